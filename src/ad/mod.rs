@@ -1,0 +1,598 @@
+//! Euler–Lagrange residual and its exact Jacobians by forward automatic differentiation.
+//!
+//! For a term with Lagrangian `L(t,q,v)`, dissipation `R` and forces `Q` on `N` local coordinates
+//! the residual is
+//!
+//! ```text
+//! r(t,q,v,a) = d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q,    d/dt ∂L/∂v = L_vv a + L_vq v + L_vt
+//! ```
+//!
+//! `d/dt ∂L/∂v` is one forward pass: `L` is evaluated on `DualSVec<Dual<S>, N>`, the inner
+//! `Dual` carrying the direction `(q̇, v̇, ṫ) = (v, a, 1)` and the outer vector dual the gradient
+//! in `v`. With `S = f64` this gives the residual; with `S = DualSVec<f64, N>` seeded on `q` (resp.
+//! `v`) it gives `K = ∂r/∂q` (resp. `C_t = ∂r/∂v` and, as a by-product, `M = L_vv = ∂r/∂a`) —
+//! third derivatives of `L`, all at static size.
+//!
+//! For a constraint block `C(t,q) ∈ Rᴹ` a second-order vector dual gives `C`, `C_q` and
+//! `Σ λ_k ∇²C_k` in one pass; a scalar `Dual2` along `(q̇, ṫ) = (v, 1)` gives
+//! `C_qq(v,v) + 2 C_qt v + C_tt`, the acceleration-level right-hand side.
+//!
+//! The public functions here evaluate one local term or constraint; they are what the
+//! assembly calls and what tests compare with closed forms and finite differences.
+
+use crate::model::{Constraint, Term};
+use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
+use num_dual::{Dual, Dual2, Dual2SVec, Dual64, DualNum, DualSVec};
+use std::marker::PhantomData;
+
+/// Residual of one term and, optionally, the momentum `p = ∂L/∂v`, on scalar type `S`.
+#[inline]
+fn el_residual<S, T, const N: usize>(
+    term: &T,
+    t: S,
+    q: &SVector<S, N>,
+    v: &SVector<S, N>,
+    a: &SVector<S, N>,
+) -> (SVector<S, N>, SVector<S, N>)
+where
+    S: DualNum<Primitive = f64> + Copy,
+    T: Term<N>,
+{
+    // d/dt ∂L/∂v: inner Dual along (v, a, 1), outer DualSVec = gradient in v.
+    let tx = DualSVec::<Dual<S>, N>::from_re(Dual::new(t, S::from(1.0)));
+    let qx = SVector::<DualSVec<Dual<S>, N>, N>::from_fn(|i, _| {
+        DualSVec::from_re(Dual::new(q[i], v[i]))
+    });
+    let vx = SVector::<DualSVec<Dual<S>, N>, N>::from_fn(|i, _| {
+        DualSVec::from_re(Dual::new(v[i], a[i])).derivative(i)
+    });
+    let lx = term.lagrangian(tx, &qx, &vx);
+    let lv = lx.eps.unwrap_generic(Const::<N>, U1);
+    // ∂L/∂q
+    let ty = DualSVec::<S, N>::from_re(t);
+    let qy = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(q[i]).derivative(i));
+    let vy = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(v[i]));
+    let lq = term
+        .lagrangian(ty, &qy, &vy)
+        .eps
+        .unwrap_generic(Const::<N>, U1);
+    let mut r = SVector::<S, N>::from_fn(|i, _| lv[i].eps - lq[i]);
+    let p = SVector::<S, N>::from_fn(|i, _| lv[i].re);
+    if term.has_dissipation_or_force() {
+        let qz = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(q[i]));
+        let vz =
+            SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(v[i]).derivative(i));
+        let rv = term
+            .dissipation(ty, &qz, &vz)
+            .eps
+            .unwrap_generic(Const::<N>, U1);
+        let f = term.force(t, q, v);
+        for i in 0..N {
+            r[i] += rv[i] - f[i];
+        }
+    }
+    (r, p)
+}
+
+/// Euler–Lagrange residual `r = d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q` of one term.
+///
+/// ```
+/// use lagrangian::prelude::*;
+/// use lagrangian::ad::term_residual;
+/// // Pendulum in its angle: L = ½ m ℓ² θ̇² + m g ℓ cos θ  ⇒  r = m ℓ² θ̈ + m g ℓ sin θ.
+/// struct Angle;
+/// impl Term<1> for Angle {
+///     fn lagrangian<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 1>, v: &SVector<D, 1>) -> D {
+///         v[0] * v[0] * 0.5 + q[0].cos() * 9.81
+///     }
+/// }
+/// let r = term_residual(&Angle, 0.0, &[0.3], &[2.0], &[-1.0]);
+/// assert!((r[0] - (-1.0 + 9.81 * 0.3f64.sin())).abs() < 1e-14);
+/// ```
+pub fn term_residual<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+    a: &[f64],
+) -> SVector<f64, N> {
+    let (r, _) = el_residual(
+        term,
+        t,
+        &SVector::from_column_slice(q),
+        &SVector::from_column_slice(v),
+        &SVector::from_column_slice(a),
+    );
+    r
+}
+
+/// Local blocks of one term: residual `r`, mass matrix `M = ∂r/∂a = L_vv`,
+/// damping/gyroscopic matrix `C_t = ∂r/∂v` and stiffness `K = ∂r/∂q`.
+#[derive(Clone, Debug)]
+pub struct TermBlocks<const N: usize> {
+    /// Residual `r(t,q,v,a)`.
+    pub r: SVector<f64, N>,
+    /// `∂r/∂a`.
+    pub mass: SMatrix<f64, N, N>,
+    /// `∂r/∂v`.
+    pub damping: SMatrix<f64, N, N>,
+    /// `∂r/∂q`.
+    pub stiffness: SMatrix<f64, N, N>,
+}
+
+/// Residual and all Jacobian blocks of one term by forward AD (two passes with third-order
+/// nested duals).
+///
+/// ```
+/// use lagrangian::prelude::*;
+/// use lagrangian::ad::term_blocks;
+/// // Harmonic oscillator with a velocity-dependent Lagrangian: L = ½ m v² − ½ k q², R = ½ c v².
+/// struct Osc;
+/// impl Term<1> for Osc {
+///     fn kinetic<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, _q: &SVector<D, 1>, v: &SVector<D, 1>) -> D { v[0] * v[0] * 1.5 }
+///     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 1>) -> D { q[0] * q[0] * 2.0 }
+///     fn dissipation<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, _q: &SVector<D, 1>, v: &SVector<D, 1>) -> D { v[0] * v[0] * 0.25 }
+/// }
+/// let b = term_blocks(&Osc, 0.0, &[0.5], &[1.0], &[2.0]);
+/// assert_eq!((b.mass[0], b.damping[0], b.stiffness[0]), (3.0, 0.5, 4.0));
+/// assert!((b.r[0] - (3.0 * 2.0 + 4.0 * 0.5 + 0.5 * 1.0)).abs() < 1e-14);
+/// ```
+pub fn term_blocks<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+    a: &[f64],
+) -> TermBlocks<N> {
+    let qf = SVector::<f64, N>::from_column_slice(q);
+    let vf = SVector::<f64, N>::from_column_slice(v);
+    let af = SVector::<f64, N>::from_column_slice(a);
+    term_blocks_static(term, t, &qf, &vf, &af)
+}
+
+#[inline]
+fn term_blocks_static<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    a: &SVector<f64, N>,
+) -> TermBlocks<N> {
+    type S<const N: usize> = DualSVec<f64, N>;
+    let ts = S::<N>::from_re(t);
+    let a_s = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(a[i]));
+    // pass seeded on q
+    let q_seed = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(q[i]).derivative(i));
+    let v_plain = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(v[i]));
+    let (rq, _) = el_residual(term, ts, &q_seed, &v_plain, &a_s);
+    // pass seeded on v
+    let q_plain = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(q[i]));
+    let v_seed = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(v[i]).derivative(i));
+    let (rv, p) = el_residual(term, ts, &q_plain, &v_seed, &a_s);
+    let mut out = TermBlocks::<N> {
+        r: SVector::from_fn(|i, _| rv[i].re),
+        mass: SMatrix::zeros(),
+        damping: SMatrix::zeros(),
+        stiffness: SMatrix::zeros(),
+    };
+    for i in 0..N {
+        let kq = rq[i].eps.unwrap_generic(Const::<N>, U1);
+        let cv = rv[i].eps.unwrap_generic(Const::<N>, U1);
+        let mv = p[i].eps.unwrap_generic(Const::<N>, U1);
+        for j in 0..N {
+            out.stiffness[(i, j)] = kq[j];
+            out.damping[(i, j)] = cv[j];
+            out.mass[(i, j)] = mv[j];
+        }
+    }
+    out
+}
+
+/// Energies of one term: kinetic `T`, potential `V` and the energy function
+/// `h = v·∂L/∂v − L` (equal to `T + V` for `T` quadratic in `v`).
+pub fn term_energy<T: Term<N>, const N: usize>(term: &T, t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
+    let qf = SVector::<f64, N>::from_column_slice(q);
+    let vf = SVector::<f64, N>::from_column_slice(v);
+    let tv = DualSVec::<f64, N>::from_re(t);
+    let qd = SVector::<DualSVec<f64, N>, N>::from_fn(|i, _| DualSVec::from_re(qf[i]));
+    let vd = SVector::<DualSVec<f64, N>, N>::from_fn(|i, _| DualSVec::from_re(vf[i]).derivative(i));
+    let l = term.lagrangian(tv, &qd, &vd);
+    let p = l.eps.unwrap_generic(Const::<N>, U1);
+    [
+        term.kinetic(t, &qf, &vf),
+        term.potential(t, &qf),
+        p.dot(&vf) - l.re,
+    ]
+}
+
+/// Value `C`, Jacobian `C_q` and the multiplier-weighted Hessian `Σ λ_k ∇²C_k` of a constraint.
+#[derive(Clone, Debug)]
+pub struct ConstraintBlocks<const N: usize, const M: usize> {
+    /// `C(t,q)`.
+    pub c: SVector<f64, M>,
+    /// `C_q`.
+    pub jac: SMatrix<f64, M, N>,
+    /// `∂(C_qᵀ λ)/∂q`.
+    pub hess_lambda: SMatrix<f64, N, N>,
+}
+
+/// `C`, `C_q` and `∂(C_qᵀλ)/∂q` in one second-order forward pass.
+///
+/// ```
+/// use lagrangian::prelude::*;
+/// use lagrangian::ad::constraint_blocks;
+/// struct Circle;
+/// impl Constraint<2, 1> for Circle {
+///     fn constraint<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 2>) -> SVector<D, 1> {
+///         SVector::from([(q[0] * q[0] + q[1] * q[1] - 1.0) * 0.5])
+///     }
+/// }
+/// let b = constraint_blocks(&Circle, 0.0, &[0.6, -0.8], &[2.0]);
+/// assert!(b.c[0].abs() < 1e-15);
+/// assert_eq!((b.jac[(0, 0)], b.jac[(0, 1)]), (0.6, -0.8));
+/// assert_eq!(b.hess_lambda, nalgebra::Matrix2::identity() * 2.0);
+/// ```
+pub fn constraint_blocks<C: Constraint<N, M>, const N: usize, const M: usize>(
+    con: &C,
+    t: f64,
+    q: &[f64],
+    lambda: &[f64],
+) -> ConstraintBlocks<N, M> {
+    let td = Dual2SVec::<f64, N>::from_re(t);
+    let qd =
+        SVector::<Dual2SVec<f64, N>, N>::from_fn(|i, _| Dual2SVec::from_re(q[i]).derivative(i));
+    let c = con.constraint(td, &qd);
+    let mut out = ConstraintBlocks::<N, M> {
+        c: SVector::zeros(),
+        jac: SMatrix::zeros(),
+        hess_lambda: SMatrix::zeros(),
+    };
+    for k in 0..M {
+        out.c[k] = c[k].re;
+        let g: nalgebra::SMatrix<f64, 1, N> = c[k].v1.clone().unwrap_generic(U1, Const::<N>);
+        out.jac.set_row(k, &g);
+        if lambda[k] != 0.0 {
+            let h = c[k].v2.clone().unwrap_generic(Const::<N>, Const::<N>);
+            out.hess_lambda += h * lambda[k];
+        }
+    }
+    out
+}
+
+/// `C` and `C_q` (first-order pass).
+pub fn constraint_jacobian<C: Constraint<N, M>, const N: usize, const M: usize>(
+    con: &C,
+    t: f64,
+    q: &[f64],
+) -> (SVector<f64, M>, SMatrix<f64, M, N>) {
+    let td = DualSVec::<f64, N>::from_re(t);
+    let qd = SVector::<DualSVec<f64, N>, N>::from_fn(|i, _| DualSVec::from_re(q[i]).derivative(i));
+    let c = con.constraint(td, &qd);
+    let mut jac = SMatrix::<f64, M, N>::zeros();
+    let mut val = SVector::<f64, M>::zeros();
+    for k in 0..M {
+        val[k] = c[k].re;
+        let g = c[k].eps.unwrap_generic(Const::<N>, U1);
+        jac.set_row(k, &g.transpose());
+    }
+    (val, jac)
+}
+
+/// Explicit time derivative `C_t` of a rheonomic constraint.
+pub fn constraint_dt<C: Constraint<N, M>, const N: usize, const M: usize>(
+    con: &C,
+    t: f64,
+    q: &[f64],
+) -> SVector<f64, M> {
+    let td = Dual64::from_re(t).derivative();
+    let qd = SVector::<Dual64, N>::from_fn(|i, _| Dual64::from_re(q[i]));
+    con.constraint(td, &qd).map(|c| c.eps)
+}
+
+/// `γ = C_qq(v,v) + 2 C_qt v + C_tt`, so that `d²C/dt² = C_q q̈ + γ` along a motion.
+pub fn constraint_gamma<C: Constraint<N, M>, const N: usize, const M: usize>(
+    con: &C,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+) -> SVector<f64, M> {
+    let td = Dual2::new(t, 1.0, 0.0);
+    let qd = SVector::<Dual2<f64>, N>::from_fn(|i, _| Dual2::new(q[i], v[i], 0.0));
+    con.constraint(td, &qd).map(|c| c.v2)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Type-erased local elements used by the assembly.
+
+/// Where a term writes its matrix entries: `slots[i*N + j]` is the index in the global values
+/// array of entry `(idx[i], idx[j])`.
+pub(crate) struct Coefficients {
+    /// Factor on the residual (and on every matrix block).
+    pub scale: f64,
+    /// Factor on `M`.
+    pub mass: f64,
+    /// Factor on `∂r/∂v`.
+    pub damping: f64,
+    /// Factor on `∂r/∂q`.
+    pub stiffness: f64,
+}
+
+pub(crate) trait LocalTerm: Send + Sync {
+    fn add_residual(
+        &self,
+        idx: &[usize],
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        scale: f64,
+        r: &mut [f64],
+    );
+    #[allow(clippy::too_many_arguments)]
+    fn add_jacobian(
+        &self,
+        idx: &[usize],
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        c: &Coefficients,
+        r: &mut [f64],
+        values: &mut [f64],
+        slots: &[usize],
+    );
+    fn energy(&self, idx: &[usize], t: f64, q: &[f64], v: &[f64]) -> [f64; 3];
+    /// Dense blocks `(r, M, ∂r/∂v, ∂r/∂q)` for checks.
+    fn dense_blocks(
+        &self,
+        idx: &[usize],
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+    ) -> [DMatrix<f64>; 4];
+}
+
+pub(crate) struct TermAd<T, const N: usize> {
+    term: T,
+}
+
+impl<T, const N: usize> TermAd<T, N> {
+    pub fn new(term: T) -> Self {
+        Self { term }
+    }
+}
+
+#[inline]
+fn gather<const N: usize>(idx: &[usize], x: &[f64]) -> SVector<f64, N> {
+    SVector::from_fn(|i, _| x[idx[i]])
+}
+
+impl<T: Term<N>, const N: usize> LocalTerm for TermAd<T, N> {
+    fn add_residual(
+        &self,
+        idx: &[usize],
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        scale: f64,
+        r: &mut [f64],
+    ) {
+        let (rl, _) = el_residual(
+            &self.term,
+            t,
+            &gather::<N>(idx, q),
+            &gather(idx, v),
+            &gather(idx, a),
+        );
+        for i in 0..N {
+            r[idx[i]] += scale * rl[i];
+        }
+    }
+    fn add_jacobian(
+        &self,
+        idx: &[usize],
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        c: &Coefficients,
+        r: &mut [f64],
+        values: &mut [f64],
+        slots: &[usize],
+    ) {
+        let b = term_blocks_static(
+            &self.term,
+            t,
+            &gather::<N>(idx, q),
+            &gather(idx, v),
+            &gather(idx, a),
+        );
+        let (fm, fd, fk) = (c.scale * c.mass, c.scale * c.damping, c.scale * c.stiffness);
+        for i in 0..N {
+            r[idx[i]] += c.scale * b.r[i];
+            for j in 0..N {
+                values[slots[i * N + j]] +=
+                    fm * b.mass[(i, j)] + fd * b.damping[(i, j)] + fk * b.stiffness[(i, j)];
+            }
+        }
+    }
+    fn energy(&self, idx: &[usize], t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
+        let ql = gather::<N>(idx, q);
+        let vl = gather::<N>(idx, v);
+        term_energy(&self.term, t, ql.as_slice(), vl.as_slice())
+    }
+    fn dense_blocks(
+        &self,
+        idx: &[usize],
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+    ) -> [DMatrix<f64>; 4] {
+        let b = term_blocks_static(
+            &self.term,
+            t,
+            &gather::<N>(idx, q),
+            &gather(idx, v),
+            &gather(idx, a),
+        );
+        [
+            DMatrix::from_column_slice(N, 1, b.r.as_slice()),
+            DMatrix::from_column_slice(N, N, b.mass.as_slice()),
+            DMatrix::from_column_slice(N, N, b.damping.as_slice()),
+            DMatrix::from_column_slice(N, N, b.stiffness.as_slice()),
+        ]
+    }
+}
+
+/// Slots of a constraint block in the global values array (row-major local indexing).
+pub(crate) struct ConstraintSlots<'a> {
+    /// `N×N`: `(idx[i], idx[j])`.
+    pub hess: &'a [usize],
+    /// `M×N`: `(n + row + k, idx[j])`.
+    pub jac: &'a [usize],
+    /// `M×N`: `(idx[j], n + row + k)`.
+    pub jac_t: &'a [usize],
+}
+
+pub(crate) trait LocalConstraint: Send + Sync {
+    fn rows(&self) -> usize;
+    fn value(&self, idx: &[usize], t: f64, q: &[f64], c: &mut [f64]);
+    /// Writes `C` into `c` and adds `C_qᵀ λ` into `r`.
+    fn add_residual(
+        &self,
+        idx: &[usize],
+        t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        r: &mut [f64],
+        c: &mut [f64],
+    );
+    /// As `add_residual`, and adds `stiffness·Σλ∇²C`, `C_q`, `C_qᵀ` into `values`.
+    #[allow(clippy::too_many_arguments)]
+    fn add_jacobian(
+        &self,
+        idx: &[usize],
+        t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        stiffness: f64,
+        r: &mut [f64],
+        c: &mut [f64],
+        values: &mut [f64],
+        slots: &ConstraintSlots,
+    );
+    /// Writes `C_q` into rows `row..row+M` of the dense `jac` (all `n` columns).
+    fn dense_jacobian(&self, idx: &[usize], t: f64, q: &[f64], row: usize, jac: &mut DMatrix<f64>);
+    fn time_derivative(&self, idx: &[usize], t: f64, q: &[f64], out: &mut [f64]);
+    fn gamma(&self, idx: &[usize], t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
+    /// `(C, C_q, Σλ∇²C)` for checks.
+    fn dense_blocks(&self, idx: &[usize], t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3];
+}
+
+pub(crate) struct ConstraintAd<C, const N: usize, const M: usize> {
+    con: C,
+    _p: PhantomData<[(); M]>,
+}
+
+impl<C, const N: usize, const M: usize> ConstraintAd<C, N, M> {
+    pub fn new(con: C) -> Self {
+        Self {
+            con,
+            _p: PhantomData,
+        }
+    }
+}
+
+impl<C: Constraint<N, M>, const N: usize, const M: usize> LocalConstraint
+    for ConstraintAd<C, N, M>
+{
+    fn rows(&self) -> usize {
+        M
+    }
+    fn value(&self, idx: &[usize], t: f64, q: &[f64], c: &mut [f64]) {
+        let ql = gather::<N>(idx, q);
+        let cv = self.con.constraint(t, &ql);
+        c[..M].copy_from_slice(cv.as_slice());
+    }
+    fn add_residual(
+        &self,
+        idx: &[usize],
+        t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        r: &mut [f64],
+        c: &mut [f64],
+    ) {
+        let ql = gather::<N>(idx, q);
+        let (val, jac) = constraint_jacobian(&self.con, t, ql.as_slice());
+        for k in 0..M {
+            c[k] = val[k];
+            for j in 0..N {
+                r[idx[j]] += jac[(k, j)] * lambda[k];
+            }
+        }
+    }
+    fn add_jacobian(
+        &self,
+        idx: &[usize],
+        t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        stiffness: f64,
+        r: &mut [f64],
+        c: &mut [f64],
+        values: &mut [f64],
+        slots: &ConstraintSlots,
+    ) {
+        let ql = gather::<N>(idx, q);
+        let b = constraint_blocks(&self.con, t, ql.as_slice(), &lambda[..M]);
+        for k in 0..M {
+            c[k] = b.c[k];
+            for j in 0..N {
+                let g = b.jac[(k, j)];
+                r[idx[j]] += g * lambda[k];
+                values[slots.jac[k * N + j]] += g;
+                values[slots.jac_t[k * N + j]] += g;
+            }
+        }
+        if stiffness != 0.0 {
+            for i in 0..N {
+                for j in 0..N {
+                    values[slots.hess[i * N + j]] += stiffness * b.hess_lambda[(i, j)];
+                }
+            }
+        }
+    }
+    fn dense_jacobian(&self, idx: &[usize], t: f64, q: &[f64], row: usize, jac: &mut DMatrix<f64>) {
+        let ql = gather::<N>(idx, q);
+        let (_, j) = constraint_jacobian(&self.con, t, ql.as_slice());
+        for k in 0..M {
+            for c in 0..N {
+                jac[(row + k, idx[c])] += j[(k, c)];
+            }
+        }
+    }
+    fn time_derivative(&self, idx: &[usize], t: f64, q: &[f64], out: &mut [f64]) {
+        let ql = gather::<N>(idx, q);
+        out[..M].copy_from_slice(constraint_dt(&self.con, t, ql.as_slice()).as_slice());
+    }
+    fn gamma(&self, idx: &[usize], t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        let ql = gather::<N>(idx, q);
+        let vl = gather::<N>(idx, v);
+        out[..M].copy_from_slice(
+            constraint_gamma(&self.con, t, ql.as_slice(), vl.as_slice()).as_slice(),
+        );
+    }
+    fn dense_blocks(&self, idx: &[usize], t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3] {
+        let ql = gather::<N>(idx, q);
+        let b = constraint_blocks(&self.con, t, ql.as_slice(), lambda);
+        [
+            DMatrix::from_column_slice(M, 1, b.c.as_slice()),
+            DMatrix::from_column_slice(M, N, b.jac.as_slice()),
+            DMatrix::from_column_slice(N, N, b.hess_lambda.as_slice()),
+        ]
+    }
+}

@@ -1,0 +1,131 @@
+//! Typed errors, one enum per layer, lifted into [`Error`].
+
+use thiserror::Error;
+
+/// Problems in how a model was put together.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ModelError {
+    /// A term or constraint refers to a coordinate that does not exist.
+    #[error("{what} refers to coordinate {index}, but the model has only {n} coordinates")]
+    IndexOutOfRange {
+        /// Which element.
+        what: String,
+        /// The offending index.
+        index: usize,
+        /// Number of coordinates.
+        n: usize,
+    },
+    /// The same coordinate appears twice in one element.
+    #[error("{what} lists the same coordinate twice")]
+    RepeatedIndex {
+        /// Which element.
+        what: String,
+    },
+    /// Anything else that makes the model unusable.
+    #[error("invalid model: {0}")]
+    Invalid(String),
+}
+
+/// Failures of consistent initialization.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum InitError {
+    /// Wrong vector lengths or similar misuse.
+    #[error("initial values: {0}")]
+    BadInput(String),
+    /// No configuration satisfies the constraints near the guess with the pinned values held.
+    #[error(
+        "constraints cannot be satisfied from this guess with the pinned coordinates held: \
+         max |C| = {residual:.3e} after {iterations} iterations (largest: {worst}){hint}"
+    )]
+    Unsatisfiable {
+        /// Remaining max |C|.
+        residual: f64,
+        /// Iterations done.
+        iterations: u64,
+        /// Name of the constraint row with the largest residual.
+        worst: String,
+        /// Extra explanation (conflicting rows, pins).
+        hint: String,
+    },
+    /// The velocity guess cannot be corrected with the pinned velocity components held.
+    #[error("velocities cannot satisfy C_q v + C_t = 0 with the pinned components held: max residual {residual:.3e}")]
+    InconsistentVelocities {
+        /// Remaining residual.
+        residual: f64,
+    },
+    /// The augmented matrix `[M C_qᵀ; C_q 0]` is singular.
+    #[error(
+        "cannot solve for accelerations and multipliers: [M C_qᵀ; C_q 0] is singular \
+         (a singular mass matrix on the constraint manifold, or redundant constraints{redundant})"
+    )]
+    SingularAugmented {
+        /// Names of redundant rows, if any.
+        redundant: String,
+    },
+    /// An evaluation returned NaN or infinity.
+    #[error("non-finite value in {what} at the initial point")]
+    NonFinite {
+        /// What was evaluated.
+        what: &'static str,
+    },
+}
+
+/// Failures of the time integration.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SolveError {
+    /// Newton did not converge, even with a fresh Jacobian.
+    #[error(
+        "Newton iteration diverged at t = {t} (step {step}) after {iterations} iterations: \
+         residual {residual:.3e}; try a smaller step size"
+    )]
+    NewtonDiverged {
+        /// Time being solved for.
+        t: f64,
+        /// Step number (1-based).
+        step: usize,
+        /// Iterations done.
+        iterations: usize,
+        /// Last weighted residual norm.
+        residual: f64,
+    },
+    /// The iteration matrix is singular.
+    #[error("singular iteration matrix at t = {t} (step {step}){detail}; check masses and redundant constraints")]
+    SingularMatrix {
+        /// Time.
+        t: f64,
+        /// Step number.
+        step: usize,
+        /// Extra detail.
+        detail: String,
+    },
+    /// A NaN or infinity appeared.
+    #[error("non-finite value in the {what} at t = {t} (step {step}); try a smaller step size")]
+    NonFinite {
+        /// Time.
+        t: f64,
+        /// Step number.
+        step: usize,
+        /// Where.
+        what: &'static str,
+    },
+    /// Bad options.
+    #[error("invalid solver options: {0}")]
+    BadOptions(String),
+    /// The constraints have redundant rows, which make the iteration matrix singular.
+    #[error("redundant constraint rows make the index-3 system singular: {0}; remove them")]
+    RedundantConstraints(String),
+}
+
+/// Any error of the toolkit.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum Error {
+    /// See [`ModelError`].
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// See [`InitError`].
+    #[error(transparent)]
+    Init(#[from] InitError),
+    /// See [`SolveError`].
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+}

@@ -1,0 +1,5 @@
+//! Mechanism definitions in Rust, used by tests, docs and examples.
+
+pub mod andrews;
+pub mod elements;
+pub mod pendulum;

@@ -1,0 +1,124 @@
+//! What happened: per-step records, run statistics and reaction forces.
+
+use crate::assembly;
+use crate::model::Model;
+use serde::Serialize;
+
+/// A consistent state of a mechanism: time, coordinates, velocities, accelerations, multipliers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct State {
+    /// Time `t`.
+    pub t: f64,
+    /// Generalized coordinates `q`.
+    pub q: Vec<f64>,
+    /// Generalized velocities `v = q̇`.
+    pub v: Vec<f64>,
+    /// Accelerations `q̈`.
+    pub qdd: Vec<f64>,
+    /// Lagrange multipliers `λ` (sign convention: the residual contains `+C_qᵀλ`).
+    pub lambda: Vec<f64>,
+}
+
+/// One output step of a simulation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Record {
+    /// The state.
+    #[serde(flatten)]
+    pub state: State,
+    /// Kinetic energy `Σ T`.
+    pub kinetic: f64,
+    /// Potential energy `Σ V`.
+    pub potential: f64,
+    /// Energy function `h = v·∂L/∂v − L` (the conserved energy of a scleronomic,
+    /// undamped, unforced system; equals `T + V` when `T` is quadratic in `v`).
+    pub energy: f64,
+    /// `max_k |C_k(t, q)|`.
+    pub max_constraint: f64,
+}
+
+impl Record {
+    /// Build the record of `state` for `model`.
+    pub fn new(model: &Model, state: State) -> Self {
+        let [kinetic, potential, energy] = assembly::energies(model, state.t, &state.q, &state.v);
+        let mut c = vec![0.0; model.n_constraints()];
+        assembly::constraint_values(model, state.t, &state.q, &mut c);
+        let max_constraint = c.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        Record {
+            state,
+            kinetic,
+            potential,
+            energy,
+            max_constraint,
+        }
+    }
+}
+
+/// Counters of a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    /// Time steps taken.
+    pub steps: usize,
+    /// Newton iterations (linear solves) over all steps.
+    pub newton_iterations: usize,
+    /// Residual evaluations.
+    pub residual_evaluations: usize,
+    /// Jacobian (iteration matrix) assemblies.
+    pub jacobian_evaluations: usize,
+    /// Numeric LU factorizations.
+    pub factorizations: usize,
+    /// Wall-clock seconds spent in stepping.
+    pub solve_seconds: f64,
+}
+
+/// The result of a simulation: records at the output times and run statistics.
+#[derive(Clone, Debug, Serialize)]
+pub struct Solution {
+    /// Output records, the initial state first.
+    pub records: Vec<Record>,
+    /// Counters.
+    pub stats: Stats,
+}
+
+impl Solution {
+    /// The last record.
+    pub fn last(&self) -> &Record {
+        self.records
+            .last()
+            .expect("a solution holds at least the initial record")
+    }
+    /// The record closest to time `t`.
+    pub fn at(&self, t: f64) -> &Record {
+        self.records
+            .iter()
+            .min_by(|a, b| (a.state.t - t).abs().total_cmp(&(b.state.t - t).abs()))
+            .expect("a solution holds at least the initial record")
+    }
+    /// Largest constraint residual over all records.
+    pub fn max_constraint(&self) -> f64 {
+        self.records
+            .iter()
+            .fold(0.0f64, |m, r| m.max(r.max_constraint))
+    }
+}
+
+/// Generalized reaction forces of each constraint block: `−C_q,kᵀ λ_k`, the force the constraint
+/// exerts on the coordinates (length `n` each, in block order), with the block's name.
+///
+/// For a particle held on a rod, this is the rod force on the particle.
+pub fn reaction_forces(model: &Model, state: &State) -> Vec<(String, Vec<f64>)> {
+    let j = assembly::constraint_jacobian_dense(model, state.t, &state.q);
+    model
+        .constraints
+        .iter()
+        .map(|c| {
+            let rows = c.item.rows();
+            let mut f = vec![0.0; model.n];
+            for k in c.row..c.row + rows {
+                for (i, fi) in f.iter_mut().enumerate() {
+                    *fi -= j[(k, i)] * state.lambda[k];
+                }
+            }
+            (c.name.clone(), f)
+        })
+        .collect()
+}

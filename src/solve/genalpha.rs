@@ -1,0 +1,525 @@
+//! Generalized-α for the index-3 Euler–Lagrange DAE (Arnold–Brüls algorithm, Chung–Hulbert
+//! parameters), with the `βh²` scaling that keeps the iteration matrix well conditioned.
+//!
+//! From `ρ∞ ∈ [0, 1)`: `α_m = (2ρ∞−1)/(ρ∞+1)`, `α_f = ρ∞/(ρ∞+1)`, `γ = ½ + α_f − α_m`,
+//! `β = ¼(γ+½)²`. One step from `(q, v, q̈, a, λ)`:
+//!
+//! ```text
+//! q₊ = q + h v + h²(½−β) a + h² β a₊          (1−α_m) a₊ + α_m a = (1−α_f) q̈₊ + α_f q̈
+//! v₊ = v + h(1−γ) a + h γ a₊                   r(t₊, q₊, v₊, q̈₊, λ₊) = 0,  C(t₊, q₊) = 0
+//! ```
+//!
+//! Newton runs on `(q₊, λ̃₊)` with `λ̃ = βh² λ`, `Δv = γ/(βh) Δq`, `Δq̈ = β' Δq`,
+//! `β' = (1−α_m)/(βh²(1−α_f))`, on the scaled system
+//!
+//! ```text
+//! [ M (1−α_m)/(1−α_f) + γh ∂r/∂v + βh² ∂r/∂q + ∂(C_qᵀλ̃)/∂q    C_qᵀ ] [Δq ]   [ βh² r + C_qᵀλ̃ ]
+//! [ C_q                                                        0    ] [Δλ̃] = −[ C             ]
+//! ```
+//!
+//! whose condition number does not grow as `h → 0`. Convergence is declared when
+//! `max |C| ≤ tol` and the dynamic rows, divided by the diagonal of the iteration matrix (a
+//! displacement estimate in coordinate units), are below `tol` as well.
+
+use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
+use crate::error::{Error, SolveError};
+use crate::model::Model;
+use crate::output::{Record, Solution, State, Stats};
+use crate::solve::linear::{LinearSolver, LinearSolverKind};
+use std::time::Instant;
+
+/// Options of the generalized-α integrator (builder style; defaults documented per field).
+#[derive(Clone, Debug, PartialEq)]
+#[must_use]
+pub struct GenAlphaOptions {
+    /// Fixed step size `h` (required).
+    pub h: f64,
+    /// Spectral radius at infinity `ρ∞ ∈ [0, 1)`; default 0.8.
+    pub rho_inf: f64,
+    /// Newton tolerance on `max |C|` and on the scaled dynamic residual; default 1e-10.
+    pub newton_tol: f64,
+    /// Newton iteration limit per step; default 25.
+    pub max_newton_iterations: usize,
+    /// Keep the factorized iteration matrix across iterations and steps while Newton contracts
+    /// well ("modified Newton"); default `false` (a fresh Jacobian every iteration).
+    pub reuse_factorization: bool,
+    /// Contraction rate above which a reused factorization is refreshed; default 0.3.
+    pub reuse_contraction: f64,
+    /// Linear solver; default [`LinearSolverKind::Auto`].
+    pub linear_solver: LinearSolverKind,
+    /// Keep a record every `output_every` steps (the initial and last step are always kept);
+    /// default 1.
+    pub output_every: usize,
+}
+
+impl GenAlphaOptions {
+    /// Options with step size `h` and defaults otherwise.
+    pub fn new(h: f64) -> Self {
+        GenAlphaOptions {
+            h,
+            rho_inf: 0.8,
+            newton_tol: 1e-10,
+            max_newton_iterations: 25,
+            reuse_factorization: false,
+            reuse_contraction: 0.3,
+            linear_solver: LinearSolverKind::Auto,
+            output_every: 1,
+        }
+    }
+    /// Set `ρ∞`.
+    pub fn rho_inf(mut self, r: f64) -> Self {
+        self.rho_inf = r;
+        self
+    }
+    /// Set the Newton tolerance.
+    pub fn newton_tol(mut self, tol: f64) -> Self {
+        self.newton_tol = tol;
+        self
+    }
+    /// Set the Newton iteration limit.
+    pub fn max_newton_iterations(mut self, k: usize) -> Self {
+        self.max_newton_iterations = k;
+        self
+    }
+    /// Reuse the factorization across iterations and steps.
+    pub fn reuse_factorization(mut self, yes: bool) -> Self {
+        self.reuse_factorization = yes;
+        self
+    }
+    /// Choose the linear solver.
+    pub fn linear_solver(mut self, k: LinearSolverKind) -> Self {
+        self.linear_solver = k;
+        self
+    }
+    /// Record every `k` steps.
+    pub fn output_every(mut self, k: usize) -> Self {
+        self.output_every = k;
+        self
+    }
+}
+
+/// The generalized-α coefficients derived from `ρ∞`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GenAlphaParams {
+    /// `α_m`.
+    pub alpha_m: f64,
+    /// `α_f`.
+    pub alpha_f: f64,
+    /// `γ`.
+    pub gamma: f64,
+    /// `β`.
+    pub beta: f64,
+}
+
+impl GenAlphaParams {
+    /// Chung–Hulbert parameters.
+    ///
+    /// ```
+    /// let p = lagrangian::solve::GenAlphaParams::from_rho_inf(1.0 / 3.0);
+    /// assert!((p.alpha_m - (-0.25)).abs() < 1e-15 && (p.alpha_f - 0.25).abs() < 1e-15);
+    /// assert!((p.gamma - 1.0).abs() < 1e-15 && (p.beta - 0.5625).abs() < 1e-15);
+    /// ```
+    pub fn from_rho_inf(rho: f64) -> Self {
+        let alpha_m = (2.0 * rho - 1.0) / (rho + 1.0);
+        let alpha_f = rho / (rho + 1.0);
+        let gamma = 0.5 + alpha_f - alpha_m;
+        let beta = 0.25 * (gamma + 0.5).powi(2);
+        GenAlphaParams {
+            alpha_m,
+            alpha_f,
+            gamma,
+            beta,
+        }
+    }
+}
+
+/// A generalized-α time stepper over a [`Model`], holding its workspace.
+pub struct GenAlpha<'m> {
+    model: &'m Model,
+    opts: GenAlphaOptions,
+    p: GenAlphaParams,
+    pattern: Pattern,
+    lin: LinearSolver,
+    t0: f64,
+    step: usize,
+    q: Vec<f64>,
+    v: Vec<f64>,
+    qdd: Vec<f64>,
+    a: Vec<f64>,
+    lambda: Vec<f64>,
+    // workspace
+    qn: Vec<f64>,
+    vn: Vec<f64>,
+    qddn: Vec<f64>,
+    lam_t: Vec<f64>,
+    res: Vec<f64>,
+    values: Vec<f64>,
+    weight: Vec<f64>,
+    factor_valid: bool,
+    stats: Stats,
+}
+
+impl<'m> GenAlpha<'m> {
+    /// Prepare the stepper from a consistent `state` (see
+    /// [`consistent_initial_values`](crate::solve::consistent_initial_values)); `a₀ = q̈₀`.
+    pub fn new(model: &'m Model, state: &State, opts: GenAlphaOptions) -> Result<Self, Error> {
+        let (n, m) = (model.n, model.m);
+        if !(opts.h > 0.0 && opts.h.is_finite()) {
+            return Err(SolveError::BadOptions(format!(
+                "step size h = {} must be positive",
+                opts.h
+            ))
+            .into());
+        }
+        if !(0.0..1.0).contains(&opts.rho_inf) {
+            return Err(SolveError::BadOptions(format!(
+                "rho_inf = {} must lie in [0, 1) (1 is not stable for index 3)",
+                opts.rho_inf
+            ))
+            .into());
+        }
+        if !(opts.newton_tol > 0.0) || opts.max_newton_iterations == 0 || opts.output_every == 0 {
+            return Err(SolveError::BadOptions(
+                "newton_tol, max_newton_iterations and output_every must be positive".into(),
+            )
+            .into());
+        }
+        if state.q.len() != n
+            || state.v.len() != n
+            || state.qdd.len() != n
+            || state.lambda.len() != m
+        {
+            return Err(SolveError::BadOptions(format!(
+                "state sizes (q {}, v {}, qdd {}, lambda {}) do not match the model (n = {n}, m = {m})",
+                state.q.len(),
+                state.v.len(),
+                state.qdd.len(),
+                state.lambda.len()
+            ))
+            .into());
+        }
+        let pattern = Pattern::new(model);
+        let lin = LinearSolver::new(opts.linear_solver, &pattern).map_err(|s| {
+            SolveError::SingularMatrix {
+                t: state.t,
+                step: 0,
+                detail: format!(": {}", s.detail),
+            }
+        })?;
+        let nnz = pattern.nnz();
+        let p = GenAlphaParams::from_rho_inf(opts.rho_inf);
+        let mut g = GenAlpha {
+            model,
+            p,
+            pattern,
+            lin,
+            t0: state.t,
+            step: 0,
+            q: state.q.clone(),
+            v: state.v.clone(),
+            qdd: state.qdd.clone(),
+            a: state.qdd.clone(),
+            lambda: state.lambda.clone(),
+            qn: vec![0.0; n],
+            vn: vec![0.0; n],
+            qddn: vec![0.0; n],
+            lam_t: vec![0.0; m],
+            res: vec![0.0; n + m],
+            values: vec![0.0; nnz],
+            weight: vec![1.0; n],
+            factor_valid: false,
+            stats: Stats::default(),
+            opts,
+        };
+        g.qn.clone_from(&g.q);
+        g.vn.clone_from(&g.v);
+        g.qddn.clone_from(&g.qdd);
+        let bh2 = g.p.beta * g.opts.h * g.opts.h;
+        for (lt, l) in g.lam_t.iter_mut().zip(&g.lambda) {
+            *lt = bh2 * l;
+        }
+        g.assemble_matrix(state.t);
+        Ok(g)
+    }
+
+    /// The generalized-α parameters in use.
+    pub fn params(&self) -> GenAlphaParams {
+        self.p
+    }
+
+    /// Current time.
+    pub fn t(&self) -> f64 {
+        self.t0 + self.step as f64 * self.opts.h
+    }
+
+    /// Steps taken so far.
+    pub fn steps(&self) -> usize {
+        self.step
+    }
+
+    /// Run counters so far.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// The current state.
+    pub fn state(&self) -> State {
+        State {
+            t: self.t(),
+            q: self.q.clone(),
+            v: self.v.clone(),
+            qdd: self.qdd.clone(),
+            lambda: self.lambda.clone(),
+        }
+    }
+
+    /// Coefficients of the scaled iteration matrix.
+    fn coefficients(&self) -> AssemblyCoefficients {
+        let h = self.opts.h;
+        let GenAlphaParams {
+            alpha_m,
+            alpha_f,
+            gamma,
+            beta,
+        } = self.p;
+        let bh2 = beta * h * h;
+        AssemblyCoefficients {
+            scale: bh2,
+            mass: (1.0 - alpha_m) / (bh2 * (1.0 - alpha_f)),
+            damping: gamma / (beta * h),
+            stiffness: 1.0,
+            stiffness_lambda: 1.0,
+        }
+    }
+
+    /// Assemble the iteration matrix at the current iterate (into `values`, residual into `res`)
+    /// and refresh the convergence weights from its diagonal.
+    fn assemble_matrix(&mut self, t: f64) {
+        let k = self.coefficients();
+        let pt = Point {
+            t,
+            q: &self.qn,
+            v: &self.vn,
+            a: &self.qddn,
+            lambda: &self.lam_t,
+        };
+        assembly::residual_and_matrix(
+            self.model,
+            &self.pattern,
+            &pt,
+            &k,
+            &mut self.res,
+            &mut self.values,
+        );
+        self.stats.jacobian_evaluations += 1;
+        for (w, s) in self.weight.iter_mut().zip(&self.pattern.diag_slots) {
+            let d = s.map_or(0.0, |s| self.values[s].abs());
+            *w = if d > 0.0 && d.is_finite() { d } else { 1.0 };
+        }
+    }
+
+    fn residual(&mut self, t: f64) {
+        let pt = Point {
+            t,
+            q: &self.qn,
+            v: &self.vn,
+            a: &self.qddn,
+            lambda: &self.lam_t,
+        };
+        assembly::residual(
+            self.model,
+            &pt,
+            self.p.beta * self.opts.h * self.opts.h,
+            &mut self.res,
+        );
+        self.stats.residual_evaluations += 1;
+    }
+
+    /// Weighted error of the current residual: `max(max_i |res_i|/w_i, max_k |C_k|)`.
+    fn error(&self) -> f64 {
+        let n = self.model.n;
+        let mut e = 0.0f64;
+        for i in 0..n {
+            let x = (self.res[i] / self.weight[i]).abs();
+            if x.is_nan() {
+                return f64::NAN;
+            }
+            e = e.max(x);
+        }
+        for x in &self.res[n..] {
+            if x.is_nan() {
+                return f64::NAN;
+            }
+            e = e.max(x.abs());
+        }
+        e
+    }
+
+    /// Advance one step of size `h`.
+    pub fn step(&mut self) -> Result<(), SolveError> {
+        let (n, m) = (self.model.n, self.model.m);
+        let h = self.opts.h;
+        let GenAlphaParams {
+            alpha_m,
+            alpha_f,
+            gamma,
+            beta,
+        } = self.p;
+        let step = self.step + 1;
+        let t1 = self.t0 + step as f64 * h;
+        let c = (1.0 - alpha_f) / (1.0 - alpha_m);
+        let bh2 = beta * h * h;
+        // predictor: q̈₊ = q̈, λ₊ = λ
+        for i in 0..n {
+            let astar = (alpha_f * self.qdd[i] - alpha_m * self.a[i]) / (1.0 - alpha_m);
+            let an = astar + c * self.qdd[i];
+            self.qddn[i] = self.qdd[i];
+            self.vn[i] = self.v[i] + h * (1.0 - gamma) * self.a[i] + h * gamma * an;
+            self.qn[i] = self.q[i] + h * self.v[i] + h * h * (0.5 - beta) * self.a[i] + bh2 * an;
+        }
+        for k in 0..m {
+            self.lam_t[k] = bh2 * self.lambda[k];
+        }
+        let gp = gamma / (beta * h);
+        let bp = (1.0 - alpha_m) / (bh2 * (1.0 - alpha_f));
+        let tol = self.opts.newton_tol;
+        let reuse = self.opts.reuse_factorization;
+        let mut err_prev = f64::INFINITY;
+        let mut iterations = 0usize;
+        let mut fresh_run = 0usize; // consecutive iterations with a fresh matrix and no contraction
+        loop {
+            self.residual(t1);
+            let err = self.error();
+            if !err.is_finite() {
+                return Err(SolveError::NonFinite {
+                    t: t1,
+                    step,
+                    what: "residual",
+                });
+            }
+            if err <= tol {
+                break;
+            }
+            if iterations >= self.opts.max_newton_iterations {
+                return Err(SolveError::NewtonDiverged {
+                    t: t1,
+                    step,
+                    iterations,
+                    residual: err,
+                });
+            }
+            let theta = err / err_prev;
+            let need = !reuse || !self.factor_valid || theta > self.opts.reuse_contraction;
+            if need {
+                self.assemble_matrix(t1);
+                self.lin
+                    .factorize(&self.pattern, &self.values)
+                    .map_err(|s| SolveError::SingularMatrix {
+                        t: t1,
+                        step,
+                        detail: format!(": {}", s.detail),
+                    })?;
+                self.stats.factorizations += 1;
+                self.factor_valid = true;
+                if theta >= 1.0 {
+                    fresh_run += 1;
+                } else {
+                    fresh_run = 0;
+                }
+                // A fresh Newton matrix that keeps failing to reduce the residual: give up early.
+                if fresh_run >= 4 {
+                    return Err(SolveError::NewtonDiverged {
+                        t: t1,
+                        step,
+                        iterations,
+                        residual: err,
+                    });
+                }
+            }
+            for x in self.res.iter_mut() {
+                *x = -*x;
+            }
+            self.lin
+                .solve(&mut self.res)
+                .map_err(|s| SolveError::SingularMatrix {
+                    t: t1,
+                    step,
+                    detail: format!(": {}", s.detail),
+                })?;
+            for i in 0..n {
+                let dq = self.res[i];
+                self.qn[i] += dq;
+                self.vn[i] += gp * dq;
+                self.qddn[i] += bp * dq;
+            }
+            for k in 0..m {
+                self.lam_t[k] += self.res[n + k];
+            }
+            iterations += 1;
+            err_prev = err;
+        }
+        self.stats.newton_iterations += iterations;
+        // accept
+        for i in 0..n {
+            let astar = (alpha_f * self.qdd[i] - alpha_m * self.a[i]) / (1.0 - alpha_m);
+            self.a[i] = astar + c * self.qddn[i];
+        }
+        std::mem::swap(&mut self.q, &mut self.qn);
+        std::mem::swap(&mut self.v, &mut self.vn);
+        std::mem::swap(&mut self.qdd, &mut self.qddn);
+        for k in 0..m {
+            self.lambda[k] = self.lam_t[k] / bh2;
+        }
+        self.step = step;
+        self.stats.steps = step;
+        Ok(())
+    }
+
+    /// Take steps until `t_end` (rounded to whole steps), recording every `output_every` steps.
+    pub fn run(&mut self, t_end: f64) -> Result<Solution, Error> {
+        let steps = ((t_end - self.t()) / self.opts.h).round();
+        if !(steps >= 0.0) || !steps.is_finite() {
+            return Err(SolveError::BadOptions(format!(
+                "t_end = {t_end} lies before t = {}",
+                self.t()
+            ))
+            .into());
+        }
+        let steps = steps as usize;
+        let mut records = vec![Record::new(self.model, self.state())];
+        let start = Instant::now();
+        for k in 1..=steps {
+            self.step()?;
+            if k % self.opts.output_every == 0 || k == steps {
+                records.push(Record::new(self.model, self.state()));
+            }
+        }
+        self.stats.solve_seconds += start.elapsed().as_secs_f64();
+        Ok(Solution {
+            records,
+            stats: self.stats.clone(),
+        })
+    }
+}
+
+/// Integrate `model` from the consistent `state` to `t_end` with generalized-α.
+///
+/// ```
+/// use lagrangian::library::pendulum::planar_pendulum;
+/// use lagrangian::solve::{consistent_initial_values, simulate, GenAlphaOptions, InitOptions};
+/// // Cartesian pendulum (m = ℓ = 1, g = 9.81) released horizontally.
+/// let model = planar_pendulum(1.0, 1.0, 9.81);
+/// let init = consistent_initial_values(&model, &[1.0, 0.0], &[0.0, 0.0], &InitOptions::default()).unwrap();
+/// let sol = simulate(&model, &init.state, 1.0, GenAlphaOptions::new(1e-3)).unwrap();
+/// let last = sol.last();
+/// assert!(last.max_constraint < 1e-10);
+/// assert!((last.energy - sol.records[0].energy).abs() < 1e-3); // nearly conserved
+/// ```
+pub fn simulate(
+    model: &Model,
+    state: &State,
+    t_end: f64,
+    opts: GenAlphaOptions,
+) -> Result<Solution, Error> {
+    GenAlpha::new(model, state, opts)?.run(t_end)
+}

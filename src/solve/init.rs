@@ -1,0 +1,520 @@
+//! Consistent initial values for the index-3 system.
+//!
+//! 1. **Positions**: the point on `C(t₀, q) = 0` nearest to the user's guess `g`, with pinned
+//!    components held: `min ½‖q_F − g_F‖²  s.t.  C(t₀, q) = 0` over the free set `F`. Each
+//!    iteration (an [`argmin`] solver) is a Gauss–Newton step on the KKT conditions,
+//!    `Δ = −d + J_F⁺ (J_F d − C)`, `d = q_F − g_F`, with `J_F⁺` the rank-revealing (SVD)
+//!    pseudo-inverse; its fixed points are exactly the KKT points (`C = 0`, `d ∈ range J_Fᵀ`).
+//! 2. **Rank**: a Gram–Schmidt sweep over the rows of `C_q` gives its rank, the degrees of
+//!    freedom `n − rank C_q`, and names each row that depends on earlier ones (redundant when
+//!    satisfied, conflicting when not).
+//! 3. **Velocities**: least-norm correction of the free components,
+//!    `Δv_F = −J_F⁺ (C_q v + C_t)`.
+//! 4. **Accelerations and multipliers**: `[M C_qᵀ; C_q 0][q̈; λ] = [f; −γ]`, where `f = −r(q,v,0)`
+//!    and `γ = C_qq(v,v) + 2C_qt v + C_tt`.
+
+use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
+use crate::error::{Error, InitError};
+use crate::model::Model;
+use crate::output::State;
+use crate::solve::linear::{LinearSolver, LinearSolverKind};
+use argmin::core::{
+    CostFunction, Error as ArgminError, Executor, IterState, Problem, Solver, State as _,
+    TerminationReason, TerminationStatus, KV,
+};
+use nalgebra::{DMatrix, DVector};
+
+/// Options of [`consistent_initial_values`].
+#[derive(Clone, Debug, PartialEq)]
+#[must_use]
+pub struct InitOptions {
+    /// Initial time `t₀`; default 0.
+    pub t0: f64,
+    /// Coordinates held at their guessed values.
+    pub pinned_q: Vec<usize>,
+    /// Velocity components held at their guessed values.
+    pub pinned_v: Vec<usize>,
+    /// Tolerance on `max |C|` and on the position step; default 1e-12.
+    pub tol: f64,
+    /// Iteration limit of the position projection; default 100.
+    pub max_iterations: u64,
+    /// Linear solver for the acceleration-level system; default `Auto`.
+    pub linear_solver: LinearSolverKind,
+}
+
+impl Default for InitOptions {
+    fn default() -> Self {
+        InitOptions {
+            t0: 0.0,
+            pinned_q: Vec::new(),
+            pinned_v: Vec::new(),
+            tol: 1e-12,
+            max_iterations: 100,
+            linear_solver: LinearSolverKind::Auto,
+        }
+    }
+}
+
+impl InitOptions {
+    /// Set the initial time.
+    pub fn t0(mut self, t0: f64) -> Self {
+        self.t0 = t0;
+        self
+    }
+    /// Hold these coordinates at their guessed values.
+    pub fn pin_q(mut self, idx: impl IntoIterator<Item = usize>) -> Self {
+        self.pinned_q.extend(idx);
+        self
+    }
+    /// Hold these velocity components at their guessed values.
+    pub fn pin_v(mut self, idx: impl IntoIterator<Item = usize>) -> Self {
+        self.pinned_v.extend(idx);
+        self
+    }
+    /// Set the tolerance.
+    pub fn tol(mut self, tol: f64) -> Self {
+        self.tol = tol;
+        self
+    }
+}
+
+/// What consistent initialization found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InitReport {
+    /// Number of coordinates `n`.
+    pub n_coords: usize,
+    /// Number of constraint rows `m`.
+    pub n_constraints: usize,
+    /// `rank C_q`.
+    pub rank: usize,
+    /// Degrees of freedom `n − rank C_q`.
+    pub dof: usize,
+    /// Constraint rows that depend on earlier rows (named).
+    pub redundant: Vec<String>,
+    /// Iterations of the position projection.
+    pub position_iterations: u64,
+    /// `max |q − guess|` over the coordinates.
+    pub position_change: f64,
+    /// `max |v − guess|` over the velocities.
+    pub velocity_change: f64,
+    /// `max |C|` at the initial point.
+    pub max_constraint: f64,
+}
+
+/// A consistent initial state and the report of how it was found.
+#[derive(Clone, Debug)]
+pub struct Initial {
+    /// The state `(t₀, q, v, q̈, λ)`.
+    pub state: State,
+    /// The report.
+    pub report: InitReport,
+}
+
+/// Find consistent `q`, `v`, `q̈`, `λ` at `opts.t0` near the guesses, holding pinned components.
+///
+/// ```
+/// use lagrangian::library::pendulum::planar_pendulum;
+/// use lagrangian::solve::{consistent_initial_values, InitOptions};
+/// // A pendulum of length 1 guessed at (0.9, -0.3) with x pinned: y moves to −√(1 − 0.81).
+/// let model = planar_pendulum(1.0, 1.0, 9.81);
+/// let init = consistent_initial_values(&model, &[0.9, -0.3], &[0.0, 0.0], &InitOptions::default().pin_q([0])).unwrap();
+/// assert_eq!(init.state.q[0], 0.9);
+/// assert!((init.state.q[1] + 0.19f64.sqrt()).abs() < 1e-12);
+/// assert_eq!(init.report.dof, 1);
+/// ```
+pub fn consistent_initial_values(
+    model: &Model,
+    q_guess: &[f64],
+    v_guess: &[f64],
+    opts: &InitOptions,
+) -> Result<Initial, Error> {
+    let (n, m) = (model.n, model.m);
+    if q_guess.len() != n || v_guess.len() != n {
+        return Err(InitError::BadInput(format!(
+            "guesses have {} positions and {} velocities, the model has {n} coordinates",
+            q_guess.len(),
+            v_guess.len()
+        ))
+        .into());
+    }
+    if let Some(&i) = opts
+        .pinned_q
+        .iter()
+        .chain(&opts.pinned_v)
+        .find(|&&i| i >= n)
+    {
+        return Err(
+            InitError::BadInput(format!("pinned index {i} is not a coordinate (n = {n})")).into(),
+        );
+    }
+    if q_guess.iter().chain(v_guess).any(|x| !x.is_finite()) {
+        return Err(InitError::NonFinite {
+            what: "the guesses",
+        }
+        .into());
+    }
+    let t = opts.t0;
+    let free_q: Vec<usize> = (0..n).filter(|i| !opts.pinned_q.contains(i)).collect();
+    let free_v: Vec<usize> = (0..n).filter(|i| !opts.pinned_v.contains(i)).collect();
+
+    // 1. positions
+    let mut q = q_guess.to_vec();
+    let mut iterations = 0;
+    if m > 0 {
+        let problem = Projection {
+            model,
+            t,
+            guess: q_guess,
+            free: &free_q,
+        };
+        let c0 = problem.cost(&q).map_err(|_| InitError::NonFinite {
+            what: "the constraints",
+        })?;
+        if !c0.is_finite() {
+            return Err(InitError::NonFinite {
+                what: "the constraints",
+            }
+            .into());
+        }
+        let res = Executor::new(
+            problem,
+            ProjectionSolver {
+                tol: opts.tol,
+                step: f64::INFINITY,
+            },
+        )
+        .configure(|s| s.param(q.clone()).max_iters(opts.max_iterations))
+        .run();
+        match res {
+            Ok(r) => {
+                iterations = r.state.iter;
+                if let Some(p) = r.state.param.clone().or(r.state.best_param.clone()) {
+                    q = p;
+                }
+            }
+            Err(_) => {
+                return Err(InitError::NonFinite {
+                    what: "the position projection",
+                }
+                .into())
+            }
+        }
+    }
+    let mut c = vec![0.0; m];
+    assembly::constraint_values(model, t, &q, &mut c);
+    let cmax = c.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+
+    // 2. rank and redundancy
+    let jac = assembly::constraint_jacobian_dense(model, t, &q);
+    let dependent = dependent_rows(&jac);
+    let rank = m - dependent.len();
+    let redundant: Vec<String> = dependent
+        .iter()
+        .map(|&r| model.constraint_row_name(r))
+        .collect();
+    let tol_c = opts.tol.max(1e-14) * 100.0;
+    if !(cmax <= tol_c) {
+        let worst = (0..m)
+            .max_by(|&a, &b| c[a].abs().total_cmp(&c[b].abs()))
+            .map(|k| model.constraint_row_name(k))
+            .unwrap_or_default();
+        let conflicting: Vec<String> = dependent
+            .iter()
+            .filter(|&&r| c[r].abs() > tol_c)
+            .map(|&r| model.constraint_row_name(r))
+            .collect();
+        let mut hint = String::new();
+        if !conflicting.is_empty() {
+            hint = format!(
+                "; conflicting rows (dependent on earlier rows but not satisfied): {}",
+                conflicting.join(", ")
+            );
+        } else if !opts.pinned_q.is_empty() {
+            let jf = jac.select_columns(&free_q);
+            if dependent_rows(&jf).len() > dependent.len() {
+                hint =
+                    "; the pinned coordinates over-determine the constraints (unpin some)".into();
+            } else {
+                hint = "; the pinned values may lie outside the reachable set, or the guess is too far".into();
+            }
+        }
+        return Err(InitError::Unsatisfiable {
+            residual: cmax,
+            iterations,
+            worst,
+            hint,
+        }
+        .into());
+    }
+
+    // 3. velocities
+    let mut v = v_guess.to_vec();
+    if m > 0 {
+        let mut ct = vec![0.0; m];
+        assembly::constraint_time_derivative(model, t, &q, &mut ct);
+        let jv = &jac * DVector::from_column_slice(&v) + DVector::from_column_slice(&ct);
+        let jf = jac.select_columns(&free_v);
+        let dv = pinv_solve(&jf, &(-&jv));
+        for (k, &i) in free_v.iter().enumerate() {
+            v[i] += dv[k];
+        }
+        let resid = &jac * DVector::from_column_slice(&v) + DVector::from_column_slice(&ct);
+        let vscale = 1.0 + v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let r = resid.amax();
+        if !(r <= 1e-9 * vscale) {
+            return Err(InitError::InconsistentVelocities { residual: r }.into());
+        }
+    }
+
+    // 4. accelerations and multipliers
+    let (qdd, lambda) = accelerations(model, t, &q, &v, opts.linear_solver, &jac, &redundant)?;
+
+    let position_change = q
+        .iter()
+        .zip(q_guess)
+        .fold(0.0f64, |a, (x, g)| a.max((x - g).abs()));
+    let velocity_change = v
+        .iter()
+        .zip(v_guess)
+        .fold(0.0f64, |a, (x, g)| a.max((x - g).abs()));
+    Ok(Initial {
+        state: State {
+            t,
+            q,
+            v,
+            qdd,
+            lambda,
+        },
+        report: InitReport {
+            n_coords: n,
+            n_constraints: m,
+            rank,
+            dof: n - rank,
+            redundant,
+            position_iterations: iterations,
+            position_change,
+            velocity_change,
+            max_constraint: cmax,
+        },
+    })
+}
+
+/// Solve `[M C_qᵀ; C_q 0][q̈; λ] = [−r(q,v,0); −γ]`.
+fn accelerations(
+    model: &Model,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+    kind: LinearSolverKind,
+    jac: &DMatrix<f64>,
+    redundant: &[String],
+) -> Result<(Vec<f64>, Vec<f64>), Error> {
+    let (n, m) = (model.n, model.m);
+    let pattern = Pattern::new(model);
+    let zeros_n = vec![0.0; n];
+    let zeros_m = vec![0.0; m];
+    let mut res = vec![0.0; n + m];
+    let mut values = vec![0.0; pattern.nnz()];
+    let k = AssemblyCoefficients {
+        scale: 1.0,
+        mass: 1.0,
+        damping: 0.0,
+        stiffness: 0.0,
+        stiffness_lambda: 0.0,
+    };
+    let pt = Point {
+        t,
+        q,
+        v,
+        a: &zeros_n,
+        lambda: &zeros_m,
+    };
+    assembly::residual_and_matrix(model, &pattern, &pt, &k, &mut res, &mut values);
+    let mut rhs = vec![0.0; n + m];
+    for i in 0..n {
+        rhs[i] = -res[i];
+    }
+    let mut gamma = vec![0.0; m];
+    assembly::constraint_gamma(model, t, q, v, &mut gamma);
+    for k in 0..m {
+        rhs[n + k] = -gamma[k];
+    }
+    if rhs.iter().any(|x| !x.is_finite()) {
+        return Err(InitError::NonFinite { what: "the forces" }.into());
+    }
+    let solved = if redundant.is_empty() {
+        let mut lin = LinearSolver::new(kind, &pattern).ok();
+        match lin.as_mut().map(|l| l.factorize(&pattern, &values)) {
+            Some(Ok(())) => {
+                let mut x = rhs.clone();
+                lin.as_mut().and_then(|l| l.solve(&mut x).ok()).map(|_| x)
+            }
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let x = match solved {
+        Some(x) => x,
+        None => {
+            if redundant.is_empty() {
+                return Err(InitError::SingularAugmented {
+                    redundant: String::new(),
+                }
+                .into());
+            }
+            // Redundant rows: q̈ is still unique if M is regular on the null space of C_q;
+            // take the least-norm multipliers.
+            let mut a = DMatrix::zeros(n + m, n + m);
+            let [_, mm, _, _] = assembly::dense_term_blocks(model, t, q, v, &zeros_n);
+            a.view_mut((0, 0), (n, n)).copy_from(&mm);
+            a.view_mut((n, 0), (m, n)).copy_from(jac);
+            a.view_mut((0, n), (n, m)).copy_from(&jac.transpose());
+            let x = pinv_solve(&a, &DVector::from_vec(rhs.clone()));
+            let r = (&a * &x - DVector::from_vec(rhs)).amax();
+            if !(r <= 1e-8 * (1.0 + x.amax())) {
+                return Err(InitError::SingularAugmented {
+                    redundant: format!("; redundant: {}", redundant.join(", ")),
+                }
+                .into());
+            }
+            x.as_slice().to_vec()
+        }
+    };
+    Ok((x[..n].to_vec(), x[n..].to_vec()))
+}
+
+/// Least-norm least-squares solution `A⁺ b` by SVD, with a relative rank tolerance.
+fn pinv_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> DVector<f64> {
+    if a.nrows() == 0 || a.ncols() == 0 {
+        return DVector::zeros(a.ncols());
+    }
+    let svd = a.clone().svd(true, true);
+    let smax = svd.singular_values.max();
+    let eps = smax * 1e-12 * (a.nrows().max(a.ncols()) as f64);
+    svd.solve(b, eps)
+        .unwrap_or_else(|_| DVector::zeros(a.ncols()))
+}
+
+/// Rows of `a` that are (numerically) linear combinations of earlier rows, by modified
+/// Gram–Schmidt with reorthogonalization.
+pub(crate) fn dependent_rows(a: &DMatrix<f64>) -> Vec<usize> {
+    let mut basis: Vec<DVector<f64>> = Vec::new();
+    let mut dep = Vec::new();
+    for k in 0..a.nrows() {
+        let row = a.row(k).transpose();
+        let norm0 = row.norm();
+        let mut r = row.clone();
+        for _ in 0..2 {
+            for b in &basis {
+                let p = b.dot(&r);
+                r.axpy(-p, b, 1.0);
+            }
+        }
+        let nr = r.norm();
+        if norm0 == 0.0 || nr <= 1e-9 * norm0 {
+            dep.push(k);
+        } else {
+            basis.push(r / nr);
+        }
+    }
+    dep
+}
+
+/// The nearest-point problem handed to argmin; its cost is `max |C(t₀, q)|`.
+struct Projection<'a> {
+    model: &'a Model,
+    t: f64,
+    guess: &'a [f64],
+    free: &'a [usize],
+}
+
+impl CostFunction for Projection<'_> {
+    type Param = Vec<f64>;
+    type Output = f64;
+    fn cost(&self, q: &Vec<f64>) -> Result<f64, ArgminError> {
+        let mut c = vec![0.0; self.model.m];
+        assembly::constraint_values(self.model, self.t, q, &mut c);
+        Ok(c.iter().fold(
+            0.0f64,
+            |a, x| if x.is_nan() { f64::NAN } else { a.max(x.abs()) },
+        ))
+    }
+}
+
+/// Gauss–Newton on the KKT system of the nearest-point problem, with backtracking on `max |C|`.
+struct ProjectionSolver {
+    tol: f64,
+    step: f64,
+}
+
+type PState = IterState<Vec<f64>, (), (), (), (), f64>;
+
+impl<'a> Solver<Projection<'a>, PState> for ProjectionSolver {
+    fn name(&self) -> &str {
+        "nearest-point projection onto C(t0, q) = 0"
+    }
+
+    fn init(
+        &mut self,
+        problem: &mut Problem<Projection<'a>>,
+        state: PState,
+    ) -> Result<(PState, Option<KV>), ArgminError> {
+        let q = state.get_param().cloned().unwrap_or_default();
+        let c = problem.problem("cost_count", |p| p.cost(&q))?;
+        Ok((state.cost(c), None))
+    }
+
+    fn next_iter(
+        &mut self,
+        problem: &mut Problem<Projection<'a>>,
+        mut state: PState,
+    ) -> Result<(PState, Option<KV>), ArgminError> {
+        let q = state.take_param().unwrap_or_default();
+        let p = problem.problem.as_ref().expect("problem is set");
+        let m = p.model.m;
+        let mut c = vec![0.0; m];
+        assembly::constraint_values(p.model, p.t, &q, &mut c);
+        let jac = assembly::constraint_jacobian_dense(p.model, p.t, &q).select_columns(p.free);
+        let d = DVector::from_iterator(p.free.len(), p.free.iter().map(|&i| q[i] - p.guess[i]));
+        let rhs = &jac * &d - DVector::from_column_slice(&c);
+        let delta = pinv_solve(&jac, &rhs) - &d;
+        let c_old = state.get_cost();
+        let mut alpha = 1.0;
+        let mut best = (q.clone(), c_old);
+        for _ in 0..12 {
+            let mut trial = q.clone();
+            for (k, &i) in p.free.iter().enumerate() {
+                trial[i] += alpha * delta[k];
+            }
+            let ct = p.cost(&trial)?;
+            // accept a step that does not worsen the constraints (or keeps them small)
+            if ct.is_finite()
+                && (ct <= c_old.max(self.tol) * 1.0000001 || ct <= 1e-3 * (1.0 + c_old))
+            {
+                best = (trial, ct);
+                break;
+            }
+            alpha *= 0.5;
+        }
+        self.step = if best.1 == c_old && best.0 == q {
+            0.0
+        } else {
+            alpha * delta.amax()
+        };
+        let (qn, cn) = best;
+        Ok((state.param(qn).cost(cn), None))
+    }
+
+    fn terminate(&mut self, state: &PState) -> TerminationStatus {
+        let q = state
+            .get_param()
+            .map(|q| q.iter().fold(0.0f64, |a, x| a.max(x.abs())))
+            .unwrap_or(0.0);
+        if state.get_cost() <= self.tol && self.step <= 1e-10 * (1.0 + q) {
+            TerminationStatus::Terminated(TerminationReason::SolverConverged)
+        } else {
+            TerminationStatus::NotTerminated
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! Linear solvers for the iteration matrix, fed by the fixed-pattern assembly.
+//!
+//! * [`LinearSolverKind::Dense`]: the values are scattered into a dense column-major buffer and
+//!   factorized in place by LU with partial pivoting — best for a few dozen unknowns.
+//! * [`LinearSolverKind::Sparse`]: faer's sparse LU. The symbolic analysis (fill-reducing column
+//!   ordering, elimination structure) is done once from the pattern; each refactorization reuses it
+//!   and the numeric storage and scratch memory allocated the first time.
+
+use crate::assembly::Pattern;
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::sparse::linalg::lu::{
+    factorize_symbolic_lu, LuRef, LuSymbolicParams, NumericLu, SymbolicLu,
+};
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::{Conj, MatMut, Par};
+
+/// Which linear solver to use for the iteration matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LinearSolverKind {
+    /// Dense up to [`DENSE_LIMIT`] unknowns, sparse above.
+    #[default]
+    Auto,
+    /// Dense LU with partial pivoting.
+    Dense,
+    /// Sparse LU (faer) with a symbolic factorization computed once.
+    Sparse,
+}
+
+/// Largest system (`n + m`) that `Auto` solves densely.
+pub const DENSE_LIMIT: usize = 48;
+
+/// The matrix is (numerically) singular.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Singular {
+    /// What was found.
+    pub detail: String,
+}
+
+pub(crate) enum LinearSolver {
+    Dense(DenseLu),
+    Sparse(Box<SparseLu>),
+}
+
+impl LinearSolver {
+    pub fn new(kind: LinearSolverKind, pattern: &Pattern) -> Result<Self, Singular> {
+        let dense = match kind {
+            LinearSolverKind::Auto => pattern.dim <= DENSE_LIMIT,
+            LinearSolverKind::Dense => true,
+            LinearSolverKind::Sparse => false,
+        };
+        Ok(if dense {
+            LinearSolver::Dense(DenseLu::new(pattern))
+        } else {
+            LinearSolver::Sparse(Box::new(SparseLu::new(pattern)?))
+        })
+    }
+
+    /// Factorize the matrix whose values (pattern order) are `values`.
+    pub fn factorize(&mut self, pattern: &Pattern, values: &[f64]) -> Result<(), Singular> {
+        match self {
+            LinearSolver::Dense(d) => d.factorize(values),
+            LinearSolver::Sparse(s) => s.factorize(pattern, values),
+        }
+    }
+
+    /// Solve in place with the last factorization; fails if the result is not finite.
+    pub fn solve(&mut self, rhs: &mut [f64]) -> Result<(), Singular> {
+        match self {
+            LinearSolver::Dense(d) => d.solve(rhs),
+            LinearSolver::Sparse(s) => s.solve(rhs),
+        }
+        if rhs.iter().all(|x| x.is_finite()) {
+            Ok(())
+        } else {
+            Err(Singular {
+                detail: "the solution of the linear system is not finite".into(),
+            })
+        }
+    }
+}
+
+/// Dense LU with partial pivoting on a preallocated buffer.
+pub(crate) struct DenseLu {
+    n: usize,
+    a: Vec<f64>,
+    piv: Vec<usize>,
+    /// Dense position (column-major) of each pattern slot.
+    pos: Vec<usize>,
+}
+
+impl DenseLu {
+    fn new(p: &Pattern) -> Self {
+        let n = p.dim;
+        let mut pos = vec![0; p.nnz()];
+        for c in 0..n {
+            for s in p.col_ptr[c]..p.col_ptr[c + 1] {
+                pos[s] = c * n + p.row_idx[s];
+            }
+        }
+        DenseLu {
+            n,
+            a: vec![0.0; n * n],
+            piv: vec![0; n],
+            pos,
+        }
+    }
+
+    fn factorize(&mut self, values: &[f64]) -> Result<(), Singular> {
+        let n = self.n;
+        self.a.fill(0.0);
+        for (s, &p) in self.pos.iter().enumerate() {
+            self.a[p] += values[s];
+        }
+        let amax = self.a.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        if !amax.is_finite() {
+            return Err(Singular {
+                detail: "the matrix has non-finite entries".into(),
+            });
+        }
+        let tiny = amax * 1e-14 * n as f64;
+        let a = &mut self.a;
+        for k in 0..n {
+            // pivot search in column k
+            let mut p = k;
+            let mut best = a[k * n + k].abs();
+            for i in k + 1..n {
+                let x = a[k * n + i].abs();
+                if x > best {
+                    best = x;
+                    p = i;
+                }
+            }
+            if best <= tiny {
+                return Err(Singular {
+                    detail: format!("zero pivot in column {k}"),
+                });
+            }
+            self.piv[k] = p;
+            if p != k {
+                for j in 0..n {
+                    a.swap(j * n + k, j * n + p);
+                }
+            }
+            let d = 1.0 / a[k * n + k];
+            for i in k + 1..n {
+                a[k * n + i] *= d;
+            }
+            for j in k + 1..n {
+                let akj = a[j * n + k];
+                if akj != 0.0 {
+                    for i in k + 1..n {
+                        a[j * n + i] -= a[k * n + i] * akj;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn solve(&self, b: &mut [f64]) {
+        let n = self.n;
+        let a = &self.a;
+        for k in 0..n {
+            b.swap(k, self.piv[k]);
+        }
+        for j in 0..n {
+            let bj = b[j];
+            if bj != 0.0 {
+                for i in j + 1..n {
+                    b[i] -= a[j * n + i] * bj;
+                }
+            }
+        }
+        for j in (0..n).rev() {
+            b[j] /= a[j * n + j];
+            let bj = b[j];
+            for i in 0..j {
+                b[i] -= a[j * n + i] * bj;
+            }
+        }
+    }
+}
+
+/// faer sparse LU with the symbolic analysis done once.
+pub(crate) struct SparseLu {
+    symbolic: SymbolicLu<usize>,
+    numeric: NumericLu<usize, f64>,
+    mem: MemBuffer,
+    factored: bool,
+}
+
+impl SparseLu {
+    fn new(p: &Pattern) -> Result<Self, Singular> {
+        let sym = SymbolicSparseColMatRef::new_checked(p.dim, p.dim, &p.col_ptr, None, &p.row_idx);
+        let symbolic =
+            factorize_symbolic_lu(sym, LuSymbolicParams::default()).map_err(|e| Singular {
+                detail: format!("symbolic LU failed: {e:?}"),
+            })?;
+        let req = StackReq::or(
+            symbolic.factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default()),
+            symbolic.solve_in_place_scratch::<f64>(1, Par::Seq),
+        );
+        Ok(SparseLu {
+            symbolic,
+            numeric: NumericLu::new(),
+            mem: MemBuffer::new(req),
+            factored: false,
+        })
+    }
+
+    fn factorize(&mut self, p: &Pattern, values: &[f64]) -> Result<(), Singular> {
+        if values.iter().any(|x| !x.is_finite()) {
+            return Err(Singular {
+                detail: "the matrix has non-finite entries".into(),
+            });
+        }
+        let sym = SymbolicSparseColMatRef::new_checked(p.dim, p.dim, &p.col_ptr, None, &p.row_idx);
+        let mat = SparseColMatRef::new(sym, values);
+        self.factored = false;
+        self.symbolic
+            .factorize_numeric_lu(
+                &mut self.numeric,
+                mat,
+                Par::Seq,
+                MemStack::new(&mut self.mem),
+                Default::default(),
+            )
+            .map_err(|e| Singular {
+                detail: format!("sparse LU: {e:?}"),
+            })?;
+        self.factored = true;
+        Ok(())
+    }
+
+    fn solve(&mut self, b: &mut [f64]) {
+        debug_assert!(self.factored);
+        let n = b.len();
+        let rhs = MatMut::from_column_major_slice_mut(b, n, 1);
+        LuRef::new_unchecked(&self.symbolic, &self.numeric).solve_in_place_with_conj(
+            Conj::No,
+            rhs,
+            Par::Seq,
+            MemStack::new(&mut self.mem),
+        );
+    }
+}
