@@ -88,3 +88,61 @@ impl<const D: usize> Constraint<D, 1> for AnchoredRod<D> {
         SVector::from([(s - self.length * self.length) * 0.5])
     }
 }
+
+/// A spring between two points `x₁ = q[0..D]`, `x₂ = q[D..2D]` with stiffness `k`, rest length
+/// `ℓ₀` and axial damping `c` as Rayleigh dissipation:
+///
+/// ```text
+/// V = ½ k (|x₂ − x₁| − ℓ₀)²,   R = ½ c (d/dt |x₂ − x₁|)² = ½ c ((x₂−x₁)·(v₂−v₁) / |x₂−x₁|)²
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spring<const D: usize> {
+    /// Stiffness `k`.
+    pub stiffness: f64,
+    /// Rest length `ℓ₀`.
+    pub rest_length: f64,
+    /// Axial damping `c`.
+    pub damping: f64,
+}
+
+macro_rules! impl_spring {
+    ($d:literal, $n:literal) => {
+        impl Term<$n> for Spring<$d> {
+            fn potential<T: DualNum<Primitive = f64> + Copy>(
+                &self,
+                _t: T,
+                q: &SVector<T, $n>,
+            ) -> T {
+                let mut s = T::from(0.0);
+                for k in 0..$d {
+                    let d = q[$d + k] - q[k];
+                    s += d * d;
+                }
+                let stretch = s.sqrt() - self.rest_length;
+                stretch * stretch * (0.5 * self.stiffness)
+            }
+            fn dissipation<T: DualNum<Primitive = f64> + Copy>(
+                &self,
+                _t: T,
+                q: &SVector<T, $n>,
+                v: &SVector<T, $n>,
+            ) -> T {
+                if self.damping == 0.0 {
+                    return T::from(0.0);
+                }
+                let (mut s, mut p) = (T::from(0.0), T::from(0.0));
+                for k in 0..$d {
+                    let d = q[$d + k] - q[k];
+                    s += d * d;
+                    p += d * (v[$d + k] - v[k]);
+                }
+                p * p / s * (0.5 * self.damping)
+            }
+            fn has_dissipation_or_force(&self) -> bool {
+                self.damping != 0.0
+            }
+        }
+    };
+}
+impl_spring!(2, 4);
+impl_spring!(3, 6);

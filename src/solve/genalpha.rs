@@ -17,9 +17,12 @@
 //! [ C_q                                                        0    ] [Δλ̃] = −[ C             ]
 //! ```
 //!
-//! whose condition number does not grow as `h → 0`. Convergence is declared when
-//! `max |C| ≤ tol` and the dynamic rows, divided by the diagonal of the iteration matrix (a
-//! displacement estimate in coordinate units), are below `tol` as well.
+//! whose condition number does not grow as `h → 0`. Convergence is declared when every
+//! constraint row satisfies `|C_k| ≤ tol·s_k` (`s_k = max(1, max_j |∂C_k/∂q_j|·|q_j|)`, so
+//! `|C| ≤ tol` for constraints of unit size) and every dynamic row, divided by the diagonal of
+//! the iteration matrix — an estimate of the remaining displacement — is below
+//! `tol·(1 + |q_i|)`. The default `tol = 1e-12` keeps the Newton error well below the
+//! discretization error even over 10⁴ steps.
 
 use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
 use crate::error::{Error, SolveError};
@@ -36,7 +39,7 @@ pub struct GenAlphaOptions {
     pub h: f64,
     /// Spectral radius at infinity `ρ∞ ∈ [0, 1)`; default 0.8.
     pub rho_inf: f64,
-    /// Newton tolerance on `max |C|` and on the scaled dynamic residual; default 1e-10.
+    /// Newton tolerance (relative displacement and constraint residual); default 1e-12.
     pub newton_tol: f64,
     /// Newton iteration limit per step; default 25.
     pub max_newton_iterations: usize,
@@ -58,7 +61,7 @@ impl GenAlphaOptions {
         GenAlphaOptions {
             h,
             rho_inf: 0.8,
-            newton_tol: 1e-10,
+            newton_tol: 1e-12,
             max_newton_iterations: 25,
             reuse_factorization: false,
             reuse_contraction: 0.3,
@@ -155,6 +158,7 @@ pub struct GenAlpha<'m> {
     res: Vec<f64>,
     values: Vec<f64>,
     weight: Vec<f64>,
+    con_weight: Vec<f64>,
     factor_valid: bool,
     stats: Stats,
 }
@@ -227,6 +231,7 @@ impl<'m> GenAlpha<'m> {
             res: vec![0.0; n + m],
             values: vec![0.0; nnz],
             weight: vec![1.0; n],
+            con_weight: vec![1.0; m],
             factor_valid: false,
             stats: Stats::default(),
             opts,
@@ -312,9 +317,29 @@ impl<'m> GenAlpha<'m> {
             &mut self.values,
         );
         self.stats.jacobian_evaluations += 1;
-        for (w, s) in self.weight.iter_mut().zip(&self.pattern.diag_slots) {
+        for ((w, s), q) in self
+            .weight
+            .iter_mut()
+            .zip(&self.pattern.diag_slots)
+            .zip(&self.qn)
+        {
             let d = s.map_or(0.0, |s| self.values[s].abs());
-            *w = if d > 0.0 && d.is_finite() { d } else { 1.0 };
+            let d = if d > 0.0 && d.is_finite() { d } else { 1.0 };
+            *w = d * (1.0 + q.abs());
+        }
+        // constraint rows: relative to the size of the terms of C, max_j |∂C_k/∂q_j|·max(1, |q_j|)
+        for (con, sl) in self.model.constraints.iter().zip(&self.pattern.con_slots) {
+            let nl = con.indices.len();
+            for k in 0..con.item.rows() {
+                let mut s = 1.0f64;
+                for (j, &gj) in con.indices.iter().enumerate() {
+                    let x = self.values[sl[1][k * nl + j]].abs() * self.qn[gj].abs().max(1.0);
+                    if x.is_finite() {
+                        s = s.max(x);
+                    }
+                }
+                self.con_weight[con.row + k] = s;
+            }
         }
     }
 
@@ -335,7 +360,9 @@ impl<'m> GenAlpha<'m> {
         self.stats.residual_evaluations += 1;
     }
 
-    /// Weighted error of the current residual: `max(max_i |res_i|/w_i, max_k |C_k|)`.
+    /// Weighted error of the current residual: `max(max_i |res_i|/w_i, max_k |C_k|/s_k)` with
+    /// `w_i = |S_ii|(1 + |q_i|)` (a relative displacement estimate) and `s_k` the size of the
+    /// terms of `C_k` (1 for constraints of unit size).
     fn error(&self) -> f64 {
         let n = self.model.n;
         let mut e = 0.0f64;
@@ -346,11 +373,11 @@ impl<'m> GenAlpha<'m> {
             }
             e = e.max(x);
         }
-        for x in &self.res[n..] {
+        for (x, s) in self.res[n..].iter().zip(&self.con_weight) {
             if x.is_nan() {
                 return f64::NAN;
             }
-            e = e.max(x.abs());
+            e = e.max(x.abs() / s);
         }
         e
     }
