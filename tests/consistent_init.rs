@@ -1,0 +1,310 @@
+//! Consistent initialization: a perturbed guess lands on the constraint manifold with pinned values
+//! unchanged and at the nearest point; redundant constraints are named; conflicting and
+//! unsatisfiable sets give clear errors; rheonomic constraints get consistent velocities.
+
+use lagrangian::error::InitError;
+use lagrangian::library::elements::{AnchoredRod, Particle, Rod};
+use lagrangian::library::pendulum::{driven_pendulum, pendulum_chain_3d, planar_pendulum};
+use lagrangian::prelude::*;
+
+#[test]
+fn perturbed_chain_lands_on_manifold_with_pins_held() {
+    let n = 4;
+    let model = pendulum_chain_3d(&[1.0; 4], &[1.0, 0.8, 0.6, 0.5], 9.81);
+    // stretched-out chain, perturbed
+    let mut q = vec![];
+    let mut x = 0.0;
+    for (i, l) in [1.0, 0.8, 0.6, 0.5].iter().enumerate() {
+        x += l;
+        q.extend([x + 0.05 * (i as f64 - 1.5), 0.1 * i as f64, -0.07]);
+    }
+    let v = vec![0.3; 3 * n];
+    let pins = [2usize, 7, 10];
+    let init = consistent_initial_values(
+        &model,
+        &q,
+        &v,
+        &InitOptions::default().pin_q(pins).pin_v([0]),
+    )
+    .unwrap();
+    let s = &init.state;
+    for &p in &pins {
+        assert_eq!(s.q[p], q[p], "pinned coordinate {p} moved");
+    }
+    assert_eq!(s.v[0], v[0]);
+    let mut c = vec![0.0; 4];
+    lagrangian::assembly::constraint_values(&model, 0.0, &s.q, &mut c);
+    assert!(c.iter().all(|x| x.abs() < 1e-12), "{c:?}");
+    // velocity level: C_q v = 0
+    let j = lagrangian::assembly::constraint_jacobian_dense(&model, 0.0, &s.q);
+    let jv = &j * nalgebra::DVector::from_column_slice(&s.v);
+    assert!(jv.amax() < 1e-12);
+    // acceleration level: C_q q̈ + γ = 0
+    let mut g = vec![0.0; 4];
+    lagrangian::assembly::constraint_gamma(&model, 0.0, &s.q, &s.v, &mut g);
+    let ja = &j * nalgebra::DVector::from_column_slice(&s.qdd) + nalgebra::DVector::from_vec(g);
+    assert!(ja.amax() < 1e-10, "{}", ja.amax());
+    assert_eq!(init.report.dof, 8);
+    // nearest point: the correction d = q − guess on the free set lies in the row space of
+    // J_F (KKT conditions of min ½|d|² s.t. C = 0).
+    let free: Vec<usize> = (0..12).filter(|i| !pins.contains(i)).collect();
+    let jf = j.select_columns(&free);
+    let d = nalgebra::DVector::from_iterator(free.len(), free.iter().map(|&i| s.q[i] - q[i]));
+    // d − J_Fᵀ(J_F J_Fᵀ)⁻¹ J_F d = 0
+    let proj = &jf.transpose() * (&jf * jf.transpose()).try_inverse().unwrap() * (&jf * &d);
+    assert!(
+        (&d - proj).amax() < 1e-9,
+        "correction is not the nearest-point correction"
+    );
+}
+
+#[test]
+fn pendulum_released_horizontally_has_textbook_initial_values() {
+    // λ = m(|v|² − g y)/ℓ² = 0 at rest on the horizontal; q̈ = (0, −g)
+    let model = planar_pendulum(2.0, 1.0, 9.81);
+    let init = consistent_initial_values(
+        &model,
+        &[1.2, 0.05],
+        &[0.0, 0.4],
+        &InitOptions::default().pin_q([1]),
+    )
+    .unwrap();
+    let s = &init.state;
+    assert!((s.q[0] - (1.0f64 - 0.05 * 0.05).sqrt()).abs() < 1e-13);
+    // velocity tangent to the circle
+    assert!((s.q[0] * s.v[0] + s.q[1] * s.v[1]).abs() < 1e-14);
+    let v2 = s.v[0] * s.v[0] + s.v[1] * s.v[1];
+    let lam = 2.0 * (v2 - 9.81 * s.q[1]) / 1.0;
+    assert!(
+        (s.lambda[0] - lam).abs() < 1e-12,
+        "{} vs {lam}",
+        s.lambda[0]
+    );
+    // reaction force: −C_qᵀλ = −λ (x, y): the rod pulls towards the pivot
+    let rf = reaction_forces(&model, s);
+    assert_eq!(rf[0].0, "rod");
+    assert!((rf[0].1[0] + s.lambda[0] * s.q[0]).abs() < 1e-14);
+}
+
+#[test]
+fn redundant_constraint_is_named_and_still_initializes() {
+    // A particle on a rod of length 1, plus the same rod written a second time.
+    let model = Model::builder(2)
+        .term(
+            [0, 1],
+            Particle {
+                mass: 1.0,
+                gravity: [0.0, -9.81],
+            },
+        )
+        .constraint(
+            "rod",
+            [0, 1],
+            AnchoredRod {
+                anchor: [0.0, 0.0],
+                length: 1.0,
+            },
+        )
+        .constraint(
+            "rod again",
+            [0, 1],
+            AnchoredRod {
+                anchor: [0.0, 0.0],
+                length: 1.0,
+            },
+        )
+        .build()
+        .unwrap();
+    let init =
+        consistent_initial_values(&model, &[0.9, -0.5], &[0.0, 0.0], &InitOptions::default())
+            .unwrap();
+    assert_eq!(init.report.redundant, vec!["rod again".to_string()]);
+    assert_eq!((init.report.rank, init.report.dof), (1, 1));
+    // q̈ is still unique; the two multipliers share the load
+    let s = &init.state;
+    let lam = s.lambda[0] + s.lambda[1];
+    assert!((lam - 9.81 * (-s.q[1])).abs() < 1e-9, "total λ {lam}");
+    // and the integrator refuses the singular index-3 system with a clear message
+    let err = match simulate(&model, &init.state, 0.1, GenAlphaOptions::new(1e-3)) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("integrating with a redundant constraint must fail"),
+    };
+    assert!(err.contains("singular"), "{err}");
+}
+
+#[test]
+fn conflicting_constraints_are_named() {
+    // Same rod, two different lengths: no solution, and the second row is the conflicting one.
+    let model = Model::builder(2)
+        .term(
+            [0, 1],
+            Particle {
+                mass: 1.0,
+                gravity: [0.0, -9.81],
+            },
+        )
+        .constraint(
+            "short rod",
+            [0, 1],
+            AnchoredRod {
+                anchor: [0.0, 0.0],
+                length: 1.0,
+            },
+        )
+        .constraint(
+            "long rod",
+            [0, 1],
+            AnchoredRod {
+                anchor: [0.0, 0.0],
+                length: 1.5,
+            },
+        )
+        .build()
+        .unwrap();
+    let e = consistent_initial_values(&model, &[0.9, -0.5], &[0.0, 0.0], &InitOptions::default())
+        .unwrap_err();
+    let msg = e.to_string();
+    match e {
+        Error::Init(InitError::Unsatisfiable { residual, hint, .. }) => {
+            assert!(residual > 0.1);
+            assert!(
+                hint.contains("long rod") || hint.contains("short rod"),
+                "{msg}"
+            );
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert!(msg.contains("cannot be satisfied"), "{msg}");
+}
+
+#[test]
+fn unreachable_pinned_value_is_a_clear_error() {
+    // x pinned at 2 on a rod of length 1: impossible.
+    let model = planar_pendulum(1.0, 1.0, 9.81);
+    let e = consistent_initial_values(
+        &model,
+        &[2.0, 0.0],
+        &[0.0, 0.0],
+        &InitOptions::default().pin_q([0]),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, Error::Init(InitError::Unsatisfiable { .. })),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("rod"), "{e}");
+}
+
+#[test]
+fn pinned_velocities_that_violate_the_constraint_are_an_error() {
+    // bob at (0, −1): the rod allows only horizontal velocity; pinning v_y = 1 is inconsistent
+    let model = planar_pendulum(1.0, 1.0, 9.81);
+    let e = consistent_initial_values(
+        &model,
+        &[0.0, -1.0],
+        &[0.0, 1.0],
+        &InitOptions::default().pin_v([1]),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, Error::Init(InitError::InconsistentVelocities { .. })),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn bad_input_is_reported() {
+    let model = planar_pendulum(1.0, 1.0, 9.81);
+    assert!(matches!(
+        consistent_initial_values(&model, &[1.0], &[0.0, 0.0], &InitOptions::default()),
+        Err(Error::Init(InitError::BadInput(_)))
+    ));
+    assert!(matches!(
+        consistent_initial_values(
+            &model,
+            &[1.0, f64::NAN],
+            &[0.0, 0.0],
+            &InitOptions::default()
+        ),
+        Err(Error::Init(InitError::NonFinite { .. }))
+    ));
+    assert!(matches!(
+        consistent_initial_values(
+            &model,
+            &[1.0, 0.0],
+            &[0.0, 0.0],
+            &InitOptions::default().pin_q([5])
+        ),
+        Err(Error::Init(InitError::BadInput(_)))
+    ));
+}
+
+#[test]
+fn rheonomic_constraint_gets_consistent_velocity_and_is_followed() {
+    // pivot p(t) = (0.3 sin 4t, 0): at t0 = 0 the pivot moves with velocity 1.2 in x. With the
+    // bob at angle 0.5, C_q v + C_t = x v_x + y v_y − 1.2 x = 0; the least-norm correction of
+    // v = 0 is v = 1.2 x (x, y) (the rod's direction, |x| = 1).
+    let model = driven_pendulum(1.0, 1.0, 9.81, 0.3, 4.0);
+    let (x, y) = (0.5f64.sin(), -(0.5f64.cos()));
+    let init =
+        consistent_initial_values(&model, &[x, y], &[0.0, 0.0], &InitOptions::default()).unwrap();
+    let v = &init.state.v;
+    assert!(
+        (v[0] - 1.2 * x * x).abs() < 1e-12 && (v[1] - 1.2 * x * y).abs() < 1e-12,
+        "{v:?}"
+    );
+    let sol = simulate(&model, &init.state, 3.0, GenAlphaOptions::new(1e-3)).unwrap();
+    assert!(sol.max_constraint() < 1e-12);
+    // the bob stays at distance 1 from the moving pivot
+    for r in &sol.records {
+        let px = 0.3 * (4.0 * r.state.t).sin();
+        let d = ((r.state.q[0] - px).powi(2) + r.state.q[1].powi(2)).sqrt();
+        assert!((d - 1.0).abs() < 1e-11);
+    }
+    // energy is not conserved (the drive does work) — the driven pendulum gains energy
+    let e: Vec<f64> = sol.records.iter().map(|r| r.energy).collect();
+    assert!(e.iter().fold(0.0f64, |m, x| m.max((x - e[0]).abs())) > 1e-2);
+}
+
+#[test]
+fn rod_between_two_particles_is_a_free_rigid_dumbbell() {
+    // Two particles joined by a rod in free flight (no gravity): the centre of mass moves
+    // uniformly and the rod length holds — checks Rod<2> in a full simulation.
+    let model = Model::builder(4)
+        .term(
+            [0, 1],
+            Particle {
+                mass: 1.0,
+                gravity: [0.0, 0.0],
+            },
+        )
+        .term(
+            [2, 3],
+            Particle {
+                mass: 3.0,
+                gravity: [0.0, 0.0],
+            },
+        )
+        .constraint("rod", [0, 1, 2, 3], Rod::<2> { length: 2.0 })
+        .build()
+        .unwrap();
+    let init = consistent_initial_values(
+        &model,
+        &[0.0, 0.0, 2.1, 0.0],
+        &[0.0, 1.0, 0.0, -1.0],
+        &InitOptions::default().pin_q([0, 1]),
+    )
+    .unwrap();
+    let s0 = init.state.clone();
+    let sol = simulate(&model, &s0, 2.0, GenAlphaOptions::new(1e-3)).unwrap();
+    let com = |s: &State| [(s.q[0] + 3.0 * s.q[2]) / 4.0, (s.q[1] + 3.0 * s.q[3]) / 4.0];
+    let vcom = [
+        (s0.v[0] + 3.0 * s0.v[2]) / 4.0,
+        (s0.v[1] + 3.0 * s0.v[3]) / 4.0,
+    ];
+    let (c0, c1) = (com(&s0), com(&sol.last().state));
+    for k in 0..2 {
+        assert!((c1[k] - (c0[k] + 2.0 * vcom[k])).abs() < 1e-10);
+    }
+    assert!(sol.max_constraint() < 1e-12);
+}

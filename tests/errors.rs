@@ -1,0 +1,179 @@
+//! Everything a user can cause ends in a typed error with context — never a panic.
+
+use lagrangian::error::{InitError, ModelError, SolveError};
+use lagrangian::library::elements::Particle;
+use lagrangian::library::pendulum::planar_pendulum;
+use lagrangian::prelude::*;
+
+/// A particle in a very stiff quartic well, V = k q⁴.
+struct Quartic(f64);
+impl Term<1> for Quartic {
+    fn kinetic<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: D,
+        _q: &SVector<D, 1>,
+        v: &SVector<D, 1>,
+    ) -> D {
+        v[0] * v[0] * 0.5
+    }
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 1>) -> D {
+        q[0].powi(4) * self.0
+    }
+}
+
+#[test]
+fn newton_failure_names_time_step_and_residual() {
+    let model = Model::builder(1).term([0], Quartic(1e6)).build().unwrap();
+    let init = consistent_initial_values(&model, &[1.0], &[0.0], &InitOptions::default()).unwrap();
+    let opts = GenAlphaOptions::new(0.5).max_newton_iterations(3);
+    let e = simulate(&model, &init.state, 10.0, opts).unwrap_err();
+    match &e {
+        Error::Solve(SolveError::NewtonDiverged {
+            t,
+            step,
+            iterations,
+            residual,
+        }) => {
+            assert_eq!(*step, 1);
+            assert!((t - 0.5).abs() < 1e-15);
+            assert!(*iterations <= 3 && residual.is_finite() && *residual > 0.0);
+        }
+        other => panic!("expected NewtonDiverged, got {other:?}"),
+    }
+    let msg = e.to_string();
+    assert!(
+        msg.contains("t = 0.5") && msg.contains("step 1") && msg.contains("smaller step"),
+        "{msg}"
+    );
+}
+
+/// A coordinate with neither mass nor stiffness: V = y, T = ½ ẋ².
+struct Massless;
+impl Term<2> for Massless {
+    fn kinetic<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: D,
+        _q: &SVector<D, 2>,
+        v: &SVector<D, 2>,
+    ) -> D {
+        v[0] * v[0] * 0.5
+    }
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 2>) -> D {
+        q[1]
+    }
+}
+
+#[test]
+fn singular_mass_matrix_is_reported_at_init_and_in_the_integrator() {
+    let model = Model::builder(2).term([0, 1], Massless).build().unwrap();
+    let e = consistent_initial_values(&model, &[0.0, 0.0], &[0.0, 0.0], &InitOptions::default())
+        .unwrap_err();
+    assert!(
+        matches!(e, Error::Init(InitError::SingularAugmented { .. })),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("singular"));
+    // bypassing initialization, the integrator reports the singular iteration matrix
+    let state = State {
+        t: 0.0,
+        q: vec![0.0; 2],
+        v: vec![0.0; 2],
+        qdd: vec![0.0; 2],
+        lambda: vec![],
+    };
+    for kind in [LinearSolverKind::Dense, LinearSolverKind::Sparse] {
+        let r = GenAlpha::new(
+            &model,
+            &state,
+            GenAlphaOptions::new(0.01).linear_solver(kind),
+        )
+        .and_then(|mut g| g.step().map_err(Error::from));
+        match r {
+            Err(Error::Solve(SolveError::SingularMatrix { t, step, .. })) => {
+                assert_eq!(step, 1);
+                assert!((t - 0.01).abs() < 1e-15);
+            }
+            Err(Error::Solve(SolveError::NonFinite { .. })) => {}
+            other => panic!("{kind:?}: expected a singular-matrix error, got {other:?}"),
+        }
+    }
+}
+
+/// V = −√q: finite for q ≥ 0 only.
+struct SqrtWell;
+impl Term<1> for SqrtWell {
+    fn kinetic<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: D,
+        _q: &SVector<D, 1>,
+        v: &SVector<D, 1>,
+    ) -> D {
+        v[0] * v[0] * 0.5
+    }
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 1>) -> D {
+        -q[0].sqrt()
+    }
+}
+
+#[test]
+fn nan_in_the_model_is_a_typed_error() {
+    let model = Model::builder(1).term([0], SqrtWell).build().unwrap();
+    let init = consistent_initial_values(&model, &[0.5], &[-3.0], &InitOptions::default()).unwrap();
+    let e = simulate(&model, &init.state, 2.0, GenAlphaOptions::new(0.01)).unwrap_err();
+    match e {
+        Error::Solve(SolveError::NonFinite { t, step, .. })
+        | Error::Solve(SolveError::SingularMatrix { t, step, .. }) => {
+            assert!(t > 0.0 && step > 0);
+        }
+        other => panic!("expected a non-finite error, got {other:?}"),
+    }
+}
+
+#[test]
+fn bad_options_are_rejected() {
+    let model = planar_pendulum(1.0, 1.0, 9.81);
+    let init = consistent_initial_values(&model, &[1.0, 0.0], &[0.0, 0.0], &InitOptions::default())
+        .unwrap();
+    for opts in [
+        GenAlphaOptions::new(0.0),
+        GenAlphaOptions::new(-1e-3),
+        GenAlphaOptions::new(1e-3).rho_inf(1.0),
+        GenAlphaOptions::new(1e-3).newton_tol(0.0),
+        GenAlphaOptions::new(1e-3).output_every(0),
+    ] {
+        assert!(matches!(
+            GenAlpha::new(&model, &init.state, opts),
+            Err(Error::Solve(SolveError::BadOptions(_)))
+        ));
+    }
+    let mut bad = init.state.clone();
+    bad.lambda.clear();
+    assert!(matches!(
+        GenAlpha::new(&model, &bad, GenAlphaOptions::new(1e-3)),
+        Err(Error::Solve(SolveError::BadOptions(_)))
+    ));
+}
+
+#[test]
+fn bad_models_are_rejected() {
+    let p = Particle {
+        mass: 1.0,
+        gravity: [0.0, -9.81],
+    };
+    let e = Model::builder(2).term([1, 2], p).build().err().unwrap();
+    assert!(
+        matches!(e, ModelError::IndexOutOfRange { index: 2, n: 2, .. }),
+        "{e:?}"
+    );
+    let e = Model::builder(2).term([1, 1], p).build().err().unwrap();
+    assert!(matches!(e, ModelError::RepeatedIndex { .. }));
+    let e = Model::builder(3).term([0, 1], p).build().err().unwrap();
+    assert!(e.to_string().contains("coordinate 2"), "{e}");
+    let e = Model::builder(2)
+        .coordinate_names(["x"])
+        .term([0, 1], p)
+        .build()
+        .err()
+        .unwrap();
+    assert!(matches!(e, ModelError::Invalid(_)));
+}
