@@ -1,10 +1,10 @@
 //! Consistent initial values for the index-3 system.
 //!
 //! 1. **Positions**: the point on `C(t₀, q) = 0` nearest to the user's guess `g`, with pinned
-//!    components held: `min ½‖q_F − g_F‖²  s.t.  C(t₀, q) = 0` over the free set `F`. Each
-//!    iteration (an [`argmin`] solver) is a Gauss–Newton step on the KKT conditions,
-//!    `Δ = −d + J_F⁺ (J_F d − C)`, `d = q_F − g_F`, with `J_F⁺` the rank-revealing (SVD)
-//!    pseudo-inverse; its fixed points are exactly the KKT points (`C = 0`, `d ∈ range J_Fᵀ`).
+//!    components held: `min ½‖q_F − g_F‖²  s.t.  C(t₀, q) = 0` over the free set `F`, solved by
+//!    an [`argmin`] solver: least-norm Newton steps `Δ = −J_F⁺ C` onto the manifold, then SQP
+//!    steps with the exact Hessian `I + Σ μ_k ∇²C_k` towards the nearest point (KKT:
+//!    `C = 0`, `q_F − g_F ∈ range J_Fᵀ`). `J_F⁺` is the rank-revealing (SVD) pseudo-inverse.
 //! 2. **Rank**: a Gram–Schmidt sweep over the rows of `C_q` gives its rank, the degrees of
 //!    freedom `n − rank C_q`, and names each row that depends on earlier ones (redundant when
 //!    satisfied, conflicting when not).
@@ -442,11 +442,20 @@ impl CostFunction for Projection<'_> {
     }
 }
 
-/// Gauss–Newton on the KKT system of the nearest-point problem, with backtracking on `max |C|`.
+/// Two-phase nearest-point solver. Off the manifold (`max |C| > tol`) it takes Newton steps for
+/// the underdetermined system, `Δ = −J_F⁺ C` (quadratic convergence to a nearby point, with
+/// backtracking on `max |C|`). On the manifold it takes a sequential-quadratic-programming step
+/// on the KKT system of `min ½‖q_F − g_F‖²`:
+/// `[I + Σ μ_k ∇²C_k, J_Fᵀ; J_F, 0] [Δ; ν] = −[d + J_Fᵀ μ; C]`, with least-squares multipliers
+/// `μ = −(J_Fᵀ)⁺ d`, capped at `‖d‖`; restoration steps follow it back onto the manifold.
 struct ProjectionSolver {
     tol: f64,
     step: f64,
 }
+
+/// Above this many unknowns (`|F| + m`) the tangential SQP refinement is skipped (dense SVD) and
+/// the projection point is returned.
+const SQP_LIMIT: usize = 1500;
 
 type PState = IterState<Vec<f64>, (), (), (), (), f64>;
 
@@ -473,37 +482,70 @@ impl<'a> Solver<Projection<'a>, PState> for ProjectionSolver {
         let q = state.take_param().unwrap_or_default();
         let p = problem.problem.as_ref().expect("problem is set");
         let m = p.model.m;
+        let nf = p.free.len();
         let mut c = vec![0.0; m];
         assembly::constraint_values(p.model, p.t, &q, &mut c);
+        let cvec = DVector::from_column_slice(&c);
         let jac = assembly::constraint_jacobian_dense(p.model, p.t, &q).select_columns(p.free);
-        let d = DVector::from_iterator(p.free.len(), p.free.iter().map(|&i| q[i] - p.guess[i]));
-        let rhs = &jac * &d - DVector::from_column_slice(&c);
-        let delta = pinv_solve(&jac, &rhs) - &d;
         let c_old = state.get_cost();
-        let mut alpha = 1.0;
-        let mut best = (q.clone(), c_old);
-        for _ in 0..12 {
-            let mut trial = q.clone();
-            for (k, &i) in p.free.iter().enumerate() {
-                trial[i] += alpha * delta[k];
+        if c_old > self.tol || nf + m > SQP_LIMIT {
+            // restoration: Newton for C = 0, least-norm
+            let delta = -pinv_solve(&jac, &cvec);
+            let mut alpha = 1.0;
+            for _ in 0..30 {
+                let mut trial = q.clone();
+                for (k, &i) in p.free.iter().enumerate() {
+                    trial[i] += alpha * delta[k];
+                }
+                let ct = p.cost(&trial)?;
+                if ct.is_finite() && ct < c_old {
+                    self.step = if c_old > self.tol { f64::INFINITY } else { 0.0 };
+                    if ct <= self.tol && nf + m > SQP_LIMIT {
+                        self.step = 0.0;
+                    }
+                    return Ok((state.param(trial).cost(ct), None));
+                }
+                alpha *= 0.5;
             }
-            let ct = p.cost(&trial)?;
-            // accept a step that does not worsen the constraints (or keeps them small)
-            if ct.is_finite()
-                && (ct <= c_old.max(self.tol) * 1.0000001 || ct <= 1e-3 * (1.0 + c_old))
-            {
-                best = (trial, ct);
-                break;
-            }
-            alpha *= 0.5;
+            // no decrease possible: stuck (reported by the caller)
+            self.step = 0.0;
+            return Ok((state.param(q).cost(c_old), None));
         }
-        self.step = if best.1 == c_old && best.0 == q {
-            0.0
-        } else {
-            alpha * delta.amax()
-        };
-        let (qn, cn) = best;
-        Ok((state.param(qn).cost(cn), None))
+        // tangential SQP step towards the guess
+        let d = DVector::from_iterator(nf, p.free.iter().map(|&i| q[i] - p.guess[i]));
+        let mu = pinv_solve(&jac.transpose(), &(-&d));
+        let mut lam_full = vec![0.0; m];
+        lam_full.copy_from_slice(mu.as_slice());
+        let hfull = assembly::dense_constraint_hessian(p.model, p.t, &q, &lam_full);
+        let mut kkt = DMatrix::zeros(nf + m, nf + m);
+        for (a, &i) in p.free.iter().enumerate() {
+            for (b, &j) in p.free.iter().enumerate() {
+                kkt[(a, b)] = hfull[(i, j)] + if a == b { 1.0 } else { 0.0 };
+            }
+        }
+        kkt.view_mut((nf, 0), (m, nf)).copy_from(&jac);
+        kkt.view_mut((0, nf), (nf, m)).copy_from(&jac.transpose());
+        let mut rhs = DVector::zeros(nf + m);
+        rhs.rows_mut(0, nf)
+            .copy_from(&(-(&d + jac.transpose() * &mu)));
+        rhs.rows_mut(nf, m).copy_from(&(-&cvec));
+        let sol = pinv_solve(&kkt, &rhs);
+        let mut delta = sol.rows(0, nf).into_owned();
+        let dn = d.amax();
+        if delta.amax() > dn && dn > 0.0 {
+            delta *= dn / delta.amax();
+        }
+        let mut trial = q.clone();
+        for (k, &i) in p.free.iter().enumerate() {
+            trial[i] += delta[k];
+        }
+        let ct = p.cost(&trial)?;
+        self.step = delta.amax();
+        if !ct.is_finite() {
+            self.step = 0.0;
+            return Ok((state.param(q).cost(c_old), None));
+        }
+        Ok((state.param(trial).cost(ct), None))
     }
 
     fn terminate(&mut self, state: &PState) -> TerminationStatus {
