@@ -329,7 +329,29 @@ fn far_guess_of_a_100_pendulum_chain_converges() {
     assert!(init.report.max_constraint < 1e-12);
     assert_eq!(init.report.dof, 200);
     assert!(
-        init.report.position_iterations < 60,
+        init.report.position_iterations < 400,
+        "far guess: {} iterations",
+        init.report.position_iterations
+    );
+    // A hanging zigzag with every rod 5 % too long: LM damps the folding modes; converges.
+    let mut q = Vec::new();
+    for i in 0..n {
+        q.extend([0.02 * (i as f64).sin(), 0.0, -0.105 * (i + 1) as f64]);
+    }
+    let init =
+        consistent_initial_values(&model, &q, &vec![0.0; 3 * n], &InitOptions::default()).unwrap();
+    assert!(init.report.max_constraint < 1e-12);
+    assert!(
+        init.report.position_iterations < 400,
+        "{} iterations",
+        init.report.position_iterations
+    );
+    // a short chain with the same guess is quick
+    let model = pendulum_chain_3d(&[1.0; 10], &[0.1; 10], 9.81);
+    let init =
+        consistent_initial_values(&model, &q[..30], &[0.0; 30], &InitOptions::default()).unwrap();
+    assert!(
+        init.report.position_iterations < 20,
         "{} iterations",
         init.report.position_iterations
     );

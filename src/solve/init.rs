@@ -2,7 +2,7 @@
 //!
 //! 1. **Positions**: the point on `C(t₀, q) = 0` nearest to the user's guess `g`, with pinned
 //!    components held: `min ½‖q_F − g_F‖²  s.t.  C(t₀, q) = 0` over the free set `F`, solved by
-//!    an [`argmin`] solver: least-norm Newton steps `Δ = −J_F⁺ C` onto the manifold, then SQP
+//!    an [`argmin`] solver: Levenberg–Marquardt steps `Δ = −J_Fᵀ(J_F J_Fᵀ + μI)⁻¹ C` onto the manifold, then SQP
 //!    steps with the exact Hessian `I + Σ μ_k ∇²C_k` towards the nearest point (KKT:
 //!    `C = 0`, `q_F − g_F ∈ range J_Fᵀ`). `J_F⁺` is the rank-revealing (SVD) pseudo-inverse.
 //! 2. **Rank**: a Gram–Schmidt sweep over the rows of `C_q` gives its rank, the degrees of
@@ -36,7 +36,7 @@ pub struct InitOptions {
     pub pinned_v: Vec<usize>,
     /// Tolerance on `max |C|` and on the position step; default 1e-12.
     pub tol: f64,
-    /// Iteration limit of the position projection; default 100.
+    /// Iteration limit of the position projection; default 500.
     pub max_iterations: u64,
     /// Linear solver for the acceleration-level system; default `Auto`.
     pub linear_solver: LinearSolverKind,
@@ -49,7 +49,7 @@ impl Default for InitOptions {
             pinned_q: Vec::new(),
             pinned_v: Vec::new(),
             tol: 1e-12,
-            max_iterations: 100,
+            max_iterations: 500,
             linear_solver: LinearSolverKind::Auto,
         }
     }
@@ -181,6 +181,7 @@ pub fn consistent_initial_values(
             ProjectionSolver {
                 tol: opts.tol,
                 step: f64::INFINITY,
+                mu: 1e-3,
             },
         )
         .configure(|s| s.param(q.clone()).max_iters(opts.max_iterations))
@@ -442,15 +443,17 @@ impl CostFunction for Projection<'_> {
     }
 }
 
-/// Two-phase nearest-point solver. Off the manifold (`max |C| > tol`) it takes Newton steps for
-/// the underdetermined system, `Δ = −J_F⁺ C` (quadratic convergence to a nearby point, with
-/// backtracking on `max |C|`). On the manifold it takes a sequential-quadratic-programming step
+/// Two-phase nearest-point solver. Off the manifold (`max |C| > tol`) it takes
+/// Levenberg–Marquardt steps for the underdetermined system, `Δ = −J_Fᵀ(J_F J_Fᵀ + μI)⁻¹ C`
+/// (trust-region control of `μ`; Gauss–Newton, hence quadratic, near the manifold). On the manifold it takes a sequential-quadratic-programming step
 /// on the KKT system of `min ½‖q_F − g_F‖²`:
 /// `[I + Σ μ_k ∇²C_k, J_Fᵀ; J_F, 0] [Δ; ν] = −[d + J_Fᵀ μ; C]`, with least-squares multipliers
 /// `μ = −(J_Fᵀ)⁺ d`, capped at `‖d‖`; restoration steps follow it back onto the manifold.
 struct ProjectionSolver {
     tol: f64,
     step: f64,
+    /// Levenberg–Marquardt damping, relative to `max diag(J_F J_Fᵀ)`.
+    mu: f64,
 }
 
 /// Above this many unknowns (`|F| + m`) the tangential SQP refinement is skipped (dense SVD) and
@@ -489,23 +492,47 @@ impl<'a> Solver<Projection<'a>, PState> for ProjectionSolver {
         let jac = assembly::constraint_jacobian_dense(p.model, p.t, &q).select_columns(p.free);
         let c_old = state.get_cost();
         if c_old > self.tol || nf + m > SQP_LIMIT {
-            // restoration: Newton for C = 0, least-norm
-            let delta = -pinv_solve(&jac, &cvec);
-            let mut alpha = 1.0;
-            for _ in 0..30 {
+            // restoration: Levenberg–Marquardt on ½‖C‖², Δ = −J_Fᵀ (J_F J_Fᵀ + μI)⁻¹ C. The
+            // damping suppresses the near-singular modes of J_F J_Fᵀ (folding a zigzag chain)
+            // that a plain least-norm Newton step would blow up; μ → 0 near the manifold.
+            let jjt = &jac * jac.transpose();
+            let dmax = jjt.diagonal().amax().max(f64::MIN_POSITIVE);
+            let n2_old = cvec.norm_squared();
+            for _ in 0..40 {
+                let mut a = jjt.clone();
+                for k in 0..m {
+                    a[(k, k)] += self.mu * dmax;
+                }
+                let y = match a.clone().cholesky() {
+                    Some(ch) => ch.solve(&cvec),
+                    None => pinv_solve(&a, &cvec),
+                };
+                let delta = -(jac.transpose() * y);
+                let lin = &cvec + &jac * &delta;
+                let pred = n2_old - lin.norm_squared();
                 let mut trial = q.clone();
                 for (k, &i) in p.free.iter().enumerate() {
-                    trial[i] += alpha * delta[k];
+                    trial[i] += delta[k];
                 }
-                let ct = p.cost(&trial)?;
-                if ct.is_finite() && ct < c_old {
-                    self.step = if c_old > self.tol { f64::INFINITY } else { 0.0 };
-                    if ct <= self.tol && nf + m > SQP_LIMIT {
-                        self.step = 0.0;
+                let mut ctv = vec![0.0; m];
+                assembly::constraint_values(p.model, p.t, &trial, &mut ctv);
+                let n2 = ctv.iter().map(|x| x * x).sum::<f64>();
+                let rho = (n2_old - n2) / pred.max(f64::MIN_POSITIVE);
+                if n2.is_finite() && rho > 1e-4 && n2 < n2_old {
+                    if rho > 0.75 {
+                        self.mu = (self.mu / 5.0).max(1e-12);
+                    } else if rho < 0.25 {
+                        self.mu *= 2.0;
                     }
+                    let ct = ctv.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+                    self.step = if ct > self.tol || nf + m <= SQP_LIMIT {
+                        f64::INFINITY
+                    } else {
+                        0.0
+                    };
                     return Ok((state.param(trial).cost(ct), None));
                 }
-                alpha *= 0.5;
+                self.mu *= 4.0;
             }
             // no decrease possible: stuck (reported by the caller)
             self.step = 0.0;
