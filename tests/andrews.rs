@@ -46,12 +46,10 @@ fn consistent_initialization_lands_on_published_values() {
         );
     }
     // The published λ uses M q̈ = f − Gᵀλ, as here.
-    for k in 0..6 {
+    for (k, (got, want)) in s.lambda.iter().zip(LAMBDA0).enumerate() {
         assert!(
-            (s.lambda[k] - LAMBDA0[k]).abs() < 1e-8 * LAMBDA0[0].abs(),
-            "lambda0[{k}] = {} vs {}",
-            s.lambda[k],
-            LAMBDA0[k]
+            (got - want).abs() < 1e-8 * LAMBDA0[0].abs(),
+            "lambda0[{k}] = {got} vs {want}"
         );
     }
     assert_eq!((init.report.dof, init.report.rank), (1, 6));

@@ -249,10 +249,10 @@ pub fn constraint_blocks<C: Constraint<N, M>, const N: usize, const M: usize>(
     };
     for k in 0..M {
         out.c[k] = c[k].re;
-        let g: nalgebra::SMatrix<f64, 1, N> = c[k].v1.clone().unwrap_generic(U1, Const::<N>);
+        let g: nalgebra::SMatrix<f64, 1, N> = c[k].v1.unwrap_generic(U1, Const::<N>);
         out.jac.set_row(k, &g);
         if lambda[k] != 0.0 {
-            let h = c[k].v2.clone().unwrap_generic(Const::<N>, Const::<N>);
+            let h = c[k].v2.unwrap_generic(Const::<N>, Const::<N>);
             out.hess_lambda += h * lambda[k];
         }
     }
@@ -317,6 +317,7 @@ pub(crate) struct Coefficients {
     pub stiffness: f64,
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(crate) trait LocalTerm: Send + Sync {
     fn add_residual(
         &self,

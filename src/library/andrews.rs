@@ -4,6 +4,8 @@
 //! Six loop-closure constraints. Parameters and the published form `M q̈ = f − Gᵀλ`:
 //! Hairer & Wanner, *Solving ODEs II*, §VII.7, and the CWI/Bari IVP test set.
 
+#![allow(clippy::excessive_precision)] // published values, kept as printed
+
 use crate::model::{Constraint, Model, Term};
 use nalgebra::SVector;
 use num_dual::DualNum;

@@ -136,7 +136,6 @@ pub struct Model {
 
 impl Model {
     /// Start building a model with `n` generalized coordinates.
-    #[must_use]
     pub fn builder(n: usize) -> ModelBuilder {
         ModelBuilder {
             n,
