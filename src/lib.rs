@@ -37,6 +37,11 @@ pub mod solve;
 
 pub use error::Error;
 
+/// The tutorial `docs/tutorial.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/tutorial.md")]
+pub struct Tutorial;
+
 /// What a user writing a mechanism needs in scope.
 pub mod prelude {
     pub use crate::error::Error;
