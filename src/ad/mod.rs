@@ -20,6 +20,7 @@
 //! The public functions here evaluate one local term or constraint; they are what the
 //! assembly calls and what tests compare with closed forms and finite differences.
 
+use crate::model::kernel::{ConstraintKernel, ConstraintSlots, KernelCoefficients, TermKernel};
 use crate::model::{Constraint, Term};
 use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
 use num_dual::{Dual, Dual2, Dual2SVec, Dual64, DualNum, DualSVec};
@@ -302,74 +303,30 @@ pub fn constraint_gamma<C: Constraint<N, M>, const N: usize, const M: usize>(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Type-erased local elements used by the assembly.
+// AD implementations of the element kernels.
 
-/// Where a term writes its matrix entries: `slots[i*N + j]` is the index in the global values
-/// array of entry `(idx[i], idx[j])`.
-pub(crate) struct Coefficients {
-    /// Factor on the residual (and on every matrix block).
-    pub scale: f64,
-    /// Factor on `M`.
-    pub mass: f64,
-    /// Factor on `∂r/∂v`.
-    pub damping: f64,
-    /// Factor on `∂r/∂q`.
-    pub stiffness: f64,
-}
-
-#[allow(clippy::too_many_arguments)]
-pub(crate) trait LocalTerm: Send + Sync {
-    fn add_residual(
-        &self,
-        idx: &[usize],
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        a: &[f64],
-        scale: f64,
-        r: &mut [f64],
-    );
-    #[allow(clippy::too_many_arguments)]
-    fn add_jacobian(
-        &self,
-        idx: &[usize],
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        a: &[f64],
-        c: &Coefficients,
-        r: &mut [f64],
-        values: &mut [f64],
-        slots: &[usize],
-    );
-    fn energy(&self, idx: &[usize], t: f64, q: &[f64], v: &[f64]) -> [f64; 3];
-    /// Dense blocks `(r, M, ∂r/∂v, ∂r/∂q)` for checks.
-    fn dense_blocks(
-        &self,
-        idx: &[usize],
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        a: &[f64],
-    ) -> [DMatrix<f64>; 4];
-}
-
-pub(crate) struct TermAd<T, const N: usize> {
+/// A [`Term`] turned into a [`TermKernel`] by forward AD.
+pub struct TermAd<T, const N: usize> {
     term: T,
 }
 
 impl<T, const N: usize> TermAd<T, N> {
+    /// Wrap a term.
     pub fn new(term: T) -> Self {
         Self { term }
     }
 }
 
+/// Local values `x[idx[i]]`.
 #[inline]
-fn gather<const N: usize>(idx: &[usize], x: &[f64]) -> SVector<f64, N> {
+pub fn gather<const N: usize>(idx: &[usize], x: &[f64]) -> SVector<f64, N> {
     SVector::from_fn(|i, _| x[idx[i]])
 }
 
-impl<T: Term<N>, const N: usize> LocalTerm for TermAd<T, N> {
+impl<T: Term<N>, const N: usize> TermKernel for TermAd<T, N> {
+    fn size(&self) -> usize {
+        N
+    }
     fn add_residual(
         &self,
         idx: &[usize],
@@ -398,7 +355,7 @@ impl<T: Term<N>, const N: usize> LocalTerm for TermAd<T, N> {
         q: &[f64],
         v: &[f64],
         a: &[f64],
-        c: &Coefficients,
+        c: &KernelCoefficients,
         r: &mut [f64],
         values: &mut [f64],
         slots: &[usize],
@@ -448,57 +405,14 @@ impl<T: Term<N>, const N: usize> LocalTerm for TermAd<T, N> {
     }
 }
 
-/// Slots of a constraint block in the global values array (row-major local indexing).
-pub(crate) struct ConstraintSlots<'a> {
-    /// `N×N`: `(idx[i], idx[j])`.
-    pub hess: &'a [usize],
-    /// `M×N`: `(n + row + k, idx[j])`.
-    pub jac: &'a [usize],
-    /// `M×N`: `(idx[j], n + row + k)`.
-    pub jac_t: &'a [usize],
-}
-
-pub(crate) trait LocalConstraint: Send + Sync {
-    fn rows(&self) -> usize;
-    fn value(&self, idx: &[usize], t: f64, q: &[f64], c: &mut [f64]);
-    /// Writes `C` into `c` and adds `C_qᵀ λ` into `r`.
-    fn add_residual(
-        &self,
-        idx: &[usize],
-        t: f64,
-        q: &[f64],
-        lambda: &[f64],
-        r: &mut [f64],
-        c: &mut [f64],
-    );
-    /// As `add_residual`, and adds `stiffness·Σλ∇²C`, `C_q`, `C_qᵀ` into `values`.
-    #[allow(clippy::too_many_arguments)]
-    fn add_jacobian(
-        &self,
-        idx: &[usize],
-        t: f64,
-        q: &[f64],
-        lambda: &[f64],
-        stiffness: f64,
-        r: &mut [f64],
-        c: &mut [f64],
-        values: &mut [f64],
-        slots: &ConstraintSlots,
-    );
-    /// Writes `C_q` into rows `row..row+M` of the dense `jac` (all `n` columns).
-    fn dense_jacobian(&self, idx: &[usize], t: f64, q: &[f64], row: usize, jac: &mut DMatrix<f64>);
-    fn time_derivative(&self, idx: &[usize], t: f64, q: &[f64], out: &mut [f64]);
-    fn gamma(&self, idx: &[usize], t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
-    /// `(C, C_q, Σλ∇²C)` for checks.
-    fn dense_blocks(&self, idx: &[usize], t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3];
-}
-
-pub(crate) struct ConstraintAd<C, const N: usize, const M: usize> {
+/// A [`Constraint`] turned into a [`ConstraintKernel`] by forward AD.
+pub struct ConstraintAd<C, const N: usize, const M: usize> {
     con: C,
     _p: PhantomData<[(); M]>,
 }
 
 impl<C, const N: usize, const M: usize> ConstraintAd<C, N, M> {
+    /// Wrap a constraint.
     pub fn new(con: C) -> Self {
         Self {
             con,
@@ -507,9 +421,12 @@ impl<C, const N: usize, const M: usize> ConstraintAd<C, N, M> {
     }
 }
 
-impl<C: Constraint<N, M>, const N: usize, const M: usize> LocalConstraint
+impl<C: Constraint<N, M>, const N: usize, const M: usize> ConstraintKernel
     for ConstraintAd<C, N, M>
 {
+    fn size(&self) -> usize {
+        N
+    }
     fn rows(&self) -> usize {
         M
     }
@@ -595,5 +512,92 @@ impl<C: Constraint<N, M>, const N: usize, const M: usize> LocalConstraint
             DMatrix::from_column_slice(M, N, b.jac.as_slice()),
             DMatrix::from_column_slice(N, N, b.hess_lambda.as_slice()),
         ]
+    }
+}
+
+/// Largest relative difference between two term kernels' residuals and Jacobian blocks at one
+/// point: `max_blocks ‖A − B‖_max / (1e-300 + max(‖A‖_max, ‖B‖_max))` over `r, M, ∂r/∂v, ∂r/∂q`.
+/// Use it to check a hand-written kernel against the AD kernel of the same physics.
+///
+/// ```
+/// use lagrangian::ad::{compare_term_kernels, TermAd};
+/// use lagrangian::library::elements::Spring;
+/// use lagrangian::library::mass_spring::SpringKernel;
+/// let (k, l, d) = (100.0, 1.0, 0.5);
+/// let hand = SpringKernel::<3>::new(k, l, d);
+/// let ad = TermAd::new(Spring::<3> { stiffness: k, rest_length: l, damping: d });
+/// let q = [0.0, 0.1, 0.0, 1.2, 0.3, -0.1];
+/// let v = [0.1, 0.0, 0.2, -0.3, 0.1, 0.0];
+/// assert!(compare_term_kernels(&hand, &ad, 0.0, &q, &v, &[0.0; 6]) < 1e-12);
+/// ```
+pub fn compare_term_kernels(
+    a: &dyn TermKernel,
+    b: &dyn TermKernel,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+    acc: &[f64],
+) -> f64 {
+    let idx: Vec<usize> = (0..a.size()).collect();
+    let ba = a.dense_blocks(&idx, t, q, v, acc);
+    let bb = b.dense_blocks(&idx, t, q, v, acc);
+    ba.iter()
+        .zip(&bb)
+        .map(|(x, y)| rel_diff(x, y))
+        .fold(0.0, f64::max)
+}
+
+/// As [`compare_term_kernels`] for constraint kernels: over `C`, `C_q`, `Σλ∇²C`, `C_t` and `γ`
+/// (`γ` relative to its natural size `‖∇²C‖ |v|² N`).
+pub fn compare_constraint_kernels(
+    a: &dyn ConstraintKernel,
+    b: &dyn ConstraintKernel,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+    lambda: &[f64],
+) -> f64 {
+    let idx: Vec<usize> = (0..a.size()).collect();
+    let ba = a.dense_blocks(&idx, t, q, lambda);
+    let bb = b.dense_blocks(&idx, t, q, lambda);
+    let m = a.rows();
+    let mut worst = ba
+        .iter()
+        .zip(&bb)
+        .map(|(x, y)| rel_diff(x, y))
+        .fold(0.0, f64::max);
+    let (mut xa, mut xb) = (vec![0.0; m], vec![0.0; m]);
+    a.time_derivative(&idx, t, q, &mut xa);
+    b.time_derivative(&idx, t, q, &mut xb);
+    worst = worst.max(rel_diff(
+        &DMatrix::from_vec(m, 1, xa.clone()),
+        &DMatrix::from_vec(m, 1, xb.clone()),
+    ));
+    // γ = C_qq(v,v) + …: relative to its natural size ‖∇²C‖ |v|² N (γ may vanish to round-off,
+    // e.g. for motion along a rod)
+    a.gamma(&idx, t, q, v, &mut xa);
+    b.gamma(&idx, t, q, v, &mut xb);
+    let hess = a.dense_blocks(&idx, t, q, &vec![1.0; m])[2].amax();
+    let vmax = v.iter().fold(0.0f64, |acc, x| acc.max(x.abs()));
+    let scale = hess * vmax * vmax * a.size() as f64;
+    for (ga, gb) in xa.iter().zip(&xb) {
+        let d = (ga - gb).abs();
+        if d > 0.0 {
+            worst = worst.max(d / (1e-300 + scale.max(ga.abs()).max(gb.abs())));
+        }
+    }
+    worst
+}
+
+fn rel_diff(x: &DMatrix<f64>, y: &DMatrix<f64>) -> f64 {
+    if x.shape() != y.shape() {
+        return f64::INFINITY;
+    }
+    let scale = x.amax().max(y.amax());
+    let d = (x - y).amax();
+    if d == 0.0 {
+        0.0
+    } else {
+        d / (1e-300 + scale)
     }
 }

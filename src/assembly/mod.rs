@@ -11,7 +11,7 @@
 //! element keeps the *slots* (positions in the values array, CSC order) of its entries, so
 //! assembling is a scatter-add into a preallocated array — no search, no allocation.
 
-use crate::ad::{Coefficients, ConstraintSlots};
+use crate::model::kernel::{ConstraintSlots, KernelCoefficients};
 use crate::model::Model;
 use std::collections::HashMap;
 
@@ -185,7 +185,7 @@ pub fn residual_and_matrix(
     res.fill(0.0);
     values.fill(0.0);
     let (r, c) = res.split_at_mut(n);
-    let coef = Coefficients {
+    let coef = KernelCoefficients {
         scale: k.scale,
         mass: k.mass,
         damping: k.damping,

@@ -146,3 +146,101 @@ macro_rules! impl_spring {
 }
 impl_spring!(2, 4);
 impl_spring!(3, 6);
+
+/// A spring from a fixed point `p` to a point `x = q`, as [`Spring`] with the first end fixed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AnchoredSpring<const D: usize> {
+    /// The fixed end.
+    pub anchor: [f64; D],
+    /// Stiffness `k`.
+    pub stiffness: f64,
+    /// Rest length `ℓ₀`.
+    pub rest_length: f64,
+    /// Axial damping `c`.
+    pub damping: f64,
+}
+
+impl<const D: usize> Term<D> for AnchoredSpring<D> {
+    fn potential<T: DualNum<Primitive = f64> + Copy>(&self, _t: T, q: &SVector<T, D>) -> T {
+        let mut s = T::from(0.0);
+        for k in 0..D {
+            let d = q[k] - self.anchor[k];
+            s += d * d;
+        }
+        let stretch = s.sqrt() - self.rest_length;
+        stretch * stretch * (0.5 * self.stiffness)
+    }
+    fn dissipation<T: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: T,
+        q: &SVector<T, D>,
+        v: &SVector<T, D>,
+    ) -> T {
+        if self.damping == 0.0 {
+            return T::from(0.0);
+        }
+        let (mut s, mut p) = (T::from(0.0), T::from(0.0));
+        for k in 0..D {
+            let d = q[k] - self.anchor[k];
+            s += d * d;
+            p += d * v[k];
+        }
+        p * p / s * (0.5 * self.damping)
+    }
+    fn has_dissipation_or_force(&self) -> bool {
+        self.damping != 0.0
+    }
+}
+
+/// Seed 000's distance constraint between two points: `C = |x₂ − x₁| − ℓ` (a length, so `λ` is
+/// the rod force).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Distance<const D: usize> {
+    /// Length `ℓ`.
+    pub length: f64,
+}
+
+macro_rules! impl_distance {
+    ($d:literal, $n:literal) => {
+        impl Constraint<$n, 1> for Distance<$d> {
+            fn constraint<T: DualNum<Primitive = f64> + Copy>(
+                &self,
+                _t: T,
+                q: &SVector<T, $n>,
+            ) -> SVector<T, 1> {
+                let mut s = T::from(0.0);
+                for k in 0..$d {
+                    let d = q[$d + k] - q[k];
+                    s += d * d;
+                }
+                SVector::from([s.sqrt() - self.length])
+            }
+        }
+    };
+}
+impl_distance!(2, 4);
+impl_distance!(3, 6);
+
+/// `C = |x − p| − ℓ` to a fixed point `p`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AnchoredDistance<const D: usize> {
+    /// The fixed point.
+    pub anchor: [f64; D],
+    /// Length `ℓ`.
+    pub length: f64,
+}
+
+impl<const D: usize> Constraint<D, 1> for AnchoredDistance<D> {
+    fn constraint<T: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: T,
+        q: &SVector<T, D>,
+    ) -> SVector<T, 1> {
+        let mut s = T::from(0.0);
+        for k in 0..D {
+            let d = q[k] - self.anchor[k];
+            s += d * d;
+        }
+        SVector::from([s.sqrt() - self.length])
+    }
+}

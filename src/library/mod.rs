@@ -2,4 +2,5 @@
 
 pub mod andrews;
 pub mod elements;
+pub mod mass_spring;
 pub mod pendulum;

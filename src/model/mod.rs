@@ -37,8 +37,11 @@
 //! assert_eq!((model.n_coords(), model.n_constraints()), (2, 1));
 //! ```
 
-use crate::ad::{ConstraintAd, LocalConstraint, LocalTerm, TermAd};
+pub mod kernel;
+
+use crate::ad::{ConstraintAd, TermAd};
 use crate::error::ModelError;
+pub use kernel::{ConstraintKernel, ConstraintSlots, KernelCoefficients, TermKernel};
 use nalgebra::SVector;
 use num_dual::DualNum;
 
@@ -122,7 +125,7 @@ pub(crate) struct PlacedConstraint {
     pub indices: Vec<usize>,
     /// First multiplier (global constraint row) of this block.
     pub row: usize,
-    pub item: Box<dyn LocalConstraint>,
+    pub item: Box<dyn ConstraintKernel>,
 }
 
 /// A mechanism: `n` generalized coordinates, a sum of Lagrangian terms and constraint blocks.
@@ -130,7 +133,7 @@ pub struct Model {
     pub(crate) n: usize,
     pub(crate) m: usize,
     pub(crate) names: Vec<String>,
-    pub(crate) terms: Vec<Placed<dyn LocalTerm>>,
+    pub(crate) terms: Vec<Placed<dyn TermKernel>>,
     pub(crate) constraints: Vec<PlacedConstraint>,
 }
 
@@ -184,7 +187,7 @@ pub struct ModelBuilder {
     n: usize,
     m: usize,
     names: Vec<String>,
-    terms: Vec<Placed<dyn LocalTerm>>,
+    terms: Vec<Placed<dyn TermKernel>>,
     constraints: Vec<PlacedConstraint>,
     error: Option<ModelError>,
 }
@@ -275,6 +278,52 @@ impl ModelBuilder {
                 item: Box::new(ConstraintAd::new(constraint)),
             });
             self.m += M;
+        }
+    }
+
+    /// Add a type-erased term kernel (hand-written or AD) on the global coordinates `indices`.
+    pub fn add_term_kernel(&mut self, indices: &[usize], kernel: Box<dyn TermKernel>) {
+        if kernel.size() != indices.len() && self.error.is_none() {
+            self.error = Some(ModelError::Invalid(format!(
+                "a term kernel of size {} was given {} indices",
+                kernel.size(),
+                indices.len()
+            )));
+            return;
+        }
+        if self.check("term", indices) {
+            self.terms.push(Placed {
+                indices: indices.to_vec(),
+                item: kernel,
+            });
+        }
+    }
+
+    /// Add a named type-erased constraint kernel on the global coordinates `indices`.
+    pub fn add_constraint_kernel(
+        &mut self,
+        name: impl Into<String>,
+        indices: &[usize],
+        kernel: Box<dyn ConstraintKernel>,
+    ) {
+        let name = name.into();
+        if kernel.size() != indices.len() && self.error.is_none() {
+            self.error = Some(ModelError::Invalid(format!(
+                "constraint '{name}': a kernel of size {} was given {} indices",
+                kernel.size(),
+                indices.len()
+            )));
+            return;
+        }
+        if self.check(&format!("constraint '{name}'"), indices) {
+            let rows = kernel.rows();
+            self.constraints.push(PlacedConstraint {
+                name,
+                indices: indices.to_vec(),
+                row: self.m,
+                item: kernel,
+            });
+            self.m += rows;
         }
     }
 

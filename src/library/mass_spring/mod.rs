@@ -1,0 +1,492 @@
+//! Mass–spring networks in 2D and 3D (seeds 000, 001): masses, fixed points, springs with
+//! optional axial damping, distance constraints, gravity and time-dependent loads — a mechanism
+//! definition on the toolkit, integrated by the same generalized-α solver.
+//!
+//! ```
+//! use lagrangian::library::mass_spring::MassSpringSystem;
+//! // Seed 000's Python example: a fixed point, two masses, two springs, one distance constraint.
+//! let mut mss = MassSpringSystem::<3>::new([0.0, -9.81, 0.0]);
+//! let f = mss.add_fix([0.0, 0.0, 0.0]);
+//! let m1 = mss.add_mass(1.0, [1.0, 0.0, 0.0]);
+//! let m2 = mss.add_mass(1.0, [2.0, 0.0, 0.0]);
+//! mss.add_spring(f, m1, 1.0, 20.0);
+//! mss.add_spring(m1, m2, 1.0, 20.0);
+//! mss.add_distance_constraint(m1, m2, 1.0);
+//! mss.simulate(5.0, 500).unwrap();
+//! let (p1, p2) = (mss.position(m1), mss.position(m2));
+//! let d: f64 = (0..3).map(|k| (p2[k] - p1[k]).powi(2)).sum::<f64>().sqrt();
+//! assert!((d - 1.0).abs() < 1e-10);        // the constraint holds
+//! assert!(mss.time() == 5.0 && mss.constraint_forces()[0].is_finite());
+//! ```
+
+mod kernels;
+
+pub use kernels::{DistanceKernel, LoadKernel, PointMassKernel, SpringKernel};
+
+use crate::ad::{ConstraintAd, TermAd};
+use crate::error::Error;
+use crate::library::elements::{AnchoredDistance, AnchoredSpring, Distance, Particle, Spring};
+use crate::model::{ConstraintKernel, Model, TermKernel};
+use crate::output::{Solution, State};
+use crate::solve::{consistent_initial_values, GenAlpha, GenAlphaOptions, InitOptions, InitReport};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A node of the network: a mass (with coordinates) or a fixed point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    /// Index into the masses.
+    Mass(usize),
+    /// Index into the fixed points.
+    Fix(usize),
+}
+
+/// A point mass with its state.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mass<const D: usize> {
+    /// Mass.
+    pub mass: f64,
+    /// Position.
+    pub pos: [f64; D],
+    /// Velocity.
+    pub vel: [f64; D],
+}
+
+/// A spring between two nodes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpringDef {
+    /// End points.
+    pub nodes: [Node; 2],
+    /// Rest length.
+    pub rest_length: f64,
+    /// Stiffness.
+    pub stiffness: f64,
+    /// Axial damping (Rayleigh `½ c (d/dt |x₂ − x₁|)²`).
+    pub damping: f64,
+}
+
+/// A distance constraint `|x₂ − x₁| = ℓ` between two nodes (not both fixed).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DistanceDef {
+    /// End points.
+    pub nodes: [Node; 2],
+    /// Length.
+    pub length: f64,
+}
+
+/// How the elements' derivatives are computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Derivatives {
+    /// Hand-derived residuals and Jacobians (fast; the default).
+    #[default]
+    Hand,
+    /// Forward AD of the same energies and constraints (the reference).
+    Ad,
+}
+
+/// Time-dependent force on a node.
+pub type LoadFn<const D: usize> = Arc<dyn Fn(f64) -> [f64; D] + Send + Sync>;
+
+/// Settings of [`MassSpringSystem::simulate`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct MassSpringOptions {
+    /// Spectral radius at infinity; default 0.8.
+    pub rho_inf: f64,
+    /// Newton tolerance; default 1e-10 (networks are large; see `GenAlphaOptions`).
+    pub newton_tol: f64,
+    /// Reuse the factorization (modified Newton); default true.
+    pub reuse_factorization: bool,
+    /// Keep a record every `output_every` steps (the first and last always); default: only those.
+    pub output_every: usize,
+    /// Hand-derived or AD kernels; default hand-derived.
+    pub derivatives: Derivatives,
+}
+
+impl Default for MassSpringOptions {
+    fn default() -> Self {
+        MassSpringOptions {
+            rho_inf: 0.8,
+            newton_tol: 1e-10,
+            reuse_factorization: true,
+            output_every: usize::MAX,
+            derivatives: Derivatives::Hand,
+        }
+    }
+}
+
+/// Figures of the last [`MassSpringSystem::simulate`] call.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunInfo {
+    /// Seconds to build the model, the pattern, the symbolic factorization and consistent
+    /// initial values.
+    pub build_seconds: f64,
+    /// The consistent initialization report.
+    pub init: Option<InitReport>,
+}
+
+/// A mass–spring network in `D = 2` or `3` dimensions.
+#[derive(Clone)]
+pub struct MassSpringSystem<const D: usize> {
+    /// Gravity (acceleration vector).
+    pub gravity: [f64; D],
+    /// Masses with their current state.
+    pub masses: Vec<Mass<D>>,
+    /// Fixed points.
+    pub fixes: Vec<[f64; D]>,
+    /// Springs.
+    pub springs: Vec<SpringDef>,
+    /// Distance constraints.
+    pub constraints: Vec<DistanceDef>,
+    /// Loads: mass index and force.
+    pub loads: Vec<(usize, LoadFn<D>)>,
+    /// Simulation settings.
+    pub options: MassSpringOptions,
+    t: f64,
+    lambda: Vec<f64>,
+    info: RunInfo,
+}
+
+impl<const D: usize> MassSpringSystem<D> {
+    /// An empty network with the given gravity vector.
+    pub fn new(gravity: [f64; D]) -> Self {
+        assert!(D == 2 || D == 3, "mass–spring networks are 2D or 3D");
+        MassSpringSystem {
+            gravity,
+            masses: Vec::new(),
+            fixes: Vec::new(),
+            springs: Vec::new(),
+            constraints: Vec::new(),
+            loads: Vec::new(),
+            options: MassSpringOptions::default(),
+            t: 0.0,
+            lambda: Vec::new(),
+            info: RunInfo::default(),
+        }
+    }
+    /// Add a mass at rest.
+    pub fn add_mass(&mut self, mass: f64, pos: [f64; D]) -> Node {
+        self.add_mass_with_velocity(mass, pos, [0.0; D])
+    }
+    /// Add a mass with an initial velocity.
+    pub fn add_mass_with_velocity(&mut self, mass: f64, pos: [f64; D], vel: [f64; D]) -> Node {
+        self.masses.push(Mass { mass, pos, vel });
+        Node::Mass(self.masses.len() - 1)
+    }
+    /// Add a fixed point.
+    pub fn add_fix(&mut self, pos: [f64; D]) -> Node {
+        self.fixes.push(pos);
+        Node::Fix(self.fixes.len() - 1)
+    }
+    /// Add a spring `(rest length, stiffness)` between two nodes (seed order).
+    pub fn add_spring(&mut self, a: Node, b: Node, rest_length: f64, stiffness: f64) {
+        self.add_damped_spring(a, b, rest_length, stiffness, 0.0);
+    }
+    /// Add a spring with axial damping.
+    pub fn add_damped_spring(
+        &mut self,
+        a: Node,
+        b: Node,
+        rest_length: f64,
+        stiffness: f64,
+        damping: f64,
+    ) {
+        self.springs.push(SpringDef {
+            nodes: [a, b],
+            rest_length,
+            stiffness,
+            damping,
+        });
+    }
+    /// Add a distance constraint (a rigid massless rod) of the given length.
+    pub fn add_distance_constraint(&mut self, a: Node, b: Node, length: f64) {
+        self.constraints.push(DistanceDef {
+            nodes: [a, b],
+            length,
+        });
+    }
+    /// Add a time-dependent force on a mass.
+    pub fn add_load(
+        &mut self,
+        node: Node,
+        force: impl Fn(f64) -> [f64; D] + Send + Sync + 'static,
+    ) {
+        if let Node::Mass(i) = node {
+            self.loads.push((i, Arc::new(force)));
+        }
+    }
+    /// A chain of `n` masses from node `from` towards `to`, equally spaced, joined by springs
+    /// whose rest length is the spacing; returns the new masses. The last mass sits at `to`.
+    pub fn add_chain(
+        &mut self,
+        from: Node,
+        to: [f64; D],
+        n: usize,
+        mass: f64,
+        stiffness: f64,
+        damping: f64,
+    ) -> Vec<Node> {
+        let p0 = self.node_position(from);
+        let mut prev = from;
+        let mut out = Vec::with_capacity(n);
+        let step: [f64; D] = std::array::from_fn(|k| (to[k] - p0[k]) / n as f64);
+        let len = step.iter().map(|x| x * x).sum::<f64>().sqrt();
+        for i in 1..=n {
+            let p: [f64; D] = std::array::from_fn(|k| p0[k] + step[k] * i as f64);
+            let m = self.add_mass(mass, p);
+            self.add_damped_spring(prev, m, len, stiffness, damping);
+            prev = m;
+            out.push(m);
+        }
+        out
+    }
+
+    /// Current position of a node.
+    pub fn node_position(&self, n: Node) -> [f64; D] {
+        match n {
+            Node::Mass(i) => self.masses[i].pos,
+            Node::Fix(i) => self.fixes[i],
+        }
+    }
+    /// Current position of a mass node (fixed points: their position).
+    pub fn position(&self, n: Node) -> [f64; D] {
+        self.node_position(n)
+    }
+    /// Current velocity of a node (zero for fixed points).
+    pub fn velocity(&self, n: Node) -> [f64; D] {
+        match n {
+            Node::Mass(i) => self.masses[i].vel,
+            Node::Fix(_) => [0.0; D],
+        }
+    }
+    /// Current time.
+    pub fn time(&self) -> f64 {
+        self.t
+    }
+    /// Multipliers of the distance constraints after the last simulation: the rod forces
+    /// (`C = |x₂ − x₁| − ℓ`, so `λ > 0` means tension pulling the ends together).
+    pub fn constraint_forces(&self) -> &[f64] {
+        &self.lambda
+    }
+    /// Figures of the last simulation.
+    pub fn info(&self) -> &RunInfo {
+        &self.info
+    }
+    /// Number of generalized coordinates (`D` per mass).
+    pub fn n_coords(&self) -> usize {
+        D * self.masses.len()
+    }
+
+    fn coords(&self, node: Node) -> Option<[usize; D]> {
+        match node {
+            Node::Mass(i) => Some(std::array::from_fn(|k| D * i + k)),
+            Node::Fix(_) => None,
+        }
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        use crate::error::ModelError::Invalid;
+        let node_ok = |n: Node| match n {
+            Node::Mass(i) => i < self.masses.len(),
+            Node::Fix(i) => i < self.fixes.len(),
+        };
+        for (i, m) in self.masses.iter().enumerate() {
+            if !(m.mass > 0.0) || m.pos.iter().chain(&m.vel).any(|x| !x.is_finite()) {
+                return Err(Invalid(format!(
+                    "mass {i}: mass must be positive and its state finite"
+                ))
+                .into());
+            }
+        }
+        for (i, s) in self.springs.iter().enumerate() {
+            if !s.nodes.iter().all(|&n| node_ok(n)) || s.nodes[0] == s.nodes[1] {
+                return Err(Invalid(format!("spring {i} joins unknown or identical nodes")).into());
+            }
+            if !(s.rest_length >= 0.0) || !(s.stiffness >= 0.0) || !(s.damping >= 0.0) {
+                return Err(Invalid(format!(
+                    "spring {i}: rest length, stiffness and damping must be ≥ 0"
+                ))
+                .into());
+            }
+        }
+        for (i, c) in self.constraints.iter().enumerate() {
+            if !c.nodes.iter().all(|&n| node_ok(n)) || c.nodes[0] == c.nodes[1] {
+                return Err(Invalid(format!(
+                    "distance constraint {i} joins unknown or identical nodes"
+                ))
+                .into());
+            }
+            if matches!(c.nodes, [Node::Fix(_), Node::Fix(_)]) {
+                return Err(
+                    Invalid(format!("distance constraint {i} joins two fixed points")).into(),
+                );
+            }
+            if !(c.length > 0.0) {
+                return Err(
+                    Invalid(format!("distance constraint {i}: length must be positive")).into(),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The network as a [`Model`] (`D` coordinates per mass, in order).
+    pub fn model(&self, derivatives: Derivatives) -> Result<Model, Error> {
+        self.check()?;
+        let n = self.n_coords();
+        let axes = ["x", "y", "z"];
+        let mut b = Model::builder(n)
+            .coordinate_names((0..n).map(|i| format!("m{}.{}", i / D, axes[i % D])));
+        let hand = derivatives == Derivatives::Hand;
+        for (i, m) in self.masses.iter().enumerate() {
+            let idx: [usize; D] = std::array::from_fn(|k| D * i + k);
+            let k: Box<dyn TermKernel> = if hand {
+                Box::new(PointMassKernel {
+                    mass: m.mass,
+                    gravity: self.gravity,
+                })
+            } else {
+                Box::new(TermAd::new(Particle {
+                    mass: m.mass,
+                    gravity: self.gravity,
+                }))
+            };
+            b.add_term_kernel(&idx, k);
+        }
+        for s in &self.springs {
+            let (k, l, c) = (s.stiffness, s.rest_length, s.damping);
+            match (self.coords(s.nodes[0]), self.coords(s.nodes[1])) {
+                (Some(a), Some(bb)) => {
+                    let idx: Vec<usize> = a.iter().chain(&bb).copied().collect();
+                    let kern: Box<dyn TermKernel> = match (hand, D) {
+                        (true, _) => Box::new(SpringKernel::<D>::new(k, l, c)),
+                        (false, 2) => Box::new(TermAd::new(Spring::<2> {
+                            stiffness: k,
+                            rest_length: l,
+                            damping: c,
+                        })),
+                        _ => Box::new(TermAd::new(Spring::<3> {
+                            stiffness: k,
+                            rest_length: l,
+                            damping: c,
+                        })),
+                    };
+                    b.add_term_kernel(&idx, kern);
+                }
+                (Some(x), None) | (None, Some(x)) => {
+                    let fixed = if self.coords(s.nodes[0]).is_none() {
+                        s.nodes[0]
+                    } else {
+                        s.nodes[1]
+                    };
+                    let p = self.node_position(fixed);
+                    let kern: Box<dyn TermKernel> = if hand {
+                        Box::new(SpringKernel::<D>::anchored(p, k, l, c))
+                    } else {
+                        Box::new(TermAd::new(AnchoredSpring {
+                            anchor: p,
+                            stiffness: k,
+                            rest_length: l,
+                            damping: c,
+                        }))
+                    };
+                    b.add_term_kernel(&x, kern);
+                }
+                (None, None) => {} // between two fixed points: no effect
+            }
+        }
+        for (i, f) in &self.loads {
+            let idx: [usize; D] = std::array::from_fn(|k| D * i + k);
+            b.add_term_kernel(&idx, Box::new(LoadKernel { force: f.clone() }));
+        }
+        for (ci, c) in self.constraints.iter().enumerate() {
+            let name = format!("distance {ci}");
+            match (self.coords(c.nodes[0]), self.coords(c.nodes[1])) {
+                (Some(a), Some(bb)) => {
+                    let idx: Vec<usize> = a.iter().chain(&bb).copied().collect();
+                    let kern: Box<dyn ConstraintKernel> = match (hand, D) {
+                        (true, _) => Box::new(DistanceKernel::<D> {
+                            length: c.length,
+                            anchor: None,
+                        }),
+                        (false, 2) => {
+                            Box::new(ConstraintAd::new(Distance::<2> { length: c.length }))
+                        }
+                        _ => Box::new(ConstraintAd::new(Distance::<3> { length: c.length })),
+                    };
+                    b.add_constraint_kernel(name, &idx, kern);
+                }
+                (Some(x), None) | (None, Some(x)) => {
+                    let fixed = if self.coords(c.nodes[0]).is_none() {
+                        c.nodes[0]
+                    } else {
+                        c.nodes[1]
+                    };
+                    let p = self.node_position(fixed);
+                    let kern: Box<dyn ConstraintKernel> = if hand {
+                        Box::new(DistanceKernel::<D> {
+                            length: c.length,
+                            anchor: Some(p),
+                        })
+                    } else {
+                        Box::new(ConstraintAd::new(AnchoredDistance {
+                            anchor: p,
+                            length: c.length,
+                        }))
+                    };
+                    b.add_constraint_kernel(name, &x, kern);
+                }
+                (None, None) => unreachable!("checked"),
+            }
+        }
+        Ok(b.build()?)
+    }
+
+    /// Current positions and velocities as coordinate vectors.
+    pub fn state_vectors(&self) -> (Vec<f64>, Vec<f64>) {
+        let q = self.masses.iter().flat_map(|m| m.pos).collect();
+        let v = self.masses.iter().flat_map(|m| m.vel).collect();
+        (q, v)
+    }
+
+    /// Integrate from the current state over `t_end` seconds in `steps` equal steps (seed
+    /// semantics: `simulate(tend, steps)`), with consistent initial values first. Positions,
+    /// velocities and constraint forces are updated; the records asked for by
+    /// `options.output_every` are returned. On error the system is left unchanged.
+    pub fn simulate(&mut self, t_end: f64, steps: usize) -> Result<Solution, Error> {
+        use crate::error::SolveError::BadOptions;
+        if steps == 0 || !(t_end > 0.0) {
+            return Err(BadOptions(format!(
+                "simulate({t_end}, {steps}): need t_end > 0 and steps > 0"
+            ))
+            .into());
+        }
+        let start = Instant::now();
+        let model = self.model(self.options.derivatives)?;
+        let (q, v) = self.state_vectors();
+        let init = consistent_initial_values(&model, &q, &v, &InitOptions::default().t0(self.t))?;
+        let h = t_end / steps as f64;
+        let opts = GenAlphaOptions::new(h)
+            .rho_inf(self.options.rho_inf)
+            .newton_tol(self.options.newton_tol)
+            .reuse_factorization(self.options.reuse_factorization)
+            .output_every(self.options.output_every);
+        let mut g = GenAlpha::new(&model, &init.state, opts)?;
+        let build_seconds = start.elapsed().as_secs_f64();
+        let sol = g.run(self.t + t_end)?;
+        self.apply(&sol.last().state);
+        self.info = RunInfo {
+            build_seconds,
+            init: Some(init.report),
+        };
+        Ok(sol)
+    }
+
+    fn apply(&mut self, s: &State) {
+        for (i, m) in self.masses.iter_mut().enumerate() {
+            m.pos = std::array::from_fn(|k| s.q[D * i + k]);
+            m.vel = std::array::from_fn(|k| s.v[D * i + k]);
+        }
+        self.t = s.t;
+        self.lambda = s.lambda.clone();
+    }
+}
