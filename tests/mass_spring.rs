@@ -189,7 +189,7 @@ fn truss_rk4(t_end: f64, h: f64) -> Vec<f64> {
     let amp = 2.0 + Lcg(5).next();
     let rhs = |t: f64, y: &[f64]| -> Vec<f64> {
         let (q, v) = y.split_at(6);
-        let mut f = vec![0.0; 6];
+        let mut f = [0.0; 6];
         for (i, m) in masses.iter().enumerate() {
             f[2 * i + 1] -= m * 9.81;
         }

@@ -64,8 +64,10 @@ pub struct Stats {
     pub residual_evaluations: usize,
     /// Jacobian (iteration matrix) assemblies.
     pub jacobian_evaluations: usize,
-    /// Numeric LU factorizations.
+    /// Factorizations of the iteration matrix (LU, or inverted diagonal for `Jacobi`).
     pub factorizations: usize,
+    /// Switches from the diagonal approximation to the sparse LU.
+    pub solver_switches: usize,
     /// Wall-clock seconds spent in stepping.
     pub solve_seconds: f64,
 }

@@ -413,6 +413,7 @@ impl<'m> GenAlpha<'m> {
         let reuse = self.opts.reuse_factorization;
         let mut err_prev = f64::INFINITY;
         let mut iterations = 0usize;
+        let mut fresh_this_step = false;
         let mut fresh_run = 0usize; // consecutive iterations with a fresh matrix and no contraction
         loop {
             self.residual(t1);
@@ -436,16 +437,49 @@ impl<'m> GenAlpha<'m> {
                 });
             }
             let theta = err / err_prev;
+            if self.lin.is_approximate() && fresh_this_step && theta > self.opts.reuse_contraction {
+                // the diagonal approximation contracts poorly even when fresh: use the LU for good
+                self.lin =
+                    LinearSolver::new(LinearSolverKind::Sparse, &self.pattern).map_err(|s| {
+                        SolveError::SingularMatrix {
+                            t: t1,
+                            step,
+                            detail: format!(": {}", s.detail),
+                        }
+                    })?;
+                self.factor_valid = false;
+                self.stats.solver_switches += 1;
+            }
+            let approx = self.lin.is_approximate();
             let need = !reuse || !self.factor_valid || theta > self.opts.reuse_contraction;
             if need {
                 self.assemble_matrix(t1);
-                self.lin
-                    .factorize(&self.pattern, &self.values)
-                    .map_err(|s| SolveError::SingularMatrix {
-                        t: t1,
-                        step,
-                        detail: format!(": {}", s.detail),
-                    })?;
+                fresh_this_step = true;
+                if let Err(s) = self.lin.factorize(&self.pattern, &self.values) {
+                    if !approx {
+                        return Err(SolveError::SingularMatrix {
+                            t: t1,
+                            step,
+                            detail: format!(": {}", s.detail),
+                        });
+                    }
+                    // a zero diagonal: fall back to the LU
+                    self.lin = LinearSolver::new(LinearSolverKind::Sparse, &self.pattern).map_err(
+                        |s| SolveError::SingularMatrix {
+                            t: t1,
+                            step,
+                            detail: format!(": {}", s.detail),
+                        },
+                    )?;
+                    self.stats.solver_switches += 1;
+                    self.lin
+                        .factorize(&self.pattern, &self.values)
+                        .map_err(|s| SolveError::SingularMatrix {
+                            t: t1,
+                            step,
+                            detail: format!(": {}", s.detail),
+                        })?;
+                }
                 self.stats.factorizations += 1;
                 self.factor_valid = true;
                 if theta >= 1.0 {

@@ -5,6 +5,12 @@
 //! * [`LinearSolverKind::Sparse`]: faer's sparse LU. The symbolic analysis (fill-reducing column
 //!   ordering, elimination structure) is done once from the pattern; each refactorization reuses it
 //!   and the numeric storage and scratch memory allocated the first time.
+//! * [`LinearSolverKind::Jacobi`]: the diagonal of the iteration matrix only. For large
+//!   unconstrained networks at small steps the scaled matrix `c_M M + γh D + βh² K` is dominated
+//!   by the mass term, so Newton with its diagonal contracts by about `βh² k/(c_M m)` per
+//!   iteration while each iteration costs one residual — far cheaper than streaming through LU
+//!   factors of a 2D or 3D mesh. `Auto` starts there for large systems without constraints and
+//!   switches to the sparse LU for good as soon as a fresh diagonal contracts poorly.
 
 use crate::assembly::Pattern;
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
@@ -24,6 +30,8 @@ pub enum LinearSolverKind {
     Dense,
     /// Sparse LU (faer) with a symbolic factorization computed once.
     Sparse,
+    /// Diagonal of the iteration matrix (unconstrained systems only); see the module docs.
+    Jacobi,
 }
 
 /// Largest system (`n + m`) that `Auto` solves densely.
@@ -39,20 +47,36 @@ pub struct Singular {
 pub(crate) enum LinearSolver {
     Dense(DenseLu),
     Sparse(Box<SparseLu>),
+    Jacobi(Jacobi),
 }
 
 impl LinearSolver {
+    /// The solver for `kind`. `Auto` gives dense LU up to [`DENSE_LIMIT`] unknowns, else Jacobi
+    /// when every row has a diagonal entry (no constraints), else sparse LU.
     pub fn new(kind: LinearSolverKind, pattern: &Pattern) -> Result<Self, Singular> {
-        let dense = match kind {
-            LinearSolverKind::Auto => pattern.dim <= DENSE_LIMIT,
-            LinearSolverKind::Dense => true,
-            LinearSolverKind::Sparse => false,
-        };
-        Ok(if dense {
-            LinearSolver::Dense(DenseLu::new(pattern))
-        } else {
-            LinearSolver::Sparse(Box::new(SparseLu::new(pattern)?))
+        let has_diag = pattern.dim == pattern.diag_slots.len()
+            && pattern.diag_slots.iter().all(Option::is_some);
+        Ok(match kind {
+            LinearSolverKind::Auto if pattern.dim <= DENSE_LIMIT => {
+                LinearSolver::Dense(DenseLu::new(pattern))
+            }
+            LinearSolverKind::Auto if has_diag => LinearSolver::Jacobi(Jacobi::new(pattern)),
+            LinearSolverKind::Dense => LinearSolver::Dense(DenseLu::new(pattern)),
+            LinearSolverKind::Jacobi if has_diag => LinearSolver::Jacobi(Jacobi::new(pattern)),
+            LinearSolverKind::Jacobi => {
+                return Err(Singular {
+                    detail:
+                        "the Jacobi solver needs a diagonal entry in every row (no constraints)"
+                            .into(),
+                })
+            }
+            _ => LinearSolver::Sparse(Box::new(SparseLu::new(pattern)?)),
         })
+    }
+
+    /// Whether this is an approximate (non-factorizing) solver.
+    pub fn is_approximate(&self) -> bool {
+        matches!(self, LinearSolver::Jacobi(_))
     }
 
     /// Factorize the matrix whose values (pattern order) are `values`.
@@ -60,6 +84,7 @@ impl LinearSolver {
         match self {
             LinearSolver::Dense(d) => d.factorize(values),
             LinearSolver::Sparse(s) => s.factorize(pattern, values),
+            LinearSolver::Jacobi(j) => j.factorize(values),
         }
     }
 
@@ -68,6 +93,7 @@ impl LinearSolver {
         match self {
             LinearSolver::Dense(d) => d.solve(rhs),
             LinearSolver::Sparse(s) => s.solve(rhs),
+            LinearSolver::Jacobi(j) => j.solve(rhs),
         }
         if rhs.iter().all(|x| x.is_finite()) {
             Ok(())
@@ -242,5 +268,38 @@ impl SparseLu {
             Par::Seq,
             MemStack::new(&mut self.mem),
         );
+    }
+}
+
+/// Diagonal approximation of the iteration matrix.
+pub(crate) struct Jacobi {
+    slots: Vec<usize>,
+    inv: Vec<f64>,
+}
+
+impl Jacobi {
+    fn new(p: &Pattern) -> Self {
+        let slots: Vec<usize> = p.diag_slots.iter().map(|s| s.expect("checked")).collect();
+        Jacobi {
+            inv: vec![0.0; slots.len()],
+            slots,
+        }
+    }
+    fn factorize(&mut self, values: &[f64]) -> Result<(), Singular> {
+        for (i, (&s, inv)) in self.slots.iter().zip(self.inv.iter_mut()).enumerate() {
+            let d = values[s];
+            if d == 0.0 || !d.is_finite() {
+                return Err(Singular {
+                    detail: format!("zero or non-finite diagonal entry in row {i}"),
+                });
+            }
+            *inv = 1.0 / d;
+        }
+        Ok(())
+    }
+    fn solve(&self, b: &mut [f64]) {
+        for (x, d) in b.iter_mut().zip(&self.inv) {
+            *x *= d;
+        }
     }
 }

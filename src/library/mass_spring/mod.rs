@@ -20,6 +20,7 @@
 //! ```
 
 mod kernels;
+pub mod scenes;
 
 pub use kernels::{DistanceKernel, LoadKernel, PointMassKernel, SpringKernel};
 
