@@ -345,3 +345,77 @@ fn invalid_networks_are_errors_not_panics() {
     assert!(s.simulate(1.0, 10).is_err());
     assert_eq!(s.masses, before, "a failed run must not change the state");
 }
+
+fn richardson_ratio(mut run: impl FnMut(usize) -> Vec<f64>, steps: [usize; 3]) -> f64 {
+    let q: Vec<Vec<f64>> = steps.iter().map(|&n| run(n)).collect();
+    maxdiff(&q[0], &q[1]) / maxdiff(&q[1], &q[2])
+}
+
+#[test]
+fn chain_and_cloth_converge_at_order_two() {
+    use lagrangian::library::mass_spring::scenes::{benchmark_chain, cloth};
+    let chain = |steps: usize| {
+        let mut s = benchmark_chain(20);
+        s.options.newton_tol = 1e-13;
+        s.simulate(0.5, steps).unwrap();
+        s.state_vectors().0
+    };
+    let r = richardson_ratio(chain, [250, 500, 1000]);
+    assert!((3.6..=4.4).contains(&r), "chain: ratio {r:.2}");
+    let membrane = |steps: usize| {
+        let (mut s, _) = cloth(7);
+        s.options.newton_tol = 1e-13;
+        s.simulate(0.3, steps).unwrap();
+        s.state_vectors().0
+    };
+    let r = richardson_ratio(membrane, [150, 300, 600]);
+    assert!((3.6..=4.4).contains(&r), "cloth: ratio {r:.2}");
+}
+
+#[test]
+fn rod_pendulum_through_the_hand_derived_distance_constraint_matches_the_exact_solution() {
+    // g = 13.7503671 gives period 2 (tests/reference/pendulum_exact.json): at t = 1 the bob is at
+    // (−1, 0) with λ ≈ 0; at t = 0.5 at the bottom with tension 41.2511 = 3 m g.
+    use lagrangian::library::mass_spring::scenes::rod_pendulum;
+    let (mut s, bob) = rod_pendulum(1.0, 1.0, 13.7503671);
+    s.options.newton_tol = 1e-12;
+    s.simulate(0.5, 2000).unwrap();
+    let p = s.position(bob);
+    assert!(p[0].abs() < 1e-4 && (p[1] + 1.0).abs() < 1e-8, "{p:?}");
+    assert!(
+        (s.constraint_forces()[0] - 41.251101299996144).abs() < 1e-3,
+        "{:?}",
+        s.constraint_forces()
+    );
+    s.simulate(0.5, 2000).unwrap();
+    let p = s.position(bob);
+    assert!((p[0] + 1.0).abs() < 1e-6 && p[1].abs() < 2e-3, "{p:?}");
+}
+
+#[test]
+fn stiff_spring_double_pendulum_approaches_the_rigid_one() {
+    use lagrangian::library::mass_spring::scenes::double_pendulum_springs;
+    use lagrangian::library::pendulum::{double_pendulum_cartesian, double_pendulum_positions};
+    use lagrangian::prelude::*;
+    let (m, l, g, th) = ([1.0, 0.6], [1.0, 0.7], 9.81, [1.2, -0.4]);
+    let cart = double_pendulum_cartesian(m, l, g);
+    let q0 = double_pendulum_positions(l, th);
+    let init = consistent_initial_values(&cart, &q0, &[0.0; 4], &InitOptions::default()).unwrap();
+    let rigid = simulate(&cart, &init.state, 0.5, GenAlphaOptions::new(1e-4)).unwrap();
+    let r = &rigid.last().state.q;
+    let mut prev = f64::INFINITY;
+    for k in [1e4, 1e5, 1e6] {
+        let (mut s, bobs) = double_pendulum_springs(m, l, g, th, k);
+        s.simulate(0.5, 5000).unwrap();
+        let (p1, p2) = (s.position(bobs[0]), s.position(bobs[1]));
+        let d = [p1[0] - r[0], p1[1] - r[1], p2[0] - r[2], p2[1] - r[3]]
+            .iter()
+            .fold(0.0f64, |a, x| a.max(x.abs()));
+        assert!(
+            d < prev,
+            "k = {k}: distance to the rigid pendulum {d:.3e} did not shrink"
+        );
+        prev = d;
+    }
+    assert!(prev < 2e-3, "{prev:.3e}");
+}

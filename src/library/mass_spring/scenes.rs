@@ -74,3 +74,178 @@ pub fn rms_displacement<const D: usize>(s: &MassSpringSystem<D>, initial: &[f64]
         / n as f64)
         .sqrt()
 }
+
+/// Seed 001 §6.2: a chain of `n` unit masses on springs (rest length 1, `k = 20`) hanging
+/// straight down from a fixed point, gravity `(0, −9.81, 0)`.
+pub fn hanging_chain(n: usize) -> MassSpringSystem<3> {
+    let mut s = MassSpringSystem::<3>::new([0.0, -9.81, 0.0]);
+    let mut prev = s.add_fix([0.0, 0.0, 0.0]);
+    for i in 0..n {
+        let m = s.add_mass(1.0, [0.0, -(i as f64) - 1.0, 0.0]);
+        s.add_spring(prev, m, 1.0, 20.0);
+        prev = m;
+    }
+    s
+}
+
+/// Seed 001 §6.3: a bridge girder of `2 × (nx + 1)` nodes in the vertical `x–z` plane (panels
+/// 1 m × 1 m), anchored at both ends (`i = 0` and `i = nx` are fixed), springs (`k = 10⁵`,
+/// damping 10) along the chords, on the verticals and on both diagonals of every panel
+/// (cross-bracing), gravity `(0, 0, −9.81)` and a periodic load `F_z = amplitude · sin(ω t)` on
+/// every mass (1 kg).
+pub fn bridge(nx: usize, amplitude: f64, omega: f64) -> MassSpringSystem<3> {
+    let mut s = MassSpringSystem::<3>::new([0.0, 0.0, -9.81]);
+    let (k, c, m) = (1e5, 10.0, 1.0);
+    let mut nodes = Vec::new();
+    for i in 0..=nx {
+        let row: Vec<Node> = (0..2)
+            .map(|j| {
+                let p = [i as f64, 0.0, j as f64];
+                if i == 0 || i == nx {
+                    s.add_fix(p)
+                } else {
+                    s.add_mass(m, p)
+                }
+            })
+            .collect();
+        nodes.push(row);
+    }
+    let diag = 2f64.sqrt();
+    for i in 0..=nx {
+        if i > 0 && i < nx {
+            s.add_damped_spring(nodes[i][0], nodes[i][1], 1.0, k, c);
+        }
+        if i < nx {
+            for j in 0..2 {
+                s.add_damped_spring(nodes[i][j], nodes[i + 1][j], 1.0, k, c);
+            }
+            s.add_damped_spring(nodes[i][0], nodes[i + 1][1], diag, k, c);
+            s.add_damped_spring(nodes[i][1], nodes[i + 1][0], diag, k, c);
+        }
+    }
+    for row in &nodes[1..nx] {
+        for &n in row {
+            s.add_load(n, move |t| [0.0, 0.0, amplitude * (omega * t).sin()]);
+        }
+    }
+    s
+}
+
+/// Seed 001 §6.1: a rigid-rod pendulum — a fixed point and a mass kept at distance `length` by a
+/// distance constraint, released from the horizontal, gravity `(0, −g, 0)`.
+pub fn rod_pendulum(mass: f64, length: f64, g: f64) -> (MassSpringSystem<3>, Node) {
+    let mut s = MassSpringSystem::<3>::new([0.0, -g, 0.0]);
+    let f = s.add_fix([0.0, 0.0, 0.0]);
+    let m = s.add_mass(mass, [length, 0.0, 0.0]);
+    s.add_distance_constraint(f, m, length);
+    (s, m)
+}
+
+/// Seed 001, exercise 3: a double pendulum (two rigid rods of length 0.5, masses 1) hanging from
+/// the end of a spring chain of `n` masses (0.2 kg, `k = 500`, spacing 0.25) from a fixed point;
+/// the pendulum starts horizontal. Gravity `(0, −9.81, 0)`. Returns the system and the two bobs.
+pub fn double_pendulum_on_chain(n: usize) -> (MassSpringSystem<3>, [Node; 2]) {
+    let mut s = MassSpringSystem::<3>::new([0.0, -9.81, 0.0]);
+    let f = s.add_fix([0.0, 0.0, 0.0]);
+    let chain = s.add_chain(f, [0.0, -0.25 * n as f64, 0.0], n, 0.2, 500.0, 0.5);
+    let end = *chain.last().unwrap_or(&f);
+    let p = s.node_position(end);
+    let b1 = s.add_mass(1.0, [p[0] + 0.5, p[1], 0.0]);
+    let b2 = s.add_mass(1.0, [p[0] + 1.0, p[1], 0.0]);
+    s.add_distance_constraint(end, b1, 0.5);
+    s.add_distance_constraint(b1, b2, 0.5);
+    (s, [b1, b2])
+}
+
+/// Seed 001, exercise 3: a double pendulum whose rods are stiff springs (`k`, rest length = rod
+/// length) instead of constraints; as `k → ∞` it approaches the rigid double pendulum.
+/// Pivot at the origin, bobs at angles `θ₁, θ₂` from the downward vertical, gravity `(0, −g, 0)`.
+pub fn double_pendulum_springs(
+    m: [f64; 2],
+    l: [f64; 2],
+    g: f64,
+    theta: [f64; 2],
+    k: f64,
+) -> (MassSpringSystem<3>, [Node; 2]) {
+    let mut s = MassSpringSystem::<3>::new([0.0, -g, 0.0]);
+    let f = s.add_fix([0.0, 0.0, 0.0]);
+    let p1 = [l[0] * theta[0].sin(), -l[0] * theta[0].cos(), 0.0];
+    let p2 = [
+        p1[0] + l[1] * theta[1].sin(),
+        p1[1] - l[1] * theta[1].cos(),
+        0.0,
+    ];
+    let b1 = s.add_mass(m[0], p1);
+    let b2 = s.add_mass(m[1], p2);
+    s.add_spring(f, b1, l[0], k);
+    s.add_spring(b1, b2, l[1], k);
+    (s, [b1, b2])
+}
+
+/// Seed 001 §6.4: a spinning "kreisel" (top) — `n` masses (0.1 kg) on a horizontal circle of
+/// radius `r` at height `height` above a fixed tip at the origin, joined to their neighbours and
+/// to the tip by springs (`k = 100`, at rest length), given the circular velocity `ω × x` about
+/// the vertical axis. Gravity `(0, 0, −9.81)`.
+pub fn kreisel(n: usize, r: f64, height: f64, omega: f64) -> MassSpringSystem<3> {
+    let mut s = MassSpringSystem::<3>::new([0.0, 0.0, -9.81]);
+    let tip = s.add_fix([0.0, 0.0, 0.0]);
+    let ring: Vec<Node> = (0..n)
+        .map(|i| {
+            let a = 2.0 * std::f64::consts::PI * i as f64 / n as f64;
+            let (x, y) = (r * a.cos(), r * a.sin());
+            s.add_mass_with_velocity(0.1, [x, y, height], [-omega * y, omega * x, 0.0])
+        })
+        .collect();
+    let chord = 2.0 * r * (std::f64::consts::PI / n as f64).sin();
+    let spoke = (r * r + height * height).sqrt();
+    for i in 0..n {
+        s.add_spring(ring[i], ring[(i + 1) % n], chord, 100.0);
+        s.add_spring(tip, ring[i], spoke, 100.0);
+    }
+    s
+}
+
+/// Angular momentum about the `z` axis through the origin, `Σ m (x v_y − y v_x)`.
+pub fn angular_momentum_z(s: &MassSpringSystem<3>) -> f64 {
+    s.masses
+        .iter()
+        .map(|m| m.mass * (m.pos[0] * m.vel[1] - m.pos[1] * m.vel[0]))
+        .sum()
+}
+
+/// Simulate `s` over `t_end` in `steps` steps and print one JSON line: run figures
+/// (`steps`, `newton_iterations`, `factorizations`, `build_seconds`, `solve_seconds`), energies
+/// at the start and end, the largest constraint residual, and the fields `extra` adds. Errors go
+/// to stderr with a non-zero exit code. Used by the examples.
+pub fn run_and_report<const D: usize>(
+    s: &mut MassSpringSystem<D>,
+    t_end: f64,
+    steps: usize,
+    extra: impl FnOnce(&MassSpringSystem<D>) -> serde_json::Value,
+) -> std::process::ExitCode {
+    match s.simulate(t_end, steps) {
+        Ok(sol) => {
+            let (first, last) = (&sol.records[0], sol.last());
+            let mut out = serde_json::json!({
+                "t": last.state.t,
+                "steps": sol.stats.steps,
+                "newton_iterations": sol.stats.newton_iterations,
+                "factorizations": sol.stats.factorizations,
+                "build_seconds": s.info().build_seconds,
+                "solve_seconds": sol.stats.solve_seconds,
+                "energy_start": first.energy,
+                "energy_end": last.energy,
+                "max_constraint_residual": sol.max_constraint(),
+            });
+            if let (Some(o), serde_json::Value::Object(e)) = (out.as_object_mut(), extra(s)) {
+                o.extend(e);
+            }
+            println!("{out}");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
