@@ -5,6 +5,7 @@
 
 use clap::Parser;
 use lagrangian::library::mass_spring::scenes::{benchmark_chain, rms_displacement};
+use lagrangian::solve::LinearSolverKind;
 use serde_json::json;
 use std::process::ExitCode;
 
@@ -19,6 +20,9 @@ struct Args {
     /// End time.
     #[arg(long = "t-end", default_value_t = 1.0)]
     t_end: f64,
+    /// Linear solver: auto (Jacobi-first, LU fallback), sparse (LU) or dense.
+    #[arg(long, default_value = "auto")]
+    solver: String,
     /// Spectral radius at infinity.
     #[arg(long = "rho-inf", default_value_t = 0.8)]
     rho_inf: f64,
@@ -28,6 +32,12 @@ fn main() -> ExitCode {
     let a = Args::parse();
     let mut s = benchmark_chain(a.n);
     s.options.rho_inf = a.rho_inf;
+    s.options.linear_solver = match a.solver.as_str() {
+        "sparse" => LinearSolverKind::Sparse,
+        "dense" => LinearSolverKind::Dense,
+        "jacobi" => LinearSolverKind::Jacobi,
+        _ => LinearSolverKind::Auto,
+    };
     let (q0, _) = s.state_vectors();
     let steps = (a.t_end / a.h).round() as usize;
     match s.simulate(a.t_end, steps) {
@@ -43,6 +53,7 @@ fn main() -> ExitCode {
                     "steps": sol.stats.steps,
                     "newton_iterations": sol.stats.newton_iterations,
                     "factorizations": sol.stats.factorizations,
+                    "solver_switches": sol.stats.solver_switches,
                 })
             );
             ExitCode::SUCCESS

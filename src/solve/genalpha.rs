@@ -148,8 +148,12 @@ pub struct GenAlpha<'m> {
     q: Vec<f64>,
     v: Vec<f64>,
     qdd: Vec<f64>,
+    /// `q̈` of the previous step (for the predictor), valid once `step ≥ 1`.
+    qdd_prev: Vec<f64>,
     a: Vec<f64>,
     lambda: Vec<f64>,
+    /// `λ` of the previous step.
+    lambda_prev: Vec<f64>,
     // workspace
     qn: Vec<f64>,
     vn: Vec<f64>,
@@ -157,7 +161,9 @@ pub struct GenAlpha<'m> {
     lam_t: Vec<f64>,
     res: Vec<f64>,
     values: Vec<f64>,
+    /// Inverse weights of the dynamic rows (see [`GenAlpha::error`]).
     weight: Vec<f64>,
+    /// Inverse weights of the constraint rows.
     con_weight: Vec<f64>,
     factor_valid: bool,
     stats: Stats,
@@ -222,8 +228,10 @@ impl<'m> GenAlpha<'m> {
             q: state.q.clone(),
             v: state.v.clone(),
             qdd: state.qdd.clone(),
+            qdd_prev: state.qdd.clone(),
             a: state.qdd.clone(),
             lambda: state.lambda.clone(),
+            lambda_prev: state.lambda.clone(),
             qn: vec![0.0; n],
             vn: vec![0.0; n],
             qddn: vec![0.0; n],
@@ -325,7 +333,7 @@ impl<'m> GenAlpha<'m> {
         {
             let d = s.map_or(0.0, |s| self.values[s].abs());
             let d = if d > 0.0 && d.is_finite() { d } else { 1.0 };
-            *w = d * (1.0 + q.abs());
+            *w = 1.0 / (d * (1.0 + q.abs()));
         }
         // constraint rows: relative to the size of the terms of C, max_j |∂C_k/∂q_j|·max(1, |q_j|)
         for (con, sl) in self.model.constraints.iter().zip(&self.pattern.con_slots) {
@@ -338,7 +346,7 @@ impl<'m> GenAlpha<'m> {
                         s = s.max(x);
                     }
                 }
-                self.con_weight[con.row + k] = s;
+                self.con_weight[con.row + k] = 1.0 / s;
             }
         }
     }
@@ -366,20 +374,22 @@ impl<'m> GenAlpha<'m> {
     fn error(&self) -> f64 {
         let n = self.model.n;
         let mut e = 0.0f64;
-        for i in 0..n {
-            let x = (self.res[i] / self.weight[i]).abs();
-            if x.is_nan() {
-                return f64::NAN;
-            }
-            e = e.max(x);
+        let mut nan = false;
+        for (x, w) in self.res[..n].iter().zip(&self.weight) {
+            let y = (x * w).abs();
+            nan |= y.is_nan();
+            e = e.max(y);
         }
-        for (x, s) in self.res[n..].iter().zip(&self.con_weight) {
-            if x.is_nan() {
-                return f64::NAN;
-            }
-            e = e.max(x.abs() / s);
+        for (x, w) in self.res[n..].iter().zip(&self.con_weight) {
+            let y = (x * w).abs();
+            nan |= y.is_nan();
+            e = e.max(y);
         }
-        e
+        if nan {
+            f64::NAN
+        } else {
+            e
+        }
     }
 
     /// Advance one step of size `h`.
@@ -396,16 +406,29 @@ impl<'m> GenAlpha<'m> {
         let t1 = self.t0 + step as f64 * h;
         let c = (1.0 - alpha_f) / (1.0 - alpha_m);
         let bh2 = beta * h * h;
-        // predictor: q̈₊ = q̈, λ₊ = λ
-        for i in 0..n {
-            let astar = (alpha_f * self.qdd[i] - alpha_m * self.a[i]) / (1.0 - alpha_m);
-            let an = astar + c * self.qdd[i];
-            self.qddn[i] = self.qdd[i];
-            self.vn[i] = self.v[i] + h * (1.0 - gamma) * self.a[i] + h * gamma * an;
-            self.qn[i] = self.q[i] + h * self.v[i] + h * h * (0.5 - beta) * self.a[i] + bh2 * an;
+        // predictor: q̈₊ and λ₊ extrapolated linearly from the last two steps (constant on the
+        // first step), so the predicted q₊ is O(h⁴) off and Newton usually needs one iteration
+        let w = if self.step == 0 { 0.0 } else { 1.0 };
+        let inv_1m = 1.0 / (1.0 - alpha_m);
+        let (h1g, hg, hh) = (h * (1.0 - gamma), h * gamma, h * h * (0.5 - beta));
+        for (((((qn, vn), qddn), (q, v)), (qdd, qdd_prev)), a) in self
+            .qn
+            .iter_mut()
+            .zip(self.vn.iter_mut())
+            .zip(self.qddn.iter_mut())
+            .zip(self.q.iter().zip(&self.v))
+            .zip(self.qdd.iter().zip(&self.qdd_prev))
+            .zip(&self.a)
+        {
+            let astar = (alpha_f * qdd - alpha_m * a) * inv_1m;
+            let pred = qdd + w * (qdd - qdd_prev);
+            let an = astar + c * pred;
+            *qddn = pred;
+            *vn = v + h1g * a + hg * an;
+            *qn = q + h * v + hh * a + bh2 * an;
         }
         for k in 0..m {
-            self.lam_t[k] = bh2 * self.lambda[k];
+            self.lam_t[k] = bh2 * (self.lambda[k] + w * (self.lambda[k] - self.lambda_prev[k]));
         }
         let gp = gamma / (beta * h);
         let bp = (1.0 - alpha_m) / (bh2 * (1.0 - alpha_f));
@@ -497,9 +520,7 @@ impl<'m> GenAlpha<'m> {
                     });
                 }
             }
-            for x in self.res.iter_mut() {
-                *x = -*x;
-            }
+            self.res.iter_mut().for_each(|x| *x = -*x);
             self.lin
                 .solve(&mut self.res)
                 .map_err(|s| SolveError::SingularMatrix {
@@ -507,11 +528,15 @@ impl<'m> GenAlpha<'m> {
                     step,
                     detail: format!(": {}", s.detail),
                 })?;
-            for i in 0..n {
-                let dq = self.res[i];
-                self.qn[i] += dq;
-                self.vn[i] += gp * dq;
-                self.qddn[i] += bp * dq;
+            for (((dq, qn), vn), qddn) in self.res[..n]
+                .iter()
+                .zip(self.qn.iter_mut())
+                .zip(self.vn.iter_mut())
+                .zip(self.qddn.iter_mut())
+            {
+                *qn += dq;
+                *vn += gp * dq;
+                *qddn += bp * dq;
             }
             for k in 0..m {
                 self.lam_t[k] += self.res[n + k];
@@ -521,13 +546,15 @@ impl<'m> GenAlpha<'m> {
         }
         self.stats.newton_iterations += iterations;
         // accept
-        for i in 0..n {
-            let astar = (alpha_f * self.qdd[i] - alpha_m * self.a[i]) / (1.0 - alpha_m);
-            self.a[i] = astar + c * self.qddn[i];
+        for ((a, qdd), qddn) in self.a.iter_mut().zip(&self.qdd).zip(&self.qddn) {
+            let astar = (alpha_f * qdd - alpha_m * *a) * inv_1m;
+            *a = astar + c * qddn;
         }
         std::mem::swap(&mut self.q, &mut self.qn);
         std::mem::swap(&mut self.v, &mut self.vn);
-        std::mem::swap(&mut self.qdd, &mut self.qddn);
+        std::mem::swap(&mut self.qdd_prev, &mut self.qddn);
+        std::mem::swap(&mut self.qdd, &mut self.qdd_prev);
+        std::mem::swap(&mut self.lambda_prev, &mut self.lambda);
         for k in 0..m {
             self.lambda[k] = self.lam_t[k] / bh2;
         }

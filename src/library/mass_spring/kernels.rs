@@ -9,7 +9,7 @@ use std::sync::Arc;
 type V<const D: usize> = SVector<f64, D>;
 type Mat<const D: usize> = SMatrix<f64, D, D>;
 
-#[inline]
+#[inline(always)]
 fn point<const D: usize>(x: &[f64], idx: &[usize], off: usize) -> V<D> {
     V::<D>::from_fn(|k, _| x[idx[off + k]])
 }
@@ -129,7 +129,7 @@ impl<const D: usize> SpringKernel<D> {
     }
 
     /// `(d, Δv)` from the local coordinates.
-    #[inline]
+    #[inline(always)]
     fn geometry(&self, idx: &[usize], q: &[f64], v: &[f64]) -> (V<D>, V<D>) {
         match self.anchor {
             Some(p) => (
@@ -143,11 +143,17 @@ impl<const D: usize> SpringKernel<D> {
         }
     }
 
-    #[inline]
+    /// `g = d (k (L − ℓ₀)/L + c (d·Δv)/L²)` with one square root and one division.
+    #[inline(always)]
     fn force(&self, d: &V<D>, dv: &V<D>) -> V<D> {
-        let l = d.norm();
-        let n = d / l;
-        n * (self.stiffness * (l - self.rest_length) + self.damping * n.dot(dv))
+        let l2 = d.norm_squared();
+        let l = l2.sqrt();
+        let inv = 1.0 / l;
+        let mut f = self.stiffness * (l - self.rest_length) * inv;
+        if self.damping != 0.0 {
+            f += self.damping * d.dot(dv) * inv * inv;
+        }
+        d * f
     }
 
     #[inline]

@@ -29,7 +29,9 @@ use crate::error::Error;
 use crate::library::elements::{AnchoredDistance, AnchoredSpring, Distance, Particle, Spring};
 use crate::model::{ConstraintKernel, Model, TermKernel};
 use crate::output::{Solution, State};
-use crate::solve::{consistent_initial_values, GenAlpha, GenAlphaOptions, InitOptions, InitReport};
+use crate::solve::{
+    consistent_initial_values, GenAlpha, GenAlphaOptions, InitOptions, InitReport, LinearSolverKind,
+};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -101,6 +103,8 @@ pub struct MassSpringOptions {
     pub output_every: usize,
     /// Hand-derived or AD kernels; default hand-derived.
     pub derivatives: Derivatives,
+    /// Linear solver; default `Auto` (Jacobi-first for large unconstrained networks).
+    pub linear_solver: LinearSolverKind,
 }
 
 impl Default for MassSpringOptions {
@@ -111,6 +115,7 @@ impl Default for MassSpringOptions {
             reuse_factorization: true,
             output_every: usize::MAX,
             derivatives: Derivatives::Hand,
+            linear_solver: LinearSolverKind::Auto,
         }
     }
 }
@@ -470,6 +475,7 @@ impl<const D: usize> MassSpringSystem<D> {
             .rho_inf(self.options.rho_inf)
             .newton_tol(self.options.newton_tol)
             .reuse_factorization(self.options.reuse_factorization)
+            .linear_solver(self.options.linear_solver)
             .output_every(self.options.output_every);
         let mut g = GenAlpha::new(&model, &init.state, opts)?;
         let build_seconds = start.elapsed().as_secs_f64();
