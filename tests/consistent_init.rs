@@ -306,7 +306,8 @@ fn rod_between_two_particles_is_a_free_rigid_dumbbell() {
     for k in 0..2 {
         assert!((c1[k] - (c0[k] + 2.0 * vcom[k])).abs() < 1e-10);
     }
-    assert!(sol.max_constraint() < 1e-12);
+    // Newton guarantees |C| ≤ tol·s with s = max_j |∂C/∂q_j|·|q_j| ≈ |d|·|x| ≈ 4 here
+    assert!(sol.max_constraint() < 4e-12, "{:.3e}", sol.max_constraint());
 }
 
 #[test]
