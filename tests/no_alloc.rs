@@ -1,0 +1,84 @@
+//! A time step allocates nothing once the stepper is warm: residuals, assembly, factorization
+//! (dense LU, sparse LU with the symbolic analysis reused, Jacobi) and solves all work in
+//! preallocated buffers. Checked with a counting global allocator.
+
+use lagrangian::library::mass_spring::scenes::benchmark_chain;
+use lagrangian::library::mass_spring::Derivatives;
+use lagrangian::library::pendulum::pendulum_chain_3d;
+use lagrangian::prelude::*;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Counting;
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations during `steps` steps after `warm` warm-up steps.
+fn allocations(
+    model: &Model,
+    state: &State,
+    opts: GenAlphaOptions,
+    warm: usize,
+    steps: usize,
+) -> usize {
+    let mut g = GenAlpha::new(model, state, opts).unwrap();
+    for _ in 0..warm {
+        g.step().unwrap();
+    }
+    let before = ALLOCS.load(Ordering::Relaxed);
+    for _ in 0..steps {
+        g.step().unwrap();
+    }
+    ALLOCS.load(Ordering::Relaxed) - before
+}
+
+// One test function: the counter is global, so the cases must not run in parallel threads.
+#[test]
+fn steps_do_not_allocate() {
+    // constrained AD model: dense (15 + 5 unknowns) and sparse LU, full and modified Newton
+    let model = pendulum_chain_3d(&[1.0; 5], &[0.5; 5], 9.81);
+    let q: Vec<f64> = (0..5)
+        .flat_map(|i| [0.5 * (i + 1) as f64, 0.1 * i as f64, 0.0])
+        .collect();
+    let init = consistent_initial_values(&model, &q, &[0.0; 15], &InitOptions::default()).unwrap();
+    for kind in [LinearSolverKind::Dense, LinearSolverKind::Sparse] {
+        for reuse in [false, true] {
+            let opts = GenAlphaOptions::new(1e-3)
+                .linear_solver(kind)
+                .reuse_factorization(reuse);
+            let n = allocations(&model, &init.state, opts, 3, 50);
+            assert_eq!(
+                n, 0,
+                "{kind:?}, reuse = {reuse}: {n} allocations in 50 steps"
+            );
+        }
+    }
+    // large unconstrained network with hand kernels: Jacobi path and sparse LU path
+    let chain = benchmark_chain(200);
+    let m = chain.model(Derivatives::Hand).unwrap();
+    let (q, v) = chain.state_vectors();
+    let init = consistent_initial_values(&m, &q, &v, &InitOptions::default()).unwrap();
+    for kind in [LinearSolverKind::Auto, LinearSolverKind::Sparse] {
+        let opts = GenAlphaOptions::new(1e-3)
+            .linear_solver(kind)
+            .reuse_factorization(true);
+        let n = allocations(&m, &init.state, opts, 3, 50);
+        assert_eq!(n, 0, "{kind:?}: {n} allocations in 50 steps");
+    }
+}
