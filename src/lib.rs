@@ -34,6 +34,7 @@ pub mod library;
 pub mod model;
 pub mod output;
 pub mod solve;
+pub mod spec;
 
 pub use error::Error;
 

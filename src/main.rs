@@ -1,54 +1,355 @@
-//! The `lagrangian` command line. Without arguments it runs the bundled default mechanism
-//! (a 3D chain of five pendulums in Cartesian coordinates) and prints a summary.
+//! The `lagrangian` command line: `run` a mechanism file, `check` it, or — without arguments —
+//! run the bundled default mechanism (seed 003's Mechanism0).
 
-use lagrangian::library::pendulum::pendulum_chain_3d;
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use lagrangian::output::csv::RunFiles;
+use lagrangian::output::Record;
 use lagrangian::prelude::*;
+use lagrangian::spec::{self, Mechanism};
+use serde_json::json;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
 
-fn run() -> Result<(), Error> {
-    let n = 5;
-    let model = pendulum_chain_3d(&vec![1.0; n], &vec![0.5; n], 9.81);
-    // Guess: the chain stretched out horizontally and a little bent, slightly off the rods.
-    let mut q = Vec::new();
-    for i in 0..n {
-        q.extend([0.5 * (i + 1) as f64, 0.1 * i as f64, 0.02]);
+/// Lagrangian mechanics of multibody systems: Euler–Lagrange equations by AD, index-3
+/// generalized-α.
+#[derive(Parser)]
+#[command(name = "lagrangian", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Integrate a mechanism file; write DIR/trajectory.csv and DIR/summary.json.
+    Run {
+        /// The mechanism (YAML).
+        file: PathBuf,
+        /// Output directory (default: out/<file name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Number of steps (overrides SolverParams).
+        #[arg(long)]
+        steps: Option<usize>,
+        /// End time (overrides ProblemData.tend).
+        #[arg(long = "t-end")]
+        t_end: Option<f64>,
+        /// Spectral radius at infinity (overrides SolverParams.rho_inf).
+        #[arg(long = "rho-inf")]
+        rho_inf: Option<f64>,
+        /// No progress bar and no summary on the terminal.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Parse, build and initialize a mechanism file; print its coordinates, constraints,
+    /// degrees of freedom and consistent initial point.
+    Check {
+        /// The mechanism (YAML).
+        file: PathBuf,
+    },
+}
+
+const DEFAULT_NAME: &str = "mechanisms/mechanism0.yaml";
+const DEFAULT_TEXT: &str = include_str!("../mechanisms/mechanism0.yaml");
+
+struct Overrides {
+    steps: Option<usize>,
+    t_end: Option<f64>,
+    rho_inf: Option<f64>,
+}
+
+fn initial(m: &Mechanism) -> Result<lagrangian::solve::Initial, Error> {
+    let opts = InitOptions {
+        t0: m.t0,
+        pinned_q: m.pinned_q.clone(),
+        pinned_v: m.pinned_v.clone(),
+        ..InitOptions::default()
+    };
+    consistent_initial_values(&m.model, &m.q_guess, &m.v_guess, &opts)
+}
+
+fn run(
+    mut m: Mechanism,
+    out: &Path,
+    ov: Overrides,
+    quiet: bool,
+    build_start: Instant,
+) -> Result<(), String> {
+    if let Some(t) = ov.t_end {
+        if t.is_nan() || t <= m.t0 {
+            return Err(format!("--t-end {t} must be after t0 = {}", m.t0));
+        }
+        let h = (m.t_end - m.t0) / m.solver.steps as f64;
+        m.t_end = t;
+        m.solver.steps = ((t - m.t0) / h).round().max(1.0) as usize;
     }
-    let mut v = vec![0.0; 3 * n];
-    v[3 * n - 2] = 1.0; // push the last bob sideways
-    let init = consistent_initial_values(&model, &q, &v, &InitOptions::default())?;
-    let opts = GenAlphaOptions::new(1e-3).rho_inf(0.8).output_every(10);
-    let sol = simulate(&model, &init.state, 5.0, opts)?;
-    let (first, last) = (&sol.records[0], sol.last());
-    println!("lagrangian — 3D chain of {n} pendulums in Cartesian coordinates (index-3 DAE)");
+    if let Some(s) = ov.steps {
+        if s == 0 {
+            return Err("--steps must be positive".into());
+        }
+        m.solver.steps = s;
+    }
+    if let Some(r) = ov.rho_inf {
+        m.solver.rho_inf = r;
+    }
+    let h = (m.t_end - m.t0) / m.solver.steps as f64;
+    let init = initial(&m).map_err(|e| format!("initial values: {e}"))?;
+    let opts = GenAlphaOptions::new(h)
+        .rho_inf(m.solver.rho_inf)
+        .newton_tol(m.solver.newton_tol)
+        .reuse_factorization(m.solver.reuse_factorization);
+    let mut g = GenAlpha::new(&m.model, &init.state, opts).map_err(|e| e.to_string())?;
+    let build_seconds = build_start.elapsed().as_secs_f64();
+
+    let axes = ["x", "y", "z"];
+    let mut columns = vec!["t".to_string()];
+    for p in &m.points {
+        for a in &axes[..m.dimension] {
+            columns.push(format!("{}.{a}", p.name));
+        }
+    }
+    columns.extend(["kinetic", "potential", "total", "max_constraint_residual"].map(String::from));
+    let mut files = RunFiles::create(out, &columns)
+        .map_err(|e| format!("cannot write to {}: {e}", out.display()))?;
+    let mut row = Vec::with_capacity(columns.len());
+    let dim = m.dimension;
+    let mut write = |files: &mut RunFiles, rec: &Record| {
+        row.clear();
+        row.push(rec.state.t);
+        for p in &m.points {
+            row.extend_from_slice(&p.position(&rec.state.q)[..dim]);
+        }
+        row.extend([rec.kinetic, rec.potential, rec.energy, rec.max_constraint]);
+        files.row(&row)
+    };
+    let first = Record::new(&m.model, g.state());
+    write(&mut files, &first).map_err(|e| e.to_string())?;
+    let bar = if !quiet && std::io::stderr().is_terminal() && m.solver.steps >= 2000 {
+        let b = ProgressBar::new(m.solver.steps as u64);
+        b.set_style(
+            ProgressStyle::with_template(
+                "{spinner} t = {msg} [{bar:40}] {pos}/{len} steps, {eta} left",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        Some(b)
+    } else {
+        None
+    };
+    let start = Instant::now();
+    let mut max_c = first.max_constraint;
+    let mut last = first.clone();
+    for k in 1..=m.solver.steps {
+        if let Err(e) = g.step() {
+            files.abandon();
+            if let Some(b) = &bar {
+                b.abandon();
+            }
+            return Err(format!("{e} (for example --steps {})", m.solver.steps * 4));
+        }
+        if k % m.solver.output_every == 0 || k == m.solver.steps {
+            let rec = Record::new(&m.model, g.state());
+            max_c = max_c.max(rec.max_constraint);
+            if let Err(e) = write(&mut files, &rec) {
+                files.abandon();
+                return Err(format!("cannot write the trajectory: {e}"));
+            }
+            last = rec;
+        }
+        if let Some(b) = &bar {
+            if k % 100 == 0 {
+                b.set_position(k as u64);
+                b.set_message(format!("{:.4}", g.t()));
+            }
+        }
+    }
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let solve_seconds = start.elapsed().as_secs_f64();
+    let stats = g.stats().clone();
+    let summary = json!({
+        "title": m.title,
+        "file_steps": m.solver.steps,
+        "t0": m.t0, "t_end": m.t_end, "h": h, "rho_inf": m.solver.rho_inf,
+        "coordinates": m.model.n_coords(), "constraints": m.model.n_constraints(),
+        "dof": init.report.dof,
+        "steps": stats.steps,
+        "newton_iterations": stats.newton_iterations,
+        "factorizations": stats.factorizations,
+        "build_seconds": build_seconds,
+        "solve_seconds": solve_seconds,
+        "max_constraint_residual": max_c,
+        "energy_start": first.energy,
+        "energy_end": last.energy,
+        "energy_drift": last.energy - first.energy,
+    });
+    let summary_obj = summary.clone();
+    files
+        .finish(&summary)
+        .map_err(|e| format!("cannot write the results: {e}"))?;
+    if !quiet {
+        println!(
+            "{} — {} coordinates, {} constraints, {} degrees of freedom",
+            m.title,
+            m.model.n_coords(),
+            m.model.n_constraints(),
+            init.report.dof
+        );
+        println!(
+            "  t = {} … {} s, {} steps of h = {:.3e} s, ρ∞ = {}",
+            m.t0, m.t_end, stats.steps, h, m.solver.rho_inf
+        );
+        println!(
+            "  {} Newton iterations, {} factorizations; build {:.3} s, solve {:.3} s",
+            stats.newton_iterations, stats.factorizations, build_seconds, solve_seconds
+        );
+        println!(
+            "  energy {:.6} → {:.6} (drift {:.3e}); max |C| {:.2e}",
+            first.energy,
+            last.energy,
+            summary_obj["energy_drift"].as_f64().unwrap_or(0.0),
+            max_c
+        );
+        for n in &m.notes {
+            println!("  note: {n}");
+        }
+        println!(
+            "  wrote {} and {}",
+            out.join("trajectory.csv").display(),
+            out.join("summary.json").display()
+        );
+    }
+    Ok(())
+}
+
+fn check(m: &Mechanism) -> Result<(), String> {
+    println!("{} — Dimension {}", m.title, m.dimension);
     println!(
-        "  coordinates {}, constraints {}, degrees of freedom {}",
-        init.report.n_coords, init.report.n_constraints, init.report.dof
+        "coordinates ({}): {}",
+        m.model.n_coords(),
+        m.coordinate_names.join(", ")
+    );
+    let rows: Vec<String> = (0..m.model.n_constraints())
+        .map(|k| m.model.constraint_row_name(k))
+        .collect();
+    println!(
+        "constraints ({}): {}",
+        rows.len(),
+        if rows.is_empty() {
+            "none".into()
+        } else {
+            rows.join(", ")
+        }
+    );
+    let name = |i: &usize| m.coordinate_names[*i].clone();
+    println!(
+        "pinned positions: {}",
+        m.pinned_q.iter().map(name).collect::<Vec<_>>().join(", ")
     );
     println!(
-        "  consistent initialization: {} iterations, moved the guess by {:.3e}",
-        init.report.position_iterations, init.report.position_change
+        "pinned velocities: {}",
+        m.pinned_v.iter().map(name).collect::<Vec<_>>().join(", ")
+    );
+    let init = initial(m).map_err(|e| format!("initial values: {e}"))?;
+    let r = &init.report;
+    println!("degrees of freedom: {} (rank C_q = {})", r.dof, r.rank);
+    println!(
+        "redundant constraints: {}",
+        if r.redundant.is_empty() {
+            "none".into()
+        } else {
+            r.redundant.join(", ")
+        }
     );
     println!(
-        "  generalized-α, h = 1e-3, rho_inf = 0.8: {} steps, {} Newton iterations, {:.3} s",
-        sol.stats.steps, sol.stats.newton_iterations, sol.stats.solve_seconds
+        "consistent initial point at t = {} ({} iterations, moved the guess by {:.3e}, max |C| = {:.2e}):",
+        m.t0, r.position_iterations, r.position_change, r.max_constraint
     );
-    println!(
-        "  energy {:.6} J → {:.6} J (drift {:.2e}), max |C| over the run {:.2e}",
-        first.energy,
-        last.energy,
-        last.energy - first.energy,
-        sol.max_constraint()
-    );
-    let p = &last.state.q[3 * n - 3..];
-    println!(
-        "  last bob at t = {:.1}: ({:.4}, {:.4}, {:.4})",
-        last.state.t, p[0], p[1], p[2]
-    );
+    let s = &init.state;
+    for (i, n) in m.coordinate_names.iter().enumerate() {
+        println!(
+            "  {n:>12} = {:>14.8}   velocity {:>14.8}   acceleration {:>14.6}",
+            s.q[i], s.v[i], s.qdd[i]
+        );
+    }
+    for (k, l) in s.lambda.iter().enumerate() {
+        println!("  λ[{}] = {l:.8}", m.model.constraint_row_name(k));
+    }
+    for n in &m.notes {
+        println!("note: {n}");
+    }
     Ok(())
 }
 
 fn main() -> ExitCode {
-    match run() {
+    let cli = Cli::parse();
+    let start = Instant::now();
+    let result = match cli.cmd {
+        None => match spec::parse(DEFAULT_TEXT, DEFAULT_NAME) {
+            Ok(m) => {
+                let out = PathBuf::from("out/mechanism0");
+                println!("lagrangian: no arguments, running the bundled {DEFAULT_NAME} (seed 003's Mechanism0)\n");
+                let r = run(
+                    m,
+                    &out,
+                    Overrides {
+                        steps: None,
+                        t_end: None,
+                        rho_inf: None,
+                    },
+                    false,
+                    start,
+                );
+                if r.is_ok() {
+                    println!(
+                        "\nnext: plot or inspect {}, or try",
+                        out.join("trajectory.csv").display()
+                    );
+                    println!("  cargo run --release -- check mechanisms/double_pendulum.yaml");
+                    println!("  cargo run --release -- run mechanisms/cloth.yaml --t-end 0.5");
+                    println!("  cargo run --release -- run YOUR_FILE.yaml --out DIR   (format: docs/yaml.md)");
+                }
+                r
+            }
+            Err(e) => Err(e.to_string()),
+        },
+        Some(Cmd::Run {
+            file,
+            out,
+            steps,
+            t_end,
+            rho_inf,
+            quiet,
+        }) => match spec::load(&file) {
+            Ok(m) => {
+                let stem = file
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().to_string())
+                    .unwrap_or_else(|| "run".into());
+                let out = out.unwrap_or_else(|| PathBuf::from("out").join(stem));
+                run(
+                    m,
+                    &out,
+                    Overrides {
+                        steps,
+                        t_end,
+                        rho_inf,
+                    },
+                    quiet,
+                    start,
+                )
+            }
+            Err(e) => Err(e.to_string()),
+        },
+        Some(Cmd::Check { file }) => spec::load(&file)
+            .map_err(|e| e.to_string())
+            .and_then(|m| check(&m)),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -1,5 +1,7 @@
 //! What happened: per-step records, run statistics and reaction forces.
 
+pub mod csv;
+
 use crate::assembly;
 use crate::model::Model;
 use serde::Serialize;

@@ -1,0 +1,74 @@
+//! Writing results: trajectory CSV and run summary, atomically.
+//!
+//! A run writes into a hidden `DIR/.partial-<pid>/` directory; only when it has finished are
+//! `trajectory.csv` and then `summary.json` moved into `DIR`. Results of an earlier run in `DIR`
+//! are removed when a new run starts. So an interrupted or failed run never leaves a result
+//! that looks complete: `summary.json` exists only for finished runs.
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The files of one run, being written.
+pub struct RunFiles {
+    dir: PathBuf,
+    partial: PathBuf,
+    csv: BufWriter<File>,
+}
+
+impl RunFiles {
+    /// Start a run in `dir`: remove earlier results there, open the partial CSV and write the
+    /// header `columns`.
+    pub fn create(dir: &Path, columns: &[String]) -> io::Result<Self> {
+        fs::create_dir_all(dir)?;
+        for f in ["summary.json", "trajectory.csv"] {
+            let p = dir.join(f);
+            if p.exists() {
+                fs::remove_file(p)?;
+            }
+        }
+        let partial = dir.join(format!(".partial-{}", std::process::id()));
+        fs::create_dir_all(&partial)?;
+        let mut csv = BufWriter::new(File::create(partial.join("trajectory.csv"))?);
+        writeln!(csv, "{}", columns.join(","))?;
+        Ok(RunFiles {
+            dir: dir.to_path_buf(),
+            partial,
+            csv,
+        })
+    }
+
+    /// Append one row.
+    pub fn row(&mut self, values: &[f64]) -> io::Result<()> {
+        let mut first = true;
+        for v in values {
+            if !first {
+                self.csv.write_all(b",")?;
+            }
+            first = false;
+            write!(self.csv, "{v:.12e}")?;
+        }
+        self.csv.write_all(b"\n")
+    }
+
+    /// Finish: write the summary and move both files into place (summary last).
+    pub fn finish(mut self, summary: &serde_json::Value) -> io::Result<()> {
+        self.csv.flush()?;
+        let text = serde_json::to_string_pretty(summary).map_err(io::Error::other)?;
+        fs::write(self.partial.join("summary.json"), text + "\n")?;
+        fs::rename(
+            self.partial.join("trajectory.csv"),
+            self.dir.join("trajectory.csv"),
+        )?;
+        fs::rename(
+            self.partial.join("summary.json"),
+            self.dir.join("summary.json"),
+        )?;
+        fs::remove_dir_all(&self.partial)
+    }
+
+    /// Abandon the run: remove the partial files.
+    pub fn abandon(self) {
+        let _ = fs::remove_dir_all(&self.partial);
+    }
+}

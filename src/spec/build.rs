@@ -1,0 +1,1201 @@
+//! From the YAML document to a [`Model`] with initial guesses, pins and solver settings.
+
+use super::elements::{localize, Affine, BarConstraint, Element, Kind};
+use super::{kind, path, sub, Ctx, Path_, SpecError};
+use crate::ad::{ConstraintAd, TermAd};
+use crate::library::mass_spring::{PointMassKernel, SpringKernel};
+use crate::model::{ConstraintKernel, Model, ModelBuilder, TermKernel};
+use serde_yaml::{Mapping, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Solver settings of a mechanism file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolverSettings {
+    /// Number of steps over `[t0, tend]`.
+    pub steps: usize,
+    /// Spectral radius at infinity.
+    pub rho_inf: f64,
+    /// Newton tolerance.
+    pub newton_tol: f64,
+    /// Record every `output_every` steps.
+    pub output_every: usize,
+    /// Reuse the factorization (modified Newton).
+    pub reuse_factorization: bool,
+}
+
+/// A named point for output: its position as an affine function of the coordinates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputPoint {
+    /// Name.
+    pub name: String,
+    pub(crate) map: Affine,
+}
+
+impl OutputPoint {
+    /// Position at coordinates `q`.
+    pub fn position(&self, q: &[f64]) -> [f64; 3] {
+        self.map.eval(q)
+    }
+}
+
+/// A mechanism read from a file: the model, the initial-value problem and the settings.
+pub struct Mechanism {
+    /// `Title`.
+    pub title: String,
+    /// `Dimension` (2 or 3).
+    pub dimension: usize,
+    /// The model.
+    pub model: Model,
+    /// Coordinate names (`A.x`, …).
+    pub coordinate_names: Vec<String>,
+    /// Position guesses.
+    pub q_guess: Vec<f64>,
+    /// Velocity guesses (pinned ones as given).
+    pub v_guess: Vec<f64>,
+    /// Coordinates held at their guesses (`fixedpositions`).
+    pub pinned_q: Vec<usize>,
+    /// Velocity components given in `velocities` (held).
+    pub pinned_v: Vec<usize>,
+    /// Start time.
+    pub t0: f64,
+    /// End time.
+    pub t_end: f64,
+    /// Solver settings.
+    pub solver: SolverSettings,
+    /// Named non-fixed points, in order of definition, for output.
+    pub points: Vec<OutputPoint>,
+    /// Settings that were read but have no effect here (e.g. DAETS' Taylor order).
+    pub notes: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+enum Point {
+    Fixed([f64; 3]),
+    Free(Vec<usize>),
+    Derived(Affine),
+}
+
+struct Builder<'a> {
+    ctx: Ctx<'a>,
+    dim: usize,
+    gravity: [f64; 3],
+    points: HashMap<String, Point>,
+    order: Vec<String>,
+    coord_names: Vec<String>,
+    guess: Vec<Option<f64>>,
+    terms: Vec<(Vec<usize>, Box<dyn TermKernel>)>,
+    cons: Vec<(String, Vec<usize>, Box<dyn ConstraintKernel>)>,
+    bodies: HashMap<String, (String, String, f64)>,
+    notes: Vec<String>,
+}
+
+impl<'a> Builder<'a> {
+    fn affine(&self, name: &str) -> Affine {
+        match &self.points[name] {
+            Point::Fixed(c) => Affine::fixed(*c),
+            Point::Free(idx) => Affine::free(idx),
+            Point::Derived(a) => a.clone(),
+        }
+    }
+
+    fn new_free(&mut self, name: &str, p: &Path_) -> Result<(), SpecError> {
+        if self.points.contains_key(name) {
+            return Err(self.ctx.err(p, format!("point '{name}' is defined twice")));
+        }
+        let start = self.coord_names.len();
+        let axes = ["x", "y", "z"];
+        for k in 0..self.dim {
+            self.coord_names.push(format!("{name}.{}", axes[k]));
+            self.guess.push(None);
+        }
+        self.points.insert(
+            name.to_string(),
+            Point::Free((start..start + self.dim).collect()),
+        );
+        self.order.push(name.to_string());
+        Ok(())
+    }
+
+    fn point(&self, name: &str, p: &Path_) -> Result<Affine, SpecError> {
+        if self.points.contains_key(name) {
+            Ok(self.affine(name))
+        } else {
+            Err(self.ctx.err(
+                p,
+                format!("unknown point '{name}' (points are defined by Fixed, Particles, Rigids, Chains and Grids)"),
+            ))
+        }
+    }
+
+    /// Add an element on the given points; free-point particles and springs use the hand kernels.
+    fn element(&mut self, pts: &[&Affine], kind: Kind, p: &Path_) -> Result<(), SpecError> {
+        let (idx, local) = localize(pts);
+        if idx.is_empty() {
+            return Ok(()); // only fixed points: no effect on the motion
+        }
+        let plain = |a: &Affine| a.c == [0.0; 3] && a.a.len() == self.dim;
+        // fast paths with hand-derived kernels
+        match (&kind, pts.len()) {
+            (Kind::Particle { m }, 1) if plain(pts[0]) => {
+                let g = self.gravity;
+                let kern: Box<dyn TermKernel> = if self.dim == 2 {
+                    Box::new(PointMassKernel::<2> {
+                        mass: *m,
+                        gravity: [g[0], g[1]],
+                    })
+                } else {
+                    Box::new(PointMassKernel::<3> {
+                        mass: *m,
+                        gravity: g,
+                    })
+                };
+                self.terms.push((idx, kern));
+                return Ok(());
+            }
+            (Kind::Spring { k, l0, m, c }, 2) if *m == 0.0 && *k != 0.0 => {
+                let (a, b) = (pts[0], pts[1]);
+                let anchored = if plain(a) && plain(b) {
+                    Some(None)
+                } else if a.a.is_empty() && plain(b) {
+                    Some(Some(a.c))
+                } else {
+                    None
+                };
+                if let Some(anchor) = anchored {
+                    // order the coordinates as (first end, second end)
+                    let order: Vec<usize> = if anchor.is_some() {
+                        b.a.keys().copied().collect()
+                    } else {
+                        a.a.keys().chain(b.a.keys()).copied().collect()
+                    };
+                    let kern: Box<dyn TermKernel> = match (self.dim, anchor) {
+                        (2, None) => Box::new(SpringKernel::<2>::new(*k, *l0, *c)),
+                        (2, Some(p)) => {
+                            Box::new(SpringKernel::<2>::anchored([p[0], p[1]], *k, *l0, *c))
+                        }
+                        (_, None) => Box::new(SpringKernel::<3>::new(*k, *l0, *c)),
+                        (_, Some(p)) => Box::new(SpringKernel::<3>::anchored(p, *k, *l0, *c)),
+                    };
+                    self.terms.push((order, kern));
+                    return Ok(());
+                }
+            }
+            _ => {}
+        }
+        let (dim, gravity) = (self.dim, self.gravity);
+        fn mk<const N: usize>(
+            dim: usize,
+            pts: Vec<super::elements::LocalPoint>,
+            kind: Kind,
+            gravity: [f64; 3],
+        ) -> Box<dyn TermKernel> {
+            Box::new(TermAd::new(Element::<N> {
+                dim,
+                pts,
+                kind,
+                gravity,
+            }))
+        }
+        let n = idx.len();
+        let kern = match n {
+            1 => mk::<1>(dim, local, kind, gravity),
+            2 => mk::<2>(dim, local, kind, gravity),
+            3 => mk::<3>(dim, local, kind, gravity),
+            4 => mk::<4>(dim, local, kind, gravity),
+            5 => mk::<5>(dim, local, kind, gravity),
+            6 => mk::<6>(dim, local, kind, gravity),
+            7 => mk::<7>(dim, local, kind, gravity),
+            8 => mk::<8>(dim, local, kind, gravity),
+            9 => mk::<9>(dim, local, kind, gravity),
+            10 => mk::<10>(dim, local, kind, gravity),
+            11 => mk::<11>(dim, local, kind, gravity),
+            12 => mk::<12>(dim, local, kind, gravity),
+            _ => {
+                return Err(self.ctx.err(
+                    p,
+                    format!("element on {n} coordinates: at most 12 are supported"),
+                ))
+            }
+        };
+        self.terms.push((idx, kern));
+        Ok(())
+    }
+
+    fn bar(
+        &mut self,
+        name: &str,
+        a: &Affine,
+        b: &Affine,
+        len: f64,
+        p: &Path_,
+    ) -> Result<(), SpecError> {
+        let (idx, local) = localize(&[a, b]);
+        if idx.is_empty() {
+            return Err(self.ctx.err(p, "a bar between two fixed points"));
+        }
+        let (dim, gravity) = (self.dim, self.gravity);
+        fn mk<const N: usize>(
+            dim: usize,
+            pts: Vec<super::elements::LocalPoint>,
+            gravity: [f64; 3],
+            len: f64,
+        ) -> Box<dyn ConstraintKernel> {
+            Box::new(ConstraintAd::new(BarConstraint::<N> {
+                el: Element {
+                    dim,
+                    pts,
+                    kind: Kind::Particle { m: 0.0 },
+                    gravity,
+                },
+                len,
+            }))
+        }
+        let kern = match idx.len() {
+            1 => mk::<1>(dim, local, gravity, len),
+            2 => mk::<2>(dim, local, gravity, len),
+            3 => mk::<3>(dim, local, gravity, len),
+            4 => mk::<4>(dim, local, gravity, len),
+            5 => mk::<5>(dim, local, gravity, len),
+            6 => mk::<6>(dim, local, gravity, len),
+            7 => mk::<7>(dim, local, gravity, len),
+            8 => mk::<8>(dim, local, gravity, len),
+            n => {
+                return Err(self.ctx.err(
+                    p,
+                    format!("bar on {n} coordinates: at most 8 are supported"),
+                ))
+            }
+        };
+        self.cons.push((name.to_string(), idx, kern));
+        Ok(())
+    }
+}
+
+/// Split a two-point key such as `AB`, `P1P2` or `Left-Right` into point names.
+fn split_points(key: &str) -> Option<Vec<String>> {
+    if key.contains('-') {
+        let v: Vec<String> = key.split('-').map(|s| s.trim().to_string()).collect();
+        return v.iter().all(|s| !s.is_empty()).then_some(v);
+    }
+    let mut out: Vec<String> = Vec::new();
+    for ch in key.chars() {
+        if ch.is_ascii_uppercase() {
+            out.push(ch.to_string());
+        } else if ch.is_ascii_alphanumeric() || ch == '_' || ch == '\'' {
+            out.last_mut()?.push(ch);
+        } else {
+            return None;
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+fn seq_or_single(v: &Value) -> Vec<&Value> {
+    match v {
+        Value::Sequence(s) => s.iter().collect(),
+        other => vec![other],
+    }
+}
+
+pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
+    let root_p = path(&[]);
+    let root = ctx.map(v, &root_p)?;
+    let top = ctx.keys(
+        root,
+        &root_p,
+        Some(&[
+            "Title",
+            "Dimension",
+            "PhysicalParams",
+            "PartData",
+            "AppliedForces",
+            "ProblemData",
+            "SolverParams",
+            "Animation",
+        ]),
+    )?;
+    let get = |k: &str| top.iter().find(|(n, _)| n == k).map(|(_, v)| *v);
+    let title = match get("Title") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => "untitled".into(),
+        Some(other) => other
+            .as_f64()
+            .map(|x| x.to_string())
+            .unwrap_or_else(|| "untitled".into()),
+    };
+    let dim_v =
+        get("Dimension").ok_or_else(|| ctx.err(&root_p, "missing field 'Dimension' (2 or 3)"))?;
+    let dim = match dim_v.as_u64() {
+        Some(2) => 2,
+        Some(3) => 3,
+        _ => {
+            return Err(ctx.err(
+                &path(&["Dimension"]),
+                format!("must be 2 or 3, found {}", short(dim_v)),
+            ))
+        }
+    };
+    let mut b = Builder {
+        ctx,
+        dim,
+        gravity: [0.0; 3],
+        points: HashMap::new(),
+        order: Vec::new(),
+        coord_names: Vec::new(),
+        guess: Vec::new(),
+        terms: Vec::new(),
+        cons: Vec::new(),
+        bodies: HashMap::new(),
+        notes: Vec::new(),
+    };
+
+    // PhysicalParams, in order; each may use the earlier ones
+    if let Some(pp) = get("PhysicalParams") {
+        let p = path(&["PhysicalParams"]);
+        if !pp.is_null() {
+            let m = b.ctx.map(pp, &p)?;
+            for (name, val) in b.ctx.keys(m, &p, None)? {
+                let q = sub(&p, &name);
+                if !name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                    || name == "t"
+                    || name == "pi"
+                {
+                    return Err(b
+                        .ctx
+                        .err(&q, format!("'{name}' cannot be a parameter name")));
+                }
+                let x = b.ctx.num(val, &q)?;
+                b.ctx.scope.set(&name, x);
+                b.ctx.names.push(name);
+            }
+        }
+    }
+
+    // AppliedForces.Gravity first (elements need it)
+    let forces = get("AppliedForces");
+    let fp = path(&["AppliedForces"]);
+    let fmap = match forces {
+        Some(Value::Null) | None => None,
+        Some(f) => Some(b.ctx.map(f, &fp)?),
+    };
+    if let Some(fm) = fmap {
+        b.ctx
+            .keys(fm, &fp, Some(&["Gravity", "Forces", "Torques"]))?;
+        if let Some(g) = fm.get("Gravity") {
+            let gp = sub(&fp, "Gravity");
+            let mut gv = [0.0; 3];
+            let default = 9.81;
+            match g {
+                Value::Null => gv[dim - 1] = -default,
+                Value::Sequence(_) => gv = b.ctx.vector(g, &gp, dim)?,
+                other => gv[dim - 1] = -b.ctx.num(other, &gp)?,
+            }
+            b.gravity = gv;
+        }
+    }
+
+    // PartData
+    let pd_p = path(&["PartData"]);
+    let pd = b.ctx.map(
+        get("PartData").ok_or_else(|| b.ctx.err(&root_p, "missing field 'PartData'"))?,
+        &pd_p,
+    )?;
+    let parts = b.ctx.keys(
+        pd,
+        &pd_p,
+        Some(&[
+            "Fixed",
+            "Rigids",
+            "Particles",
+            "Chains",
+            "Grids",
+            "Springs",
+            "Bars",
+        ]),
+    )?;
+    let part = |k: &str| {
+        parts
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| *v)
+            .filter(|v| !v.is_null())
+    };
+
+    if let Some(f) = part("Fixed") {
+        let p = sub(&pd_p, "Fixed");
+        let m = b.ctx.map(f, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &name);
+            let pos = b.ctx.vector(val, &q, dim)?;
+            if b.points.contains_key(&name) {
+                return Err(b.ctx.err(&q, format!("point '{name}' is defined twice")));
+            }
+            b.points.insert(name, Point::Fixed(pos));
+        }
+    }
+
+    if let Some(r) = part("Rigids") {
+        let p = sub(&pd_p, "Rigids");
+        let m = b.ctx.map(r, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            rigid(&mut b, &name, val, &sub(&p, &name))?;
+        }
+    }
+
+    if let Some(pa) = part("Particles") {
+        let p = sub(&pd_p, "Particles");
+        let m = b.ctx.map(pa, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &name);
+            let mass = b.ctx.positive(val, &q, "a mass")?;
+            if !b.points.contains_key(&name) {
+                b.new_free(&name, &q)?;
+            }
+            if matches!(b.points[&name], Point::Fixed(_)) {
+                return Err(b.ctx.err(
+                    &q,
+                    format!("'{name}' is a fixed point; a particle there would not move"),
+                ));
+            }
+            let a = b.affine(&name);
+            b.element(&[&a], Kind::Particle { m: mass }, &q)?;
+        }
+    }
+
+    if let Some(c) = part("Chains") {
+        let p = sub(&pd_p, "Chains");
+        let m = b.ctx.map(c, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            chain(&mut b, &name, val, &sub(&p, &name))?;
+        }
+    }
+    if let Some(g) = part("Grids") {
+        let p = sub(&pd_p, "Grids");
+        let m = b.ctx.map(g, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            grid(&mut b, &name, val, &sub(&p, &name))?;
+        }
+    }
+
+    if let Some(s) = part("Springs") {
+        let p = sub(&pd_p, "Springs");
+        let m = b.ctx.map(s, &p)?;
+        for (key, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &key);
+            let (a, c) = two_points(&b, &key, &q)?;
+            // [k, l] | [k, l, mass] | {stiffness, length, mass, damping}
+            let (k, l, mass, damp) = match val {
+                Value::Sequence(sq) if (2..=4).contains(&sq.len()) => {
+                    let k = b.ctx.num(&sq[0], &q)?;
+                    let l = b.ctx.num(&sq[1], &q)?;
+                    let mass = sq.get(2).map(|x| b.ctx.num(x, &q)).transpose()?.unwrap_or(0.0);
+                    let damp = sq.get(3).map(|x| b.ctx.num(x, &q)).transpose()?.unwrap_or(0.0);
+                    (k, l, mass, damp)
+                }
+                Value::Mapping(mm) => {
+                    b.ctx.keys(mm, &q, Some(&["stiffness", "length", "mass", "damping"]))?;
+                    let k = b.ctx.num(b.ctx.required(mm, &q, "stiffness")?, &sub(&q, "stiffness"))?;
+                    let l = b.ctx.num(b.ctx.required(mm, &q, "length")?, &sub(&q, "length"))?;
+                    let mass = mm.get("mass").map(|x| b.ctx.num(x, &sub(&q, "mass"))).transpose()?.unwrap_or(0.0);
+                    let damp = mm.get("damping").map(|x| b.ctx.num(x, &sub(&q, "damping"))).transpose()?.unwrap_or(0.0);
+                    (k, l, mass, damp)
+                }
+                other => {
+                    return Err(b.ctx.err(
+                        &q,
+                        format!("expected [stiffness, length] or [stiffness, length, mass(, damping)], found {}", kind(other)),
+                    ))
+                }
+            };
+            if !(k > 0.0) {
+                return Err(b
+                    .ctx
+                    .err(&q, format!("stiffness must be positive, got {k}")));
+            }
+            if !(l >= 0.0) || !(mass >= 0.0) || !(damp >= 0.0) {
+                return Err(b
+                    .ctx
+                    .err(&q, "length, mass and damping must not be negative"));
+            }
+            b.element(
+                &[&a, &c],
+                Kind::Spring {
+                    k,
+                    l0: l,
+                    m: mass,
+                    c: damp,
+                },
+                &q,
+            )?;
+        }
+    }
+
+    if let Some(s) = part("Bars") {
+        let p = sub(&pd_p, "Bars");
+        let m = b.ctx.map(s, &p)?;
+        for (key, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &key);
+            let (a, c) = two_points(&b, &key, &q)?;
+            let items = seq_or_single(val);
+            if items.is_empty() || items.len() > 2 {
+                return Err(b.ctx.err(&q, "expected length or [length, mass]"));
+            }
+            let l = b.ctx.positive(items[0], &q, "a bar length")?;
+            let mass = items
+                .get(1)
+                .map(|x| b.ctx.num(x, &q))
+                .transpose()?
+                .unwrap_or(0.0);
+            if mass < 0.0 {
+                return Err(b.ctx.err(&q, "a bar mass must not be negative"));
+            }
+            b.bar(&format!("bar {key}"), &a, &c, l, &q)?;
+            if mass > 0.0 {
+                b.element(
+                    &[&a, &c],
+                    Kind::Spring {
+                        k: 0.0,
+                        l0: l,
+                        m: mass,
+                        c: 0.0,
+                    },
+                    &q,
+                )?;
+            }
+        }
+    }
+
+    // Forces and torques
+    if let Some(fm) = fmap {
+        if let Some(f) = fm.get("Forces").filter(|v| !v.is_null()) {
+            let p = sub(&fp, "Forces");
+            let m = b.ctx.map(f, &p)?;
+            for (name, val) in b.ctx.keys(m, &p, None)? {
+                let q = sub(&p, &name);
+                let a = b.point(&name, &q)?;
+                let fv = b.ctx.vector_expr(val, &q, dim)?;
+                let scope = Arc::new(b.ctx.scope.clone());
+                b.element(&[&a], Kind::Force { f: fv, scope }, &q)?;
+            }
+        }
+        if let Some(t) = fm.get("Torques").filter(|v| !v.is_null()) {
+            let p = sub(&fp, "Torques");
+            if dim != 2 {
+                return Err(b.ctx.err(&p, "torques are supported on planar (2D) bodies"));
+            }
+            let m = b.ctx.map(t, &p)?;
+            for (name, val) in b.ctx.keys(m, &p, None)? {
+                let q = sub(&p, &name);
+                let (p0, p1, len) = b
+                    .bodies
+                    .get(&name)
+                    .cloned()
+                    .ok_or_else(|| b.ctx.err(&q, format!("unknown rigid body '{name}'")))?;
+                let tau = b.ctx.expr(val, &q, true)?;
+                tau.eval(&b.ctx.scope, 0.0)
+                    .map_err(|e| b.ctx.err(&q, e.to_string()))?;
+                let (a0, a1) = (b.affine(&p0), b.affine(&p1));
+                let scope = Arc::new(b.ctx.scope.clone());
+                b.element(&[&a0, &a1], Kind::Torque { tau, scope, len }, &q)?;
+            }
+        }
+    }
+
+    // ProblemData
+    let prob_p = path(&["ProblemData"]);
+    let prob = b.ctx.map(
+        get("ProblemData").ok_or_else(|| b.ctx.err(&root_p, "missing field 'ProblemData'"))?,
+        &prob_p,
+    )?;
+    b.ctx.keys(
+        prob,
+        &prob_p,
+        Some(&["t0", "tend", "positions", "fixedpositions", "velocities"]),
+    )?;
+    let t0 = prob
+        .get("t0")
+        .map(|x| b.ctx.num(x, &sub(&prob_p, "t0")))
+        .transpose()?
+        .unwrap_or(0.0);
+    let t_end = b.ctx.num(
+        b.ctx.required(prob, &prob_p, "tend")?,
+        &sub(&prob_p, "tend"),
+    )?;
+    if !(t_end > t0) {
+        return Err(b.ctx.err(
+            &sub(&prob_p, "tend"),
+            format!("tend = {t_end} must be after t0 = {t0}"),
+        ));
+    }
+    if let Some(pos) = prob.get("positions").filter(|v| !v.is_null()) {
+        let p = sub(&prob_p, "positions");
+        let m = b.ctx.map(pos, &p)?;
+        for (key, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &key);
+            for (i, x) in components(&b, &key, val, &q, false)? {
+                b.guess[i] = Some(x);
+            }
+        }
+    }
+    let n = b.coord_names.len();
+    if n == 0 {
+        return Err(b.ctx.err(&pd_p, "the mechanism has no moving points"));
+    }
+    let mut q_guess = vec![0.0; n];
+    for (i, g) in b.guess.iter().enumerate() {
+        match g {
+            Some(x) => q_guess[i] = *x,
+            None => {
+                return Err(b.ctx.err(
+                    &sub(&prob_p, "positions"),
+                    format!(
+                        "no position guess for {} (give it under ProblemData.positions)",
+                        b.coord_names[i]
+                    ),
+                ))
+            }
+        }
+    }
+    let mut pinned_q = Vec::new();
+    if let Some(fx) = prob.get("fixedpositions").filter(|v| !v.is_null()) {
+        let p = sub(&prob_p, "fixedpositions");
+        let keys: Vec<(String, Path_)> = match fx {
+            Value::Mapping(m) => b
+                .ctx
+                .keys(m, &p, None)?
+                .into_iter()
+                .map(|(k, _)| (k.clone(), sub(&p, &k)))
+                .collect(),
+            Value::Sequence(s) => s
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .map(|k| (k.to_string(), sub(&p, k)))
+                        .ok_or_else(|| b.ctx.err(&p, "expected point names"))
+                })
+                .collect::<Result<_, _>>()?,
+            other => {
+                return Err(b.ctx.err(
+                    &p,
+                    format!("expected {{ A, Bx, … }}, found {}", kind(other)),
+                ))
+            }
+        };
+        for (key, q) in keys {
+            for (i, _) in components(&b, &key, &Value::Null, &q, true)? {
+                pinned_q.push(i);
+            }
+        }
+    }
+    let mut v_guess = vec![0.0; n];
+    let mut pinned_v = Vec::new();
+    if let Some(vel) = prob.get("velocities").filter(|v| !v.is_null()) {
+        let p = sub(&prob_p, "velocities");
+        let m = b.ctx.map(vel, &p)?;
+        for (key, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &key);
+            for (i, x) in components(&b, &key, val, &q, false)? {
+                v_guess[i] = x;
+                pinned_v.push(i);
+            }
+        }
+    }
+
+    // SolverParams
+    let mut solver = SolverSettings {
+        steps: ((t_end - t0) / 1e-3).round().max(1.0) as usize, // default step 1 ms
+        rho_inf: 0.8,
+        newton_tol: 1e-10,
+        output_every: 1,
+        reuse_factorization: true,
+    };
+    let mut notes = std::mem::take(&mut b.notes);
+    if let Some(sp) = get("SolverParams").filter(|v| !v.is_null()) {
+        let p = path(&["SolverParams"]);
+        let m = b.ctx.map(sp, &p)?;
+        b.ctx.keys(
+            m,
+            &p,
+            Some(&[
+                "Integration",
+                "step",
+                "steps",
+                "rho_inf",
+                "newton_tol",
+                "output_every",
+                "reuse_factorization",
+            ]),
+        )?;
+        if let Some(i) = m.get("Integration").filter(|v| !v.is_null()) {
+            let ip = sub(&p, "Integration");
+            let im = b.ctx.map(i, &ip)?;
+            b.ctx.keys(im, &ip, Some(&["tol", "order"]))?;
+            for k in ["tol", "order"] {
+                if let Some(x) = im.get(k) {
+                    b.ctx.num(x, &sub(&ip, k))?;
+                    notes.push(format!(
+                        "SolverParams.Integration.{k} is a DAETS (Taylor series) setting and has no effect here; \
+                         generalized-α uses a fixed step (SolverParams.step or steps)"
+                    ));
+                }
+            }
+        }
+        if let Some(x) = m.get("steps") {
+            let q = sub(&p, "steps");
+            let s = b.ctx.positive(x, &q, "steps")?;
+            if s.fract() != 0.0 {
+                return Err(b.ctx.err(&q, "steps must be a whole number"));
+            }
+            solver.steps = s as usize;
+        }
+        if let Some(x) = m.get("step") {
+            let q = sub(&p, "step");
+            if m.get("steps").is_some() {
+                return Err(b.ctx.err(&q, "give either step or steps, not both"));
+            }
+            let h = b.ctx.positive(x, &q, "the step")?;
+            solver.steps = ((t_end - t0) / h).round().max(1.0) as usize;
+        }
+        if let Some(x) = m.get("rho_inf") {
+            let q = sub(&p, "rho_inf");
+            solver.rho_inf = b.ctx.num(x, &q)?;
+            if !(0.0..1.0).contains(&solver.rho_inf) {
+                return Err(b.ctx.err(&q, "rho_inf must lie in [0, 1)"));
+            }
+        }
+        if let Some(x) = m.get("newton_tol") {
+            solver.newton_tol = b.ctx.positive(x, &sub(&p, "newton_tol"), "newton_tol")?;
+        }
+        if let Some(x) = m.get("output_every") {
+            let q = sub(&p, "output_every");
+            let s = b.ctx.positive(x, &q, "output_every")?;
+            solver.output_every = s.round() as usize;
+        }
+        if let Some(x) = m.get("reuse_factorization") {
+            solver.reuse_factorization = x.as_bool().ok_or_else(|| {
+                b.ctx
+                    .err(&sub(&p, "reuse_factorization"), "expected true or false")
+            })?;
+        }
+    }
+    // Animation: accepted (camera settings for viewers), not used by the solver
+    if let Some(a) = get("Animation").filter(|v| !v.is_null()) {
+        b.ctx.map(a, &path(&["Animation"]))?;
+    }
+
+    // the model
+    let mut mb: ModelBuilder = Model::builder(n).coordinate_names(b.coord_names.clone());
+    for (idx, k) in b.terms.drain(..) {
+        mb.add_term_kernel(&idx, k);
+    }
+    for (name, idx, k) in b.cons.drain(..) {
+        mb.add_constraint_kernel(name, &idx, k);
+    }
+    let model = mb.build().map_err(|e| b.ctx.err(&pd_p, e.to_string()))?;
+    let points = b
+        .order
+        .iter()
+        .filter(|name| !matches!(b.points[*name], Point::Fixed(_)))
+        .map(|name| OutputPoint {
+            name: name.clone(),
+            map: b.affine(name),
+        })
+        .collect();
+    pinned_q.sort_unstable();
+    pinned_q.dedup();
+    pinned_v.sort_unstable();
+    pinned_v.dedup();
+    Ok(Mechanism {
+        title,
+        dimension: dim,
+        model,
+        coordinate_names: b.coord_names,
+        q_guess,
+        v_guess,
+        pinned_q,
+        pinned_v,
+        t0,
+        t_end,
+        solver,
+        points,
+        notes,
+    })
+}
+
+fn short(v: &Value) -> String {
+    match v {
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => format!("'{s}'"),
+        other => kind(other).to_string(),
+    }
+}
+
+fn two_points(b: &Builder, key: &str, q: &Path_) -> Result<(Affine, Affine), SpecError> {
+    let names = split_points(key).filter(|v| v.len() == 2).ok_or_else(|| {
+        b.ctx.err(
+            q,
+            format!("'{key}' does not name two points (write AB, P1P2 or Left-Right)"),
+        )
+    })?;
+    if names[0] == names[1] {
+        return Err(b.ctx.err(q, format!("'{key}' joins a point to itself")));
+    }
+    Ok((b.point(&names[0], q)?, b.point(&names[1], q)?))
+}
+
+/// Coordinates named by `key` (a point, or a point and a component as in `Ax`) with values
+/// from `val` (a vector for a point, a number for a component; ignored if `pins`).
+fn components(
+    b: &Builder,
+    key: &str,
+    val: &Value,
+    q: &Path_,
+    pins: bool,
+) -> Result<Vec<(usize, f64)>, SpecError> {
+    let (name, comp) = if b.points.contains_key(key) {
+        (key.to_string(), None)
+    } else {
+        let axes = ["x", "y", "z"];
+        match key.char_indices().last() {
+            Some((i, c))
+                if i > 0
+                    && axes[..b.dim].contains(&c.to_string().as_str())
+                    && b.points.contains_key(&key[..i]) =>
+            {
+                (
+                    key[..i].to_string(),
+                    Some(axes.iter().position(|a| *a == c.to_string()).unwrap_or(0)),
+                )
+            }
+            _ => return Err(b.ctx.err(q, format!("unknown point '{key}'"))),
+        }
+    };
+    let idx = match &b.points[&name] {
+        Point::Free(idx) => idx.clone(),
+        Point::Fixed(_) => return Err(b.ctx.err(q, format!("'{name}' is a fixed point"))),
+        Point::Derived(_) => {
+            return Err(b.ctx.err(
+                q,
+                format!(
+                    "'{name}' is a derived point of a rigid body; give its body's basic points"
+                ),
+            ))
+        }
+    };
+    match comp {
+        Some(k) => {
+            let x = if pins && val.is_null() {
+                0.0
+            } else {
+                b.ctx.num(val, q)?
+            };
+            Ok(vec![(idx[k], x)])
+        }
+        None => {
+            if pins && val.is_null() {
+                return Ok(idx.iter().map(|&i| (i, 0.0)).collect());
+            }
+            let v = b.ctx.vector(val, q, b.dim)?;
+            Ok(idx.iter().enumerate().map(|(k, &i)| (i, v[k])).collect())
+        }
+    }
+}
+
+fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+    if b.dim != 2 {
+        return Err(b.ctx.err(
+            p,
+            "rigid bodies in natural coordinates are supported in 2D (3D bodies: not yet)",
+        ));
+    }
+    let names = split_points(name).filter(|v| v.len() >= 2).ok_or_else(|| {
+        b.ctx.err(
+            p,
+            format!("'{name}' must name the body's points, e.g. OA or OAC"),
+        )
+    })?;
+    let m = b.ctx.map(val, p)?;
+    b.ctx.keys(m, p, Some(&["Geom", "Dyna"]))?;
+    let gp = sub(p, "Geom");
+    let geom = b
+        .ctx
+        .required(m, p, "Geom")?
+        .as_sequence()
+        .ok_or_else(|| b.ctx.err(&gp, "expected a list of local points"))?;
+    if geom.len() != names.len() - 1 {
+        return Err(b.ctx.err(
+            &gp,
+            format!(
+                "{} points after the first need {} local positions, found {}",
+                names.len() - 1,
+                names.len() - 1,
+                geom.len()
+            ),
+        ));
+    }
+    let local: Vec<[f64; 3]> = geom
+        .iter()
+        .map(|g| b.ctx.vector(g, &gp, 2))
+        .collect::<Result<_, _>>()?;
+    let len = local[0][0];
+    if !(len > 0.0) || local[0][1] != 0.0 {
+        return Err(b.ctx.err(
+            &gp,
+            "the second point must lie on the local x axis at a positive distance, [ℓ, 0]",
+        ));
+    }
+    let dp = sub(p, "Dyna");
+    let dyna = b
+        .ctx
+        .required(m, p, "Dyna")?
+        .as_sequence()
+        .ok_or_else(|| b.ctx.err(&dp, "expected [centroid, mass, inertia]"))?;
+    if dyna.len() != 3 {
+        return Err(b
+            .ctx
+            .err(&dp, "expected [centroid, mass, inertia about the centroid]"));
+    }
+    let centroid = b.ctx.vector(&dyna[0], &dp, 2)?;
+    let mass = b.ctx.positive(&dyna[1], &dp, "a body mass")?;
+    let inertia = b.ctx.num(&dyna[2], &dp)?;
+    if inertia < 0.0 {
+        return Err(b.ctx.err(&dp, "the moment of inertia must not be negative"));
+    }
+    for basic in &names[..2] {
+        if !b.points.contains_key(basic) {
+            b.new_free(basic, p)?;
+        }
+        if matches!(b.points[basic], Point::Derived(_)) {
+            return Err(b.ctx.err(p, format!("'{basic}' is a derived point of another body; basic points must be free or fixed")));
+        }
+    }
+    let (a0, a1) = (b.affine(&names[0]), b.affine(&names[1]));
+    if a0.a.is_empty() && a1.a.is_empty() {
+        return Err(b
+            .ctx
+            .err(p, "both basic points are fixed: the body cannot move"));
+    }
+    for (k, dn) in names.iter().enumerate().skip(2) {
+        if b.points.contains_key(dn) {
+            return Err(b.ctx.err(p, format!("point '{dn}' is defined twice")));
+        }
+        let l = local[k - 1];
+        b.points.insert(
+            dn.clone(),
+            Point::Derived(Affine::body_point(&a0, &a1, len, l[0], l[1])),
+        );
+        b.order.push(dn.clone());
+    }
+    b.bar(&format!("rigid {name}"), &a0, &a1, len, p)?;
+    b.element(
+        &[&a0, &a1],
+        Kind::Rigid {
+            m: mass,
+            inertia,
+            centroid: [centroid[0], centroid[1]],
+            len,
+        },
+        p,
+    )?;
+    b.bodies
+        .insert(name.to_string(), (names[0].clone(), names[1].clone(), len));
+    Ok(())
+}
+
+fn chain(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+    let m: &Mapping = b.ctx.map(val, p)?;
+    b.ctx.keys(
+        m,
+        p,
+        Some(&["from", "to", "n", "mass", "stiffness", "damping"]),
+    )?;
+    let from_v = b.ctx.required(m, p, "from")?;
+    let from = from_v
+        .as_str()
+        .ok_or_else(|| b.ctx.err(&sub(p, "from"), "expected a point name"))?
+        .to_string();
+    let fa = b.point(&from, &sub(p, "from"))?;
+    let start = fa.eval(&vec![0.0; b.coord_names.len()]);
+    let start = match &b.points[&from] {
+        Point::Free(idx) => std::array::from_fn(|k| {
+            if k < b.dim {
+                b.guess[idx[k]].unwrap_or(0.0)
+            } else {
+                0.0
+            }
+        }),
+        _ => start,
+    };
+    let end = b
+        .ctx
+        .vector(b.ctx.required(m, p, "to")?, &sub(p, "to"), b.dim)?;
+    let nv = b
+        .ctx
+        .positive(b.ctx.required(m, p, "n")?, &sub(p, "n"), "n")?;
+    if nv.fract() != 0.0 {
+        return Err(b.ctx.err(&sub(p, "n"), "n must be a whole number"));
+    }
+    let n = nv as usize;
+    let mass = b
+        .ctx
+        .positive(b.ctx.required(m, p, "mass")?, &sub(p, "mass"), "a mass")?;
+    let k = b.ctx.positive(
+        b.ctx.required(m, p, "stiffness")?,
+        &sub(p, "stiffness"),
+        "a stiffness",
+    )?;
+    let c = m
+        .get("damping")
+        .map(|x| b.ctx.num(x, &sub(p, "damping")))
+        .transpose()?
+        .unwrap_or(0.0);
+    let step: [f64; 3] = std::array::from_fn(|i| (end[i] - start[i]) / n as f64);
+    let len = step.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let mut prev = fa;
+    for i in 1..=n {
+        let pn = format!("{name}{i}");
+        b.new_free(&pn, p)?;
+        let a = b.affine(&pn);
+        for (kk, &ci) in a.a.keys().enumerate() {
+            b.guess[ci] = Some(start[kk] + step[kk] * i as f64);
+        }
+        b.element(&[&a], Kind::Particle { m: mass }, p)?;
+        b.element(
+            &[&prev, &a],
+            Kind::Spring {
+                k,
+                l0: len,
+                m: 0.0,
+                c,
+            },
+            p,
+        )?;
+        prev = a;
+    }
+    Ok(())
+}
+
+fn grid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+    let m: &Mapping = b.ctx.map(val, p)?;
+    b.ctx.keys(
+        m,
+        p,
+        Some(&[
+            "n",
+            "spacing",
+            "origin",
+            "mass",
+            "stiffness",
+            "damping",
+            "rim",
+        ]),
+    )?;
+    let nv = b.ctx.vector(b.ctx.required(m, p, "n")?, &sub(p, "n"), 2)?;
+    if nv.iter().take(2).any(|x| !(*x >= 1.0) || x.fract() != 0.0) {
+        return Err(b.ctx.err(&sub(p, "n"), "expected two whole numbers ≥ 1"));
+    }
+    let (n0, n1) = (nv[0] as usize, nv[1] as usize);
+    let sp = b
+        .ctx
+        .vector(b.ctx.required(m, p, "spacing")?, &sub(p, "spacing"), 2)?;
+    if sp[0] <= 0.0 || sp[1] <= 0.0 {
+        return Err(b.ctx.err(&sub(p, "spacing"), "spacings must be positive"));
+    }
+    let origin = match m.get("origin") {
+        Some(o) => b.ctx.vector(o, &sub(p, "origin"), b.dim)?,
+        None => [0.0; 3],
+    };
+    let mass = b
+        .ctx
+        .positive(b.ctx.required(m, p, "mass")?, &sub(p, "mass"), "a mass")?;
+    let k = b.ctx.positive(
+        b.ctx.required(m, p, "stiffness")?,
+        &sub(p, "stiffness"),
+        "a stiffness",
+    )?;
+    let c = m
+        .get("damping")
+        .map(|x| b.ctx.num(x, &sub(p, "damping")))
+        .transpose()?
+        .unwrap_or(0.0);
+    let rim = match m.get("rim") {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) if s == "fixed" => true,
+        Some(Value::String(s)) if s == "free" => false,
+        Some(_) => return Err(b.ctx.err(&sub(p, "rim"), "expected 'fixed' or 'free'")),
+    };
+    let (lo, hi0, hi1) = if rim {
+        (0, n0 + 1, n1 + 1)
+    } else {
+        (1, n0, n1)
+    };
+    let pname = |i: usize, j: usize| format!("{name}_{i}_{j}");
+    for i in lo..=hi0 {
+        for j in lo..=hi1 {
+            let interior = (1..=n0).contains(&i) && (1..=n1).contains(&j);
+            let corner = (i == 0 || i == n0 + 1) && (j == 0 || j == n1 + 1);
+            if corner {
+                continue;
+            }
+            let mut pos = origin;
+            pos[0] += sp[0] * i as f64;
+            pos[1] += sp[1] * j as f64;
+            let pn = pname(i, j);
+            if interior {
+                b.new_free(&pn, p)?;
+                let a = b.affine(&pn);
+                for (kk, &ci) in a.a.keys().enumerate() {
+                    b.guess[ci] = Some(pos[kk]);
+                }
+                b.element(&[&a], Kind::Particle { m: mass }, p)?;
+            } else {
+                if b.points.contains_key(&pn) {
+                    return Err(b.ctx.err(p, format!("point '{pn}' is defined twice")));
+                }
+                b.points.insert(pn, Point::Fixed(pos));
+            }
+        }
+    }
+    for i in lo..=hi0 {
+        for j in lo..=hi1 {
+            for (di, dj, l) in [(1, 0, sp[0]), (0, 1, sp[1])] {
+                let (a, c2) = (pname(i, j), pname(i + di, j + dj));
+                if let (Some(pa), Some(pc)) = (b.points.get(&a), b.points.get(&c2)) {
+                    if matches!(pa, Point::Fixed(_)) && matches!(pc, Point::Fixed(_)) {
+                        continue;
+                    }
+                    let (aa, ac) = (b.affine(&a), b.affine(&c2));
+                    b.element(
+                        &[&aa, &ac],
+                        Kind::Spring {
+                            k,
+                            l0: l,
+                            m: 0.0,
+                            c,
+                        },
+                        p,
+                    )?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_points;
+
+    #[test]
+    fn point_keys() {
+        assert_eq!(split_points("AB"), Some(vec!["A".into(), "B".into()]));
+        assert_eq!(split_points("P1P12"), Some(vec!["P1".into(), "P12".into()]));
+        assert_eq!(
+            split_points("Left-Right"),
+            Some(vec!["Left".into(), "Right".into()])
+        );
+        assert_eq!(split_points("ab"), None);
+        assert_eq!(split_points("A B"), None);
+    }
+}
