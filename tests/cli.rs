@@ -1,0 +1,372 @@
+//! The `lagrangian` command line: bundled mechanisms run and write complete results; `check`
+//! reports the model; bad input ends with `file:line:column`, the field, a non-zero exit code and
+//! no output file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static N: AtomicUsize = AtomicUsize::new(0);
+
+fn tmp(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "lagrangian-cli-{}-{}-{tag}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lagrangian"))
+}
+
+fn mech(name: &str) -> String {
+    format!("{}/mechanisms/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(args: &[&str], cwd: Option<&Path>) -> Output {
+    let mut c = bin();
+    c.args(args);
+    if let Some(d) = cwd {
+        c.current_dir(d);
+    }
+    c.output().unwrap()
+}
+
+fn summary(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn bundled_mechanisms_run_and_write_complete_results() {
+    for (file, t_end, dof) in [
+        ("mechanism0.yaml", "1", 3),
+        ("double_pendulum.yaml", "1", 2),
+        ("n_pendulum.yaml", "0.5", 10),
+        ("hanging_chain.yaml", "1", 30),
+        ("bridge.yaml", "0.5", 30),
+        ("cloth.yaml", "0.02", 24300),
+    ] {
+        let out = tmp("run");
+        let o = run(
+            &[
+                "run",
+                &mech(file),
+                "--out",
+                out.to_str().unwrap(),
+                "--t-end",
+                t_end,
+                "--quiet",
+            ],
+            None,
+        );
+        assert!(
+            o.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let s = summary(&out);
+        for key in [
+            "steps",
+            "newton_iterations",
+            "build_seconds",
+            "solve_seconds",
+            "max_constraint_residual",
+            "energy_drift",
+            "dof",
+        ] {
+            assert!(s.get(key).is_some(), "{file}: summary lacks {key}");
+        }
+        assert_eq!(s["dof"].as_u64(), Some(dof), "{file}");
+        assert!(
+            s["max_constraint_residual"].as_f64().unwrap() < 1e-9,
+            "{file}: {s}"
+        );
+        let csv = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+        let mut lines = csv.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        assert_eq!(header[0], "t");
+        assert_eq!(
+            &header[header.len() - 4..],
+            ["kinetic", "potential", "total", "max_constraint_residual"]
+        );
+        let rows: Vec<Vec<f64>> = lines
+            .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+            .collect();
+        assert!(
+            rows.len() >= 2 && rows.iter().all(|r| r.len() == header.len()),
+            "{file}"
+        );
+        let t_last = rows.last().unwrap()[0];
+        assert!(
+            (t_last - t_end.parse::<f64>().unwrap()).abs() < 1e-9,
+            "{file}: last t {t_last}"
+        );
+        // no partial directory left behind
+        assert!(std::fs::read_dir(&out).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".partial")));
+    }
+}
+
+#[test]
+fn mechanism0_columns_and_energy() {
+    let out = tmp("m0");
+    let o = run(
+        &[
+            "run",
+            &mech("mechanism0.yaml"),
+            "--out",
+            out.to_str().unwrap(),
+            "--t-end",
+            "2",
+            "--quiet",
+        ],
+        None,
+    );
+    assert!(o.status.success());
+    let csv = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+    assert!(csv.starts_with("t,A.x,A.y,B.x,B.y,kinetic,potential,total,max_constraint_residual\n"));
+    let s = summary(&out);
+    // T(0) = ½ (M L²/3) ω² + μ/6 |v_A|² = 50/3 + 25/3 = 25 with ω = 10
+    assert!((s["energy_start"].as_f64().unwrap() - 25.0).abs() < 1e-12);
+    assert!(s["energy_drift"].as_f64().unwrap().abs() < 1e-3, "{s}");
+}
+
+#[test]
+fn default_run_writes_into_out_and_says_what_next() {
+    let cwd = tmp("default");
+    let o = run(&[], Some(&cwd));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("out/mechanism0/trajectory.csv") && text.contains("next:"),
+        "{text}"
+    );
+    assert!(cwd.join("out/mechanism0/summary.json").exists());
+}
+
+#[test]
+fn check_reports_dof_and_initial_point() {
+    let o = run(&["check", &mech("mechanism0.yaml")], None);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("degrees of freedom: 3"), "{text}");
+    assert!(text.contains("redundant constraints: none"));
+    assert!(text.contains("A.x") && text.contains("rigid OA"), "{text}");
+    let o = run(&["check", &mech("n_pendulum.yaml")], None);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success() && text.contains("degrees of freedom: 10"),
+        "{text}"
+    );
+}
+
+/// Run a bad file: non-zero exit, the message names `file:line:column` and `field`, no output.
+fn bad(yaml: &str, expect_loc: &str, expect_text: &[&str]) {
+    let dir = tmp("bad");
+    let file = dir.join("bad.yaml");
+    std::fs::write(&file, yaml).unwrap();
+    let out = dir.join("out");
+    let o = run(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ],
+        None,
+    );
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(!o.status.success(), "accepted:\n{yaml}");
+    let loc = format!("{}:{expect_loc}", file.display());
+    assert!(err.contains(&loc), "expected '{loc}' in: {err}");
+    for t in expect_text {
+        assert!(err.contains(t), "expected '{t}' in: {err}");
+    }
+    assert!(
+        !out.join("summary.json").exists() && !out.join("trajectory.csv").exists(),
+        "{err}"
+    );
+}
+
+const GOOD: &str = "Title: ok
+Dimension: 2
+PhysicalParams: { m: 1, l: 1 }
+PartData:
+  Fixed: { O: [0, 0] }
+  Particles: { B: m }
+  Bars: { OB: l }
+AppliedForces:
+  Gravity:
+ProblemData:
+  tend: 1
+  positions: { B: [l, 0] }
+";
+
+#[test]
+fn the_good_base_file_runs() {
+    let dir = tmp("good");
+    let file = dir.join("good.yaml");
+    std::fs::write(&file, GOOD).unwrap();
+    let o = run(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            dir.join("out").to_str().unwrap(),
+            "--quiet",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn bad_input_is_reported_with_place_and_field() {
+    // not YAML
+    bad("Title: x\nDimension: [2\n", "3:1", &["not valid YAML"]);
+    // unknown key
+    bad(
+        &GOOD.replace("  Bars:", "  Bras:"),
+        "7:3",
+        &["PartData.Bras", "unknown key 'Bras'"],
+    );
+    // missing field
+    bad(
+        &GOOD.replace("  tend: 1\n", ""),
+        "10:1",
+        &["ProblemData", "missing field 'tend'"],
+    );
+    // wrong type
+    bad(
+        &GOOD.replace("Particles: { B: m }", "Particles: { B: [1, 2] }"),
+        "6:16",
+        &["PartData.Particles.B", "expected a number"],
+    );
+    // undefined parameter
+    bad(
+        &GOOD.replace("Bars: { OB: l }", "Bars: { OB: 2*len }"),
+        "7:11",
+        &["PartData.Bars.OB", "undefined parameter 'len'"],
+    );
+    // division by zero
+    bad(
+        &GOOD.replace("{ m: 1, l: 1 }", "{ m: 1, l: 1/(m-1) }"),
+        "3:25",
+        &["PhysicalParams.l", "division by zero"],
+    );
+    // dimension mismatch
+    bad(
+        &GOOD.replace("Fixed: { O: [0, 0] }", "Fixed: { O: [0, 0, 0] }"),
+        "5:12",
+        &["PartData.Fixed.O", "expected 2 components"],
+    );
+    // a spring naming an unknown point
+    bad(
+        &GOOD.replace(
+            "Bars: { OB: l }",
+            "Bars: { OB: l }\n  Springs: { BC: [10, 1] }",
+        ),
+        "8:14",
+        &["PartData.Springs.BC", "unknown point 'C'"],
+    );
+    // non-positive mass and length
+    bad(
+        &GOOD.replace("Particles: { B: m }", "Particles: { B: -m }"),
+        "6:16",
+        &["PartData.Particles.B", "mass must be positive"],
+    );
+    bad(
+        &GOOD.replace("Bars: { OB: l }", "Bars: { OB: 0 }"),
+        "7:11",
+        &["PartData.Bars.OB", "length must be positive"],
+    );
+    // bad Dimension
+    bad(
+        &GOOD.replace("Dimension: 2", "Dimension: 4"),
+        "2:1",
+        &["Dimension", "must be 2 or 3"],
+    );
+    // time not allowed in a constant
+    bad(
+        &GOOD.replace("Particles: { B: m }", "Particles: { B: m*t }"),
+        "6:16",
+        &["time t is not allowed"],
+    );
+}
+
+#[test]
+fn inconsistent_guess_and_newton_failure_leave_no_results() {
+    // B pinned at distance 2 from O on a bar of length 1
+    let yaml = GOOD.replace(
+        "  positions: { B: [l, 0] }\n",
+        "  positions: { B: [2, 0] }\n  fixedpositions: { B }\n",
+    );
+    let dir = tmp("inconsistent");
+    let file = dir.join("m.yaml");
+    std::fs::write(&file, yaml).unwrap();
+    let out = dir.join("out");
+    let o = run(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("cannot be satisfied") && err.contains("bar OB"),
+        "{err}"
+    );
+    assert!(!out.join("summary.json").exists());
+    // Newton failure: a huge step; the message names t and the step, and suggests more steps
+    let out = tmp("newton");
+    // an earlier complete result in the same directory must not survive a failed run
+    let o = run(
+        &[
+            "run",
+            &mech("double_pendulum.yaml"),
+            "--out",
+            out.to_str().unwrap(),
+            "--t-end",
+            "0.1",
+            "--quiet",
+        ],
+        None,
+    );
+    assert!(o.status.success() && out.join("summary.json").exists());
+    let o = run(
+        &[
+            "run",
+            &mech("double_pendulum.yaml"),
+            "--out",
+            out.to_str().unwrap(),
+            "--steps",
+            "2",
+            "--quiet",
+        ],
+        None,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("at t = 5") && err.contains("step 1") && err.contains("--steps"),
+        "{err}"
+    );
+    assert!(!out.join("summary.json").exists() && !out.join("trajectory.csv").exists());
+    // a missing file
+    let o = run(&["run", "/nonexistent/x.yaml"], None);
+    assert!(
+        !o.status.success()
+            && String::from_utf8_lossy(&o.stderr).contains("/nonexistent/x.yaml:1:1")
+    );
+}
