@@ -49,6 +49,7 @@ fn bundled_mechanisms_run_and_write_complete_results() {
         ("hanging_chain.yaml", "1", 30),
         ("bridge.yaml", "0.5", 30),
         ("cloth.yaml", "0.02", 24300),
+        ("andrews.yaml", "0.001", 1),
     ] {
         let out = tmp("run");
         let o = run(

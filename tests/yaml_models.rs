@@ -221,3 +221,86 @@ ProblemData:
         (s.last().energy - s.records[0].energy).abs() < 1e-2 * s.records[0].energy.abs().max(1.0)
     );
 }
+
+/// Points F, E, G, H of Andrews' mechanism from the joint angles (β, Θ, γ, Φ, δ, Ω, ε).
+fn andrews_points(q: &[f64]) -> [f64; 8] {
+    let (rr, d, zt, u, xa, ya) = (7e-3, 28e-3, 4e-2, 4e-2, -0.06934, -0.00227);
+    let (b, th, de, ep) = (q[0], q[1], q[4], q[6]);
+    [
+        rr * b.cos(),
+        rr * b.sin(),
+        rr * b.cos() - d * (b + th).cos(),
+        rr * b.sin() - d * (b + th).sin(),
+        xa + zt * de.cos(),
+        ya + zt * de.sin(),
+        xa + u * ep.sin(),
+        ya - u * ep.cos(),
+    ]
+}
+
+#[test]
+fn andrews_in_natural_coordinates_matches_the_angle_form() {
+    let m = file("andrews.yaml");
+    assert_eq!((m.model.n_coords(), m.model.n_constraints()), (8, 7));
+    let i = init(&m);
+    assert_eq!(i.report.dof, 1);
+    // accelerations: F̈ = rr β̈₀ (−sin β₀, cos β₀) with the published β̈₀; E starts at rest
+    let (b0, bdd) = (
+        lagrangian::library::andrews::Q0[0],
+        lagrangian::library::andrews::QDD0[0],
+    );
+    assert!((i.state.qdd[0] + 7e-3 * bdd * b0.sin()).abs() < 1e-8 * 100.0);
+    assert!((i.state.qdd[1] - 7e-3 * bdd * b0.cos()).abs() < 1e-8 * 100.0);
+    assert!(i.state.qdd[2].abs() < 1e-8 && i.state.qdd[3].abs() < 1e-8);
+    // against the CWI test-set reference q(0.03), through the point positions
+    let q_end = [
+        15.81077119629904,
+        -15.75637105984298,
+        0.04082224013073101,
+        -0.5347301163226948,
+        0.5244099658805304,
+        0.5347301163226948,
+        1.048080741042263,
+    ];
+    let reference = andrews_points(&q_end);
+    let at_end = |h: f64| {
+        let opts = GenAlphaOptions::new(h)
+            .newton_tol(1e-12)
+            .output_every(usize::MAX);
+        let s = simulate(&m.model, &i.state, 0.03, opts).unwrap();
+        let q = s.last().state.q.clone();
+        q.iter()
+            .zip(&reference)
+            .fold(0.0f64, |x, (a, b)| x.max((a - b).abs()))
+    };
+    let (e1, e2) = (at_end(2e-5), at_end(1e-5));
+    assert!(e2 < 5e-6, "error at h = 1e-5: {e2:.3e} m");
+    let r = e1 / e2;
+    assert!(
+        (3.5..=4.5).contains(&r),
+        "error ratio {r:.2} ({e1:.3e} → {e2:.3e})"
+    );
+    // and against the angle-form model at the same step
+    let angles = lagrangian::library::andrews::andrews_model();
+    let guess = [-0.1, 0.0, 0.5, 0.2, 0.5, -0.2, 1.2];
+    let ia = consistent_initial_values(
+        &angles,
+        &guess,
+        &[0.0; 7],
+        &InitOptions::default().pin_q([1]),
+    )
+    .unwrap();
+    let sa = simulate(
+        &angles,
+        &ia.state,
+        0.03,
+        GenAlphaOptions::new(1e-5).output_every(usize::MAX),
+    )
+    .unwrap();
+    let pa = andrews_points(&sa.last().state.q);
+    let d = pa
+        .iter()
+        .zip(&reference)
+        .fold(0.0f64, |x, (a, b)| x.max((a - b).abs()));
+    assert!(d < 5e-6, "angle form vs reference {d:.3e}");
+}
