@@ -4,3 +4,4 @@ pub mod andrews;
 pub mod elements;
 pub mod mass_spring;
 pub mod pendulum;
+pub mod spherical_chain;
