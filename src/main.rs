@@ -50,6 +50,21 @@ enum Cmd {
         /// The mechanism (YAML).
         file: PathBuf,
     },
+    /// Plot a run: chosen columns of DIR/trajectory.csv against time, or (without --columns) the
+    /// diagnostics sheet (energies, momenta, constraint residual, coordinates). PNG and SVG.
+    Plot {
+        /// A run's output directory.
+        dir: PathBuf,
+        /// Columns to plot, comma-separated (e.g. kinetic,potential,total).
+        #[arg(long, value_delimiter = ',')]
+        columns: Vec<String>,
+        /// Output file stem (default DIR/plot, or DIR/diagnostics for the sheet).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Image size in pixels, WIDTHxHEIGHT.
+        #[arg(long, default_value = "1200x800")]
+        size: String,
+    },
 }
 
 const DEFAULT_NAME: &str = "mechanisms/mechanism0.yaml";
@@ -111,7 +126,15 @@ fn run(
             columns.push(format!("{}.{a}", p.name));
         }
     }
+    // total linear and angular momentum (about the origin) from p = M v over the point coordinates
+    let pattern = lagrangian::assembly::Pattern::new(&m.model);
+    if m.dimension == 2 {
+        columns.extend(["Px", "Py", "|P|", "Lz"].map(String::from));
+    } else {
+        columns.extend(["Px", "Py", "Pz", "|P|", "Lx", "Ly", "Lz", "|L|"].map(String::from));
+    }
     columns.extend(["kinetic", "potential", "total", "max_constraint_residual"].map(String::from));
+    let mut pbuf = vec![0.0; m.model.n_coords()];
     let mut files = RunFiles::create(out, &columns)
         .map_err(|e| format!("cannot write to {}: {e}", out.display()))?;
     let mut row = Vec::with_capacity(columns.len());
@@ -121,6 +144,54 @@ fn run(
         row.push(rec.state.t);
         for p in &m.points {
             row.extend_from_slice(&p.position(&rec.state.q)[..dim]);
+        }
+        lagrangian::assembly::momenta(
+            &m.model,
+            &pattern,
+            rec.state.t,
+            &rec.state.q,
+            &rec.state.v,
+            &mut pbuf,
+        );
+        let (mut lin, mut ang) = ([0.0; 3], [0.0; 3]);
+        for (i, name) in m.coordinate_names.iter().enumerate() {
+            let axis = match name.rsplit('.').next() {
+                Some("x") => 0,
+                Some("y") => 1,
+                _ => 2,
+            };
+            lin[axis] += pbuf[i];
+            if axis == 0 {
+                // point coordinates come in (x, y[, z]) runs
+                let x = [
+                    rec.state.q[i],
+                    rec.state.q[i + 1],
+                    if dim == 3 { rec.state.q[i + 2] } else { 0.0 },
+                ];
+                let pp = [
+                    pbuf[i],
+                    pbuf[i + 1],
+                    if dim == 3 { pbuf[i + 2] } else { 0.0 },
+                ];
+                ang[0] += x[1] * pp[2] - x[2] * pp[1];
+                ang[1] += x[2] * pp[0] - x[0] * pp[2];
+                ang[2] += x[0] * pp[1] - x[1] * pp[0];
+            }
+        }
+        let norm = |v: &[f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        if dim == 2 {
+            row.extend([lin[0], lin[1], norm(&lin), ang[2]]);
+        } else {
+            row.extend([
+                lin[0],
+                lin[1],
+                lin[2],
+                norm(&lin),
+                ang[0],
+                ang[1],
+                ang[2],
+                norm(&ang),
+            ]);
         }
         row.extend([rec.kinetic, rec.potential, rec.energy, rec.max_constraint]);
         files.row(&row)
@@ -285,6 +356,42 @@ fn check(m: &Mechanism) -> Result<(), String> {
     Ok(())
 }
 
+fn plot(dir: &Path, columns: &[String], out: Option<PathBuf>, size: &str) -> Result<(), String> {
+    use lagrangian::output::plot::{diagnostics_sheet, plot_columns, Table};
+    let (w, h) = size
+        .split_once('x')
+        .and_then(|(a, b)| Some((a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?)))
+        .filter(|&(a, b)| (100..=10000).contains(&a) && (100..=10000).contains(&b))
+        .ok_or_else(|| format!("--size {size}: expected WIDTHxHEIGHT, e.g. 1200x800"))?;
+    let table = Table::read(&dir.join("trajectory.csv")).map_err(|e| e.to_string())?;
+    let title = std::fs::read_to_string(dir.join("summary.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["title"].as_str().map(String::from))
+        .unwrap_or_else(|| dir.display().to_string());
+    let files = if columns.is_empty() {
+        diagnostics_sheet(
+            &table,
+            &title,
+            &out.unwrap_or_else(|| dir.join("diagnostics")),
+            (w, h),
+        )
+    } else {
+        plot_columns(
+            &table,
+            columns,
+            &title,
+            &out.unwrap_or_else(|| dir.join("plot")),
+            (w, h),
+        )
+    }
+    .map_err(|e| e.to_string())?;
+    for f in files {
+        println!("wrote {}", f.display());
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let start = Instant::now();
@@ -348,6 +455,12 @@ fn main() -> ExitCode {
         Some(Cmd::Check { file }) => spec::load(&file)
             .map_err(|e| e.to_string())
             .and_then(|m| check(&m)),
+        Some(Cmd::Plot {
+            dir,
+            columns,
+            out,
+            size,
+        }) => plot(&dir, &columns, out, &size),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

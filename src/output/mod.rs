@@ -1,6 +1,7 @@
 //! What happened: per-step records, run statistics and reaction forces.
 
 pub mod csv;
+pub mod plot;
 
 use crate::assembly;
 use crate::model::Model;

@@ -1,0 +1,309 @@
+//! Plots of a run's `trajectory.csv` (plotters; PNG and SVG): chosen columns against time, and a
+//! default diagnostics sheet (energies, momenta, constraint residual, positions).
+//!
+//! Text needs a TrueType font: `LAGRANGIAN_FONT` if set, else DejaVu Sans or Liberation Sans from
+//! the usual system places (Debian: package `fonts-dejavu-core`).
+
+use plotters::prelude::*;
+use std::error::Error as StdError;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// A plotting failure, with what to do about it.
+#[derive(Debug)]
+pub struct PlotError(pub String);
+
+impl std::fmt::Display for PlotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl StdError for PlotError {}
+
+fn perr<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> PlotError + '_ {
+    move |e| PlotError(format!("{what}: {e}"))
+}
+
+static FONT: OnceLock<Result<(), String>> = OnceLock::new();
+
+fn ensure_font() -> Result<(), PlotError> {
+    FONT.get_or_init(|| {
+        let mut candidates: Vec<PathBuf> = std::env::var_os("LAGRANGIAN_FONT").map(PathBuf::from).into_iter().collect();
+        candidates.extend(
+            [
+                "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                "/usr/share/fonts/TTF/DejaVuSans.ttf",
+                "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+                "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+                "/Library/Fonts/Arial.ttf",
+                "C:\\Windows\\Fonts\\arial.ttf",
+            ]
+            .map(PathBuf::from),
+        );
+        for c in candidates {
+            if let Ok(bytes) = std::fs::read(&c) {
+                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+                if plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok() {
+                    return Ok(());
+                }
+            }
+        }
+        Err("no TrueType font found for plot text: install fonts-dejavu-core or set LAGRANGIAN_FONT=/path/to/font.ttf".into())
+    })
+    .clone()
+    .map_err(PlotError)
+}
+
+/// A CSV table: column names and rows.
+pub struct Table {
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Rows of numbers.
+    pub rows: Vec<Vec<f64>>,
+}
+
+impl Table {
+    /// Read `trajectory.csv`.
+    pub fn read(path: &Path) -> Result<Table, PlotError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| PlotError(format!("cannot read {}: {e}", path.display())))?;
+        let mut lines = text.lines();
+        let columns: Vec<String> = lines
+            .next()
+            .ok_or_else(|| PlotError(format!("{} is empty", path.display())))?
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .collect();
+        let mut rows = Vec::new();
+        for (k, l) in lines.enumerate() {
+            let r: Result<Vec<f64>, _> = l.split(',').map(|x| x.trim().parse::<f64>()).collect();
+            let r = r.map_err(|e| PlotError(format!("{}:{}: {e}", path.display(), k + 2)))?;
+            if r.len() != columns.len() {
+                return Err(PlotError(format!(
+                    "{}:{}: {} values for {} columns",
+                    path.display(),
+                    k + 2,
+                    r.len(),
+                    columns.len()
+                )));
+            }
+            rows.push(r);
+        }
+        if rows.is_empty() {
+            return Err(PlotError(format!("{} has no data rows", path.display())));
+        }
+        Ok(Table { columns, rows })
+    }
+
+    /// Index of a column.
+    pub fn col(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c == name)
+    }
+}
+
+/// Axis label with units for a column name.
+pub fn unit_label(names: &[&str]) -> String {
+    let kind = |n: &str| {
+        if ["kinetic", "potential", "total"].contains(&n) {
+            "energy [J]"
+        } else if n == "max_constraint_residual" {
+            "max |C|"
+        } else if n == "|L|" || (n.starts_with('L') && n.len() == 2) {
+            "angular momentum [kg m²/s]"
+        } else if n == "|P|" || (n.starts_with('P') && n.len() == 2) {
+            "momentum [kg m/s]"
+        } else if n.ends_with(".vx") || n.ends_with(".vy") || n.ends_with(".vz") {
+            "velocity [m/s]"
+        } else if n.ends_with(".x") || n.ends_with(".y") || n.ends_with(".z") {
+            "position [m]"
+        } else if n.starts_with("theta") || n.starts_with("phi") {
+            "angle [rad]"
+        } else {
+            "value"
+        }
+    };
+    let k0 = names.first().map(|n| kind(n)).unwrap_or("value");
+    if names.iter().all(|n| kind(n) == k0) {
+        k0.to_string()
+    } else {
+        "value (mixed units)".to_string()
+    }
+}
+
+fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    table: &Table,
+    cols: &[usize],
+    title: &str,
+) -> Result<(), PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    let t: Vec<f64> = table.rows.iter().map(|r| r[0]).collect();
+    let (t0, t1) = (t[0], *t.last().unwrap_or(&t[0]));
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for &c in cols {
+        for r in &table.rows {
+            if r[c].is_finite() {
+                lo = lo.min(r[c]);
+                hi = hi.max(r[c]);
+            }
+        }
+    }
+    if !lo.is_finite() {
+        lo = 0.0;
+        hi = 1.0;
+    }
+    let pad = if hi > lo {
+        0.05 * (hi - lo)
+    } else {
+        0.5 * lo.abs().max(1e-12)
+    };
+    let (lo, hi) = (lo - pad, hi + pad);
+    let t1 = if t1 > t0 { t1 } else { t0 + 1.0 };
+    let names: Vec<&str> = cols.iter().map(|&c| table.columns[c].as_str()).collect();
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(80)
+        .build_cartesian_2d(t0..t1, lo..hi)
+        .map_err(perr("chart"))?;
+    let span = hi.abs().max(lo.abs());
+    let sci = span < 1e-2 || span >= 1e5;
+    let fmt = move |v: &f64| {
+        if sci {
+            format!("{v:.1e}")
+        } else {
+            format!("{v:.3}")
+        }
+    };
+    chart
+        .configure_mesh()
+        .x_desc("t [s]")
+        .y_desc(unit_label(&names))
+        .y_label_formatter(&fmt)
+        .label_style(("sans-serif", 14))
+        .draw()
+        .map_err(perr("axes"))?;
+    for (i, &c) in cols.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(
+                table.rows.iter().map(|r| (r[0], r[c])),
+                color.stroke_width(1),
+            ))
+            .map_err(perr("series"))?
+            .label(table.columns[c].clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .draw()
+        .map_err(perr("legend"))?;
+    Ok(())
+}
+
+fn resolve(table: &Table, columns: &[String]) -> Result<Vec<usize>, PlotError> {
+    columns
+        .iter()
+        .map(|c| {
+            table.col(c).ok_or_else(|| {
+                PlotError(format!(
+                    "no column '{c}' (available: {})",
+                    table.columns[1..].join(", ")
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Plot `columns` of `table` against `t` into `stem.png` and `stem.svg`.
+pub fn plot_columns(
+    table: &Table,
+    columns: &[String],
+    title: &str,
+    stem: &Path,
+    size: (u32, u32),
+) -> Result<Vec<PathBuf>, PlotError> {
+    ensure_font()?;
+    let cols = resolve(table, columns)?;
+    let png = stem.with_extension("png");
+    let svg = stem.with_extension("svg");
+    {
+        let root = BitMapBackend::new(&png, size).into_drawing_area();
+        root.fill(&WHITE).map_err(perr("png"))?;
+        draw_panel(&root, table, &cols, title)?;
+        root.present().map_err(perr("png"))?;
+    }
+    {
+        let root = SVGBackend::new(&svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(perr("svg"))?;
+        draw_panel(&root, table, &cols, title)?;
+        root.present().map_err(perr("svg"))?;
+    }
+    Ok(vec![png, svg])
+}
+
+/// The default sheet: energies, momenta (if the run has them), constraint residual, and the
+/// first point's coordinates, as a 2 × 2 grid into `stem.png` and `stem.svg`.
+pub fn diagnostics_sheet(
+    table: &Table,
+    title: &str,
+    stem: &Path,
+    size: (u32, u32),
+) -> Result<Vec<PathBuf>, PlotError> {
+    ensure_font()?;
+    let pick =
+        |names: &[&str]| -> Vec<usize> { names.iter().filter_map(|n| table.col(n)).collect() };
+    let energy = pick(&["kinetic", "potential", "total"]);
+    let mut momenta = pick(&["Lx", "Ly", "Lz", "|L|"]);
+    if momenta.is_empty() {
+        momenta = pick(&["Px", "Py", "Pz", "|P|"]);
+    }
+    let residual = pick(&["max_constraint_residual"]);
+    let first: Vec<usize> = (1..table.columns.len().min(4))
+        .filter(|&c| !energy.contains(&c))
+        .collect();
+    let panels: Vec<(Vec<usize>, &str)> = vec![
+        (energy, "energies"),
+        (momenta, "momenta"),
+        (residual, "constraint residual"),
+        (first, "coordinates"),
+    ];
+    let png = stem.with_extension("png");
+    let svg = stem.with_extension("svg");
+    {
+        let root = BitMapBackend::new(&png, size).into_drawing_area();
+        root.fill(&WHITE).map_err(perr("png"))?;
+        let root = root
+            .titled(title, ("sans-serif", 26))
+            .map_err(perr("png"))?;
+        for (area, (cols, name)) in root.split_evenly((2, 2)).iter().zip(&panels) {
+            if !cols.is_empty() {
+                draw_panel(area, table, cols, name)?;
+            }
+        }
+        root.present().map_err(perr("png"))?;
+    }
+    {
+        let root = SVGBackend::new(&svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(perr("svg"))?;
+        let root = root
+            .titled(title, ("sans-serif", 26))
+            .map_err(perr("svg"))?;
+        for (area, (cols, name)) in root.split_evenly((2, 2)).iter().zip(&panels) {
+            if !cols.is_empty() {
+                draw_panel(area, table, cols, name)?;
+            }
+        }
+        root.present().map_err(perr("svg"))?;
+    }
+    Ok(vec![png, svg])
+}
