@@ -297,6 +297,177 @@ fn run(
     Ok(())
 }
 
+fn run_chain(
+    mut c: spec::ChainSpec,
+    out: &Path,
+    ov: Overrides,
+    quiet: bool,
+    build_start: Instant,
+) -> Result<(), String> {
+    use lagrangian::library::spherical_chain::Integrator;
+    if let Some(s) = ov.steps {
+        if s == 0 {
+            return Err("--steps must be positive".into());
+        }
+        c.steps = s;
+    }
+    if let Some(t) = ov.t_end {
+        if t.is_nan() || t <= 0.0 {
+            return Err(format!("--t-end {t} must be positive"));
+        }
+        c.steps = (t / c.h).round().max(1.0) as usize;
+    }
+    if let (Some(r), Integrator::GenAlpha(_)) = (ov.rho_inf, c.integrator) {
+        c.integrator = Integrator::GenAlpha(r);
+    }
+    let n = c.chain.rods.len();
+    let mut columns = vec!["t".to_string()];
+    for k in 1..=n {
+        for a in ["x", "y", "z", "vx", "vy", "vz"] {
+            columns.push(format!("P{k}.{a}"));
+        }
+    }
+    columns.extend(
+        [
+            "Px",
+            "Py",
+            "Pz",
+            "|P|",
+            "Lx",
+            "Ly",
+            "Lz",
+            "|L|",
+            "kinetic",
+            "potential",
+            "total",
+            "max_constraint_residual",
+        ]
+        .map(String::from),
+    );
+    let dof: usize = c
+        .chain
+        .rods
+        .iter()
+        .map(|r| if r.stiffness.is_some() { 3 } else { 2 })
+        .sum();
+    let build_seconds = build_start.elapsed().as_secs_f64();
+    let mut files = RunFiles::create(out, &columns)
+        .map_err(|e| format!("cannot write to {}: {e}", out.display()))?;
+    let start = Instant::now();
+    let t_end = c.chain.t + c.steps as f64 * c.h;
+    let run = match c.chain.simulate(t_end, c.h, c.integrator, c.output_every) {
+        Ok(r) => r,
+        Err(e) => {
+            files.abandon();
+            return Err(format!("{e} (for example --steps {})", c.steps * 4));
+        }
+    };
+    let solve_seconds = start.elapsed().as_secs_f64();
+    let norm = |v: &[f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    for d in &run.records {
+        let mut row = vec![d.t];
+        for (p, v) in d.positions.iter().zip(&d.velocities) {
+            row.extend_from_slice(p);
+            row.extend_from_slice(v);
+        }
+        row.extend_from_slice(&d.momentum);
+        row.push(norm(&d.momentum));
+        row.extend_from_slice(&d.angular_momentum);
+        row.push(norm(&d.angular_momentum));
+        row.extend([d.kinetic, d.potential, d.kinetic + d.potential, 0.0]);
+        if let Err(e) = files.row(&row) {
+            files.abandon();
+            return Err(format!("cannot write the trajectory: {e}"));
+        }
+    }
+    let (first, last) = (
+        &run.records[0],
+        run.records.last().unwrap_or(&run.records[0]),
+    );
+    let (e0, e1) = (
+        first.kinetic + first.potential,
+        last.kinetic + last.potential,
+    );
+    let summary = json!({
+        "title": c.title,
+        "integrator": match c.integrator { Integrator::Rk4 => "rk4".to_string(), Integrator::GenAlpha(r) => format!("generalized-alpha, rho_inf = {r}") },
+        "h": c.h, "t_end": t_end,
+        "coordinates": dof, "constraints": 0, "dof": dof,
+        "steps": c.steps,
+        "newton_iterations": run.newton_iterations,
+        "chart_switches": run.switches.len(),
+        "build_seconds": build_seconds,
+        "solve_seconds": solve_seconds,
+        "max_constraint_residual": 0.0,
+        "energy_start": e0, "energy_end": e1, "energy_drift": e1 - e0,
+        "lz_start": first.angular_momentum[2], "lz_end": last.angular_momentum[2],
+    });
+    files
+        .finish(&summary)
+        .map_err(|e| format!("cannot write the results: {e}"))?;
+    if !quiet {
+        println!(
+            "{} — {n} spherical pendulums, {dof} angle (and length) coordinates",
+            c.title
+        );
+        println!(
+            "  {} steps of h = {:.3e} s, {} chart switches, solve {:.3} s",
+            c.steps,
+            c.h,
+            run.switches.len(),
+            solve_seconds
+        );
+        println!(
+            "  energy {e0:.6} → {e1:.6} (drift {:.3e}); Lz {:.6} → {:.6}",
+            e1 - e0,
+            first.angular_momentum[2],
+            last.angular_momentum[2]
+        );
+        println!(
+            "  wrote {} and {}",
+            out.join("trajectory.csv").display(),
+            out.join("summary.json").display()
+        );
+    }
+    Ok(())
+}
+
+fn check_chain(c: &spec::ChainSpec) -> Result<(), String> {
+    println!(
+        "{} — {} spherical pendulums, g = {}",
+        c.title,
+        c.chain.rods.len(),
+        c.chain.g
+    );
+    for (i, r) in c.chain.rods.iter().enumerate() {
+        println!(
+            "  rod {}: length {}, mass {}, com {}, inertia {}, damping {}, {}; θ = {}, φ = {} ({:?})",
+            i + 1,
+            r.length,
+            r.mass,
+            r.com,
+            r.inertia,
+            r.damping,
+            r.stiffness.map_or("rigid".to_string(), |k| format!("elastic k = {k}")),
+            r.theta,
+            r.phi,
+            r.chart
+        );
+    }
+    let d = c.chain.diagnostics();
+    for (k, p) in d.positions.iter().enumerate() {
+        println!("  bob {} at ({:.6}, {:.6}, {:.6})", k + 1, p[0], p[1], p[2]);
+    }
+    println!(
+        "energy {:.6}, Lz {:.6}; {} steps of {} s",
+        d.kinetic + d.potential,
+        d.angular_momentum[2],
+        c.steps,
+        c.h
+    );
+    Ok(())
+}
+
 fn check(m: &Mechanism) -> Result<(), String> {
     println!("{} — Dimension {}", m.title, m.dimension);
     println!(
@@ -431,30 +602,38 @@ fn main() -> ExitCode {
             t_end,
             rho_inf,
             quiet,
-        }) => match spec::load(&file) {
-            Ok(m) => {
-                let stem = file
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().to_string())
-                    .unwrap_or_else(|| "run".into());
-                let out = out.unwrap_or_else(|| PathBuf::from("out").join(stem));
-                run(
-                    m,
-                    &out,
-                    Overrides {
-                        steps,
-                        t_end,
-                        rho_inf,
-                    },
-                    quiet,
-                    start,
-                )
+        }) => {
+            let stem = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_else(|| "run".into());
+            let out = out.unwrap_or_else(|| PathBuf::from("out").join(stem));
+            let ov = Overrides {
+                steps,
+                t_end,
+                rho_inf,
+            };
+            match std::fs::read_to_string(&file) {
+                Ok(text) if spec::is_chain(&text) => {
+                    spec::parse_chain(&text, &file.display().to_string())
+                        .map_err(|e| e.to_string())
+                        .and_then(|c| run_chain(c, &out, ov, quiet, start))
+                }
+                _ => spec::load(&file)
+                    .map_err(|e| e.to_string())
+                    .and_then(|m| run(m, &out, ov, quiet, start)),
             }
-            Err(e) => Err(e.to_string()),
+        }
+        Some(Cmd::Check { file }) => match std::fs::read_to_string(&file) {
+            Ok(text) if spec::is_chain(&text) => {
+                spec::parse_chain(&text, &file.display().to_string())
+                    .map_err(|e| e.to_string())
+                    .and_then(|c| check_chain(&c))
+            }
+            _ => spec::load(&file)
+                .map_err(|e| e.to_string())
+                .and_then(|m| check(&m)),
         },
-        Some(Cmd::Check { file }) => spec::load(&file)
-            .map_err(|e| e.to_string())
-            .and_then(|m| check(&m)),
         Some(Cmd::Plot {
             dir,
             columns,

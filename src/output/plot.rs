@@ -171,7 +171,7 @@ where
         .build_cartesian_2d(t0..t1, lo..hi)
         .map_err(perr("chart"))?;
     let span = hi.abs().max(lo.abs());
-    let sci = span < 1e-2 || span >= 1e5;
+    let sci = !(1e-2..1e5).contains(&span);
     let fmt = move |v: &f64| {
         if sci {
             format!("{v:.1e}")

@@ -13,11 +13,13 @@
 //! ```
 
 mod build;
+pub mod chain;
 pub mod elements;
 pub mod expr;
 mod locate;
 
 pub use build::{Mechanism, OutputPoint, SolverSettings};
+pub use chain::{is_chain, ChainSpec};
 use expr::{Expr, Scope};
 use serde_yaml::{Mapping, Value};
 use std::fmt;
@@ -69,6 +71,31 @@ pub fn load(path: &Path) -> Result<Mechanism, SpecError> {
         message: format!("cannot read the file: {e}"),
     })?;
     parse(&text, &file)
+}
+
+/// Build a pendulum-chain file (seed 002's configuration, see [`chain`]) from YAML text.
+pub fn parse_chain(text: &str, file: &str) -> Result<ChainSpec, SpecError> {
+    let value = yaml(text, file)?;
+    let ctx = Ctx {
+        text,
+        file,
+        scope: Scope::default(),
+        names: Vec::new(),
+    };
+    chain::build(ctx, &value)
+}
+
+fn yaml(text: &str, file: &str) -> Result<Value, SpecError> {
+    serde_yaml::from_str(text).map_err(|e| {
+        let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+        SpecError {
+            file: file.to_string(),
+            line,
+            column,
+            field: String::new(),
+            message: format!("not valid YAML: {e}"),
+        }
+    })
 }
 
 /// Build a mechanism from YAML text; `file` is used in error messages.

@@ -1,0 +1,198 @@
+//! Seed 002's pendulum configuration (its `config.toml`, as YAML): N spherical pendulums in angle
+//! coordinates, with the seed's future work as optional keys.
+//!
+//! ```
+//! let text = "title: two rods\ng: 9.81\ntimedelta: 1e-3\nsteps: 100\npendula:\n\
+//!   - { length: 1, mass: 1, theta: pi/4, phi: 0, theta_dot: 0, phi_dot: 1, z_polar: true }\n\
+//!   - { length: 0.5, mass: 2, theta: 1, phi: 0, theta_dot: 0, phi_dot: 0, z_polar: false, damping: 0.1 }\n";
+//! let c = lagrangian::spec::parse_chain(text, "two.yaml").unwrap();
+//! assert_eq!((c.chain.rods.len(), c.steps), (2, 100));
+//! ```
+
+use super::{kind, path, sub, Ctx, SpecError};
+use crate::library::spherical_chain::{Chart, Integrator, Rod, SphericalChain};
+use serde_yaml::Value;
+
+/// A pendulum chain file: the chain and how to integrate it.
+#[derive(Clone, Debug)]
+pub struct ChainSpec {
+    /// Title.
+    pub title: String,
+    /// The chain with its initial state.
+    pub chain: SphericalChain,
+    /// Step size (`timedelta`).
+    pub h: f64,
+    /// Number of steps.
+    pub steps: usize,
+    /// `genalpha` (default) or `rk4`.
+    pub integrator: Integrator,
+    /// Record every k steps.
+    pub output_every: usize,
+}
+
+/// Whether a YAML document is a pendulum chain file (it has `pendula`).
+pub fn is_chain(text: &str) -> bool {
+    serde_yaml::from_str::<Value>(text)
+        .ok()
+        .and_then(|v| v.as_mapping().map(|m| m.contains_key("pendula")))
+        .unwrap_or(false)
+}
+
+pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<ChainSpec, SpecError> {
+    let root = path(&[]);
+    let m = ctx.map(v, &root)?;
+    ctx.keys(
+        m,
+        &root,
+        Some(&[
+            "title",
+            "g",
+            "timedelta",
+            "steps",
+            "integrator",
+            "rho_inf",
+            "output_every",
+            "pendula",
+            "switch_below",
+        ]),
+    )?;
+    let title = m
+        .get("title")
+        .and_then(|t| t.as_str())
+        .unwrap_or("pendulum chain")
+        .to_string();
+    let g = m
+        .get("g")
+        .map(|x| ctx.num(x, &path(&["g"])))
+        .transpose()?
+        .unwrap_or(9.81);
+    let h = ctx.positive(
+        ctx.required(m, &root, "timedelta")?,
+        &path(&["timedelta"]),
+        "timedelta",
+    )?;
+    let steps = ctx.positive(ctx.required(m, &root, "steps")?, &path(&["steps"]), "steps")?;
+    if steps.fract() != 0.0 {
+        return Err(ctx.err(&path(&["steps"]), "steps must be a whole number"));
+    }
+    let rho = m
+        .get("rho_inf")
+        .map(|x| ctx.num(x, &path(&["rho_inf"])))
+        .transpose()?
+        .unwrap_or(0.8);
+    if !(0.0..1.0).contains(&rho) {
+        return Err(ctx.err(&path(&["rho_inf"]), "rho_inf must lie in [0, 1)"));
+    }
+    let integrator = match m.get("integrator") {
+        None => Integrator::GenAlpha(rho),
+        Some(Value::String(s)) if s == "genalpha" => Integrator::GenAlpha(rho),
+        Some(Value::String(s)) if s == "rk4" => Integrator::Rk4,
+        Some(_) => return Err(ctx.err(&path(&["integrator"]), "expected genalpha or rk4")),
+    };
+    let output_every = m
+        .get("output_every")
+        .map(|x| ctx.positive(x, &path(&["output_every"]), "output_every"))
+        .transpose()?
+        .unwrap_or(1.0) as usize;
+    let pp = path(&["pendula"]);
+    let list = ctx
+        .required(m, &root, "pendula")?
+        .as_sequence()
+        .ok_or_else(|| ctx.err(&pp, "expected a list of pendulums"))?;
+    if list.is_empty() {
+        return Err(ctx.err(&pp, "at least one pendulum"));
+    }
+    let mut rods = Vec::new();
+    for (i, item) in list.iter().enumerate() {
+        let pm = item.as_mapping().ok_or_else(|| {
+            ctx.err(
+                &pp,
+                format!(
+                    "pendulum {}: expected a mapping, found {}",
+                    i + 1,
+                    kind(item)
+                ),
+            )
+        })?;
+        ctx.keys(
+            pm,
+            &pp,
+            Some(&[
+                "length",
+                "mass",
+                "theta",
+                "phi",
+                "theta_dot",
+                "phi_dot",
+                "z_polar",
+                "com",
+                "inertia",
+                "damping",
+                "stiffness",
+            ]),
+        )?;
+        let num = |k: &str, default: Option<f64>| -> Result<f64, SpecError> {
+            match (pm.get(k), default) {
+                (Some(x), _) => ctx.num(x, &sub(&pp, k)),
+                (None, Some(d)) => Ok(d),
+                (None, None) => {
+                    Err(ctx.err(&pp, format!("pendulum {}: missing field '{k}'", i + 1)))
+                }
+            }
+        };
+        let mut rod = Rod::new(
+            num("length", None)?,
+            num("mass", None)?,
+            num("theta", None)?,
+            num("phi", None)?,
+        );
+        if !(rod.length > 0.0) || !(rod.mass > 0.0) {
+            return Err(ctx.err(
+                &sub(&pp, "length"),
+                format!("pendulum {}: length and mass must be positive", i + 1),
+            ));
+        }
+        rod.theta_dot = num("theta_dot", Some(0.0))?;
+        rod.phi_dot = num("phi_dot", Some(0.0))?;
+        rod.chart = match pm.get("z_polar") {
+            None | Some(Value::Bool(true)) => Chart::ZPolar,
+            Some(Value::Bool(false)) => Chart::XPolar,
+            Some(_) => return Err(ctx.err(&sub(&pp, "z_polar"), "expected true or false")),
+        };
+        rod.com = num("com", Some(1.0))?;
+        if !(0.0..=1.0).contains(&rod.com) {
+            return Err(ctx.err(
+                &sub(&pp, "com"),
+                "the centre of mass lies on the rod: 0 ≤ com ≤ 1",
+            ));
+        }
+        rod.inertia = num("inertia", Some(0.0))?;
+        rod.damping = num("damping", Some(0.0))?;
+        if rod.inertia < 0.0 || rod.damping < 0.0 {
+            return Err(ctx.err(
+                &pp,
+                format!(
+                    "pendulum {}: inertia and damping must not be negative",
+                    i + 1
+                ),
+            ));
+        }
+        if let Some(k) = pm.get("stiffness") {
+            let k = ctx.positive(k, &sub(&pp, "stiffness"), "stiffness")?;
+            rod.stiffness = Some(k);
+        }
+        rods.push(rod);
+    }
+    let mut chain = SphericalChain::new(rods, g);
+    if let Some(x) = m.get("switch_below") {
+        chain.switch_below = ctx.num(x, &path(&["switch_below"]))?;
+    }
+    Ok(ChainSpec {
+        title,
+        chain,
+        h,
+        steps: steps as usize,
+        integrator,
+        output_every,
+    })
+}
