@@ -40,6 +40,9 @@ enum Cmd {
         /// Spectral radius at infinity (overrides SolverParams.rho_inf).
         #[arg(long = "rho-inf")]
         rho_inf: Option<f64>,
+        /// Integrator: genalpha, or rk4 for unconstrained mechanisms (overrides SolverParams).
+        #[arg(long)]
+        integrator: Option<String>,
         /// No progress bar and no summary on the terminal.
         #[arg(long)]
         quiet: bool,
@@ -74,6 +77,40 @@ struct Overrides {
     steps: Option<usize>,
     t_end: Option<f64>,
     rho_inf: Option<f64>,
+    integrator: Option<String>,
+}
+
+/// Generalized-α or RK4, stepped one step at a time.
+enum Stepper<'m> {
+    Ga(Box<GenAlpha<'m>>),
+    Rk(Box<lagrangian::solve::Rk4<'m>>),
+}
+
+impl Stepper<'_> {
+    fn step(&mut self) -> Result<(), lagrangian::error::SolveError> {
+        match self {
+            Stepper::Ga(g) => g.step(),
+            Stepper::Rk(r) => r.step(),
+        }
+    }
+    fn state(&self) -> State {
+        match self {
+            Stepper::Ga(g) => g.state(),
+            Stepper::Rk(r) => r.state(),
+        }
+    }
+    fn t(&self) -> f64 {
+        match self {
+            Stepper::Ga(g) => g.t(),
+            Stepper::Rk(r) => r.t(),
+        }
+    }
+    fn stats(&self) -> lagrangian::output::Stats {
+        match self {
+            Stepper::Ga(g) => g.stats().clone(),
+            Stepper::Rk(r) => r.stats().clone(),
+        }
+    }
 }
 
 fn initial(m: &Mechanism) -> Result<lagrangian::solve::Initial, Error> {
@@ -110,13 +147,27 @@ fn run(
     if let Some(r) = ov.rho_inf {
         m.solver.rho_inf = r;
     }
+    match ov.integrator.as_deref() {
+        None => {}
+        Some("rk4") => m.solver.rk4 = true,
+        Some("genalpha") => m.solver.rk4 = false,
+        Some(other) => return Err(format!("--integrator {other}: expected genalpha or rk4")),
+    }
     let h = (m.t_end - m.t0) / m.solver.steps as f64;
     let init = initial(&m).map_err(|e| format!("initial values: {e}"))?;
-    let opts = GenAlphaOptions::new(h)
-        .rho_inf(m.solver.rho_inf)
-        .newton_tol(m.solver.newton_tol)
-        .reuse_factorization(m.solver.reuse_factorization);
-    let mut g = GenAlpha::new(&m.model, &init.state, opts).map_err(|e| e.to_string())?;
+    let mut g = if m.solver.rk4 {
+        Stepper::Rk(Box::new(
+            lagrangian::solve::Rk4::new(&m.model, &init.state, h).map_err(|e| e.to_string())?,
+        ))
+    } else {
+        let opts = GenAlphaOptions::new(h)
+            .rho_inf(m.solver.rho_inf)
+            .newton_tol(m.solver.newton_tol)
+            .reuse_factorization(m.solver.reuse_factorization);
+        Stepper::Ga(Box::new(
+            GenAlpha::new(&m.model, &init.state, opts).map_err(|e| e.to_string())?,
+        ))
+    };
     let build_seconds = build_start.elapsed().as_secs_f64();
 
     let axes = ["x", "y", "z"];
@@ -241,11 +292,12 @@ fn run(
         b.finish_and_clear();
     }
     let solve_seconds = start.elapsed().as_secs_f64();
-    let stats = g.stats().clone();
+    let stats = g.stats();
     let summary = json!({
         "title": m.title,
         "file_steps": m.solver.steps,
         "t0": m.t0, "t_end": m.t_end, "h": h, "rho_inf": m.solver.rho_inf,
+        "integrator": if m.solver.rk4 { "rk4" } else { "generalized-alpha" },
         "coordinates": m.model.n_coords(), "constraints": m.model.n_constraints(),
         "dof": init.report.dof,
         "steps": stats.steps,
@@ -270,9 +322,14 @@ fn run(
             m.model.n_constraints(),
             init.report.dof
         );
+        let method = if m.solver.rk4 {
+            "RK4".to_string()
+        } else {
+            format!("generalized-α, ρ∞ = {}", m.solver.rho_inf)
+        };
         println!(
-            "  t = {} … {} s, {} steps of h = {:.3e} s, ρ∞ = {}",
-            m.t0, m.t_end, stats.steps, h, m.solver.rho_inf
+            "  t = {} … {} s, {} steps of h = {:.3e} s, {method}",
+            m.t0, m.t_end, stats.steps, h
         );
         println!(
             "  {} Newton iterations, {} factorizations; build {:.3} s, solve {:.3} s",
@@ -578,6 +635,7 @@ fn main() -> ExitCode {
                         steps: None,
                         t_end: None,
                         rho_inf: None,
+                        integrator: None,
                     },
                     false,
                     start,
@@ -589,6 +647,8 @@ fn main() -> ExitCode {
                     );
                     println!("  cargo run --release -- check mechanisms/double_pendulum.yaml");
                     println!("  cargo run --release -- run mechanisms/cloth.yaml --t-end 0.5");
+                    println!("  cargo run --release -- plot {}    (energies, momenta, constraint residual)", out.display());
+                    println!("  cargo run --release -- run mechanisms/spherical_pendulums.yaml   (seed 002, angle coordinates)");
                     println!("  cargo run --release -- run YOUR_FILE.yaml --out DIR   (format: docs/yaml.md)");
                 }
                 r
@@ -601,6 +661,7 @@ fn main() -> ExitCode {
             steps,
             t_end,
             rho_inf,
+            integrator,
             quiet,
         }) => {
             let stem = file
@@ -612,6 +673,7 @@ fn main() -> ExitCode {
                 steps,
                 t_end,
                 rho_inf,
+                integrator,
             };
             match std::fs::read_to_string(&file) {
                 Ok(text) if spec::is_chain(&text) => {

@@ -132,7 +132,13 @@ fn mechanism0_columns_and_energy() {
     );
     assert!(o.status.success());
     let csv = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
-    assert!(csv.starts_with("t,A.x,A.y,B.x,B.y,kinetic,potential,total,max_constraint_residual\n"));
+    assert!(
+        csv.starts_with(
+            "t,A.x,A.y,B.x,B.y,Px,Py,|P|,Lz,kinetic,potential,total,max_constraint_residual\n"
+        ),
+        "{}",
+        csv.lines().next().unwrap()
+    );
     let s = summary(&out);
     // T(0) = ½ (M L²/3) ω² + μ/6 |v_A|² = 50/3 + 25/3 = 25 with ω = 10
     assert!((s["energy_start"].as_f64().unwrap() - 25.0).abs() < 1e-12);
@@ -370,4 +376,59 @@ fn inconsistent_guess_and_newton_failure_leave_no_results() {
         !o.status.success()
             && String::from_utf8_lossy(&o.stderr).contains("/nonexistent/x.yaml:1:1")
     );
+}
+
+#[test]
+fn rk4_from_the_command_line_agrees_with_generalized_alpha() {
+    let (a, b) = (tmp("ga"), tmp("rk4"));
+    let file = mech("hanging_chain.yaml");
+    for (dir, integ) in [(&a, "genalpha"), (&b, "rk4")] {
+        let o = run(
+            &[
+                "run",
+                &file,
+                "--out",
+                dir.to_str().unwrap(),
+                "--t-end",
+                "0.5",
+                "--steps",
+                "1000",
+                "--integrator",
+                integ,
+                "--quiet",
+            ],
+            None,
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let last = |d: &Path| -> Vec<f64> {
+        let csv = std::fs::read_to_string(d.join("trajectory.csv")).unwrap();
+        csv.lines()
+            .last()
+            .unwrap()
+            .split(',')
+            .map(|x| x.parse().unwrap())
+            .collect()
+    };
+    let (ra, rb) = (last(&a), last(&b));
+    // positions (columns 1..=30) agree to the generalized-α discretization error
+    let d = ra[1..31]
+        .iter()
+        .zip(&rb[1..31])
+        .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+    assert!(d < 1e-3, "{d:.3e}");
+    assert_eq!(summary(&b)["integrator"].as_str(), Some("rk4"));
+    // RK4 on a constrained mechanism is refused clearly
+    let o = run(
+        &[
+            "run",
+            &mech("double_pendulum.yaml"),
+            "--out",
+            tmp("x").to_str().unwrap(),
+            "--integrator",
+            "rk4",
+        ],
+        None,
+    );
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("unconstrained"));
 }

@@ -22,6 +22,8 @@ pub struct SolverSettings {
     pub output_every: usize,
     /// Reuse the factorization (modified Newton).
     pub reuse_factorization: bool,
+    /// Explicit RK4 instead of generalized-α (unconstrained mechanisms only).
+    pub rk4: bool,
 }
 
 /// A named point for output: its position as an affine function of the coordinates.
@@ -709,6 +711,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
         newton_tol: 1e-10,
         output_every: 1,
         reuse_factorization: true,
+        rk4: false,
     };
     let mut notes = std::mem::take(&mut b.notes);
     if let Some(sp) = get("SolverParams").filter(|v| !v.is_null()) {
@@ -771,6 +774,14 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
             let q = sub(&p, "output_every");
             let s = b.ctx.positive(x, &q, "output_every")?;
             solver.output_every = s.round() as usize;
+        }
+        if let Some(x) = m.get("integrator") {
+            let q = sub(&p, "integrator");
+            solver.rk4 = match x.as_str() {
+                Some("genalpha") => false,
+                Some("rk4") => true,
+                _ => return Err(b.ctx.err(&q, "expected genalpha or rk4")),
+            };
         }
         if let Some(x) = m.get("reuse_factorization") {
             solver.reuse_factorization = x.as_bool().ok_or_else(|| {
