@@ -50,6 +50,9 @@ fn bundled_mechanisms_run_and_write_complete_results() {
         ("bridge.yaml", "0.5", 30),
         ("cloth.yaml", "0.02", 24300),
         ("andrews.yaml", "0.001", 1),
+        ("rod_pendulum.yaml", "1", 2),
+        ("double_pendulum_springs.yaml", "0.5", 4),
+        ("double_pendulum_chain.yaml", "0.5", 28),
     ] {
         let out = tmp("run");
         let o = run(
@@ -431,4 +434,35 @@ fn rk4_from_the_command_line_agrees_with_generalized_alpha() {
         None,
     );
     assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("unconstrained"));
+}
+
+#[test]
+fn rod_pendulum_file_has_the_exact_period() {
+    // g = 13.7503671: period 2 s; released horizontally at (1, 0, 0), at t = 1 it is at (−1, 0, 0)
+    let out = tmp("rod");
+    let o = run(
+        &[
+            "run",
+            &mech("rod_pendulum.yaml"),
+            "--out",
+            out.to_str().unwrap(),
+            "--t-end",
+            "1",
+            "--quiet",
+        ],
+        None,
+    );
+    assert!(o.status.success());
+    let csv = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+    let last: Vec<f64> = csv
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert!(
+        (last[1] + 1.0).abs() < 1e-5 && last[2].abs() < 1e-2,
+        "{last:?}"
+    );
 }

@@ -92,6 +92,16 @@ struct Builder<'a> {
     notes: Vec<String>,
 }
 
+/// `f::<N>(args)` for the runtime size `n` among the listed static sizes (`None` otherwise).
+macro_rules! by_size {
+    ($n:expr, $f:ident $args:tt, [$($k:literal)*]) => {
+        match $n {
+            $($k => Some($f::<$k> $args),)*
+            _ => None,
+        }
+    };
+}
+
 impl<'a> Builder<'a> {
     fn affine(&self, name: &str) -> Affine {
         match &self.points[name] {
@@ -200,26 +210,13 @@ impl<'a> Builder<'a> {
             }))
         }
         let n = idx.len();
-        let kern = match n {
-            1 => mk::<1>(dim, local, kind, gravity),
-            2 => mk::<2>(dim, local, kind, gravity),
-            3 => mk::<3>(dim, local, kind, gravity),
-            4 => mk::<4>(dim, local, kind, gravity),
-            5 => mk::<5>(dim, local, kind, gravity),
-            6 => mk::<6>(dim, local, kind, gravity),
-            7 => mk::<7>(dim, local, kind, gravity),
-            8 => mk::<8>(dim, local, kind, gravity),
-            9 => mk::<9>(dim, local, kind, gravity),
-            10 => mk::<10>(dim, local, kind, gravity),
-            11 => mk::<11>(dim, local, kind, gravity),
-            12 => mk::<12>(dim, local, kind, gravity),
-            _ => {
-                return Err(self.ctx.err(
+        let kern = by_size!(n, mk(dim, local, kind, gravity), [1 2 3 4 5 6 7 8 9 10 11 12])
+            .ok_or_else(|| {
+                self.ctx.err(
                     p,
                     format!("element on {n} coordinates: at most 12 are supported"),
-                ))
-            }
-        };
+                )
+            })?;
         self.terms.push((idx, kern));
         Ok(())
     }
@@ -253,22 +250,14 @@ impl<'a> Builder<'a> {
                 len,
             }))
         }
-        let kern = match idx.len() {
-            1 => mk::<1>(dim, local, gravity, len),
-            2 => mk::<2>(dim, local, gravity, len),
-            3 => mk::<3>(dim, local, gravity, len),
-            4 => mk::<4>(dim, local, gravity, len),
-            5 => mk::<5>(dim, local, gravity, len),
-            6 => mk::<6>(dim, local, gravity, len),
-            7 => mk::<7>(dim, local, gravity, len),
-            8 => mk::<8>(dim, local, gravity, len),
-            n => {
-                return Err(self.ctx.err(
+        let n = idx.len();
+        let kern =
+            by_size!(n, mk(dim, local, gravity, len), [1 2 3 4 5 6 7 8]).ok_or_else(|| {
+                self.ctx.err(
                     p,
                     format!("bar on {n} coordinates: at most 8 are supported"),
-                ))
-            }
-        };
+                )
+            })?;
         self.cons.push((name.to_string(), idx, kern));
         Ok(())
     }
