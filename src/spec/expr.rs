@@ -6,7 +6,7 @@
 //! use lagrangian::spec::expr::{Expr, Scope};
 //! let mut scope = Scope::default();
 //! scope.set("L", 2.0);
-//! let e = Expr::parse("M*L**2/12", &["M"]).unwrap_err(); // M is not defined
+//! let e = Expr::parse("M*L**2/12", &["L"]).unwrap_err(); // M is not defined
 //! assert!(e.message.contains("M"));
 //! let e = Expr::parse("-L**2/4 + sqrt(9) * cos(pi)", &["L"]).unwrap();
 //! assert_eq!(e.eval(&scope, 0.0).unwrap(), -4.0);
