@@ -70,6 +70,22 @@ enum Cmd {
     },
 }
 
+/// `println!` that ignores a closed stdout (e.g. `lagrangian run … | head`): never panics.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
+/// `eprintln!` that ignores a closed stderr.
+macro_rules! esay {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
 const DEFAULT_NAME: &str = "mechanisms/mechanism0.yaml";
 const DEFAULT_TEXT: &str = include_str!("../mechanisms/mechanism0.yaml");
 
@@ -315,7 +331,7 @@ fn run(
         .finish(&summary)
         .map_err(|e| format!("cannot write the results: {e}"))?;
     if !quiet {
-        println!(
+        say!(
             "{} — {} coordinates, {} constraints, {} degrees of freedom",
             m.title,
             m.model.n_coords(),
@@ -327,15 +343,21 @@ fn run(
         } else {
             format!("generalized-α, ρ∞ = {}", m.solver.rho_inf)
         };
-        println!(
+        say!(
             "  t = {} … {} s, {} steps of h = {:.3e} s, {method}",
-            m.t0, m.t_end, stats.steps, h
+            m.t0,
+            m.t_end,
+            stats.steps,
+            h
         );
-        println!(
+        say!(
             "  {} Newton iterations, {} factorizations; build {:.3} s, solve {:.3} s",
-            stats.newton_iterations, stats.factorizations, build_seconds, solve_seconds
+            stats.newton_iterations,
+            stats.factorizations,
+            build_seconds,
+            solve_seconds
         );
-        println!(
+        say!(
             "  energy {:.6} → {:.6} (drift {:.3e}); max |C| {:.2e}",
             first.energy,
             last.energy,
@@ -343,9 +365,9 @@ fn run(
             max_c
         );
         for n in &m.notes {
-            println!("  note: {n}");
+            say!("  note: {n}");
         }
-        println!(
+        say!(
             "  wrote {} and {}",
             out.join("trajectory.csv").display(),
             out.join("summary.json").display()
@@ -463,24 +485,24 @@ fn run_chain(
         .finish(&summary)
         .map_err(|e| format!("cannot write the results: {e}"))?;
     if !quiet {
-        println!(
+        say!(
             "{} — {n} spherical pendulums, {dof} angle (and length) coordinates",
             c.title
         );
-        println!(
+        say!(
             "  {} steps of h = {:.3e} s, {} chart switches, solve {:.3} s",
             c.steps,
             c.h,
             run.switches.len(),
             solve_seconds
         );
-        println!(
+        say!(
             "  energy {e0:.6} → {e1:.6} (drift {:.3e}); Lz {:.6} → {:.6}",
             e1 - e0,
             first.angular_momentum[2],
             last.angular_momentum[2]
         );
-        println!(
+        say!(
             "  wrote {} and {}",
             out.join("trajectory.csv").display(),
             out.join("summary.json").display()
@@ -490,14 +512,14 @@ fn run_chain(
 }
 
 fn check_chain(c: &spec::ChainSpec) -> Result<(), String> {
-    println!(
+    say!(
         "{} — {} spherical pendulums, g = {}",
         c.title,
         c.chain.rods.len(),
         c.chain.g
     );
     for (i, r) in c.chain.rods.iter().enumerate() {
-        println!(
+        say!(
             "  rod {}: length {}, mass {}, com {}, inertia {}, damping {}, {}; θ = {}, φ = {} ({:?})",
             i + 1,
             r.length,
@@ -513,9 +535,9 @@ fn check_chain(c: &spec::ChainSpec) -> Result<(), String> {
     }
     let d = c.chain.diagnostics();
     for (k, p) in d.positions.iter().enumerate() {
-        println!("  bob {} at ({:.6}, {:.6}, {:.6})", k + 1, p[0], p[1], p[2]);
+        say!("  bob {} at ({:.6}, {:.6}, {:.6})", k + 1, p[0], p[1], p[2]);
     }
-    println!(
+    say!(
         "energy {:.6}, Lz {:.6}; {} steps of {} s",
         d.kinetic + d.potential,
         d.angular_momentum[2],
@@ -526,8 +548,8 @@ fn check_chain(c: &spec::ChainSpec) -> Result<(), String> {
 }
 
 fn check(m: &Mechanism) -> Result<(), String> {
-    println!("{} — Dimension {}", m.title, m.dimension);
-    println!(
+    say!("{} — Dimension {}", m.title, m.dimension);
+    say!(
         "coordinates ({}): {}",
         m.model.n_coords(),
         m.coordinate_names.join(", ")
@@ -535,7 +557,7 @@ fn check(m: &Mechanism) -> Result<(), String> {
     let rows: Vec<String> = (0..m.model.n_constraints())
         .map(|k| m.model.constraint_row_name(k))
         .collect();
-    println!(
+    say!(
         "constraints ({}): {}",
         rows.len(),
         if rows.is_empty() {
@@ -545,18 +567,18 @@ fn check(m: &Mechanism) -> Result<(), String> {
         }
     );
     let name = |i: &usize| m.coordinate_names[*i].clone();
-    println!(
+    say!(
         "pinned positions: {}",
         m.pinned_q.iter().map(name).collect::<Vec<_>>().join(", ")
     );
-    println!(
+    say!(
         "pinned velocities: {}",
         m.pinned_v.iter().map(name).collect::<Vec<_>>().join(", ")
     );
     let init = initial(m).map_err(|e| format!("initial values: {e}"))?;
     let r = &init.report;
-    println!("degrees of freedom: {} (rank C_q = {})", r.dof, r.rank);
-    println!(
+    say!("degrees of freedom: {} (rank C_q = {})", r.dof, r.rank);
+    say!(
         "redundant constraints: {}",
         if r.redundant.is_empty() {
             "none".into()
@@ -564,22 +586,24 @@ fn check(m: &Mechanism) -> Result<(), String> {
             r.redundant.join(", ")
         }
     );
-    println!(
+    say!(
         "consistent initial point at t = {} ({} iterations, moved the guess by {:.3e}, max |C| = {:.2e}):",
         m.t0, r.position_iterations, r.position_change, r.max_constraint
     );
     let s = &init.state;
     for (i, n) in m.coordinate_names.iter().enumerate() {
-        println!(
+        say!(
             "  {n:>12} = {:>14.8}   velocity {:>14.8}   acceleration {:>14.6}",
-            s.q[i], s.v[i], s.qdd[i]
+            s.q[i],
+            s.v[i],
+            s.qdd[i]
         );
     }
     for (k, l) in s.lambda.iter().enumerate() {
-        println!("  λ[{}] = {l:.8}", m.model.constraint_row_name(k));
+        say!("  λ[{}] = {l:.8}", m.model.constraint_row_name(k));
     }
     for n in &m.notes {
-        println!("note: {n}");
+        say!("note: {n}");
     }
     Ok(())
 }
@@ -615,7 +639,7 @@ fn plot(dir: &Path, columns: &[String], out: Option<PathBuf>, size: &str) -> Res
     }
     .map_err(|e| e.to_string())?;
     for f in files {
-        println!("wrote {}", f.display());
+        say!("wrote {}", f.display());
     }
     Ok(())
 }
@@ -627,7 +651,7 @@ fn main() -> ExitCode {
         None => match spec::parse(DEFAULT_TEXT, DEFAULT_NAME) {
             Ok(m) => {
                 let out = PathBuf::from("out/mechanism0");
-                println!("lagrangian: no arguments, running the bundled {DEFAULT_NAME} (seed 003's Mechanism0)\n");
+                say!("lagrangian: no arguments, running the bundled {DEFAULT_NAME} (seed 003's Mechanism0)\n");
                 let r = run(
                     m,
                     &out,
@@ -641,15 +665,15 @@ fn main() -> ExitCode {
                     start,
                 );
                 if r.is_ok() {
-                    println!(
+                    say!(
                         "\nnext: plot or inspect {}, or try",
                         out.join("trajectory.csv").display()
                     );
-                    println!("  cargo run --release -- check mechanisms/double_pendulum.yaml");
-                    println!("  cargo run --release -- run mechanisms/cloth.yaml --t-end 0.5");
-                    println!("  cargo run --release -- plot {}    (energies, momenta, constraint residual)", out.display());
-                    println!("  cargo run --release -- run mechanisms/spherical_pendulums.yaml   (seed 002, angle coordinates)");
-                    println!("  cargo run --release -- run YOUR_FILE.yaml --out DIR   (format: docs/yaml.md)");
+                    say!("  cargo run --release -- check mechanisms/double_pendulum.yaml");
+                    say!("  cargo run --release -- run mechanisms/cloth.yaml --t-end 0.5");
+                    say!("  cargo run --release -- plot {}    (energies, momenta, constraint residual)", out.display());
+                    say!("  cargo run --release -- run mechanisms/spherical_pendulums.yaml   (seed 002, angle coordinates)");
+                    say!("  cargo run --release -- run YOUR_FILE.yaml --out DIR   (format: docs/yaml.md)");
                 }
                 r
             }
@@ -706,7 +730,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            esay!("error: {e}");
             ExitCode::FAILURE
         }
     }

@@ -53,6 +53,7 @@ fn bundled_mechanisms_run_and_write_complete_results() {
         ("rod_pendulum.yaml", "1", 2),
         ("double_pendulum_springs.yaml", "0.5", 4),
         ("double_pendulum_chain.yaml", "0.5", 28),
+        ("kreisel.yaml", "0.5", 36),
     ] {
         let out = tmp("run");
         let o = run(
@@ -465,4 +466,69 @@ fn rod_pendulum_file_has_the_exact_period() {
         (last[1] + 1.0).abs() < 1e-5 && last[2].abs() < 1e-2,
         "{last:?}"
     );
+}
+
+#[test]
+fn kreisel_file_conserves_vertical_angular_momentum() {
+    let out = tmp("kreisel");
+    let o = run(
+        &[
+            "run",
+            &mech("kreisel.yaml"),
+            "--out",
+            out.to_str().unwrap(),
+            "--t-end",
+            "1",
+            "--quiet",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let csv = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+    let mut lines = csv.lines();
+    let lz = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .position(|c| c == "Lz")
+        .unwrap();
+    let vals: Vec<f64> = lines
+        .map(|l| l.split(',').nth(lz).unwrap().parse().unwrap())
+        .collect();
+    // 12 masses of 0.1 kg at radius 1 with speed 4: Lz = 12 · 0.1 · 1 · 4 = 4.8
+    assert!((vals[0] - 4.8).abs() < 1e-12, "{}", vals[0]);
+    assert!(vals.iter().all(|v| (v - 4.8).abs() < 1e-4), "Lz drifted");
+}
+
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    // `lagrangian run … | head -1`: the reader goes away; the run still completes its files
+    use std::io::Read;
+    use std::process::Stdio;
+    let out = tmp("pipe");
+    let mut child = bin()
+        .args([
+            "run",
+            &mech("double_pendulum.yaml"),
+            "--out",
+            out.to_str().unwrap(),
+            "--t-end",
+            "0.2",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // close the read end at once
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(status.success(), "{err}");
+    assert!(out.join("summary.json").exists());
 }
