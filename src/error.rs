@@ -1,4 +1,4 @@
-//! Typed errors, one enum per layer, lifted into [`Error`].
+//! Typed errors, one enum per layer, lifted into [`Error`](enum@Error).
 
 use thiserror::Error;
 

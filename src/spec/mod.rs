@@ -1,5 +1,5 @@
 //! Mechanism files (YAML, after DAETS' mechanism facility, seed 003): schema, parameter
-//! expressions, and the translation into a [`Model`]. The format is documented in
+//! expressions, and the translation into a [`Model`](crate::model::Model). The format is documented in
 //! `docs/yaml.md`; every error names `file:line:column` and the field.
 //!
 //! ```
