@@ -6,7 +6,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use lagrangian::output::csv::RunFiles;
 use lagrangian::output::Record;
 use lagrangian::prelude::*;
-use lagrangian::spec::{self, Mechanism};
+use lagrangian::spec::{self, CoordKind, Mechanism};
 use serde_json::json;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -193,6 +193,11 @@ fn run(
             columns.push(format!("{}.{a}", p.name));
         }
     }
+    // coordinates that are not point components (vectors, scalars), by their names
+    let extra: Vec<usize> = (0..m.model.n_coords())
+        .filter(|&i| !matches!(m.coordinate_kinds[i], CoordKind::Point(_)))
+        .collect();
+    columns.extend(extra.iter().map(|&i| m.coordinate_names[i].clone()));
     // total linear and angular momentum (about the origin) from p = M v over the point coordinates
     let pattern = lagrangian::assembly::Pattern::new(&m.model);
     if m.dimension == 2 {
@@ -210,7 +215,10 @@ fn run(
         row.clear();
         row.push(rec.state.t);
         for p in &m.points {
-            row.extend_from_slice(&p.position(&rec.state.q)[..dim]);
+            row.extend_from_slice(&p.position(&rec.state.q, rec.state.t)[..dim]);
+        }
+        for &i in &extra {
+            row.push(rec.state.q[i]);
         }
         lagrangian::assembly::momenta(
             &m.model,
@@ -220,16 +228,20 @@ fn run(
             &rec.state.v,
             &mut pbuf,
         );
+        // Noether charges: translations move point coordinates, rotations move points and
+        // vectors; scalars move with neither
         let (mut lin, mut ang) = ([0.0; 3], [0.0; 3]);
-        for (i, name) in m.coordinate_names.iter().enumerate() {
-            let axis = match name.rsplit('.').next() {
-                Some("x") => 0,
-                Some("y") => 1,
-                _ => 2,
+        for (i, kind) in m.coordinate_kinds.iter().enumerate() {
+            let (axis, point) = match kind {
+                CoordKind::Point(a) => (*a, true),
+                CoordKind::Vector(a) => (*a, false),
+                CoordKind::Scalar => continue,
             };
-            lin[axis] += pbuf[i];
+            if point {
+                lin[axis] += pbuf[i];
+            }
             if axis == 0 {
-                // point coordinates come in (x, y[, z]) runs
+                // point and vector coordinates come in (x, y[, z]) runs
                 let x = [
                     rec.state.q[i],
                     rec.state.q[i + 1],

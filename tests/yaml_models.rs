@@ -208,7 +208,10 @@ ProblemData:
     .unwrap();
     let c = m.points.iter().find(|p| p.name == "C").unwrap();
     for r in &s.records {
-        let (a, cp) = ([r.state.q[0], r.state.q[1]], c.position(&r.state.q));
+        let (a, cp) = (
+            [r.state.q[0], r.state.q[1]],
+            c.position(&r.state.q, r.state.t),
+        );
         let d_oc = (cp[0].powi(2) + cp[1].powi(2)).sqrt();
         let d_ac = ((cp[0] - a[0]).powi(2) + (cp[1] - a[1]).powi(2)).sqrt();
         assert!(

@@ -1,7 +1,10 @@
 //! From the YAML document to a [`Model`] with initial guesses, pins and solver settings.
 
-use super::elements::{localize, Affine, BarConstraint, Element, Kind};
-use super::{kind, path, sub, Ctx, Path_, SpecError};
+use super::elements::{
+    localize, Affine, BarConstraint, Element, EquationConstraint, Frame, Kind, LocalPoint, PointMap,
+};
+use super::vexpr::{Sym, VExpr};
+use super::{kind, kind as kind_of, path, sub, Ctx, Path_, SpecError};
 use crate::ad::{ConstraintAd, TermAd};
 use crate::library::mass_spring::{PointMassKernel, SpringKernel};
 use crate::model::{ConstraintKernel, Model, ModelBuilder, TermKernel};
@@ -26,19 +29,30 @@ pub struct SolverSettings {
     pub rk4: bool,
 }
 
-/// A named point for output: its position as an affine function of the coordinates.
-#[derive(Clone, Debug, PartialEq)]
+/// A named point for output: its position as a function of the coordinates and time.
+#[derive(Clone, Debug)]
 pub struct OutputPoint {
     /// Name.
     pub name: String,
-    pub(crate) map: Affine,
+    pub(crate) map: PointMap,
 }
 
 impl OutputPoint {
-    /// Position at coordinates `q`.
-    pub fn position(&self, q: &[f64]) -> [f64; 3] {
-        self.map.eval(q)
+    /// Position at coordinates `q` and time `t`.
+    pub fn position(&self, q: &[f64], t: f64) -> [f64; 3] {
+        self.map.eval(q, t)
     }
+}
+
+/// What a coordinate is, for output and momenta.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoordKind {
+    /// Component `axis` of a free point (moves under translations and rotations).
+    Point(usize),
+    /// Component `axis` of a free vector (moves under rotations only).
+    Vector(usize),
+    /// A scalar coordinate.
+    Scalar,
 }
 
 /// A mechanism read from a file: the model, the initial-value problem and the settings.
@@ -49,8 +63,10 @@ pub struct Mechanism {
     pub dimension: usize,
     /// The model.
     pub model: Model,
-    /// Coordinate names (`A.x`, …).
+    /// Coordinate names (`A.x`, `u.x`, `mu`, …).
     pub coordinate_names: Vec<String>,
+    /// What each coordinate is.
+    pub coordinate_kinds: Vec<CoordKind>,
     /// Position guesses.
     pub q_guess: Vec<f64>,
     /// Velocity guesses (pinned ones as given).
@@ -71,11 +87,20 @@ pub struct Mechanism {
     pub notes: Vec<String>,
 }
 
+/// A point, vector or scalar of the mechanism and how it depends on the coordinates.
 #[derive(Clone, Debug)]
 enum Point {
     Fixed([f64; 3]),
     Free(Vec<usize>),
     Derived(Affine),
+    General(VExpr),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ItemKind {
+    Point,
+    Vector,
+    Scalar,
 }
 
 struct Builder<'a> {
@@ -83,13 +108,23 @@ struct Builder<'a> {
     dim: usize,
     gravity: [f64; 3],
     points: HashMap<String, Point>,
+    vectors: HashMap<String, Point>,
+    scalars: HashMap<String, Point>,
     order: Vec<String>,
     coord_names: Vec<String>,
+    coord_kinds: Vec<CoordKind>,
     guess: Vec<Option<f64>>,
     terms: Vec<(Vec<usize>, Box<dyn TermKernel>)>,
     cons: Vec<(String, Vec<usize>, Box<dyn ConstraintKernel>)>,
-    bodies: HashMap<String, (String, String, f64)>,
+    bodies: HashMap<String, Body>,
     notes: Vec<String>,
+}
+
+/// A rigid body, for torques: planar (two basic points, length) or 3D (three basic items).
+#[derive(Clone, Debug)]
+enum Body {
+    Planar(String, String, f64),
+    Spatial([PointMap; 3], Frame),
 }
 
 /// `f::<N>(args)` for the runtime size `n` among the listed static sizes (`None` otherwise).
@@ -102,51 +137,171 @@ macro_rules! by_size {
     };
 }
 
+fn to_map(p: &Point) -> PointMap {
+    match p {
+        Point::Fixed(c) => PointMap::Affine(Affine::fixed(*c)),
+        Point::Free(idx) => PointMap::Affine(Affine::free(idx)),
+        Point::Derived(a) => PointMap::Affine(a.clone()),
+        Point::General(e) => PointMap::Expr(e.clone()),
+    }
+}
+
 impl<'a> Builder<'a> {
-    fn affine(&self, name: &str) -> Affine {
-        match &self.points[name] {
-            Point::Fixed(c) => Affine::fixed(*c),
-            Point::Free(idx) => Affine::free(idx),
-            Point::Derived(a) => a.clone(),
+    /// The map of a known point.
+    fn pmap(&self, name: &str) -> PointMap {
+        to_map(&self.points[name])
+    }
+
+    /// Whether `name` is taken by a parameter, point, vector or scalar.
+    fn taken(&self, name: &str) -> Option<&'static str> {
+        if self.points.contains_key(name) {
+            Some("a point")
+        } else if self.vectors.contains_key(name) {
+            Some("a vector")
+        } else if self.scalars.contains_key(name) {
+            Some("a scalar")
+        } else if self.ctx.names.iter().any(|n| n == name) {
+            Some("a parameter")
+        } else {
+            None
         }
+    }
+
+    /// Check a new item's name: unused, and upper-case first for points, lower-case otherwise.
+    fn check_name(&self, name: &str, kind: ItemKind, p: &Path_) -> Result<(), SpecError> {
+        if let Some(what) = self.taken(name) {
+            return Err(self.ctx.err(
+                p,
+                format!("'{name}' is defined twice (it is already {what})"),
+            ));
+        }
+        let first = name.chars().next();
+        let ok_rest = name
+            .chars()
+            .skip(1)
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '\'');
+        let ok = match kind {
+            ItemKind::Point => first.is_some_and(|c| c.is_ascii_uppercase()),
+            _ => first.is_some_and(|c| c.is_ascii_lowercase()),
+        } && ok_rest
+            && !["t", "pi"].contains(&name);
+        if !ok {
+            let rule = match kind {
+                ItemKind::Point => "a point name starts with an upper-case letter",
+                _ => "a vector or scalar name starts with a lower-case letter",
+            };
+            return Err(self.ctx.err(
+                p,
+                format!("'{name}' is not a valid name here ({rule}, then letters, digits, _ or ')"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn new_coords(&mut self, name: &str, n: usize, kind: ItemKind) -> Vec<usize> {
+        let start = self.coord_names.len();
+        let axes = ["x", "y", "z"];
+        for k in 0..n {
+            if kind == ItemKind::Scalar {
+                self.coord_names.push(name.to_string());
+                self.coord_kinds.push(CoordKind::Scalar);
+            } else {
+                self.coord_names.push(format!("{name}.{}", axes[k]));
+                self.coord_kinds.push(if kind == ItemKind::Point {
+                    CoordKind::Point(k)
+                } else {
+                    CoordKind::Vector(k)
+                });
+            }
+            self.guess.push(None);
+        }
+        (start..start + n).collect()
     }
 
     fn new_free(&mut self, name: &str, p: &Path_) -> Result<(), SpecError> {
         if self.points.contains_key(name) {
             return Err(self.ctx.err(p, format!("point '{name}' is defined twice")));
         }
-        let start = self.coord_names.len();
-        let axes = ["x", "y", "z"];
-        for k in 0..self.dim {
-            self.coord_names.push(format!("{name}.{}", axes[k]));
-            self.guess.push(None);
-        }
-        self.points.insert(
-            name.to_string(),
-            Point::Free((start..start + self.dim).collect()),
-        );
+        let idx = self.new_coords(name, self.dim, ItemKind::Point);
+        self.points.insert(name.to_string(), Point::Free(idx));
         self.order.push(name.to_string());
         Ok(())
     }
 
-    fn point(&self, name: &str, p: &Path_) -> Result<Affine, SpecError> {
+    fn point(&self, name: &str, p: &Path_) -> Result<PointMap, SpecError> {
         if self.points.contains_key(name) {
-            Ok(self.affine(name))
+            Ok(self.pmap(name))
         } else {
             Err(self.ctx.err(
                 p,
-                format!("unknown point '{name}' (points are defined by Fixed, Particles, Rigids, Chains and Grids)"),
+                format!("unknown point '{name}' (points are defined by Fixed, Points, Define, Particles, Rigids, Chains and Grids)"),
             ))
         }
     }
 
+    /// A point or vector by name (basic items of 3D bodies).
+    fn item(&self, name: &str, p: &Path_) -> Result<(PointMap, bool), SpecError> {
+        if let Some(pt) = self.points.get(name) {
+            Ok((to_map(pt), true))
+        } else if let Some(v) = self.vectors.get(name) {
+            Ok((to_map(v), false))
+        } else {
+            Err(self.ctx.err(
+                p,
+                format!("unknown point or vector '{name}' (vectors are defined by FixedVectors, Vectors and Define)"),
+            ))
+        }
+    }
+
+    /// What a name in a `Define`/`Equations` expression stands for.
+    fn symbol(&self, name: &str) -> Option<Sym> {
+        if let Some(x) = self.ctx.scope.get(name) {
+            return Some(Sym::Param(x));
+        }
+        let e = |p: &Point| to_map(p).to_vexpr();
+        if let Some(pt) = self.points.get(name) {
+            return Some(Sym::Item(e(pt)));
+        }
+        if let Some(v) = self.vectors.get(name) {
+            return Some(Sym::Item(e(v)));
+        }
+        self.scalars.get(name).map(|s| {
+            Sym::Item(match s {
+                Point::Free(idx) => VExpr::coord(idx[0]),
+                Point::General(x) => x.clone(),
+                Point::Fixed(c) => VExpr::constant(c[0]),
+                Point::Derived(_) => VExpr::constant(f64::NAN),
+            })
+        })
+    }
+
+    /// Parse a `Define`/`Equations` expression; it is evaluated at the guesses later.
+    fn vexpr(&self, v: &Value, p: &Path_) -> Result<VExpr, SpecError> {
+        let text = match v {
+            Value::Number(n) => return Ok(VExpr::constant(n.as_f64().unwrap_or(f64::NAN))),
+            Value::String(s) => s.clone(),
+            other => {
+                return Err(self
+                    .ctx
+                    .err(p, format!("expected an expression, found {}", kind(other))))
+            }
+        };
+        VExpr::parse(&text, self.dim, &|n| self.symbol(n))
+            .map_err(|e| self.ctx.err(p, format!("in '{text}': {e}")))
+    }
+
     /// Add an element on the given points; free-point particles and springs use the hand kernels.
-    fn element(&mut self, pts: &[&Affine], kind: Kind, p: &Path_) -> Result<(), SpecError> {
+    fn element(&mut self, pts: &[&PointMap], kind: Kind, p: &Path_) -> Result<(), SpecError> {
         let (idx, local) = localize(pts);
         if idx.is_empty() {
             return Ok(()); // only fixed points: no effect on the motion
         }
-        let plain = |a: &Affine| a.c == [0.0; 3] && a.a.len() == self.dim;
+        let dim = self.dim;
+        let plain = |a: &PointMap| {
+            a.as_affine()
+                .is_some_and(|a| a.c == [0.0; 3] && a.a.len() == dim)
+        };
+        let fixed = |a: &PointMap| a.as_affine().is_some_and(|a| a.a.is_empty());
         // fast paths with hand-derived kernels
         match (&kind, pts.len()) {
             (Kind::Particle { m }, 1) if plain(pts[0]) => {
@@ -169,17 +324,22 @@ impl<'a> Builder<'a> {
                 let (a, b) = (pts[0], pts[1]);
                 let anchored = if plain(a) && plain(b) {
                     Some(None)
-                } else if a.a.is_empty() && plain(b) {
-                    Some(Some(a.c))
+                } else if fixed(a) && plain(b) {
+                    Some(Some(a.eval(&[], 0.0)))
                 } else {
                     None
                 };
                 if let Some(anchor) = anchored {
                     // order the coordinates as (first end, second end)
+                    let keys = |x: &PointMap| {
+                        x.as_affine()
+                            .map(|x| x.a.keys().copied().collect::<Vec<_>>())
+                            .unwrap_or_default()
+                    };
                     let order: Vec<usize> = if anchor.is_some() {
-                        b.a.keys().copied().collect()
+                        keys(b)
                     } else {
-                        a.a.keys().chain(b.a.keys()).copied().collect()
+                        keys(a).into_iter().chain(keys(b)).collect()
                     };
                     let kern: Box<dyn TermKernel> = match (self.dim, anchor) {
                         (2, None) => Box::new(SpringKernel::<2>::new(*k, *l0, *c)),
@@ -195,10 +355,10 @@ impl<'a> Builder<'a> {
             }
             _ => {}
         }
-        let (dim, gravity) = (self.dim, self.gravity);
+        let gravity = self.gravity;
         fn mk<const N: usize>(
             dim: usize,
-            pts: Vec<super::elements::LocalPoint>,
+            pts: Vec<LocalPoint>,
             kind: Kind,
             gravity: [f64; 3],
         ) -> Box<dyn TermKernel> {
@@ -210,11 +370,11 @@ impl<'a> Builder<'a> {
             }))
         }
         let n = idx.len();
-        let kern = by_size!(n, mk(dim, local, kind, gravity), [1 2 3 4 5 6 7 8 9 10 11 12])
+        let kern = by_size!(n, mk(dim, local, kind, gravity), [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])
             .ok_or_else(|| {
                 self.ctx.err(
                     p,
-                    format!("element on {n} coordinates: at most 12 are supported"),
+                    format!("element on {n} coordinates: at most 18 are supported"),
                 )
             })?;
         self.terms.push((idx, kern));
@@ -224,8 +384,8 @@ impl<'a> Builder<'a> {
     fn bar(
         &mut self,
         name: &str,
-        a: &Affine,
-        b: &Affine,
+        a: &PointMap,
+        b: &PointMap,
         len: f64,
         p: &Path_,
     ) -> Result<(), SpecError> {
@@ -236,7 +396,7 @@ impl<'a> Builder<'a> {
         let (dim, gravity) = (self.dim, self.gravity);
         fn mk<const N: usize>(
             dim: usize,
-            pts: Vec<super::elements::LocalPoint>,
+            pts: Vec<LocalPoint>,
             gravity: [f64; 3],
             len: f64,
         ) -> Box<dyn ConstraintKernel> {
@@ -251,11 +411,37 @@ impl<'a> Builder<'a> {
             }))
         }
         let n = idx.len();
-        let kern =
-            by_size!(n, mk(dim, local, gravity, len), [1 2 3 4 5 6 7 8]).ok_or_else(|| {
+        let kern = by_size!(n, mk(dim, local, gravity, len), [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])
+            .ok_or_else(|| {
                 self.ctx.err(
                     p,
-                    format!("bar on {n} coordinates: at most 8 are supported"),
+                    format!("bar on {n} coordinates: at most 18 are supported"),
+                )
+            })?;
+        self.cons.push((name.to_string(), idx, kern));
+        Ok(())
+    }
+
+    /// A constraint `expr(t, q) = 0`.
+    fn equation(&mut self, name: &str, expr: &VExpr, p: &Path_) -> Result<(), SpecError> {
+        let mut set = std::collections::BTreeSet::new();
+        expr.coords(&mut set);
+        let idx: Vec<usize> = set.into_iter().collect();
+        if idx.is_empty() {
+            return Err(self
+                .ctx
+                .err(p, "the equation does not involve any coordinate"));
+        }
+        let local = expr.remap(&|j| idx.binary_search(&j).expect("present"));
+        fn mk<const N: usize>(expr: VExpr) -> Box<dyn ConstraintKernel> {
+            Box::new(ConstraintAd::new(EquationConstraint::<N> { expr }))
+        }
+        let n = idx.len();
+        let kern = by_size!(n, mk(local), [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])
+            .ok_or_else(|| {
+                self.ctx.err(
+                    p,
+                    format!("equation on {n} coordinates: at most 18 are supported"),
                 )
             })?;
         self.cons.push((name.to_string(), idx, kern));
@@ -332,8 +518,11 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
         dim,
         gravity: [0.0; 3],
         points: HashMap::new(),
+        vectors: HashMap::new(),
+        scalars: HashMap::new(),
         order: Vec::new(),
         coord_names: Vec::new(),
+        coord_kinds: Vec::new(),
         guess: Vec::new(),
         terms: Vec::new(),
         cons: Vec::new(),
@@ -397,12 +586,18 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
         &pd_p,
         Some(&[
             "Fixed",
+            "FixedVectors",
+            "Points",
+            "Vectors",
+            "Scalars",
+            "Define",
             "Rigids",
             "Particles",
             "Chains",
             "Grids",
             "Springs",
             "Bars",
+            "Equations",
         ]),
     )?;
     let part = |k: &str| {
@@ -419,10 +614,86 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
         for (name, val) in b.ctx.keys(m, &p, None)? {
             let q = sub(&p, &name);
             let pos = b.ctx.vector(val, &q, dim)?;
-            if b.points.contains_key(&name) {
-                return Err(b.ctx.err(&q, format!("point '{name}' is defined twice")));
-            }
+            b.check_name(&name, ItemKind::Point, &q)?;
             b.points.insert(name, Point::Fixed(pos));
+        }
+    }
+    if let Some(f) = part("FixedVectors") {
+        let p = sub(&pd_p, "FixedVectors");
+        let m = b.ctx.map(f, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &name);
+            let v = b.ctx.vector(val, &q, dim)?;
+            b.check_name(&name, ItemKind::Vector, &q)?;
+            b.vectors.insert(name, Point::Fixed(v));
+        }
+    }
+    for (section, kind) in [
+        ("Points", ItemKind::Point),
+        ("Vectors", ItemKind::Vector),
+        ("Scalars", ItemKind::Scalar),
+    ] {
+        let Some(list) = part(section) else { continue };
+        let p = sub(&pd_p, section);
+        let names = list.as_sequence().ok_or_else(|| {
+            b.ctx.err(
+                &p,
+                format!("expected a list of names, found {}", kind_of(list)),
+            )
+        })?;
+        for (k, nv) in names.iter().enumerate() {
+            let q = sub(&p, &k.to_string());
+            let name = nv
+                .as_str()
+                .ok_or_else(|| {
+                    b.ctx
+                        .err(&q, format!("expected a name, found {}", kind_of(nv)))
+                })?
+                .trim()
+                .to_string();
+            b.check_name(&name, kind, &q)?;
+            match kind {
+                ItemKind::Point => b.new_free(&name, &q)?,
+                ItemKind::Vector => {
+                    let idx = b.new_coords(&name, dim, kind);
+                    b.vectors.insert(name, Point::Free(idx));
+                }
+                ItemKind::Scalar => {
+                    let idx = b.new_coords(&name, 1, kind);
+                    b.scalars.insert(name, Point::Free(idx));
+                }
+            }
+        }
+    }
+    // Define: assignments, in order; each may use the items before it
+    let mut checks: Vec<(Path_, VExpr)> = Vec::new();
+    if let Some(d) = part("Define") {
+        let p = sub(&pd_p, "Define");
+        let m = b.ctx.map(d, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &name);
+            let e = b.vexpr(val, &q)?;
+            let kind = if !e.is_vector() {
+                ItemKind::Scalar
+            } else if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+                ItemKind::Point
+            } else {
+                ItemKind::Vector
+            };
+            b.check_name(&name, kind, &q)?;
+            checks.push((q, e.clone()));
+            match kind {
+                ItemKind::Point => {
+                    b.points.insert(name.clone(), Point::General(e));
+                    b.order.push(name);
+                }
+                ItemKind::Vector => {
+                    b.vectors.insert(name, Point::General(e));
+                }
+                ItemKind::Scalar => {
+                    b.scalars.insert(name, Point::General(e));
+                }
+            }
         }
     }
 
@@ -440,16 +711,20 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
         for (name, val) in b.ctx.keys(m, &p, None)? {
             let q = sub(&p, &name);
             let mass = b.ctx.positive(val, &q, "a mass")?;
-            if !b.points.contains_key(&name) {
+            if b.taken(&name).is_none() {
+                b.check_name(&name, ItemKind::Point, &q)?;
                 b.new_free(&name, &q)?;
             }
-            if matches!(b.points[&name], Point::Fixed(_)) {
+            if !b.points.contains_key(&name) {
+                return Err(b.ctx.err(&q, format!("'{name}' is not a point")));
+            }
+            let a = b.pmap(&name);
+            if a.is_fixed() {
                 return Err(b.ctx.err(
                     &q,
                     format!("'{name}' is a fixed point; a particle there would not move"),
                 ));
             }
-            let a = b.affine(&name);
             b.element(&[&a], Kind::Particle { m: mass }, &q)?;
         }
     }
@@ -572,24 +847,51 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
         }
         if let Some(t) = fm.get("Torques").filter(|v| !v.is_null()) {
             let p = sub(&fp, "Torques");
-            if dim != 2 {
-                return Err(b.ctx.err(&p, "torques are supported on planar (2D) bodies"));
-            }
             let m = b.ctx.map(t, &p)?;
             for (name, val) in b.ctx.keys(m, &p, None)? {
                 let q = sub(&p, &name);
-                let (p0, p1, len) = b
+                let body = b
                     .bodies
                     .get(&name)
                     .cloned()
                     .ok_or_else(|| b.ctx.err(&q, format!("unknown rigid body '{name}'")))?;
-                let tau = b.ctx.expr(val, &q, true)?;
-                tau.eval(&b.ctx.scope, 0.0)
-                    .map_err(|e| b.ctx.err(&q, e.to_string()))?;
-                let (a0, a1) = (b.affine(&p0), b.affine(&p1));
                 let scope = Arc::new(b.ctx.scope.clone());
-                b.element(&[&a0, &a1], Kind::Torque { tau, scope, len }, &q)?;
+                match body {
+                    Body::Planar(p0, p1, len) => {
+                        let tau = b.ctx.expr(val, &q, true)?;
+                        tau.eval(&b.ctx.scope, 0.0)
+                            .map_err(|e| b.ctx.err(&q, e.to_string()))?;
+                        let (a0, a1) = (b.pmap(&p0), b.pmap(&p1));
+                        b.element(&[&a0, &a1], Kind::Torque { tau, scope, len }, &q)?;
+                    }
+                    Body::Spatial(items, frame) => {
+                        let tau = b.ctx.vector_expr(val, &q, 3)?;
+                        b.element(
+                            &[&items[0], &items[1], &items[2]],
+                            Kind::Torque3 { tau, scope, frame },
+                            &q,
+                        )?;
+                    }
+                }
             }
+        }
+    }
+
+    // Equations: constraints written out, C(t, q) = 0
+    if let Some(eqs) = part("Equations") {
+        let p = sub(&pd_p, "Equations");
+        let m = b.ctx.map(eqs, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &name);
+            let e = b.vexpr(val, &q)?;
+            if e.is_vector() {
+                return Err(b.ctx.err(
+                    &q,
+                    "an equation must be a scalar (write one equation per component, or use dot)",
+                ));
+            }
+            b.equation(&name, &e, &q)?;
+            checks.push((q, e));
         }
     }
 
@@ -646,6 +948,18 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
                     ),
                 ))
             }
+        }
+    }
+    for (q, e) in &checks {
+        let ok = match e.eval::<f64>(&|j| q_guess[j], t0) {
+            super::vexpr::Val::S(x) => x.is_finite(),
+            super::vexpr::Val::V(x) => x.iter().all(|c| c.is_finite()),
+        };
+        if !ok {
+            return Err(b.ctx.err(
+                q,
+                "not defined at the position guesses (a division by zero or a value outside a function's domain)",
+            ));
         }
     }
     let mut pinned_q = Vec::new();
@@ -717,6 +1031,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
                 "newton_tol",
                 "output_every",
                 "reuse_factorization",
+                "integrator",
             ]),
         )?;
         if let Some(i) = m.get("Integration").filter(|v| !v.is_null()) {
@@ -796,10 +1111,10 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
     let points = b
         .order
         .iter()
-        .filter(|name| !matches!(b.points[*name], Point::Fixed(_)))
+        .filter(|name| !b.pmap(name).is_fixed())
         .map(|name| OutputPoint {
             name: name.clone(),
-            map: b.affine(name),
+            map: b.pmap(name),
         })
         .collect();
     pinned_q.sort_unstable();
@@ -811,6 +1126,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
         dimension: dim,
         model,
         coordinate_names: b.coord_names,
+        coordinate_kinds: b.coord_kinds,
         q_guess,
         v_guess,
         pinned_q,
@@ -831,7 +1147,7 @@ fn short(v: &Value) -> String {
     }
 }
 
-fn two_points(b: &Builder, key: &str, q: &Path_) -> Result<(Affine, Affine), SpecError> {
+fn two_points(b: &Builder, key: &str, q: &Path_) -> Result<(PointMap, PointMap), SpecError> {
     let names = split_points(key).filter(|v| v.len() == 2).ok_or_else(|| {
         b.ctx.err(
             q,
@@ -853,27 +1169,40 @@ fn components(
     q: &Path_,
     pins: bool,
 ) -> Result<Vec<(usize, f64)>, SpecError> {
-    let (name, comp) = if b.points.contains_key(key) {
+    let lookup = |name: &str| {
+        b.points
+            .get(name)
+            .or_else(|| b.vectors.get(name))
+            .or_else(|| b.scalars.get(name))
+    };
+    let axes = ["x", "y", "z"];
+    let axis = |c: &str| axes[..b.dim].iter().position(|a| *a == c);
+    // `A`, `A.x`, `Ax`, `u`, `u.x`, `mu`
+    let (name, comp) = if lookup(key).is_some() {
         (key.to_string(), None)
+    } else if let Some((n, c)) = key
+        .rsplit_once('.')
+        .filter(|(n, c)| lookup(n).is_some() && axis(c).is_some())
+    {
+        (n.to_string(), axis(c))
     } else {
-        let axes = ["x", "y", "z"];
         match key.char_indices().last() {
             Some((i, c))
-                if i > 0
-                    && axes[..b.dim].contains(&c.to_string().as_str())
-                    && b.points.contains_key(&key[..i]) =>
+                if i > 0 && axis(&c.to_string()).is_some() && b.points.contains_key(&key[..i]) =>
             {
-                (
-                    key[..i].to_string(),
-                    Some(axes.iter().position(|a| *a == c.to_string()).unwrap_or(0)),
-                )
+                (key[..i].to_string(), axis(&c.to_string()))
             }
-            _ => return Err(b.ctx.err(q, format!("unknown point '{key}'"))),
+            _ => {
+                return Err(b
+                    .ctx
+                    .err(q, format!("unknown point, vector or scalar '{key}'")))
+            }
         }
     };
-    let idx = match &b.points[&name] {
+    let is_scalar = b.scalars.contains_key(&name);
+    let idx = match lookup(&name).expect("known") {
         Point::Free(idx) => idx.clone(),
-        Point::Fixed(_) => return Err(b.ctx.err(q, format!("'{name}' is a fixed point"))),
+        Point::Fixed(_) => return Err(b.ctx.err(q, format!("'{name}' is fixed"))),
         Point::Derived(_) => {
             return Err(b.ctx.err(
                 q,
@@ -882,7 +1211,18 @@ fn components(
                 ),
             ))
         }
+        Point::General(_) => {
+            return Err(b.ctx.err(
+                q,
+                format!("'{name}' is derived (Define or a 3D body); give the coordinates it is computed from"),
+            ))
+        }
     };
+    if is_scalar && comp.is_some() {
+        return Err(b
+            .ctx
+            .err(q, format!("'{name}' is a scalar; it has no components")));
+    }
     match comp {
         Some(k) => {
             let x = if pins && val.is_null() {
@@ -896,6 +1236,9 @@ fn components(
             if pins && val.is_null() {
                 return Ok(idx.iter().map(|&i| (i, 0.0)).collect());
             }
+            if is_scalar {
+                return Ok(vec![(idx[0], b.ctx.num(val, q)?)]);
+            }
             let v = b.ctx.vector(val, q, b.dim)?;
             Ok(idx.iter().enumerate().map(|(k, &i)| (i, v[k])).collect())
         }
@@ -903,11 +1246,8 @@ fn components(
 }
 
 fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
-    if b.dim != 2 {
-        return Err(b.ctx.err(
-            p,
-            "rigid bodies in natural coordinates are supported in 2D (3D bodies: not yet)",
-        ));
+    if b.dim == 3 {
+        return rigid3(b, name, val, p);
     }
     let names = split_points(name).filter(|v| v.len() >= 2).ok_or_else(|| {
         b.ctx.err(
@@ -963,14 +1303,24 @@ fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spec
         return Err(b.ctx.err(&dp, "the moment of inertia must not be negative"));
     }
     for basic in &names[..2] {
-        if !b.points.contains_key(basic) {
+        if b.taken(basic).is_none() {
+            b.check_name(basic, ItemKind::Point, p)?;
             b.new_free(basic, p)?;
         }
-        if matches!(b.points[basic], Point::Derived(_)) {
-            return Err(b.ctx.err(p, format!("'{basic}' is a derived point of another body; basic points must be free or fixed")));
+        if !matches!(b.points.get(basic), Some(Point::Free(_) | Point::Fixed(_))) {
+            return Err(b.ctx.err(
+                p,
+                format!(
+                    "'{basic}' is not a free or fixed point; basic points of planar bodies must be"
+                ),
+            ));
         }
     }
-    let (a0, a1) = (b.affine(&names[0]), b.affine(&names[1]));
+    let (m0, m1) = (b.pmap(&names[0]), b.pmap(&names[1]));
+    let (a0, a1) = (
+        m0.as_affine().cloned().unwrap_or_default(),
+        m1.as_affine().cloned().unwrap_or_default(),
+    );
     if a0.a.is_empty() && a1.a.is_empty() {
         return Err(b
             .ctx
@@ -987,9 +1337,9 @@ fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spec
         );
         b.order.push(dn.clone());
     }
-    b.bar(&format!("rigid {name}"), &a0, &a1, len, p)?;
+    b.bar(&format!("rigid {name}"), &m0, &m1, len, p)?;
     b.element(
-        &[&a0, &a1],
+        &[&m0, &m1],
         Kind::Rigid {
             m: mass,
             inertia,
@@ -998,8 +1348,286 @@ fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spec
         },
         p,
     )?;
-    b.bodies
-        .insert(name.to_string(), (names[0].clone(), names[1].clone(), len));
+    b.bodies.insert(
+        name.to_string(),
+        Body::Planar(names[0].clone(), names[1].clone(), len),
+    );
+    Ok(())
+}
+
+/// A 3D rigid body in John–Ned natural coordinates (seed 003): basic items `[A, B, C]`
+/// (a point, then points or vectors), local frame `A = 0`, `B = (b, 0, 0)`, `C = (c₁, c₂, 0)`.
+fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+    let m = b.ctx.map(val, p)?;
+    b.ctx
+        .keys(m, p, Some(&["Basic", "Geom", "Dyna", "Rigidity"]))?;
+    let gp = sub(p, "Geom");
+    let geom_v = b.ctx.required(m, p, "Geom")?;
+    // (names, local positions of the names after the first)
+    let (names, local): (Vec<String>, Vec<(String, [f64; 3])>) = if let Some(basic) = m.get("Basic")
+    {
+        let bp = sub(p, "Basic");
+        let list = basic
+            .as_sequence()
+            .filter(|l| l.len() == 3)
+            .ok_or_else(|| {
+                b.ctx.err(
+                    &bp,
+                    "expected three names: a point, then two points or vectors",
+                )
+            })?;
+        let names: Vec<String> = list
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .map(|s| s.trim().to_string())
+                    .ok_or_else(|| b.ctx.err(&bp, "expected names"))
+            })
+            .collect::<Result<_, _>>()?;
+        let gm = b.ctx.map(geom_v, &gp).map_err(|_| {
+            b.ctx
+                .err(&gp, "expected a mapping name: [x, y, z] (local positions)")
+        })?;
+        let mut local = Vec::new();
+        for (k, v) in b.ctx.keys(gm, &gp, None)? {
+            let x = b.ctx.vector(v, &sub(&gp, &k), 3)?;
+            local.push((k, x));
+        }
+        (names, local)
+    } else {
+        let names = split_points(name).filter(|v| v.len() >= 3).ok_or_else(|| {
+            b.ctx.err(
+                p,
+                format!("'{name}' must name the body's points (three basic ones, e.g. ABC), or give Basic: [A, B, u]"),
+            )
+        })?;
+        let geom = geom_v
+            .as_sequence()
+            .ok_or_else(|| b.ctx.err(&gp, "expected a list of local points"))?;
+        if geom.len() != names.len() - 1 {
+            return Err(b.ctx.err(
+                &gp,
+                format!(
+                    "{} points after the first need {} local positions, found {}",
+                    names.len() - 1,
+                    names.len() - 1,
+                    geom.len()
+                ),
+            ));
+        }
+        let local = names[1..]
+            .iter()
+            .zip(geom)
+            .map(|(n, g)| Ok((n.clone(), b.ctx.vector(g, &gp, 3)?)))
+            .collect::<Result<_, SpecError>>()?;
+        (names[..3].to_vec(), local)
+    };
+    let find = |n: &str| local.iter().find(|(k, _)| k == n).map(|(_, x)| *x);
+    let lb = find(&names[1]).ok_or_else(|| {
+        b.ctx
+            .err(&gp, format!("missing the local position of '{}'", names[1]))
+    })?;
+    let lc = find(&names[2]).ok_or_else(|| {
+        b.ctx
+            .err(&gp, format!("missing the local position of '{}'", names[2]))
+    })?;
+    if !(lb[0] > 0.0) || lb[1] != 0.0 || lb[2] != 0.0 {
+        return Err(b.ctx.err(
+            &gp,
+            format!(
+                "'{}' fixes the local x axis: its local position must be [b, 0, 0] with b > 0",
+                names[1]
+            ),
+        ));
+    }
+    if !(lc[1] > 0.0) || lc[2] != 0.0 {
+        return Err(b.ctx.err(
+            &gp,
+            format!(
+                "'{}' fixes the local xy plane: its local position must be [c1, c2, 0] with c2 > 0",
+                names[2]
+            ),
+        ));
+    }
+    // Dyna: [centroid, mass, inertia about the centroid (diagonal or 3×3, local axes)]
+    let dp = sub(p, "Dyna");
+    let dyna = b
+        .ctx
+        .required(m, p, "Dyna")?
+        .as_sequence()
+        .filter(|d| d.len() == 3)
+        .ok_or_else(|| {
+            b.ctx
+                .err(&dp, "expected [centroid, mass, inertia about the centroid]")
+        })?;
+    let centroid = b.ctx.vector(&dyna[0], &dp, 3)?;
+    let mass = b.ctx.positive(&dyna[1], &dp, "a body mass")?;
+    let inertia: [[f64; 3]; 3] = match dyna[2].as_sequence() {
+        Some(rows) if rows.len() == 3 && rows.iter().all(|r| r.is_sequence()) => {
+            let mut t = [[0.0; 3]; 3];
+            for (r, row) in rows.iter().enumerate() {
+                t[r] = b.ctx.vector(row, &dp, 3)?;
+            }
+            t
+        }
+        Some(_) => {
+            let d = b.ctx.vector(&dyna[2], &dp, 3)?;
+            [[d[0], 0.0, 0.0], [0.0, d[1], 0.0], [0.0, 0.0, d[2]]]
+        }
+        None => {
+            return Err(b
+                .ctx
+                .err(&dp, "the inertia is [Ixx, Iyy, Izz] or a 3×3 matrix"))
+        }
+    };
+    let im = nalgebra::Matrix3::from_fn(|r, c| inertia[r][c]);
+    if (im - im.transpose()).abs().max() > 1e-12 * im.abs().max().max(1.0) {
+        return Err(b.ctx.err(&dp, "the inertia matrix must be symmetric"));
+    }
+    // second moment about the centroid, J = ½ tr(I) 𝟙 − I, must be positive semidefinite
+    let jm = nalgebra::Matrix3::identity() * (0.5 * im.trace()) - im;
+    let tol = 1e-12 * im.abs().max().max(f64::MIN_POSITIVE);
+    if jm.symmetric_eigenvalues().min() < -tol {
+        return Err(b.ctx.err(
+            &dp,
+            "not a physical inertia tensor: the principal moments must be ≥ 0 and each at most the sum of the other two",
+        ));
+    }
+    let second_moment: [[f64; 3]; 3] = std::array::from_fn(|r| std::array::from_fn(|c| jm[(r, c)]));
+    let rigidity = match m.get("Rigidity") {
+        None => true,
+        Some(v) => v
+            .as_bool()
+            .ok_or_else(|| b.ctx.err(&sub(p, "Rigidity"), "expected true or false"))?,
+    };
+
+    // the basic items: create free ones
+    let bp = if m.contains_key("Basic") {
+        sub(p, "Basic")
+    } else {
+        p.clone()
+    };
+    let mut items: Vec<(PointMap, bool)> = Vec::new();
+    for (k, n) in names.iter().enumerate() {
+        if b.taken(n).is_none() {
+            let upper = n.starts_with(|c: char| c.is_ascii_uppercase());
+            if k == 0 || upper {
+                b.check_name(n, ItemKind::Point, &bp)?;
+                b.new_free(n, &bp)?;
+            } else {
+                b.check_name(n, ItemKind::Vector, &bp)?;
+                let idx = b.new_coords(n, 3, ItemKind::Vector);
+                b.vectors.insert(n.clone(), Point::Free(idx));
+            }
+        }
+        let it = b.item(n, &bp)?;
+        if k == 0 && !it.1 {
+            return Err(b.ctx.err(
+                &bp,
+                format!("the first basic item must be a point, '{n}' is a vector"),
+            ));
+        }
+        items.push(it);
+    }
+    if items.iter().all(|(x, _)| x.is_fixed()) {
+        return Err(b
+            .ctx
+            .err(&bp, "all basic items are fixed: the body cannot move"));
+    }
+    let frame = Frame {
+        b_point: items[1].1,
+        c_point: items[2].1,
+        b: lb[0],
+        c: [lc[0], lc[1]],
+    };
+    let e: Vec<VExpr> = items.iter().map(|(x, _)| x.to_vexpr()).collect();
+    let rel = |x: &VExpr, point: bool| {
+        if point {
+            VExpr::sum(x.clone(), e[0].clone(), true).expect("vectors")
+        } else {
+            x.clone()
+        }
+    };
+    let (bt, ct) = (rel(&e[1], frame.b_point), rel(&e[2], frame.c_point));
+    let cst = VExpr::constant;
+    let ex = |r: Result<VExpr, String>| r.expect("well-typed");
+    if rigidity {
+        let half = |x: VExpr| ex(VExpr::product(cst(0.5), x));
+        let c2 = lc[0] * lc[0] + lc[1] * lc[1];
+        let eqs = [
+            (
+                format!("rigid {name}: |{}|", names[1]),
+                half(ex(VExpr::sum(
+                    ex(VExpr::dot(bt.clone(), bt.clone())),
+                    cst(lb[0] * lb[0]),
+                    true,
+                ))),
+            ),
+            (
+                format!("rigid {name}: |{}|", names[2]),
+                half(ex(VExpr::sum(
+                    ex(VExpr::dot(ct.clone(), ct.clone())),
+                    cst(c2),
+                    true,
+                ))),
+            ),
+            (
+                format!("rigid {name}: angle {}{}", names[1], names[2]),
+                ex(VExpr::sum(
+                    ex(VExpr::dot(bt.clone(), ct.clone())),
+                    cst(lb[0] * lc[0]),
+                    true,
+                )),
+            ),
+        ];
+        for (n, eq) in eqs {
+            b.equation(&n, &eq, p)?;
+        }
+    }
+    // derived points X = A + x i + y j + z k
+    let i = ex(VExpr::quotient(bt, cst(lb[0])));
+    let j = ex(VExpr::quotient(
+        ex(VExpr::sum(
+            ct,
+            ex(VExpr::product(cst(lc[0]), i.clone())),
+            true,
+        )),
+        cst(lc[1]),
+    ));
+    let k = ex(VExpr::cross(i.clone(), j.clone()));
+    for (dn, x) in &local {
+        if names.contains(dn) {
+            continue;
+        }
+        b.check_name(dn, ItemKind::Point, &gp)?;
+        let mut pt = e[0].clone();
+        for (c, axis) in [(x[0], &i), (x[1], &j), (x[2], &k)] {
+            if c != 0.0 {
+                pt = ex(VExpr::sum(
+                    pt,
+                    ex(VExpr::product(cst(c), axis.clone())),
+                    false,
+                ));
+            }
+        }
+        b.points.insert(dn.clone(), Point::General(pt));
+        b.order.push(dn.clone());
+    }
+    let maps: Vec<PointMap> = items.into_iter().map(|(x, _)| x).collect();
+    b.element(
+        &[&maps[0], &maps[1], &maps[2]],
+        Kind::Rigid3 {
+            m: mass,
+            centroid,
+            second_moment,
+            frame,
+        },
+        p,
+    )?;
+    b.bodies.insert(
+        name.to_string(),
+        Body::Spatial([maps[0].clone(), maps[1].clone(), maps[2].clone()], frame),
+    );
     Ok(())
 }
 
@@ -1016,7 +1644,7 @@ fn chain(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spec
         .ok_or_else(|| b.ctx.err(&sub(p, "from"), "expected a point name"))?
         .to_string();
     let fa = b.point(&from, &sub(p, "from"))?;
-    let start = fa.eval(&vec![0.0; b.coord_names.len()]);
+    let start = fa.eval(&vec![0.0; b.coord_names.len()], 0.0);
     let start = match &b.points[&from] {
         Point::Free(idx) => std::array::from_fn(|k| {
             if k < b.dim {
@@ -1056,8 +1684,8 @@ fn chain(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spec
     for i in 1..=n {
         let pn = format!("{name}{i}");
         b.new_free(&pn, p)?;
-        let a = b.affine(&pn);
-        for (kk, &ci) in a.a.keys().enumerate() {
+        let a = b.pmap(&pn);
+        for (kk, ci) in a.coords().into_iter().enumerate() {
             b.guess[ci] = Some(start[kk] + step[kk] * i as f64);
         }
         b.element(&[&a], Kind::Particle { m: mass }, p)?;
@@ -1144,8 +1772,8 @@ fn grid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecE
             let pn = pname(i, j);
             if interior {
                 b.new_free(&pn, p)?;
-                let a = b.affine(&pn);
-                for (kk, &ci) in a.a.keys().enumerate() {
+                let a = b.pmap(&pn);
+                for (kk, ci) in a.coords().into_iter().enumerate() {
                     b.guess[ci] = Some(pos[kk]);
                 }
                 b.element(&[&a], Kind::Particle { m: mass }, p)?;
@@ -1165,7 +1793,7 @@ fn grid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecE
                     if matches!(pa, Point::Fixed(_)) && matches!(pc, Point::Fixed(_)) {
                         continue;
                     }
-                    let (aa, ac) = (b.affine(&a), b.affine(&c2));
+                    let (aa, ac) = (b.pmap(&a), b.pmap(&c2));
                     b.element(
                         &[&aa, &ac],
                         Kind::Spring {

@@ -4,10 +4,11 @@
 //! differentiated by AD.
 
 use super::expr::{Expr, Scope};
+use super::vexpr::{VExpr, Val};
 use crate::model::{Constraint, Term};
 use nalgebra::SVector;
 use num_dual::DualNum;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// `P(q) = c + Σ_j a_j q_j` over global coordinates `j`.
@@ -74,29 +75,145 @@ impl Affine {
     }
 }
 
-/// An affine point on an element's local coordinates.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LocalPoint {
-    c: [f64; 3],
-    a: Vec<(usize, [f64; 3])>,
+/// How a point (or vector, or scalar) depends on the global coordinates.
+#[derive(Clone, Debug)]
+pub enum PointMap {
+    /// `c + A q`: free and fixed points, points of planar bodies.
+    Affine(Affine),
+    /// Any expression (derived points of `Define`, points of 3D bodies).
+    Expr(VExpr),
+}
+
+impl PointMap {
+    /// Position at coordinates `q` (global) and time `t`.
+    pub fn eval(&self, q: &[f64], t: f64) -> [f64; 3] {
+        match self {
+            PointMap::Affine(a) => a.eval(q),
+            PointMap::Expr(e) => match e.eval::<f64>(&|j| q[j], t) {
+                Val::V(x) => x,
+                Val::S(x) => [x, 0.0, 0.0],
+            },
+        }
+    }
+    /// The affine map, if it is one.
+    pub fn as_affine(&self) -> Option<&Affine> {
+        match self {
+            PointMap::Affine(a) => Some(a),
+            PointMap::Expr(_) => None,
+        }
+    }
+    /// As an expression.
+    pub fn to_vexpr(&self) -> VExpr {
+        match self {
+            PointMap::Affine(a) => {
+                let coef: Vec<(usize, [f64; 3])> = a.a.iter().map(|(j, v)| (*j, *v)).collect();
+                VExpr::affine(a.c, &coef)
+            }
+            PointMap::Expr(e) => e.clone(),
+        }
+    }
+    /// Global coordinates it depends on.
+    pub fn coords(&self) -> BTreeSet<usize> {
+        match self {
+            PointMap::Affine(a) => a.a.keys().copied().collect(),
+            PointMap::Expr(e) => {
+                let mut s = BTreeSet::new();
+                e.coords(&mut s);
+                s
+            }
+        }
+    }
+    /// Whether it never moves (no coordinates, no time).
+    pub fn is_fixed(&self) -> bool {
+        self.coords().is_empty()
+            && match self {
+                PointMap::Affine(_) => true,
+                PointMap::Expr(e) => !e.uses_time(),
+            }
+    }
+}
+
+/// A point on an element's local coordinates.
+#[derive(Clone, Debug)]
+pub enum LocalPoint {
+    /// `c + Σ a_j q_j`.
+    Affine {
+        /// Constant part.
+        c: [f64; 3],
+        /// Coefficients by local coordinate.
+        a: Vec<(usize, [f64; 3])>,
+    },
+    /// An expression on the local coordinates.
+    Expr(VExpr),
 }
 
 /// Local coordinate list of a set of points, and the points on it.
-pub fn localize(points: &[&Affine]) -> (Vec<usize>, Vec<LocalPoint>) {
-    let mut idx: Vec<usize> = points.iter().flat_map(|p| p.a.keys().copied()).collect();
-    idx.sort_unstable();
-    idx.dedup();
+pub fn localize(points: &[&PointMap]) -> (Vec<usize>, Vec<LocalPoint>) {
+    let mut set = BTreeSet::new();
+    for p in points {
+        set.extend(p.coords());
+    }
+    let idx: Vec<usize> = set.into_iter().collect();
     let local = points
         .iter()
-        .map(|p| LocalPoint {
-            c: p.c,
-            a: p.a
-                .iter()
-                .map(|(j, v)| (idx.binary_search(j).expect("present"), *v))
-                .collect(),
+        .map(|p| match p {
+            PointMap::Affine(p) => LocalPoint::Affine {
+                c: p.c,
+                a: p.a
+                    .iter()
+                    .map(|(j, v)| (idx.binary_search(j).expect("present"), *v))
+                    .collect(),
+            },
+            PointMap::Expr(e) => {
+                LocalPoint::Expr(e.remap(&|j| idx.binary_search(&j).expect("present")))
+            }
         })
         .collect();
     (idx, local)
+}
+
+/// The moving frame of a 3D body tracked by three basic items `[A, B, C]` (John–Ned natural
+/// coordinates, seed 003): `A` is a point, `B` and `C` points or vectors, in the local frame
+/// `A = 0`, `B = (b, 0, 0)`, `C = (c₁, c₂, 0)` with `b, c₂ > 0`. With `B̃ = B − A` (or `B` for a
+/// vector) and `C̃` likewise, `i = B̃/b`, `j = (C̃ − c₁ i)/c₂`, `k = i × j`, `Q = [i, j, k]`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Frame {
+    /// Whether `B` is a point (else a vector).
+    pub b_point: bool,
+    /// Whether `C` is a point (else a vector).
+    pub c_point: bool,
+    /// Local `B = (b, 0, 0)`.
+    pub b: f64,
+    /// Local `C = (c₁, c₂, 0)`.
+    pub c: [f64; 2],
+}
+
+impl Frame {
+    /// `[i, j]` from the world positions of the basic items (`k = i × j`). The map is linear,
+    /// so applied to the items' velocities or partial derivatives it gives `[i̇, j̇]` or `[∂i, ∂j]`.
+    pub fn columns<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        a: &[D; 3],
+        b: &[D; 3],
+        c: &[D; 3],
+    ) -> [[D; 3]; 2] {
+        let (wb, wc) = (
+            if self.b_point { 1.0 } else { 0.0 },
+            if self.c_point { 1.0 } else { 0.0 },
+        );
+        let i: [D; 3] = std::array::from_fn(|k| (b[k] - a[k] * wb) * (1.0 / self.b));
+        let j: [D; 3] =
+            std::array::from_fn(|k| (c[k] - a[k] * wc - i[k] * self.c[0]) * (1.0 / self.c[1]));
+        [i, j]
+    }
+}
+
+fn cross<D: DualNum<Primitive = f64> + Copy>(x: &[D; 3], y: &[D; 3]) -> [D; 3] {
+    [
+        x[1] * y[2] - x[2] * y[1],
+        x[2] * y[0] - x[0] * y[2],
+        x[0] * y[1] - x[1] * y[0],
+    ]
 }
 
 /// What an element is.
@@ -130,6 +247,19 @@ pub enum Kind {
         /// Body length `ℓ`.
         len: f64,
     },
+    /// 3D rigid body on basic items 0, 1, 2 ([`Frame`]): with `G = A + Q c`,
+    /// `T = ½ m |Ġ|² + ½ Σ_ab J_ab q̇_a·q̇_b` (`J = ½ tr(I_G) 𝟙 − I_G`, the second moment about
+    /// the centroid in the local frame, `q_a` the columns of `Q`), `V = −m g·G`.
+    Rigid3 {
+        /// Mass.
+        m: f64,
+        /// Centroid `c` in the local frame.
+        centroid: [f64; 3],
+        /// Second moment `J` about the centroid, local frame.
+        second_moment: [[f64; 3]; 3],
+        /// The frame.
+        frame: Frame,
+    },
     /// Force `F(t)` applied at point 0.
     Force {
         /// Components.
@@ -145,6 +275,17 @@ pub enum Kind {
         scope: Arc<Scope>,
         /// Body length.
         len: f64,
+    },
+    /// Torque vector `τ(t)` (world frame) on a 3D body with basic items 0, 1, 2: the
+    /// generalized force `Q_j = ½ Σ_a (τ × q_a)·∂q_a/∂q_j` (virtual work `τ·δθ` with
+    /// `δθ = ½ Σ_a q_a × δq_a`).
+    Torque3 {
+        /// Components.
+        tau: Vec<Expr>,
+        /// Parameters.
+        scope: Arc<Scope>,
+        /// The body's frame.
+        frame: Frame,
     },
 }
 
@@ -162,30 +303,67 @@ pub struct Element<const N: usize> {
 }
 
 impl<const N: usize> Element<N> {
-    fn pos<D: DualNum<Primitive = f64> + Copy>(&self, p: usize, q: &SVector<D, N>) -> [D; 3] {
-        let lp = &self.pts[p];
-        let mut x = [D::from(lp.c[0]), D::from(lp.c[1]), D::from(lp.c[2])];
-        for (j, v) in &lp.a {
-            for k in 0..self.dim {
-                if v[k] != 0.0 {
-                    x[k] += q[*j] * v[k];
+    fn pos<D: DualNum<Primitive = f64> + Copy>(&self, p: usize, q: &SVector<D, N>, t: D) -> [D; 3] {
+        match &self.pts[p] {
+            LocalPoint::Affine { c, a } => {
+                let mut x = [D::from(c[0]), D::from(c[1]), D::from(c[2])];
+                for (j, v) in a {
+                    for k in 0..self.dim {
+                        if v[k] != 0.0 {
+                            x[k] += q[*j] * v[k];
+                        }
+                    }
                 }
+                x
             }
+            LocalPoint::Expr(e) => e.eval_vector(&|j| q[j], t),
         }
-        x
     }
-    fn vel<D: DualNum<Primitive = f64> + Copy>(&self, p: usize, v: &SVector<D, N>) -> [D; 3] {
-        let lp = &self.pts[p];
-        let z = D::from(0.0);
-        let mut x = [z, z, z];
-        for (j, c) in &lp.a {
-            for k in 0..self.dim {
-                if c[k] != 0.0 {
-                    x[k] += v[*j] * c[k];
+    /// `∂x/∂q · dq + ∂x/∂t · dt`.
+    fn tangent<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        p: usize,
+        q: &SVector<D, N>,
+        dq: &dyn Fn(usize) -> D,
+        t: D,
+        dt: D,
+    ) -> [D; 3] {
+        match &self.pts[p] {
+            LocalPoint::Affine { a, .. } => {
+                let z = D::from(0.0);
+                let mut x = [z, z, z];
+                for (j, c) in a {
+                    let d = dq(*j);
+                    for k in 0..self.dim {
+                        if c[k] != 0.0 {
+                            x[k] += d * c[k];
+                        }
+                    }
                 }
+                x
             }
+            LocalPoint::Expr(e) => e.tangent(&|j| q[j], dq, t, dt),
         }
-        x
+    }
+    fn vel<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        p: usize,
+        q: &SVector<D, N>,
+        v: &SVector<D, N>,
+        t: D,
+    ) -> [D; 3] {
+        self.tangent(p, q, &|j| v[j], t, D::from(1.0))
+    }
+    /// `∂x_p/∂q_j`.
+    fn partial<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        p: usize,
+        q: &SVector<D, N>,
+        j: usize,
+        t: D,
+    ) -> [D; 3] {
+        let unit = |l: usize| D::from(if l == j { 1.0 } else { 0.0 });
+        self.tangent(p, q, &unit, t, D::from(0.0))
     }
     fn dot<D: DualNum<Primitive = f64> + Copy>(&self, a: &[D; 3], b: &[D; 3]) -> D {
         let mut s = D::from(0.0);
@@ -201,6 +379,13 @@ impl<const N: usize> Element<N> {
         }
         s
     }
+    /// `[i, j, k]` of a 3D body's frame from (positions or tangents of) its basic items.
+    fn frame_columns<D: DualNum<Primitive = f64> + Copy>(
+        frame: &Frame,
+        x: [[D; 3]; 3],
+    ) -> [[D; 3]; 2] {
+        frame.columns(&x[0], &x[1], &x[2])
+    }
 }
 
 fn sub<D: DualNum<Primitive = f64> + Copy>(a: &[D; 3], b: &[D; 3]) -> [D; 3] {
@@ -210,17 +395,17 @@ fn sub<D: DualNum<Primitive = f64> + Copy>(a: &[D; 3], b: &[D; 3]) -> [D; 3] {
 impl<const N: usize> Term<N> for Element<N> {
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,
-        _t: D,
-        _q: &SVector<D, N>,
+        t: D,
+        q: &SVector<D, N>,
         v: &SVector<D, N>,
     ) -> D {
         match &self.kind {
             Kind::Particle { m } => {
-                let u = self.vel(0, v);
+                let u = self.vel(0, q, v, t);
                 self.dot(&u, &u) * (0.5 * m)
             }
             Kind::Spring { m, .. } if *m != 0.0 => {
-                let (y, z) = (self.vel(0, v), self.vel(1, v));
+                let (y, z) = (self.vel(0, q, v, t), self.vel(1, q, v, t));
                 (self.dot(&y, &y) + self.dot(&y, &z) + self.dot(&z, &z)) * (m / 6.0)
             }
             Kind::Rigid {
@@ -229,21 +414,50 @@ impl<const N: usize> Term<N> for Element<N> {
                 centroid,
                 len,
             } => {
-                let (v0, v1) = (self.vel(0, v), self.vel(1, v));
+                let (v0, v1) = (self.vel(0, q, v, t), self.vel(1, q, v, t));
                 let du = sub(&v1, &v0).map(|x| x * (1.0 / len));
                 let perp = [-du[1], du[0], D::from(0.0)];
                 let vg: [D; 3] =
                     std::array::from_fn(|k| v0[k] + du[k] * centroid[0] + perp[k] * centroid[1]);
                 self.dot(&vg, &vg) * (0.5 * m) + self.dot(&du, &du) * (0.5 * inertia)
             }
+            Kind::Rigid3 {
+                m,
+                centroid,
+                second_moment,
+                frame,
+            } => {
+                let x = [0, 1, 2].map(|p| self.pos(p, q, t));
+                let xd = [0, 1, 2].map(|p| self.vel(p, q, v, t));
+                let [i, j] = Self::frame_columns(frame, x);
+                let [di, dj] = Self::frame_columns(frame, xd);
+                let (a, b) = (cross(&di, &j), cross(&i, &dj));
+                let dk: [D; 3] = std::array::from_fn(|k| a[k] + b[k]);
+                let dq = [di, dj, dk];
+                let vg: [D; 3] = std::array::from_fn(|k| {
+                    xd[0][k]
+                        + dq[0][k] * centroid[0]
+                        + dq[1][k] * centroid[1]
+                        + dq[2][k] * centroid[2]
+                });
+                let mut rot = D::from(0.0);
+                for (r, row) in second_moment.iter().enumerate() {
+                    for (c, &jrc) in row.iter().enumerate() {
+                        if jrc != 0.0 {
+                            rot += self.dot(&dq[r], &dq[c]) * jrc;
+                        }
+                    }
+                }
+                (self.dot(&vg, &vg) * *m + rot) * 0.5
+            }
             _ => D::from(0.0),
         }
     }
-    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, N>) -> D {
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, t: D, q: &SVector<D, N>) -> D {
         match &self.kind {
-            Kind::Particle { m } => self.grav(&self.pos(0, q), *m),
+            Kind::Particle { m } => self.grav(&self.pos(0, q, t), *m),
             Kind::Spring { k, l0, m, .. } => {
-                let (y, z) = (self.pos(0, q), self.pos(1, q));
+                let (y, z) = (self.pos(0, q, t), self.pos(1, q, t));
                 let mut e = D::from(0.0);
                 if *m != 0.0 {
                     let mid: [D; 3] = std::array::from_fn(|i| (y[i] + z[i]) * 0.5);
@@ -259,7 +473,7 @@ impl<const N: usize> Term<N> for Element<N> {
             Kind::Rigid {
                 m, centroid, len, ..
             } => {
-                let (p0, p1) = (self.pos(0, q), self.pos(1, q));
+                let (p0, p1) = (self.pos(0, q, t), self.pos(1, q, t));
                 let u = sub(&p1, &p0).map(|x| x * (1.0 / len));
                 let g: [D; 3] = std::array::from_fn(|k| {
                     let perp = if k == 0 {
@@ -273,19 +487,30 @@ impl<const N: usize> Term<N> for Element<N> {
                 });
                 self.grav(&g, *m)
             }
+            Kind::Rigid3 {
+                m, centroid, frame, ..
+            } => {
+                let x = [0, 1, 2].map(|p| self.pos(p, q, t));
+                let [i, j] = Self::frame_columns(frame, x);
+                let k = cross(&i, &j);
+                let g: [D; 3] = std::array::from_fn(|r| {
+                    x[0][r] + i[r] * centroid[0] + j[r] * centroid[1] + k[r] * centroid[2]
+                });
+                self.grav(&g, *m)
+            }
             _ => D::from(0.0),
         }
     }
     fn dissipation<D: DualNum<Primitive = f64> + Copy>(
         &self,
-        _t: D,
+        t: D,
         q: &SVector<D, N>,
         v: &SVector<D, N>,
     ) -> D {
         match &self.kind {
             Kind::Spring { c, .. } if *c != 0.0 => {
-                let d = sub(&self.pos(1, q), &self.pos(0, q));
-                let dv = sub(&self.vel(1, v), &self.vel(0, v));
+                let d = sub(&self.pos(1, q, t), &self.pos(0, q, t));
+                let dv = sub(&self.vel(1, q, v, t), &self.vel(0, q, v, t));
                 let p = self.dot(&d, &dv);
                 p * p / self.dot(&d, &d) * (0.5 * c)
             }
@@ -301,24 +526,56 @@ impl<const N: usize> Term<N> for Element<N> {
         let mut out = SVector::<D, N>::from_element(D::from(0.0));
         match &self.kind {
             Kind::Force { f, scope } => {
-                let fv: Vec<f64> = f
-                    .iter()
-                    .map(|e| e.eval(scope, t.re()).unwrap_or(f64::NAN))
-                    .collect();
-                for (j, a) in &self.pts[0].a {
-                    for k in 0..self.dim {
-                        out[*j] += D::from(a[k] * fv[k]);
+                let mut fv = [0.0; 3];
+                for (k, e) in f.iter().enumerate().take(3) {
+                    fv[k] = e.eval(scope, t.re()).unwrap_or(f64::NAN);
+                }
+                match &self.pts[0] {
+                    LocalPoint::Affine { a, .. } => {
+                        for (j, a) in a {
+                            for k in 0..self.dim {
+                                out[*j] += D::from(a[k] * fv[k]);
+                            }
+                        }
+                    }
+                    LocalPoint::Expr(_) => {
+                        let fd = fv.map(D::from);
+                        for j in 0..N {
+                            out[j] = self.dot(&fd, &self.partial(0, q, j, t));
+                        }
                     }
                 }
             }
             Kind::Torque { tau, scope, len } => {
                 let tv = tau.eval(scope, t.re()).unwrap_or(f64::NAN) / (len * len);
-                let d = sub(&self.pos(1, q), &self.pos(0, q));
+                let d = sub(&self.pos(1, q, t), &self.pos(0, q, t));
                 let rd = [-d[1], d[0]];
                 for (s, p) in [(1.0, 1), (-1.0, 0)] {
-                    for (j, a) in &self.pts[p].a {
-                        out[*j] += (rd[0] * a[0] + rd[1] * a[1]) * (s * tv);
+                    if let LocalPoint::Affine { a, .. } = &self.pts[p] {
+                        for (j, a) in a {
+                            out[*j] += (rd[0] * a[0] + rd[1] * a[1]) * (s * tv);
+                        }
                     }
+                }
+            }
+            Kind::Torque3 { tau, scope, frame } => {
+                let mut tv = [D::from(0.0); 3];
+                for (k, e) in tau.iter().enumerate().take(3) {
+                    tv[k] = D::from(e.eval(scope, t.re()).unwrap_or(f64::NAN));
+                }
+                let x = [0, 1, 2].map(|p| self.pos(p, q, t));
+                let [i, j] = Self::frame_columns(frame, x);
+                let k = cross(&i, &j);
+                let arms = [cross(&tv, &i), cross(&tv, &j), cross(&tv, &k)];
+                for (l, o) in out.iter_mut().enumerate() {
+                    let dx = [0, 1, 2].map(|p| self.partial(p, q, l, t));
+                    let [di, dj] = Self::frame_columns(frame, dx);
+                    let (a, b) = (cross(&di, &j), cross(&i, &dj));
+                    let dk: [D; 3] = std::array::from_fn(|r| a[r] + b[r]);
+                    *o = (self.dot(&arms[0], &di)
+                        + self.dot(&arms[1], &dj)
+                        + self.dot(&arms[2], &dk))
+                        * 0.5;
                 }
             }
             _ => {}
@@ -327,7 +584,7 @@ impl<const N: usize> Term<N> for Element<N> {
     }
     fn has_dissipation_or_force(&self) -> bool {
         match &self.kind {
-            Kind::Force { .. } | Kind::Torque { .. } => true,
+            Kind::Force { .. } | Kind::Torque { .. } | Kind::Torque3 { .. } => true,
             Kind::Spring { c, .. } => *c != 0.0,
             _ => false,
         }
@@ -346,10 +603,27 @@ pub struct BarConstraint<const N: usize> {
 impl<const N: usize> Constraint<N, 1> for BarConstraint<N> {
     fn constraint<D: DualNum<Primitive = f64> + Copy>(
         &self,
-        _t: D,
+        t: D,
         q: &SVector<D, N>,
     ) -> SVector<D, 1> {
-        let d = sub(&self.el.pos(1, q), &self.el.pos(0, q));
+        let d = sub(&self.el.pos(1, q, t), &self.el.pos(0, q, t));
         SVector::from([(self.el.dot(&d, &d) - self.len * self.len) * 0.5])
+    }
+}
+
+/// A constraint written as a scalar expression, `C(t, q) = 0` (`Equations`, 3D body rigidity).
+#[derive(Clone, Debug)]
+pub struct EquationConstraint<const N: usize> {
+    /// The expression on the local coordinates.
+    pub expr: VExpr,
+}
+
+impl<const N: usize> Constraint<N, 1> for EquationConstraint<N> {
+    fn constraint<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: D,
+        q: &SVector<D, N>,
+    ) -> SVector<D, 1> {
+        SVector::from([self.expr.eval_scalar(&|j| q[j], t)])
     }
 }

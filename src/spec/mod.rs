@@ -17,8 +17,9 @@ pub mod chain;
 pub mod elements;
 pub mod expr;
 mod locate;
+pub mod vexpr;
 
-pub use build::{Mechanism, OutputPoint, SolverSettings};
+pub use build::{CoordKind, Mechanism, OutputPoint, SolverSettings};
 pub use chain::{is_chain, ChainSpec};
 use expr::{Expr, Scope};
 use serde_yaml::{Mapping, Value};

@@ -1,0 +1,869 @@
+//! Scalar and vector expressions over the coordinates, for the `Define` and `Equations`
+//! sections of mechanism files and for the derived points of 3D rigid bodies.
+//!
+//! An expression is a small graph whose leaves are coordinates `q_j`, the time `t` and
+//! constants (parameters are folded in when the text is parsed). It is evaluated on any dual
+//! number type, so the Euler–Lagrange machinery differentiates it like hand-written Rust: a
+//! derived point `C = C₁ + μ v` of seed 003's RSCR mechanism becomes a point whose position,
+//! velocity `Ċ = Ċ₁ + μ̇ v + μ v̇` and Jacobian are all exact.
+//!
+//! Grammar (on top of the scalar expressions of [`expr`](super::expr)): vector literals
+//! `[a, b, c]`, components `X.x X.y X.z`, `+ −` on equal kinds, `*` of a scalar and a vector,
+//! `/` by a scalar, and the functions `dot(a, b)`, `cross(a, b)` (3D), `perp(a)` (2D: a turned by
+//! +90°), `norm(a)`, `unit(a) = a/|a|`, besides `sqrt sin cos tan asin acos atan atan2 exp ln abs`.
+//!
+//! ```
+//! use lagrangian::spec::vexpr::{Sym, VExpr};
+//! // x = (q0, q1, 0), |x|² − 4
+//! let x = VExpr::pack([VExpr::coord(0), VExpr::coord(1), VExpr::constant(0.0)]);
+//! let lookup = |name: &str| match name {
+//!     "X" => Some(Sym::Item(x.clone())),
+//!     "L" => Some(Sym::Param(2.0)),
+//!     _ => None,
+//! };
+//! let e = VExpr::parse("dot(X, X) - L**2", 3, &lookup).unwrap();
+//! assert!(!e.is_vector());
+//! assert_eq!(e.eval_scalar(&|j| [3.0, 4.0][j], 0.0), 21.0);
+//! let n = VExpr::parse("unit(cross(X, [0, 0, 1])).y", 3, &lookup).unwrap();
+//! assert!((n.eval_scalar::<f64>(&|j| [3.0, 4.0][j], 0.0) + 0.6).abs() < 1e-15);
+//! ```
+
+use super::expr::ExprError;
+use num_dual::{Dual, DualNum};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+/// Scalar functions of one argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Func {
+    /// `sqrt`
+    Sqrt,
+    /// `sin`
+    Sin,
+    /// `cos`
+    Cos,
+    /// `tan`
+    Tan,
+    /// `asin`
+    Asin,
+    /// `acos`
+    Acos,
+    /// `atan`
+    Atan,
+    /// `exp`
+    Exp,
+    /// `ln`
+    Ln,
+    /// `abs`
+    Abs,
+}
+
+const FUNCS: &[(&str, Func)] = &[
+    ("sqrt", Func::Sqrt),
+    ("sin", Func::Sin),
+    ("cos", Func::Cos),
+    ("tan", Func::Tan),
+    ("asin", Func::Asin),
+    ("acos", Func::Acos),
+    ("atan", Func::Atan),
+    ("exp", Func::Exp),
+    ("ln", Func::Ln),
+    ("abs", Func::Abs),
+];
+
+#[derive(Debug)]
+enum Node {
+    Coord(usize),
+    Time,
+    Const(f64),
+    ConstVec([f64; 3]),
+    Pack([VExpr; 3]),
+    Neg(VExpr),
+    Add(VExpr, VExpr),
+    Sub(VExpr, VExpr),
+    Mul(VExpr, VExpr),
+    Div(VExpr, VExpr),
+    Pow(VExpr, VExpr),
+    Atan2(VExpr, VExpr),
+    F(Func, VExpr),
+    Dot(VExpr, VExpr),
+    Cross(VExpr, VExpr),
+    Perp(VExpr),
+    Norm(VExpr),
+    Comp(VExpr, usize),
+}
+
+/// A scalar or 3-vector expression over coordinates and time (cheap to clone: shared graph).
+#[derive(Clone, Debug)]
+pub struct VExpr {
+    node: Arc<Node>,
+    vector: bool,
+}
+
+/// A value: scalar or vector.
+#[derive(Clone, Copy, Debug)]
+pub enum Val<D> {
+    /// A scalar.
+    S(D),
+    /// A vector (the third component is 0 in 2D).
+    V([D; 3]),
+}
+
+/// What a name in an expression stands for.
+#[derive(Clone, Debug)]
+pub enum Sym {
+    /// A parameter (a constant).
+    Param(f64),
+    /// A point, vector or scalar of the mechanism.
+    Item(VExpr),
+}
+
+impl VExpr {
+    fn new(node: Node, vector: bool) -> VExpr {
+        VExpr {
+            node: Arc::new(node),
+            vector,
+        }
+    }
+    /// The coordinate `q_j`.
+    pub fn coord(j: usize) -> VExpr {
+        VExpr::new(Node::Coord(j), false)
+    }
+    /// A scalar constant.
+    pub fn constant(x: f64) -> VExpr {
+        VExpr::new(Node::Const(x), false)
+    }
+    /// A constant vector.
+    pub fn constant_vec(x: [f64; 3]) -> VExpr {
+        VExpr::new(Node::ConstVec(x), true)
+    }
+    /// The time `t`.
+    pub fn time() -> VExpr {
+        VExpr::new(Node::Time, false)
+    }
+    /// A vector from three scalars.
+    pub fn pack(c: [VExpr; 3]) -> VExpr {
+        if let [Some(a), Some(b), Some(d)] = c.clone().map(|x| x.as_const()) {
+            return VExpr::constant_vec([a, b, d]);
+        }
+        VExpr::new(Node::Pack(c), true)
+    }
+    /// `c + Σ_j a_j q_j` (an affine point).
+    pub fn affine(c: [f64; 3], a: &[(usize, [f64; 3])]) -> VExpr {
+        let comp = |k: usize| {
+            let mut e = VExpr::constant(c[k]);
+            for (j, v) in a {
+                if v[k] != 0.0 {
+                    let term = if v[k] == 1.0 {
+                        VExpr::coord(*j)
+                    } else {
+                        VExpr::new(Node::Mul(VExpr::constant(v[k]), VExpr::coord(*j)), false)
+                    };
+                    e = if e.as_const() == Some(0.0) {
+                        term
+                    } else {
+                        VExpr::new(Node::Add(e, term), false)
+                    };
+                }
+            }
+            e
+        };
+        VExpr::pack([comp(0), comp(1), comp(2)])
+    }
+    /// Whether this is a vector.
+    pub fn is_vector(&self) -> bool {
+        self.vector
+    }
+    fn as_const(&self) -> Option<f64> {
+        match &*self.node {
+            Node::Const(x) => Some(*x),
+            _ => None,
+        }
+    }
+    fn as_const_vec(&self) -> Option<[f64; 3]> {
+        match &*self.node {
+            Node::ConstVec(x) => Some(*x),
+            _ => None,
+        }
+    }
+    fn is_const(&self) -> bool {
+        matches!(&*self.node, Node::Const(_) | Node::ConstVec(_))
+    }
+    /// Whether the expression depends on time.
+    pub fn uses_time(&self) -> bool {
+        self.any(&|n| matches!(n, Node::Time))
+    }
+    fn any(&self, f: &dyn Fn(&Node) -> bool) -> bool {
+        if f(&self.node) {
+            return true;
+        }
+        self.children().iter().any(|c| c.any(f))
+    }
+    fn children(&self) -> Vec<&VExpr> {
+        match &*self.node {
+            Node::Coord(_) | Node::Time | Node::Const(_) | Node::ConstVec(_) => vec![],
+            Node::Pack(c) => c.iter().collect(),
+            Node::Neg(a) | Node::F(_, a) | Node::Perp(a) | Node::Norm(a) | Node::Comp(a, _) => {
+                vec![a]
+            }
+            Node::Add(a, b)
+            | Node::Sub(a, b)
+            | Node::Mul(a, b)
+            | Node::Div(a, b)
+            | Node::Pow(a, b)
+            | Node::Atan2(a, b)
+            | Node::Dot(a, b)
+            | Node::Cross(a, b) => vec![a, b],
+        }
+    }
+    /// The coordinates the expression depends on.
+    pub fn coords(&self, out: &mut BTreeSet<usize>) {
+        if let Node::Coord(j) = &*self.node {
+            out.insert(*j);
+        }
+        for c in self.children() {
+            c.coords(out);
+        }
+    }
+    /// The same expression with coordinate `j` renamed to `f(j)` (shared parts stay shared).
+    pub fn remap(&self, f: &dyn Fn(usize) -> usize) -> VExpr {
+        self.remap_memo(f, &mut HashMap::new())
+    }
+    fn remap_memo(
+        &self,
+        f: &dyn Fn(usize) -> usize,
+        memo: &mut HashMap<*const Node, VExpr>,
+    ) -> VExpr {
+        let key = Arc::as_ptr(&self.node);
+        if let Some(e) = memo.get(&key) {
+            return e.clone();
+        }
+        let mut r = |e: &VExpr| e.remap_memo(f, memo);
+        let node = match &*self.node {
+            Node::Coord(j) => Node::Coord(f(*j)),
+            Node::Time | Node::Const(_) | Node::ConstVec(_) => return self.clone(),
+            Node::Pack(c) => Node::Pack([r(&c[0]), r(&c[1]), r(&c[2])]),
+            Node::Neg(a) => Node::Neg(r(a)),
+            Node::F(g, a) => Node::F(*g, r(a)),
+            Node::Perp(a) => Node::Perp(r(a)),
+            Node::Norm(a) => Node::Norm(r(a)),
+            Node::Comp(a, k) => Node::Comp(r(a), *k),
+            Node::Add(a, b) => Node::Add(r(a), r(b)),
+            Node::Sub(a, b) => Node::Sub(r(a), r(b)),
+            Node::Mul(a, b) => Node::Mul(r(a), r(b)),
+            Node::Div(a, b) => Node::Div(r(a), r(b)),
+            Node::Pow(a, b) => Node::Pow(r(a), r(b)),
+            Node::Atan2(a, b) => Node::Atan2(r(a), r(b)),
+            Node::Dot(a, b) => Node::Dot(r(a), r(b)),
+            Node::Cross(a, b) => Node::Cross(r(a), r(b)),
+        };
+        let out = VExpr::new(node, self.vector);
+        memo.insert(key, out.clone());
+        out
+    }
+
+    // ---- construction with type checks and constant folding ----
+
+    /// `a + b`, `a − b` (same kinds).
+    pub fn sum(a: VExpr, b: VExpr, minus: bool) -> Result<VExpr, String> {
+        if a.vector != b.vector {
+            return Err(format!(
+                "cannot {} a {} and a {}",
+                if minus { "subtract" } else { "add" },
+                a.kind(),
+                b.kind()
+            ));
+        }
+        let v = a.vector;
+        let e = if minus {
+            VExpr::new(Node::Sub(a, b), v)
+        } else {
+            VExpr::new(Node::Add(a, b), v)
+        };
+        Ok(e.fold())
+    }
+    /// `a * b` (at most one vector).
+    pub fn product(a: VExpr, b: VExpr) -> Result<VExpr, String> {
+        if a.vector && b.vector {
+            return Err("cannot multiply two vectors (use dot or cross)".into());
+        }
+        let v = a.vector || b.vector;
+        Ok(VExpr::new(Node::Mul(a, b), v).fold())
+    }
+    /// `a / b` (b scalar).
+    pub fn quotient(a: VExpr, b: VExpr) -> Result<VExpr, String> {
+        if b.vector {
+            return Err("cannot divide by a vector".into());
+        }
+        if b.as_const() == Some(0.0) {
+            return Err("division by zero".into());
+        }
+        let v = a.vector;
+        Ok(VExpr::new(Node::Div(a, b), v).fold())
+    }
+    /// `-a`.
+    pub fn negative(a: VExpr) -> VExpr {
+        let v = a.vector;
+        VExpr::new(Node::Neg(a), v).fold()
+    }
+    /// `dot(a, b)`.
+    pub fn dot(a: VExpr, b: VExpr) -> Result<VExpr, String> {
+        if !a.vector || !b.vector {
+            return Err("dot takes two vectors".into());
+        }
+        Ok(VExpr::new(Node::Dot(a, b), false).fold())
+    }
+    /// `cross(a, b)`.
+    pub fn cross(a: VExpr, b: VExpr) -> Result<VExpr, String> {
+        if !a.vector || !b.vector {
+            return Err("cross takes two vectors".into());
+        }
+        Ok(VExpr::new(Node::Cross(a, b), true).fold())
+    }
+    /// Component `k` of a vector.
+    pub fn comp(a: VExpr, k: usize) -> Result<VExpr, String> {
+        if !a.vector {
+            return Err("components (.x .y .z) belong to vectors and points".into());
+        }
+        Ok(VExpr::new(Node::Comp(a, k), false).fold())
+    }
+
+    fn kind(&self) -> &'static str {
+        if self.vector {
+            "vector"
+        } else {
+            "scalar"
+        }
+    }
+
+    /// Replace a constant subgraph by its value.
+    fn fold(self) -> VExpr {
+        if self.children().iter().all(|c| c.is_const()) && !self.children().is_empty() {
+            match self.eval::<f64>(&|_| 0.0, 0.0) {
+                Val::S(x) if x.is_finite() => return VExpr::constant(x),
+                Val::V(x) if x.iter().all(|c| c.is_finite()) => return VExpr::constant_vec(x),
+                _ => {}
+            }
+        }
+        self
+    }
+
+    // ---- evaluation ----
+
+    /// Value at coordinates `q(j)` and time `t`, on any dual number type.
+    pub fn eval<D: DualNum<Primitive = f64> + Copy>(&self, q: &dyn Fn(usize) -> D, t: D) -> Val<D> {
+        use Val::{S, V};
+        let z = D::from(0.0);
+        match &*self.node {
+            Node::Coord(j) => S(q(*j)),
+            Node::Time => S(t),
+            Node::Const(x) => S(D::from(*x)),
+            Node::ConstVec(x) => V(x.map(D::from)),
+            Node::Pack(c) => V([
+                c[0].eval_scalar(q, t),
+                c[1].eval_scalar(q, t),
+                c[2].eval_scalar(q, t),
+            ]),
+            Node::Neg(a) => match a.eval(q, t) {
+                S(x) => S(-x),
+                V(x) => V(x.map(|c| -c)),
+            },
+            Node::Add(a, b) | Node::Sub(a, b) => {
+                let s = if matches!(&*self.node, Node::Sub(..)) {
+                    -1.0
+                } else {
+                    1.0
+                };
+                match (a.eval(q, t), b.eval(q, t)) {
+                    (S(x), S(y)) => S(x + y * s),
+                    (V(x), V(y)) => V(std::array::from_fn(|k| x[k] + y[k] * s)),
+                    _ => S(D::from(f64::NAN)),
+                }
+            }
+            Node::Mul(a, b) => match (a.eval(q, t), b.eval(q, t)) {
+                (S(x), S(y)) => S(x * y),
+                (S(x), V(y)) | (V(y), S(x)) => V(y.map(|c| c * x)),
+                _ => S(D::from(f64::NAN)),
+            },
+            Node::Div(a, b) => {
+                let y = b.eval_scalar(q, t);
+                match a.eval(q, t) {
+                    S(x) => S(x / y),
+                    V(x) => {
+                        let r = y.recip();
+                        V(x.map(|c| c * r))
+                    }
+                }
+            }
+            Node::Pow(a, b) => {
+                let (x, y) = (a.eval_scalar(q, t), b.eval_scalar(q, t));
+                match b.as_const() {
+                    Some(p) if p == p.round() && p.abs() <= 16.0 => S(x.powi(p as i32)),
+                    Some(p) => S(x.powf(p)),
+                    None => S((x.ln() * y).exp()),
+                }
+            }
+            Node::Atan2(a, b) => S(a.eval_scalar(q, t).atan2(b.eval_scalar(q, t))),
+            Node::F(f, a) => {
+                let x = a.eval_scalar(q, t);
+                S(match f {
+                    Func::Sqrt => x.sqrt(),
+                    Func::Sin => x.sin(),
+                    Func::Cos => x.cos(),
+                    Func::Tan => x.tan(),
+                    Func::Asin => x.asin(),
+                    Func::Acos => x.acos(),
+                    Func::Atan => x.atan(),
+                    Func::Exp => x.exp(),
+                    Func::Ln => x.ln(),
+                    Func::Abs => x.abs(),
+                })
+            }
+            Node::Dot(a, b) => {
+                let (x, y) = (a.eval_vector(q, t), b.eval_vector(q, t));
+                S(x[0] * y[0] + x[1] * y[1] + x[2] * y[2])
+            }
+            Node::Cross(a, b) => {
+                let (x, y) = (a.eval_vector(q, t), b.eval_vector(q, t));
+                V([
+                    x[1] * y[2] - x[2] * y[1],
+                    x[2] * y[0] - x[0] * y[2],
+                    x[0] * y[1] - x[1] * y[0],
+                ])
+            }
+            Node::Perp(a) => {
+                let x = a.eval_vector(q, t);
+                V([-x[1], x[0], z])
+            }
+            Node::Norm(a) => {
+                let x = a.eval_vector(q, t);
+                S((x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt())
+            }
+            Node::Comp(a, k) => S(a.eval_vector(q, t)[*k]),
+        }
+    }
+
+    /// Value of a scalar expression (NaN for a vector).
+    pub fn eval_scalar<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        q: &dyn Fn(usize) -> D,
+        t: D,
+    ) -> D {
+        match self.eval(q, t) {
+            Val::S(x) => x,
+            Val::V(_) => D::from(f64::NAN),
+        }
+    }
+
+    /// Value of a vector expression (NaN for a scalar).
+    pub fn eval_vector<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        q: &dyn Fn(usize) -> D,
+        t: D,
+    ) -> [D; 3] {
+        match self.eval(q, t) {
+            Val::V(x) => x,
+            Val::S(_) => [D::from(f64::NAN); 3],
+        }
+    }
+
+    /// Directional derivative of a vector expression: `∂x/∂q · dq + ∂x/∂t · dt` (with
+    /// `dq = v`, `dt = 1` this is the velocity `ẋ`).
+    pub fn tangent<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        q: &dyn Fn(usize) -> D,
+        dq: &dyn Fn(usize) -> D,
+        t: D,
+        dt: D,
+    ) -> [D; 3] {
+        let lift = |j: usize| Dual::new(q(j), dq(j));
+        self.eval_vector::<Dual<D>>(&lift, Dual::new(t, dt))
+            .map(|c| c.eps)
+    }
+
+    // ---- parsing ----
+
+    /// Parse `text` in `dim` dimensions; names are resolved by `lookup`.
+    pub fn parse(
+        text: &str,
+        dim: usize,
+        lookup: &dyn Fn(&str) -> Option<Sym>,
+    ) -> Result<VExpr, ExprError> {
+        let mut p = Parser {
+            s: text.as_bytes(),
+            pos: 0,
+            dim,
+            lookup,
+        };
+        let e = p.expr()?;
+        p.skip_ws();
+        if p.pos < p.s.len() {
+            return Err(p.err(format!("unexpected '{}'", p.s[p.pos] as char)));
+        }
+        Ok(e)
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    pos: usize,
+    dim: usize,
+    lookup: &'a dyn Fn(&str) -> Option<Sym>,
+}
+
+impl Parser<'_> {
+    fn err(&self, message: String) -> ExprError {
+        ExprError {
+            message,
+            offset: self.pos,
+        }
+    }
+    fn at(offset: usize) -> impl Fn(String) -> ExprError {
+        move |message| ExprError { message, offset }
+    }
+    fn skip_ws(&mut self) {
+        while self.pos < self.s.len() && self.s[self.pos].is_ascii_whitespace() {
+            self.pos += 1;
+        }
+    }
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.s.get(self.pos).copied()
+    }
+    fn expect(&mut self, c: u8, what: &str) -> Result<(), ExprError> {
+        if self.peek() != Some(c) {
+            return Err(self.err(format!("missing '{}' {what}", c as char)));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+    fn expr(&mut self) -> Result<VExpr, ExprError> {
+        let mut a = self.term()?;
+        while let Some(c @ (b'+' | b'-')) = self.peek() {
+            let off = self.pos;
+            self.pos += 1;
+            let b = self.term()?;
+            a = VExpr::sum(a, b, c == b'-').map_err(Self::at(off))?;
+        }
+        Ok(a)
+    }
+    fn term(&mut self) -> Result<VExpr, ExprError> {
+        let mut a = self.unary()?;
+        loop {
+            let c = match self.peek() {
+                Some(b'*') if self.s.get(self.pos + 1) != Some(&b'*') => b'*',
+                Some(b'/') => b'/',
+                _ => break,
+            };
+            let off = self.pos;
+            self.pos += 1;
+            let b = self.unary()?;
+            a = if c == b'*' {
+                VExpr::product(a, b)
+            } else {
+                VExpr::quotient(a, b)
+            }
+            .map_err(Self::at(off))?;
+        }
+        Ok(a)
+    }
+    fn unary(&mut self) -> Result<VExpr, ExprError> {
+        match self.peek() {
+            Some(b'-') => {
+                self.pos += 1;
+                Ok(VExpr::negative(self.unary()?))
+            }
+            Some(b'+') => {
+                self.pos += 1;
+                self.unary()
+            }
+            _ => self.power(),
+        }
+    }
+    fn power(&mut self) -> Result<VExpr, ExprError> {
+        let a = self.postfix()?;
+        if self.peek() == Some(b'*') && self.s.get(self.pos + 1) == Some(&b'*') {
+            let off = self.pos;
+            self.pos += 2;
+            let b = self.unary()?;
+            if a.vector || b.vector {
+                return Err(Self::at(off)(
+                    "** takes scalars (for |v|² write dot(v, v))".into(),
+                ));
+            }
+            return Ok(VExpr::new(Node::Pow(a, b), false).fold());
+        }
+        Ok(a)
+    }
+    fn postfix(&mut self) -> Result<VExpr, ExprError> {
+        let mut a = self.atom()?;
+        while self.peek() == Some(b'.') {
+            let off = self.pos;
+            self.pos += 1;
+            let k = match self.s.get(self.pos) {
+                Some(b'x') => 0,
+                Some(b'y') => 1,
+                Some(b'z') if self.dim == 3 => 2,
+                _ => {
+                    return Err(Self::at(off)(format!(
+                        "expected a component after '.': {}",
+                        if self.dim == 3 { "x, y or z" } else { "x or y" }
+                    )))
+                }
+            };
+            self.pos += 1;
+            a = VExpr::comp(a, k).map_err(Self::at(off))?;
+        }
+        Ok(a)
+    }
+    fn args(&mut self) -> Result<Vec<VExpr>, ExprError> {
+        self.pos += 1; // '('
+        let mut args = vec![self.expr()?];
+        while self.peek() == Some(b',') {
+            self.pos += 1;
+            args.push(self.expr()?);
+        }
+        self.expect(b')', "after the arguments")?;
+        Ok(args)
+    }
+    fn atom(&mut self) -> Result<VExpr, ExprError> {
+        let c = self
+            .peek()
+            .ok_or_else(|| self.err("expression ends too early".into()))?;
+        if c == b'(' {
+            self.pos += 1;
+            let e = self.expr()?;
+            self.expect(b')', "")?;
+            return Ok(e);
+        }
+        if c == b'[' {
+            let off = self.pos;
+            self.pos += 1;
+            let mut items = vec![self.expr()?];
+            while self.peek() == Some(b',') {
+                self.pos += 1;
+                items.push(self.expr()?);
+            }
+            self.expect(b']', "after the components")?;
+            if items.len() != self.dim {
+                return Err(Self::at(off)(format!(
+                    "a vector has {} components here (Dimension {}), found {}",
+                    self.dim,
+                    self.dim,
+                    items.len()
+                )));
+            }
+            if items.iter().any(|e| e.vector) {
+                return Err(Self::at(off)("vector components must be scalars".into()));
+            }
+            if items.len() == 2 {
+                items.push(VExpr::constant(0.0));
+            }
+            let [a, b, d] = [items[0].clone(), items[1].clone(), items[2].clone()];
+            return Ok(VExpr::pack([a, b, d]));
+        }
+        if c.is_ascii_digit() || c == b'.' {
+            let start = self.pos;
+            while self.pos < self.s.len()
+                && (self.s[self.pos].is_ascii_digit() || self.s[self.pos] == b'.')
+            {
+                self.pos += 1;
+            }
+            if self.pos < self.s.len() && (self.s[self.pos] == b'e' || self.s[self.pos] == b'E') {
+                let save = self.pos;
+                self.pos += 1;
+                if self.pos < self.s.len() && (self.s[self.pos] == b'+' || self.s[self.pos] == b'-')
+                {
+                    self.pos += 1;
+                }
+                if self.pos < self.s.len() && self.s[self.pos].is_ascii_digit() {
+                    while self.pos < self.s.len() && self.s[self.pos].is_ascii_digit() {
+                        self.pos += 1;
+                    }
+                } else {
+                    self.pos = save;
+                }
+            }
+            let text = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");
+            return text
+                .parse::<f64>()
+                .map(VExpr::constant)
+                .map_err(|_| Self::at(start)(format!("'{text}' is not a number")));
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = self.pos;
+            while self.pos < self.s.len()
+                && (self.s[self.pos].is_ascii_alphanumeric()
+                    || self.s[self.pos] == b'_'
+                    || self.s[self.pos] == b'\'')
+            {
+                self.pos += 1;
+            }
+            let name = std::str::from_utf8(&self.s[start..self.pos])
+                .unwrap_or("")
+                .to_string();
+            let here = Self::at(start);
+            if self.peek() == Some(b'(') {
+                let args = self.args()?;
+                let want = |n: usize| {
+                    if args.len() == n {
+                        Ok(())
+                    } else {
+                        Err(here(format!(
+                            "{name} takes {n} argument(s), got {}",
+                            args.len()
+                        )))
+                    }
+                };
+                let scalar = |e: &VExpr| {
+                    if e.vector {
+                        Err(here(format!("{name} takes a scalar, got a vector")))
+                    } else {
+                        Ok(())
+                    }
+                };
+                if let Some(&(_, f)) = FUNCS.iter().find(|(n, _)| *n == name) {
+                    want(1)?;
+                    scalar(&args[0])?;
+                    let e = VExpr::new(Node::F(f, args[0].clone()), false).fold();
+                    if args[0].is_const() && e.as_const().is_none() {
+                        return Err(here(format!("{name} is not defined here")));
+                    }
+                    return Ok(e);
+                }
+                let (a, b) = (args[0].clone(), args.get(1).cloned());
+                return match name.as_str() {
+                    "atan2" => {
+                        want(2)?;
+                        scalar(&args[0])?;
+                        scalar(&args[1])?;
+                        Ok(VExpr::new(Node::Atan2(a, b.expect("two")), false).fold())
+                    }
+                    "dot" => {
+                        want(2)?;
+                        VExpr::dot(a, b.expect("two")).map_err(here)
+                    }
+                    "cross" => {
+                        want(2)?;
+                        if self.dim != 3 {
+                            return Err(here("cross needs Dimension 3 (in 2D use perp)".into()));
+                        }
+                        VExpr::cross(a, b.expect("two")).map_err(here)
+                    }
+                    "perp" => {
+                        want(1)?;
+                        if !a.vector || self.dim != 2 {
+                            return Err(here("perp takes a vector in Dimension 2".into()));
+                        }
+                        Ok(VExpr::new(Node::Perp(a), true).fold())
+                    }
+                    "norm" | "unit" => {
+                        want(1)?;
+                        if !a.vector {
+                            return Err(here(format!("{name} takes a vector")));
+                        }
+                        let n = VExpr::new(Node::Norm(a.clone()), false).fold();
+                        if name == "norm" {
+                            Ok(n)
+                        } else {
+                            VExpr::quotient(a, n).map_err(here)
+                        }
+                    }
+                    _ => Err(here(format!(
+                        "unknown function '{name}' (known: dot cross perp norm unit sqrt sin cos tan asin acos atan atan2 exp ln abs)"
+                    ))),
+                };
+            }
+            return match name.as_str() {
+                "pi" => Ok(VExpr::constant(std::f64::consts::PI)),
+                "t" => Ok(VExpr::time()),
+                _ => match (self.lookup)(&name) {
+                    Some(Sym::Param(x)) => Ok(VExpr::constant(x)),
+                    Some(Sym::Item(e)) => Ok(e),
+                    None => Err(here(format!("undefined name '{name}'"))),
+                },
+            };
+        }
+        Err(self.err(format!("unexpected '{}'", c as char)))
+    }
+}
+
+/// `[x, y, z]` of a constant vector expression, if it is one.
+pub fn constant_vector(e: &VExpr) -> Option<[f64; 3]> {
+    e.as_const_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_dual::Dual64;
+
+    fn lookup(name: &str) -> Option<Sym> {
+        match name {
+            "X" => Some(Sym::Item(VExpr::pack([
+                VExpr::coord(0),
+                VExpr::coord(1),
+                VExpr::coord(2),
+            ]))),
+            "mu" => Some(Sym::Item(VExpr::coord(3))),
+            "w" => Some(Sym::Item(VExpr::constant_vec([0.0, 0.0, 1.0]))),
+            "L" => Some(Sym::Param(2.0)),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn values_and_derivatives() {
+        let q = [1.0, 2.0, 3.0, 0.5];
+        let e = VExpr::parse("X + mu*cross(unit(X), w)", 3, &lookup).unwrap();
+        assert!(e.is_vector());
+        let x = e.eval_vector(&|j| q[j], 0.0);
+        let n = 14f64.sqrt();
+        let expect = [1.0 + 0.5 * 2.0 / n, 2.0 - 0.5 * 1.0 / n, 3.0];
+        for k in 0..3 {
+            assert!((x[k] - expect[k]).abs() < 1e-15);
+        }
+        // tangent against central differences
+        let dq = [0.3, -0.2, 0.1, 0.7];
+        let tan = e.tangent::<f64>(&|j| q[j], &|j| dq[j], 0.0, 0.0);
+        let h = 1e-6;
+        let xp = e.eval_vector(&|j| q[j] + h * dq[j], 0.0);
+        let xm = e.eval_vector(&|j| q[j] - h * dq[j], 0.0);
+        for k in 0..3 {
+            assert!((tan[k] - (xp[k] - xm[k]) / (2.0 * h)).abs() < 1e-8);
+        }
+        // nested duals work
+        let d = e.eval_scalar::<Dual64>(&|j| Dual64::from(q[j]), Dual64::from(0.0));
+        assert!(d.re.is_nan()); // a vector read as a scalar
+        let s = VExpr::parse("dot(X, X) - L**2 + t", 3, &lookup).unwrap();
+        let d = s.eval_scalar::<Dual64>(&|j| Dual64::from(q[j]), Dual64::new(0.0, 1.0));
+        assert_eq!((d.re, d.eps), (10.0, 1.0));
+    }
+
+    #[test]
+    fn folding_and_errors() {
+        let e = VExpr::parse("cos(pi)*[1, 2, L]", 3, &lookup).unwrap();
+        assert_eq!(constant_vector(&e), Some([-1.0, -2.0, -2.0]));
+        for (text, msg) in [
+            ("X + mu", "cannot add"),
+            ("X * X", "dot or cross"),
+            ("mu / X", "divide by a vector"),
+            ("X / (L - 2)", "division by zero"),
+            ("sqrt(X)", "scalar"),
+            ("dot(X, mu)", "two vectors"),
+            ("mu.x", "components"),
+            ("[1, 2]", "3 components"),
+            ("Y + 1", "undefined name 'Y'"),
+            ("foo(X)", "unknown function"),
+            ("X ** 2", "scalars"),
+            ("ln(0)", "not defined"),
+            ("X.w", "component"),
+            ("perp(X)", "Dimension 2"),
+        ] {
+            let err = VExpr::parse(text, 3, &lookup).unwrap_err();
+            assert!(err.message.contains(msg), "{text}: {}", err.message);
+        }
+        let err = VExpr::parse("cross(X, X)", 2, &lookup).unwrap_err();
+        assert!(err.message.contains("Dimension 3"));
+    }
+}
