@@ -1511,7 +1511,7 @@ fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spe
     for (k, n) in names.iter().enumerate() {
         if b.taken(n).is_none() {
             let upper = n.starts_with(|c: char| c.is_ascii_uppercase());
-            if k == 0 || upper {
+            if upper {
                 b.check_name(n, ItemKind::Point, &bp)?;
                 b.new_free(n, &bp)?;
             } else {
@@ -1581,6 +1581,20 @@ fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spe
             ),
         ];
         for (n, eq) in eqs {
+            let mut set = std::collections::BTreeSet::new();
+            eq.coords(&mut set);
+            if set.is_empty() && !eq.uses_time() {
+                // between fixed items: it must hold, and it constrains nothing
+                let r = eq.eval_scalar::<f64>(&|_| 0.0, 0.0);
+                let scale = lb[0] * lb[0] + lc[0] * lc[0] + lc[1] * lc[1];
+                if !(r.abs() <= 1e-9 * scale) {
+                    return Err(b.ctx.err(
+                        &gp,
+                        format!("{n}: the fixed basic items do not fit the local geometry (residual {r:.3e})"),
+                    ));
+                }
+                continue;
+            }
             b.equation(&n, &eq, p)?;
         }
     }

@@ -224,7 +224,14 @@ impl Ctx<'_> {
             }
         };
         let known: Vec<&str> = self.names.iter().map(String::as_str).collect();
-        let e = Expr::parse(&text, &known).map_err(|e| self.err(p, format!("in '{text}': {e}")))?;
+        let e = Expr::parse(&text, &known).map_err(|e| {
+            let hint = if text.matches('(').count() > text.matches(')').count() {
+                " — inside { … } or [ … ] a comma ends the value: quote the expression, \"atan2(y, x)\""
+            } else {
+                ""
+            };
+            self.err(p, format!("in '{text}': {e}{hint}"))
+        })?;
         if e.uses_time && !allow_time {
             return Err(self.err(p, format!("in '{text}': time t is not allowed here")));
         }
