@@ -54,6 +54,8 @@ fn bundled_mechanisms_run_and_write_complete_results() {
         ("double_pendulum_springs.yaml", "0.5", 4),
         ("double_pendulum_chain.yaml", "0.5", 28),
         ("kreisel.yaml", "0.5", 36),
+        ("rscr.yaml", "0.5", 1),
+        ("tennis_racket.yaml", "0.5", 6),
     ] {
         let out = tmp("run");
         let o = run(
@@ -531,4 +533,165 @@ fn a_closed_stdout_is_not_a_panic() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(status.success(), "{err}");
     assert!(out.join("summary.json").exists());
+}
+
+#[test]
+fn tennis_racket_flips_with_constant_angular_momentum() {
+    // a free body spun about its intermediate axis (3D John–Ned body tracked by a point and two
+    // vectors): the Noether charge L = Σ x × p over points and vectors stays put while the body
+    // turns over
+    let out = tmp("racket");
+    let o = run(
+        &[
+            "run",
+            &mech("tennis_racket.yaml"),
+            "--out",
+            out.to_str().unwrap(),
+            "--t-end",
+            "4",
+            "--quiet",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let csv = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |n: &str| header.iter().position(|c| *c == n).unwrap();
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    // vector coordinates are written by name, after the points
+    assert!(header.contains(&"e1.x") && header.contains(&"Tip.y"));
+    let l0 = rows[0][col("|L|")];
+    // |L| = I2 w to first order: 0.2 * 4
+    assert!((l0 - 0.8).abs() < 1e-3, "{l0}");
+    for r in &rows {
+        for c in ["Lx", "Ly", "Lz"] {
+            assert!(
+                (r[col(c)] - rows[0][col(c)]).abs() < 1e-5 * l0,
+                "{c} at t = {}",
+                r[0]
+            );
+        }
+        // the centroid stays at rest
+        assert!(r[col("A.x")].abs() < 1e-12 && r[col("Pz")].abs() < 1e-12);
+    }
+    // the intermediate axis e2 turns over (its world y component changes sign)
+    let y = col("e2.y");
+    assert!(rows[0][y] > 0.99);
+    assert!(rows.iter().any(|r| r[y] < -0.9), "no flip before t = 4");
+    let s = summary(&out);
+    assert!(s["energy_drift"].as_f64().unwrap().abs() < 1e-6, "{s}");
+}
+
+const GOOD3: &str = "Title: pendulum with a prescribed slider
+Dimension: 3
+PhysicalParams: { L: 1 }
+PartData:
+  Fixed: { O: [0, 0, 0] }
+  FixedVectors: { w: [0, 0, 1] }
+  Points: [P]
+  Scalars: [s]
+  Define:
+    Q: P + s*w
+  Particles: { P: 1, Q: 2 }
+  Equations:
+    rod: dot(P - O, P - O) - L**2
+    plane: P.z
+    slide: s - 0.5*sin(t)
+AppliedForces:
+  Gravity: [0, -9.81, 0]
+ProblemData:
+  tend: 1
+  positions: { P: [1, 0, 0], s: 0 }
+";
+
+#[test]
+fn define_and_equations_run_and_bad_ones_are_reported_with_place() {
+    let dir = tmp("good3");
+    let file = dir.join("good3.yaml");
+    std::fs::write(&file, GOOD3).unwrap();
+    let out = dir.join("out");
+    let o = run(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = summary(&out);
+    assert_eq!(s["dof"].as_u64(), Some(1));
+    // the scalar coordinate is a column; the prescribed slide s = ½ sin t holds
+    let csv = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let (ct, cs) = (
+        header.iter().position(|c| *c == "t").unwrap(),
+        header.iter().position(|c| *c == "s").unwrap(),
+    );
+    let qz = header.iter().position(|c| *c == "Q.z").unwrap();
+    for l in lines {
+        let r: Vec<f64> = l.split(',').map(|x| x.parse().unwrap()).collect();
+        assert!((r[cs] - 0.5 * r[ct].sin()).abs() < 1e-9);
+        assert!((r[qz] - r[cs]).abs() < 1e-9);
+    }
+
+    bad(
+        &GOOD3.replace("Q: P + s*w", "Q: P + s*u"),
+        "10:5",
+        &["PartData.Define.Q", "undefined name 'u'", "at character 7"],
+    );
+    bad(
+        &GOOD3.replace("Q: P + s*w", "Q: P + s"),
+        "10:5",
+        &["PartData.Define.Q", "cannot add a vector and a scalar"],
+    );
+    bad(
+        &GOOD3.replace("plane: P.z", "plane: P"),
+        "14:5",
+        &["PartData.Equations.plane", "must be a scalar"],
+    );
+    bad(
+        &GOOD3.replace("plane: P.z", "plane: L - 1"),
+        "14:5",
+        &[
+            "PartData.Equations.plane",
+            "does not involve any coordinate",
+        ],
+    );
+    bad(
+        &GOOD3.replace("Scalars: [s]", "Scalars: [S]"),
+        "8:13",
+        &["PartData.Scalars.S", "lower-case"],
+    );
+    bad(
+        &GOOD3.replace("Scalars: [s]", "Scalars: [s, L]"),
+        "8:16",
+        &["PartData.Scalars.L", "already a parameter"],
+    );
+    bad(
+        &GOOD3.replace("Q: P + s*w", "Q: P + s*w\n    r: sqrt(s - 1)"),
+        "11:5",
+        &["PartData.Define.r", "not defined at the position guesses"],
+    );
+    bad(
+        &GOOD3.replace("s: 0 }", "s: 0, Q: [1, 0, 0] }"),
+        "20:36",
+        &["ProblemData.positions.Q", "is derived"],
+    );
+    bad(
+        &GOOD3.replace(", s: 0 }", " }"),
+        "20:3",
+        &["no position guess for s"],
+    );
+    bad(
+        &GOOD3.replace("plane: P.z", "plane: dot(P, w) + cross(P, w)"),
+        "14:5",
+        &["cannot add a scalar and a vector"],
+    );
 }

@@ -81,4 +81,28 @@ fn steps_do_not_allocate() {
         let n = allocations(&m, &init.state, opts, 3, 50);
         assert_eq!(n, 0, "{kind:?}: {n} allocations in 50 steps");
     }
+    // mechanism files: assignments and equations (RSCR), a 3D body with a time-dependent torque
+    // and a force on a derived point (expression graphs evaluated on dual numbers)
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/mechanisms/");
+    let racket = std::fs::read_to_string(format!("{dir}tennis_racket.yaml"))
+        .unwrap()
+        .replace(
+            "ProblemData:",
+            "AppliedForces:\n  Torques: { racket: [0, 0, 0.1*sin(t)] }\n  Forces: { Tip: [0, 0, \"atan2(1, 2 + t)\"] }\nProblemData:",
+        );
+    let rscr = std::fs::read_to_string(format!("{dir}rscr.yaml")).unwrap();
+    for (name, text) in [("rscr", rscr), ("racket", racket)] {
+        let m = lagrangian::spec::parse(&text, name).unwrap();
+        let o = InitOptions {
+            pinned_q: m.pinned_q.clone(),
+            pinned_v: m.pinned_v.clone(),
+            ..InitOptions::default()
+        };
+        let init = consistent_initial_values(&m.model, &m.q_guess, &m.v_guess, &o).unwrap();
+        for reuse in [false, true] {
+            let opts = GenAlphaOptions::new(1e-3).reuse_factorization(reuse);
+            let n = allocations(&m.model, &init.state, opts, 3, 50);
+            assert_eq!(n, 0, "{name}, reuse = {reuse}: {n} allocations in 50 steps");
+        }
+    }
 }

@@ -641,16 +641,18 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
                 format!("expected a list of names, found {}", kind_of(list)),
             )
         })?;
-        for (k, nv) in names.iter().enumerate() {
-            let q = sub(&p, &k.to_string());
+        for nv in names {
             let name = nv
                 .as_str()
                 .ok_or_else(|| {
-                    b.ctx
-                        .err(&q, format!("expected a name, found {}", kind_of(nv)))
+                    b.ctx.err(
+                        &p,
+                        format!("expected a list of names, found {} in it", kind_of(nv)),
+                    )
                 })?
                 .trim()
                 .to_string();
+            let q = sub(&p, &name);
             b.check_name(&name, kind, &q)?;
             match kind {
                 ItemKind::Point => b.new_free(&name, &q)?,

@@ -152,10 +152,15 @@ fn eval(n: &Node, scope: &Scope, t: f64) -> Result<f64, ExprError> {
             }
         }
         Node::Call(f, args, off) => {
-            let a: Vec<f64> = args
-                .iter()
-                .map(|x| eval(x, scope, t))
-                .collect::<Result<_, _>>()?;
+            // at most two arguments: no allocation on the evaluation path
+            let a = [
+                eval(&args[0], scope, t)?,
+                match args.get(1) {
+                    Some(x) => eval(x, scope, t)?,
+                    None => 0.0,
+                },
+            ];
+            let a = &a[..args.len().min(2)];
             let r = match f.as_str() {
                 "sqrt" => a[0].sqrt(),
                 "sin" => a[0].sin(),
