@@ -207,3 +207,35 @@ fn energy_error_and_trajectory_converge_at_order_two() {
         "self-convergence ratio {ratio}"
     );
 }
+
+#[test]
+fn part_two_as_a_john_ned_body_on_assigned_items_gives_the_same_motion() {
+    // Part 2 as a 3D rigid body whose basic items are the assigned point C, the free point B and
+    // the assigned vector v (shared with part 3: the cylindrical joint), with the inertia of a
+    // thin rod. Its rigidity is already in the Bars/Equations (|v| = 1 holds identically), so
+    // `Rigidity: false`. A thin rod's T = ½m|Ġ|² + ½(mL²/12)|i̇|² equals m/6(|Ḃ|² + Ḃ·Ċ + |Ċ|²).
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/mechanisms/rscr.yaml"))
+            .unwrap();
+    let body = text.replace("    BC: [L2, m2]\n", "    BC: L2\n").replace(
+        "  Equations:",
+        "  Rigids:\n    rod2:\n      Basic: [C, B, v]\n      Geom: { B: [L2, 0, 0], v: [0, 1, 0] }\n      Dyna: [[L2/2, 0, 0], m2, [0, m2*L2**2/12, m2*L2**2/12]]\n      Rigidity: false\n  Equations:",
+    );
+    assert_ne!(body, text);
+    let (a, b) = (file(), spec::parse(&body, "rscr_body.yaml").unwrap());
+    assert_eq!(b.model.n_constraints(), 6);
+    let (ia, ib) = (init(&a), init(&b));
+    let opts = || GenAlphaOptions::new(1e-3).rho_inf(0.9).newton_tol(1e-12);
+    let sa = simulate(&a.model, &ia.state, 1.0, opts()).unwrap();
+    let sb = simulate(&b.model, &ib.state, 1.0, opts()).unwrap();
+    let d = sa
+        .last()
+        .state
+        .q
+        .iter()
+        .zip(&sb.last().state.q)
+        .fold(0.0f64, |x, (p, q)| x.max((p - q).abs()));
+    assert!(d < 1e-9, "max |Δq| = {d:.3e}");
+    let de = (sa.last().energy - sb.last().energy).abs();
+    assert!(de < 1e-9, "ΔE = {de:.3e}");
+}
