@@ -251,8 +251,47 @@ pub fn plot_columns(
     Ok(vec![png, svg])
 }
 
+/// Columns of the point (a name starting with an upper-case letter, columns `X.x`, `X.y`, …)
+/// whose coordinates move the most over the run (sum of the ranges), if there is one.
+fn moving_point(table: &Table) -> Option<Vec<usize>> {
+    let mut best: Option<(f64, Vec<usize>)> = None;
+    for name in &table.columns {
+        let Some(point) = name.strip_suffix(".x") else {
+            continue;
+        };
+        if !point.starts_with(|ch: char| ch.is_ascii_uppercase()) {
+            continue;
+        }
+        let cols: Vec<usize> = [".x", ".y", ".z"]
+            .iter()
+            .filter_map(|a| table.col(&format!("{point}{a}")))
+            .collect();
+        let range: f64 = cols
+            .iter()
+            .map(|&k| {
+                let (lo, hi) = table
+                    .rows
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), r| {
+                        (l.min(r[k]), h.max(r[k]))
+                    });
+                if hi >= lo {
+                    hi - lo
+                } else {
+                    0.0
+                }
+            })
+            .sum();
+        if best.as_ref().is_none_or(|(r, _)| range > *r) {
+            best = Some((range, cols));
+        }
+    }
+    best.map(|(_, cols)| cols)
+}
+
 /// The default sheet: energies, momenta (if the run has them), constraint residual, and the
-/// first point's coordinates, as a 2 × 2 grid into `stem.png` and `stem.svg`.
+/// coordinates of the point that moves the most, as a 2 × 2 grid into `stem.png` and
+/// `stem.svg`.
 pub fn diagnostics_sheet(
     table: &Table,
     title: &str,
@@ -268,9 +307,11 @@ pub fn diagnostics_sheet(
         momenta = pick(&["Px", "Py", "Pz", "|P|"]);
     }
     let residual = pick(&["max_constraint_residual"]);
-    let first: Vec<usize> = (1..table.columns.len().min(4))
-        .filter(|&c| !energy.contains(&c))
-        .collect();
+    let first = moving_point(table).unwrap_or_else(|| {
+        (1..table.columns.len().min(4))
+            .filter(|&c| !energy.contains(&c))
+            .collect()
+    });
     let panels: Vec<(Vec<usize>, &str)> = vec![
         (energy, "energies"),
         (momenta, "momenta"),
