@@ -307,3 +307,26 @@ fn andrews_in_natural_coordinates_matches_the_angle_form() {
         .fold(0.0f64, |x, (a, b)| x.max((a - b).abs()));
     assert!(d < 5e-6, "angle form vs reference {d:.3e}");
 }
+
+#[test]
+fn solver_params_select_the_integrator() {
+    let base = "Title: spring\nDimension: 2\nPartData:\n  Fixed: { O: [0, 0] }\n  Particles: { B: 1 }\n  Springs: { OB: [10, 1] }\nProblemData:\n  tend: 1\n  positions: { B: [1.5, 0] }\n";
+    let m = spec::parse(base, "s.yaml").unwrap();
+    assert!(!m.solver.rk4);
+    let m = spec::parse(
+        &format!("{base}SolverParams: {{ integrator: rk4, steps: 500 }}\n"),
+        "s.yaml",
+    )
+    .unwrap();
+    assert!(m.solver.rk4);
+    assert_eq!(m.solver.steps, 500);
+    let e = match spec::parse(
+        &format!("{base}SolverParams: {{ integrator: euler }}\n"),
+        "s.yaml",
+    ) {
+        Err(e) => e,
+        Ok(_) => panic!("accepted integrator: euler"),
+    };
+    assert_eq!(e.field, "SolverParams.integrator");
+    assert!(e.message.contains("genalpha or rk4"), "{e}");
+}
