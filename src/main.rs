@@ -129,16 +129,6 @@ impl Stepper<'_> {
     }
 }
 
-fn initial(m: &Mechanism) -> Result<lagrangian::solve::Initial, Error> {
-    let opts = InitOptions {
-        t0: m.t0,
-        pinned_q: m.pinned_q.clone(),
-        pinned_v: m.pinned_v.clone(),
-        ..InitOptions::default()
-    };
-    consistent_initial_values(&m.model, &m.q_guess, &m.v_guess, &opts)
-}
-
 fn run(
     mut m: Mechanism,
     out: &Path,
@@ -170,7 +160,9 @@ fn run(
         Some(other) => return Err(format!("--integrator {other}: expected genalpha or rk4")),
     }
     let h = (m.t_end - m.t0) / m.solver.steps as f64;
-    let init = initial(&m).map_err(|e| format!("initial values: {e}"))?;
+    let init = m
+        .initial_values()
+        .map_err(|e| format!("initial values: {e}"))?;
     let mut g = if m.solver.rk4 {
         Stepper::Rk(Box::new(
             lagrangian::solve::Rk4::new(&m.model, &init.state, h).map_err(|e| e.to_string())?,
@@ -587,7 +579,9 @@ fn check(m: &Mechanism) -> Result<(), String> {
         "pinned velocities: {}",
         m.pinned_v.iter().map(name).collect::<Vec<_>>().join(", ")
     );
-    let init = initial(m).map_err(|e| format!("initial values: {e}"))?;
+    let init = m
+        .initial_values()
+        .map_err(|e| format!("initial values: {e}"))?;
     let r = &init.report;
     say!("degrees of freedom: {} (rank C_q = {})", r.dof, r.rank);
     say!(

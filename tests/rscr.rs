@@ -26,13 +26,7 @@ fn file() -> Mechanism {
 }
 
 fn init(m: &Mechanism) -> lagrangian::solve::Initial {
-    let o = InitOptions {
-        t0: m.t0,
-        pinned_q: m.pinned_q.clone(),
-        pinned_v: m.pinned_v.clone(),
-        ..InitOptions::default()
-    };
-    consistent_initial_values(&m.model, &m.q_guess, &m.v_guess, &o).unwrap()
+    m.initial_values().unwrap()
 }
 
 /// The RSCR written out by hand: q = (C1, B, μ), w = e_y (δ = 90°), u = (sin β, 0, cos β).

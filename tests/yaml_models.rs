@@ -9,13 +9,7 @@ use lagrangian::prelude::*;
 use lagrangian::spec::{self, Mechanism};
 
 fn init(m: &Mechanism) -> lagrangian::solve::Initial {
-    let o = InitOptions {
-        t0: m.t0,
-        pinned_q: m.pinned_q.clone(),
-        pinned_v: m.pinned_v.clone(),
-        ..InitOptions::default()
-    };
-    consistent_initial_values(&m.model, &m.q_guess, &m.v_guess, &o).unwrap()
+    m.initial_values().unwrap()
 }
 
 fn file(name: &str) -> Mechanism {

@@ -137,6 +137,21 @@ macro_rules! by_size {
     };
 }
 
+impl Mechanism {
+    /// Consistent initial values of the file's problem: positions nearest to the guesses with the
+    /// `fixedpositions` held, the given `velocities` held, then accelerations and multipliers
+    /// ([`consistent_initial_values`](crate::solve::consistent_initial_values) at `t0`).
+    pub fn initial_values(&self) -> Result<crate::solve::Initial, crate::Error> {
+        let opts = crate::solve::InitOptions {
+            t0: self.t0,
+            pinned_q: self.pinned_q.clone(),
+            pinned_v: self.pinned_v.clone(),
+            ..crate::solve::InitOptions::default()
+        };
+        crate::solve::consistent_initial_values(&self.model, &self.q_guess, &self.v_guess, &opts)
+    }
+}
+
 fn to_map(p: &Point) -> PointMap {
     match p {
         Point::Fixed(c) => PointMap::Affine(Affine::fixed(*c)),

@@ -278,32 +278,7 @@ impl Parser<'_> {
             return Ok(e);
         }
         if c.is_ascii_digit() || c == b'.' {
-            let start = self.pos;
-            while self.pos < self.s.len()
-                && (self.s[self.pos].is_ascii_digit() || self.s[self.pos] == b'.')
-            {
-                self.pos += 1;
-            }
-            if self.pos < self.s.len() && (self.s[self.pos] == b'e' || self.s[self.pos] == b'E') {
-                let save = self.pos;
-                self.pos += 1;
-                if self.pos < self.s.len() && (self.s[self.pos] == b'+' || self.s[self.pos] == b'-')
-                {
-                    self.pos += 1;
-                }
-                if self.pos < self.s.len() && self.s[self.pos].is_ascii_digit() {
-                    while self.pos < self.s.len() && self.s[self.pos].is_ascii_digit() {
-                        self.pos += 1;
-                    }
-                } else {
-                    self.pos = save;
-                }
-            }
-            let text = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");
-            return text.parse::<f64>().map(Node::Num).map_err(|_| ExprError {
-                message: format!("'{text}' is not a number"),
-                offset: start,
-            });
+            return lex_number(self.s, &mut self.pos).map(Node::Num);
         }
         if c.is_ascii_alphabetic() || c == b'_' {
             let start = self.pos;
@@ -355,6 +330,33 @@ impl Parser<'_> {
         }
         Err(self.err(format!("unexpected '{}'", c as char)))
     }
+}
+
+/// Read a number (`12`, `.5`, `1.5e-3`) at `*pos`, advancing past it.
+pub(crate) fn lex_number(s: &[u8], pos: &mut usize) -> Result<f64, ExprError> {
+    let start = *pos;
+    while *pos < s.len() && (s[*pos].is_ascii_digit() || s[*pos] == b'.') {
+        *pos += 1;
+    }
+    if *pos < s.len() && (s[*pos] == b'e' || s[*pos] == b'E') {
+        let save = *pos;
+        *pos += 1;
+        if *pos < s.len() && (s[*pos] == b'+' || s[*pos] == b'-') {
+            *pos += 1;
+        }
+        if *pos < s.len() && s[*pos].is_ascii_digit() {
+            while *pos < s.len() && s[*pos].is_ascii_digit() {
+                *pos += 1;
+            }
+        } else {
+            *pos = save;
+        }
+    }
+    let text = std::str::from_utf8(&s[start..*pos]).unwrap_or("");
+    text.parse::<f64>().map_err(|_| ExprError {
+        message: format!("'{text}' is not a number"),
+        offset: start,
+    })
 }
 
 #[cfg(test)]

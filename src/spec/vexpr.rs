@@ -28,7 +28,7 @@
 //! assert!((n.eval_scalar::<f64>(&|j| [3.0, 4.0][j], 0.0) + 0.6).abs() < 1e-15);
 //! ```
 
-use super::expr::ExprError;
+use super::expr::{lex_number, ExprError};
 use num_dual::{Dual, DualNum};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -663,32 +663,7 @@ impl Parser<'_> {
             return Ok(VExpr::pack([a, b, d]));
         }
         if c.is_ascii_digit() || c == b'.' {
-            let start = self.pos;
-            while self.pos < self.s.len()
-                && (self.s[self.pos].is_ascii_digit() || self.s[self.pos] == b'.')
-            {
-                self.pos += 1;
-            }
-            if self.pos < self.s.len() && (self.s[self.pos] == b'e' || self.s[self.pos] == b'E') {
-                let save = self.pos;
-                self.pos += 1;
-                if self.pos < self.s.len() && (self.s[self.pos] == b'+' || self.s[self.pos] == b'-')
-                {
-                    self.pos += 1;
-                }
-                if self.pos < self.s.len() && self.s[self.pos].is_ascii_digit() {
-                    while self.pos < self.s.len() && self.s[self.pos].is_ascii_digit() {
-                        self.pos += 1;
-                    }
-                } else {
-                    self.pos = save;
-                }
-            }
-            let text = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");
-            return text
-                .parse::<f64>()
-                .map(VExpr::constant)
-                .map_err(|_| Self::at(start)(format!("'{text}' is not a number")));
+            return lex_number(self.s, &mut self.pos).map(VExpr::constant);
         }
         if c.is_ascii_alphabetic() || c == b'_' {
             let start = self.pos;
