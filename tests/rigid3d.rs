@@ -257,3 +257,22 @@ fn bad_bodies_are_errors_at_their_place() {
         assert!(e.line > 1, "{e}");
     }
 }
+
+#[test]
+fn a_body_keyed_by_its_points_is_the_same_body() {
+    // `OHPG: { Geom: [H, P, G local] }` is the short form of `Basic: [O, H, P]` with G derived
+    let short = HINGED.replace(
+        "    plate:\n      Basic: [O, H, P]\n      Geom: { H: [1, 0, 0], P: [0, 1, 0], G: [cx, cy, cz] }\n",
+        "    OHPG:\n      Geom: [[1, 0, 0], [0, 1, 0], [cx, cy, cz]]\n",
+    );
+    assert_ne!(short, HINGED);
+    let (a, b) = (
+        spec::parse(HINGED, "long.yaml").unwrap(),
+        spec::parse(&short, "short.yaml").unwrap(),
+    );
+    let opts = || GenAlphaOptions::new(1e-3);
+    let sa = simulate(&a.model, &init(&a).state, 1.0, opts()).unwrap();
+    let sb = simulate(&b.model, &init(&b).state, 1.0, opts()).unwrap();
+    assert_eq!(sa.last().state.q, sb.last().state.q);
+    assert!(b.points.iter().any(|p| p.name == "G"));
+}
