@@ -64,6 +64,7 @@ fn agree_and_converge(spec: &[(f64, f64, f64, f64, f64, f64)], t: f64) {
     for (name, pick) in [("angles", 0usize), ("cartesian", 1)] {
         let get = |k: usize| if pick == 0 { &runs[k].0 } else { &runs[k].1 };
         let r = maxdiff(get(0), get(1)) / maxdiff(get(1), get(2));
+        eprintln!("{} rods, {name}: self-convergence ratio {r:.3}", spec.len());
         assert!(
             (3.5..=4.5).contains(&r),
             "{name}: self-convergence ratio {r:.2}"
