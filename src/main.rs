@@ -605,6 +605,14 @@ fn check(m: &Mechanism) -> Result<(), String> {
             s.qdd[i]
         );
     }
+    // derived points (rigid-body points, assignments): they have no coordinates of their own
+    for p in &m.points {
+        if !m.coordinate_names.contains(&format!("{}.x", p.name)) {
+            let x = p.position(&s.q, s.t);
+            let shown: Vec<String> = x[..m.dimension].iter().map(|c| format!("{c:.8}")).collect();
+            say!("  {:>12} = ({})   derived", p.name, shown.join(", "));
+        }
+    }
     for (k, l) in s.lambda.iter().enumerate() {
         say!("  λ[{}] = {l:.8}", m.model.constraint_row_name(k));
     }

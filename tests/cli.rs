@@ -735,3 +735,31 @@ fn two_bodies_on_a_spring_conserve_momentum_angular_momentum_and_energy() {
     // the spring does work: the bodies exchange energy
     assert!(drift("kinetic") > 1e-2, "{:.3e}", drift("kinetic"));
 }
+
+#[test]
+fn check_shows_derived_points() {
+    // RSCR at crank angle 0: C = C1 + μ v with v = cos γ w + sin γ (C1/L3 × w) = (0, √3/2, ½)
+    let o = run(&["check", &mech("rscr.yaml")], None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("degrees of freedom: 1"), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("C = ("))
+        .expect("the derived point C is shown");
+    let mu: f64 = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("mu ="))
+        .and_then(|l| l.split_whitespace().nth(2))
+        .and_then(|x| x.parse().ok())
+        .unwrap();
+    let expect = [0.3, mu * 3f64.sqrt() / 2.0, mu / 2.0];
+    let inner = &line[line.find('(').unwrap() + 1..line.find(')').unwrap()];
+    let got: Vec<f64> = inner
+        .split(',')
+        .map(|x| x.trim().parse().unwrap())
+        .collect();
+    for k in 0..3 {
+        assert!((got[k] - expect[k]).abs() < 1e-7, "{line}");
+    }
+}
