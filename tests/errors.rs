@@ -177,3 +177,39 @@ fn bad_models_are_rejected() {
         .unwrap();
     assert!(matches!(e, ModelError::Invalid(_)));
 }
+
+#[test]
+fn a_constraint_not_differentiable_at_the_solution_is_an_error_not_a_hang() {
+    // Found by fuzzing: C = sqrt(x)² vanishes where sqrt has an infinite slope, so C_q is NaN
+    // there. nalgebra's SVD (used for least-norm steps) never returns on a NaN entry; the
+    // initialization must stop with a typed error instead.
+    let text = r#"
+Title: e
+Dimension: 3
+PhysicalParams: { L: 1 }
+PartData:
+  Fixed: { O: [0, 0, 0] }
+  FixedVectors: { w: [0, 0, 1] }
+  Points: [P]
+  Scalars: [s]
+  Define:
+    Q: P + s*w
+  Particles: { Q: 1 }
+  Equations:
+    e: "sqrt((norm([s, 1, t]) * (2.5 + Q.z)))**2"
+ProblemData:
+  tend: 1
+  positions: { P: [1, 0, 0], s: 0 }
+"#;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let m = lagrangian::spec::parse(text, "nondiff.yaml").unwrap();
+        tx.send(m.initial_values().map(|_| ()).map_err(|e| e.to_string()))
+            .unwrap();
+    });
+    let r = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("initialization did not return within 30 s");
+    let e = r.unwrap_err();
+    assert!(e.contains("not differentiable"), "{e}");
+}

@@ -207,6 +207,13 @@ pub fn consistent_initial_values(
 
     // 2. rank and redundancy
     let jac = assembly::constraint_jacobian_dense(model, t, &q);
+    if jac.iter().any(|x| !x.is_finite()) {
+        return Err(InitError::NonFinite {
+            what: "the constraint Jacobian C_q (a constraint is not differentiable at the \
+                   consistent position, e.g. sqrt or norm of 0)",
+        }
+        .into());
+    }
     let dependent = dependent_rows(&jac);
     let rank = m - dependent.len();
     let redundant: Vec<String> = dependent
@@ -385,12 +392,20 @@ fn accelerations(
     Ok((x[..n].to_vec(), x[n..].to_vec()))
 }
 
-/// Least-norm least-squares solution `A⁺ b` by SVD, with a relative rank tolerance.
+/// Least-norm least-squares solution `A⁺ b` by SVD, with a relative rank tolerance. NaN if `A`
+/// or `b` is not finite or the SVD does not converge (nalgebra's SVD without an iteration
+/// limit never returns on a NaN entry), so that callers see a non-finite step.
 fn pinv_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> DVector<f64> {
     if a.nrows() == 0 || a.ncols() == 0 {
         return DVector::zeros(a.ncols());
     }
-    let svd = a.clone().svd(true, true);
+    let nan = || DVector::from_element(a.ncols(), f64::NAN);
+    if a.iter().chain(b.iter()).any(|x| !x.is_finite()) {
+        return nan();
+    }
+    let Some(svd) = nalgebra::SVD::try_new(a.clone(), true, true, f64::EPSILON, 10_000) else {
+        return nan();
+    };
     let smax = svd.singular_values.max();
     let eps = smax * 1e-12 * (a.nrows().max(a.ncols()) as f64);
     svd.solve(b, eps)
