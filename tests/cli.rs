@@ -92,24 +92,7 @@ fn bundled_mechanisms_run_and_write_complete_results() {
         ("tennis_racket.yaml", "0.5", 6),
         ("two_bodies.yaml", "0.2", 12),
     ] {
-        let out = tmp("run");
-        let o = run(
-            &[
-                "run",
-                &mech(file),
-                "--out",
-                out.to_str().unwrap(),
-                "--t-end",
-                t_end,
-                "--quiet",
-            ],
-            None,
-        );
-        assert!(
-            o.status.success(),
-            "{file}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let out = run_bundled(file, t_end);
         let s = summary(&out);
         for key in [
             "steps",
@@ -127,17 +110,12 @@ fn bundled_mechanisms_run_and_write_complete_results() {
             s["max_constraint_residual"].as_f64().unwrap() < 1e-9,
             "{file}: {s}"
         );
-        let csv = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
-        let mut lines = csv.lines();
-        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let (header, rows) = trajectory(&out);
         assert_eq!(header[0], "t");
         assert_eq!(
             &header[header.len() - 4..],
             ["kinetic", "potential", "total", "max_constraint_residual"]
         );
-        let rows: Vec<Vec<f64>> = lines
-            .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
-            .collect();
         assert!(
             rows.len() >= 2 && rows.iter().all(|r| r.len() == header.len()),
             "{file}"
@@ -158,20 +136,7 @@ fn bundled_mechanisms_run_and_write_complete_results() {
 
 #[test]
 fn mechanism0_columns_and_energy() {
-    let out = tmp("m0");
-    let o = run(
-        &[
-            "run",
-            &mech("mechanism0.yaml"),
-            "--out",
-            out.to_str().unwrap(),
-            "--t-end",
-            "2",
-            "--quiet",
-        ],
-        None,
-    );
-    assert!(o.status.success());
+    let out = run_bundled("mechanism0.yaml", "2");
     let csv = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
     assert!(
         csv.starts_with(
@@ -477,28 +442,8 @@ fn rk4_from_the_command_line_agrees_with_generalized_alpha() {
 #[test]
 fn rod_pendulum_file_has_the_exact_period() {
     // g = 13.7503671: period 2 s; released horizontally at (1, 0, 0), at t = 1 it is at (−1, 0, 0)
-    let out = tmp("rod");
-    let o = run(
-        &[
-            "run",
-            &mech("rod_pendulum.yaml"),
-            "--out",
-            out.to_str().unwrap(),
-            "--t-end",
-            "1",
-            "--quiet",
-        ],
-        None,
-    );
-    assert!(o.status.success());
-    let csv = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
-    let last: Vec<f64> = csv
-        .lines()
-        .last()
-        .unwrap()
-        .split(',')
-        .map(|x| x.parse().unwrap())
-        .collect();
+    let (_, rows) = trajectory(&run_bundled("rod_pendulum.yaml", "1"));
+    let last = rows.last().unwrap();
     assert!(
         (last[1] + 1.0).abs() < 1e-5 && last[2].abs() < 1e-2,
         "{last:?}"
@@ -507,31 +452,9 @@ fn rod_pendulum_file_has_the_exact_period() {
 
 #[test]
 fn kreisel_file_conserves_vertical_angular_momentum() {
-    let out = tmp("kreisel");
-    let o = run(
-        &[
-            "run",
-            &mech("kreisel.yaml"),
-            "--out",
-            out.to_str().unwrap(),
-            "--t-end",
-            "1",
-            "--quiet",
-        ],
-        None,
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let csv = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
-    let mut lines = csv.lines();
-    let lz = lines
-        .next()
-        .unwrap()
-        .split(',')
-        .position(|c| c == "Lz")
-        .unwrap();
-    let vals: Vec<f64> = lines
-        .map(|l| l.split(',').nth(lz).unwrap().parse().unwrap())
-        .collect();
+    let (header, rows) = trajectory(&run_bundled("kreisel.yaml", "1"));
+    let lz = header.iter().position(|c| c == "Lz").unwrap();
+    let vals: Vec<f64> = rows.iter().map(|r| r[lz]).collect();
     // 12 masses of 0.1 kg at radius 1 with speed 4: Lz = 12 · 0.1 · 1 · 4 = 4.8
     assert!((vals[0] - 4.8).abs() < 1e-12, "{}", vals[0]);
     assert!(vals.iter().all(|v| (v - 4.8).abs() < 1e-4), "Lz drifted");

@@ -10,7 +10,6 @@ use crate::library::mass_spring::{PointMassKernel, SpringKernel};
 use crate::model::{ConstraintKernel, Model, ModelBuilder, TermKernel};
 use serde_yaml::{Mapping, Value};
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// Solver settings of a mechanism file.
 #[derive(Clone, Debug, PartialEq)]
@@ -280,12 +279,12 @@ impl<'a> Builder<'a> {
         if let Some(v) = self.vectors.get(name) {
             return Some(Sym::Item(e(v)));
         }
+        // scalars are free (one coordinate) or assigned
         self.scalars.get(name).map(|s| {
             Sym::Item(match s {
-                Point::Free(idx) => VExpr::coord(idx[0]),
                 Point::General(x) => x.clone(),
-                Point::Fixed(c) => VExpr::constant(c[0]),
-                Point::Derived(_) => VExpr::constant(f64::NAN),
+                Point::Free(idx) => VExpr::coord(idx[0]),
+                Point::Fixed(_) | Point::Derived(_) => VExpr::constant(f64::NAN), // never built
             })
         })
     }
@@ -857,9 +856,8 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
             for (name, val) in b.ctx.keys(m, &p, None)? {
                 let q = sub(&p, &name);
                 let a = b.point(&name, &q)?;
-                let fv = b.ctx.vector_expr(val, &q, dim)?;
-                let scope = Arc::new(b.ctx.scope.clone());
-                b.element(&[&a], Kind::Force { f: fv, scope }, &q)?;
+                let f = b.ctx.vector_expr(val, &q, dim)?;
+                b.element(&[&a], Kind::Force { f }, &q)?;
             }
         }
         if let Some(t) = fm.get("Torques").filter(|v| !v.is_null()) {
@@ -872,20 +870,17 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
                     .get(&name)
                     .cloned()
                     .ok_or_else(|| b.ctx.err(&q, format!("unknown rigid body '{name}'")))?;
-                let scope = Arc::new(b.ctx.scope.clone());
                 match body {
                     Body::Planar(p0, p1, len) => {
-                        let tau = b.ctx.expr(val, &q, true)?;
-                        tau.eval(&b.ctx.scope, 0.0)
-                            .map_err(|e| b.ctx.err(&q, e.to_string()))?;
+                        let tau = b.ctx.time_expr(val, &q)?;
                         let (a0, a1) = (b.pmap(&p0), b.pmap(&p1));
-                        b.element(&[&a0, &a1], Kind::Torque { tau, scope, len }, &q)?;
+                        b.element(&[&a0, &a1], Kind::Torque { tau, len }, &q)?;
                     }
                     Body::Spatial(items, frame) => {
                         let tau = b.ctx.vector_expr(val, &q, 3)?;
                         b.element(
                             &[&items[0], &items[1], &items[2]],
-                            Kind::Torque3 { tau, scope, frame },
+                            Kind::Torque3 { tau, frame },
                             &q,
                         )?;
                     }

@@ -1,15 +1,13 @@
-//! Elements of mechanism files, on points that are affine functions of the coordinates,
-//! `P(q) = c + A q` (free points, fixed points, and points of planar rigid bodies in natural
-//! coordinates with the constant body length `ℓ`). Every element is a [`Term`] or [`Constraint`]
-//! differentiated by AD.
+//! Elements of mechanism files on points that are affine functions of the coordinates,
+//! `P(q) = c + A q` (free and fixed points, points of planar rigid bodies), or expressions of
+//! them ([`VExpr`]: `Define` items, points of 3D bodies). Every element is a [`Term`] or
+//! [`Constraint`] differentiated by AD.
 
-use super::expr::{Expr, Scope};
 use super::vexpr::{VExpr, Val};
 use crate::model::{Constraint, Term};
 use nalgebra::SVector;
 use num_dual::DualNum;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 /// `P(q) = c + Σ_j a_j q_j` over global coordinates `j`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -191,12 +189,8 @@ pub struct Frame {
 impl Frame {
     /// `[i, j]` from the world positions of the basic items (`k = i × j`). The map is linear,
     /// so applied to the items' velocities or partial derivatives it gives `[i̇, j̇]` or `[∂i, ∂j]`.
-    pub fn columns<D: DualNum<Primitive = f64> + Copy>(
-        &self,
-        a: &[D; 3],
-        b: &[D; 3],
-        c: &[D; 3],
-    ) -> [[D; 3]; 2] {
+    pub fn columns<D: DualNum<Primitive = f64> + Copy>(&self, x: &[[D; 3]; 3]) -> [[D; 3]; 2] {
+        let [a, b, c] = x;
         let (wb, wc) = (
             if self.b_point { 1.0 } else { 0.0 },
             if self.c_point { 1.0 } else { 0.0 },
@@ -262,17 +256,13 @@ pub enum Kind {
     },
     /// Force `F(t)` applied at point 0.
     Force {
-        /// Components.
-        f: Vec<Expr>,
-        /// Parameters.
-        scope: Arc<Scope>,
+        /// Components (expressions in `t`).
+        f: Vec<VExpr>,
     },
     /// Torque `τ(t)` on a planar body with basic points 0 and 1 (a couple `±τ/ℓ u⊥`).
     Torque {
-        /// Torque.
-        tau: Expr,
-        /// Parameters.
-        scope: Arc<Scope>,
+        /// Torque (an expression in `t`).
+        tau: VExpr,
         /// Body length.
         len: f64,
     },
@@ -280,10 +270,8 @@ pub enum Kind {
     /// generalized force `Q_j = ½ Σ_a (τ × q_a)·∂q_a/∂q_j` (virtual work `τ·δθ` with
     /// `δθ = ½ Σ_a q_a × δq_a`).
     Torque3 {
-        /// Components.
-        tau: Vec<Expr>,
-        /// Parameters.
-        scope: Arc<Scope>,
+        /// Components (expressions in `t`).
+        tau: Vec<VExpr>,
         /// The body's frame.
         frame: Frame,
     },
@@ -354,6 +342,19 @@ impl<const N: usize> Element<N> {
     ) -> [D; 3] {
         self.tangent(p, q, &|j| v[j], t, D::from(1.0))
     }
+    /// Position and velocity of point `p` (one evaluation for an expression point).
+    fn pos_vel<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        p: usize,
+        q: &SVector<D, N>,
+        v: &SVector<D, N>,
+        t: D,
+    ) -> ([D; 3], [D; 3]) {
+        match &self.pts[p] {
+            LocalPoint::Affine { .. } => (self.pos(p, q, t), self.vel(p, q, v, t)),
+            LocalPoint::Expr(e) => e.value_and_tangent(&|j| q[j], &|j| v[j], t, D::from(1.0)),
+        }
+    }
     /// `∂x_p/∂q_j`.
     fn partial<D: DualNum<Primitive = f64> + Copy>(
         &self,
@@ -379,13 +380,11 @@ impl<const N: usize> Element<N> {
         }
         s
     }
-    /// `[i, j, k]` of a 3D body's frame from (positions or tangents of) its basic items.
-    fn frame_columns<D: DualNum<Primitive = f64> + Copy>(
-        frame: &Frame,
-        x: [[D; 3]; 3],
-    ) -> [[D; 3]; 2] {
-        frame.columns(&x[0], &x[1], &x[2])
-    }
+}
+
+/// Value of a load expression in `t` alone (no coordinates).
+fn of_time(e: &VExpr, t: f64) -> f64 {
+    e.eval_scalar::<f64>(&|_| f64::NAN, t)
 }
 
 fn sub<D: DualNum<Primitive = f64> + Copy>(a: &[D; 3], b: &[D; 3]) -> [D; 3] {
@@ -427,10 +426,10 @@ impl<const N: usize> Term<N> for Element<N> {
                 second_moment,
                 frame,
             } => {
-                let x = [0, 1, 2].map(|p| self.pos(p, q, t));
-                let xd = [0, 1, 2].map(|p| self.vel(p, q, v, t));
-                let [i, j] = Self::frame_columns(frame, x);
-                let [di, dj] = Self::frame_columns(frame, xd);
+                let [(x0, v0), (x1, v1), (x2, v2)] = [0, 1, 2].map(|p| self.pos_vel(p, q, v, t));
+                let (x, xd) = ([x0, x1, x2], [v0, v1, v2]);
+                let [i, j] = frame.columns(&x);
+                let [di, dj] = frame.columns(&xd);
                 let (a, b) = (cross(&di, &j), cross(&i, &dj));
                 let dk: [D; 3] = std::array::from_fn(|k| a[k] + b[k]);
                 let dq = [di, dj, dk];
@@ -491,7 +490,7 @@ impl<const N: usize> Term<N> for Element<N> {
                 m, centroid, frame, ..
             } => {
                 let x = [0, 1, 2].map(|p| self.pos(p, q, t));
-                let [i, j] = Self::frame_columns(frame, x);
+                let [i, j] = frame.columns(&x);
                 let k = cross(&i, &j);
                 let g: [D; 3] = std::array::from_fn(|r| {
                     x[0][r] + i[r] * centroid[0] + j[r] * centroid[1] + k[r] * centroid[2]
@@ -509,8 +508,8 @@ impl<const N: usize> Term<N> for Element<N> {
     ) -> D {
         match &self.kind {
             Kind::Spring { c, .. } if *c != 0.0 => {
-                let d = sub(&self.pos(1, q, t), &self.pos(0, q, t));
-                let dv = sub(&self.vel(1, q, v, t), &self.vel(0, q, v, t));
+                let ((x0, v0), (x1, v1)) = (self.pos_vel(0, q, v, t), self.pos_vel(1, q, v, t));
+                let (d, dv) = (sub(&x1, &x0), sub(&v1, &v0));
                 let p = self.dot(&d, &dv);
                 p * p / self.dot(&d, &d) * (0.5 * c)
             }
@@ -525,10 +524,10 @@ impl<const N: usize> Term<N> for Element<N> {
     ) -> SVector<D, N> {
         let mut out = SVector::<D, N>::from_element(D::from(0.0));
         match &self.kind {
-            Kind::Force { f, scope } => {
+            Kind::Force { f } => {
                 let mut fv = [0.0; 3];
                 for (k, e) in f.iter().enumerate().take(3) {
-                    fv[k] = e.eval(scope, t.re()).unwrap_or(f64::NAN);
+                    fv[k] = of_time(e, t.re());
                 }
                 match &self.pts[0] {
                     LocalPoint::Affine { a, .. } => {
@@ -546,8 +545,8 @@ impl<const N: usize> Term<N> for Element<N> {
                     }
                 }
             }
-            Kind::Torque { tau, scope, len } => {
-                let tv = tau.eval(scope, t.re()).unwrap_or(f64::NAN) / (len * len);
+            Kind::Torque { tau, len } => {
+                let tv = of_time(tau, t.re()) / (len * len);
                 let d = sub(&self.pos(1, q, t), &self.pos(0, q, t));
                 let rd = [-d[1], d[0]];
                 for (s, p) in [(1.0, 1), (-1.0, 0)] {
@@ -558,18 +557,18 @@ impl<const N: usize> Term<N> for Element<N> {
                     }
                 }
             }
-            Kind::Torque3 { tau, scope, frame } => {
+            Kind::Torque3 { tau, frame } => {
                 let mut tv = [D::from(0.0); 3];
                 for (k, e) in tau.iter().enumerate().take(3) {
-                    tv[k] = D::from(e.eval(scope, t.re()).unwrap_or(f64::NAN));
+                    tv[k] = D::from(of_time(e, t.re()));
                 }
                 let x = [0, 1, 2].map(|p| self.pos(p, q, t));
-                let [i, j] = Self::frame_columns(frame, x);
+                let [i, j] = frame.columns(&x);
                 let k = cross(&i, &j);
                 let arms = [cross(&tv, &i), cross(&tv, &j), cross(&tv, &k)];
                 for (l, o) in out.iter_mut().enumerate() {
                     let dx = [0, 1, 2].map(|p| self.partial(p, q, l, t));
-                    let [di, dj] = Self::frame_columns(frame, dx);
+                    let [di, dj] = frame.columns(&dx);
                     let (a, b) = (cross(&di, &j), cross(&i, &dj));
                     let dk: [D; 3] = std::array::from_fn(|r| a[r] + b[r]);
                     *o = (self.dot(&arms[0], &di)

@@ -101,16 +101,7 @@ fn yaml(text: &str, file: &str) -> Result<Value, SpecError> {
 
 /// Build a mechanism from YAML text; `file` is used in error messages.
 pub fn parse(text: &str, file: &str) -> Result<Mechanism, SpecError> {
-    let value: Value = serde_yaml::from_str(text).map_err(|e| {
-        let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
-        SpecError {
-            file: file.to_string(),
-            line,
-            column,
-            field: String::new(),
-            message: format!("not valid YAML: {e}"),
-        }
-    })?;
+    let value = yaml(text, file)?;
     let ctx = Ctx {
         text,
         file,
@@ -205,23 +196,30 @@ impl Ctx<'_> {
             .ok_or_else(|| self.err(p, format!("missing field '{key}'")))
     }
 
-    /// Parse an expression (number or string) with the parameters defined so far.
-    pub fn expr(&self, v: &Value, p: &Path_, allow_time: bool) -> Result<Expr, SpecError> {
-        let text = match v {
+    /// A number or the text of an expression.
+    fn source(&self, v: &Value, p: &Path_) -> Result<Result<f64, String>, SpecError> {
+        match v {
             Value::Number(n) => {
                 let x = n.as_f64().unwrap_or(f64::NAN);
-                if !x.is_finite() {
-                    return Err(self.err(p, "the number is not finite"));
+                if x.is_finite() {
+                    Ok(Ok(x))
+                } else {
+                    Err(self.err(p, "the number is not finite"))
                 }
-                return Ok(Expr::constant(x));
             }
-            Value::String(s) => s.clone(),
-            other => {
-                return Err(self.err(
-                    p,
-                    format!("expected a number or an expression, found {}", kind(other)),
-                ))
-            }
+            Value::String(s) => Ok(Err(s.clone())),
+            other => Err(self.err(
+                p,
+                format!("expected a number or an expression, found {}", kind(other)),
+            )),
+        }
+    }
+
+    /// Parse an expression (number or string) with the parameters defined so far.
+    pub fn expr(&self, v: &Value, p: &Path_) -> Result<Expr, SpecError> {
+        let text = match self.source(v, p)? {
+            Ok(x) => return Ok(Expr::constant(x)),
+            Err(text) => text,
         };
         let known: Vec<&str> = self.names.iter().map(String::as_str).collect();
         let e = Expr::parse(&text, &known).map_err(|e| {
@@ -232,7 +230,7 @@ impl Ctx<'_> {
             };
             self.err(p, format!("in '{text}': {e}{hint}"))
         })?;
-        if e.uses_time && !allow_time {
+        if e.uses_time {
             return Err(self.err(p, format!("in '{text}': time t is not allowed here")));
         }
         Ok(e)
@@ -240,7 +238,7 @@ impl Ctx<'_> {
 
     /// A number (or constant expression).
     pub fn num(&self, v: &Value, p: &Path_) -> Result<f64, SpecError> {
-        let e = self.expr(v, p, false)?;
+        let e = self.expr(v, p)?;
         e.eval(&self.scope, 0.0)
             .map_err(|e| self.err(p, e.to_string()))
     }
@@ -279,8 +277,32 @@ impl Ctx<'_> {
         Ok(out)
     }
 
+    /// A scalar expression that may use time `t` (forces, torques), with the parameters folded
+    /// in: evaluating it in a step is a walk over a few nodes, no name lookups.
+    pub fn time_expr(&self, v: &Value, p: &Path_) -> Result<vexpr::VExpr, SpecError> {
+        let text = match self.source(v, p)? {
+            Ok(x) => return Ok(vexpr::VExpr::constant(x)),
+            Err(text) => text,
+        };
+        let lookup = |name: &str| self.scope.get(name).map(vexpr::Sym::Param);
+        let e = vexpr::VExpr::parse(&text, 3, &lookup)
+            .map_err(|e| self.err(p, format!("in '{text}': {e}")))?;
+        if e.is_vector() {
+            return Err(self.err(p, format!("in '{text}': expected a number, found a vector")));
+        }
+        if !e.eval_scalar::<f64>(&|_| f64::NAN, 0.0).is_finite() {
+            return Err(self.err(p, format!("in '{text}': not defined at t = 0")));
+        }
+        Ok(e)
+    }
+
     /// A vector of `dim` expressions that may use time.
-    pub fn vector_expr(&self, v: &Value, p: &Path_, dim: usize) -> Result<Vec<Expr>, SpecError> {
+    pub fn vector_expr(
+        &self,
+        v: &Value,
+        p: &Path_,
+        dim: usize,
+    ) -> Result<Vec<vexpr::VExpr>, SpecError> {
         let seq = v.as_sequence().ok_or_else(|| {
             self.err(
                 p,
@@ -299,15 +321,7 @@ impl Ctx<'_> {
                 ),
             ));
         }
-        let out: Vec<Expr> = seq
-            .iter()
-            .map(|x| self.expr(x, p, true))
-            .collect::<Result<_, _>>()?;
-        for e in &out {
-            e.eval(&self.scope, 0.0)
-                .map_err(|e| self.err(p, e.to_string()))?;
-        }
-        Ok(out)
+        seq.iter().map(|x| self.time_expr(x, p)).collect()
     }
 }
 

@@ -476,9 +476,20 @@ impl VExpr {
         t: D,
         dt: D,
     ) -> [D; 3] {
+        self.value_and_tangent(q, dq, t, dt).1
+    }
+
+    /// The value of a vector expression and its [`tangent`](Self::tangent), from one evaluation.
+    pub fn value_and_tangent<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        q: &dyn Fn(usize) -> D,
+        dq: &dyn Fn(usize) -> D,
+        t: D,
+        dt: D,
+    ) -> ([D; 3], [D; 3]) {
         let lift = |j: usize| Dual::new(q(j), dq(j));
-        self.eval_vector::<Dual<D>>(&lift, Dual::new(t, dt))
-            .map(|c| c.eps)
+        let x = self.eval_vector::<Dual<D>>(&lift, Dual::new(t, dt));
+        (x.map(|c| c.re), x.map(|c| c.eps))
     }
 
     // ---- parsing ----
