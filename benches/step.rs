@@ -5,7 +5,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use lagrangian::library::pendulum::pendulum_chain_3d;
 use lagrangian::prelude::*;
 
-fn chain_state(n: usize) -> (Model, State) {
+fn chain_state(n: usize) -> (Arc<Model>, State) {
     let model = pendulum_chain_3d(&vec![1.0; n], &vec![0.1; n], 9.81);
     let mut q = Vec::with_capacity(3 * n);
     for i in 0..n {
@@ -18,7 +18,7 @@ fn chain_state(n: usize) -> (Model, State) {
     }
     let init =
         consistent_initial_values(&model, &q, &vec![0.0; 3 * n], &InitOptions::default()).unwrap();
-    (model, init.state)
+    (Arc::new(model), init.state)
 }
 
 fn bench(c: &mut Criterion) {
@@ -31,7 +31,7 @@ fn bench(c: &mut Criterion) {
             b.iter_batched_ref(
                 || {
                     let mut g = GenAlpha::new(
-                        &model,
+                        model.clone(),
                         &state,
                         GenAlphaOptions::new(1e-3).reuse_factorization(reuse),
                     )

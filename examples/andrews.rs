@@ -32,17 +32,16 @@ fn main() -> ExitCode {
     let args = Args::parse();
     let model = andrews_model();
     let run = || -> Result<_, Error> {
-        let init = consistent_initial_values(
-            &model,
-            &GUESS,
-            &[0.0; 7],
-            &InitOptions::default().pin_q([1]),
-        )?;
+        // the guess with β pinned, as in the test set; only the first and last step kept
+        let problem = Problem::new(model)
+            .guess(&GUESS, &[0.0; 7])
+            .pin_q([1])
+            .t_end(args.t_end)
+            .output_every(usize::MAX);
         let opts = GenAlphaOptions::new(args.h)
             .rho_inf(args.rho_inf)
-            .reuse_factorization(args.reuse)
-            .output_every(usize::MAX);
-        simulate(&model, &init.state, args.t_end, opts)
+            .reuse_factorization(args.reuse);
+        simulate(&problem, opts)
     };
     match run() {
         Ok(sol) => {

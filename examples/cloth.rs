@@ -31,8 +31,8 @@ struct Args {
 fn main() -> ExitCode {
     let a = Args::parse();
     let (mut s, mid) = cloth(a.m);
-    s.options.rho_inf = a.rho_inf;
-    s.options.linear_solver = match a.solver.as_str() {
+    s.options.method.rho_inf = a.rho_inf;
+    s.options.method.linear_solver = match a.solver.as_str() {
         "sparse" => LinearSolverKind::Sparse,
         "dense" => LinearSolverKind::Dense,
         "jacobi" => LinearSolverKind::Jacobi,

@@ -128,4 +128,22 @@ pub enum Error {
     /// See [`SolveError`].
     #[error(transparent)]
     Solve(#[from] SolveError),
+    /// Reading or writing a file failed.
+    #[error("{path}: {message}")]
+    Io {
+        /// The file or folder.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl Error {
+    /// An I/O error on `path`.
+    pub fn io(path: &std::path::Path, e: std::io::Error) -> Self {
+        Error::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        }
+    }
 }

@@ -9,15 +9,17 @@
 //! The pipeline, one module per stage:
 //! [`model`] (what a mechanism is) → [`ad`] (residual and Jacobians by AD) → [`assembly`]
 //! (global matrices on a fixed pattern) → [`solve`] (consistent initialization, generalized-α) →
-//! [`output`] (records, energies, reactions). [`library`] ships mechanisms.
+//! [`output`] (observers: records, CSV, summary) → [`simulation`] (the one run loop over a
+//! [`solve::Problem`]). [`library`] ships mechanisms; [`spec`] reads mechanism files.
 //!
 //! ```
 //! use lagrangian::prelude::*;
 //! use lagrangian::library::pendulum::planar_pendulum;
 //!
-//! let model = planar_pendulum(1.0, 1.0, 1.0);
-//! let init = consistent_initial_values(&model, &[1.0, 0.0], &[0.0, 0.0], &InitOptions::default())?;
-//! let sol = simulate(&model, &init.state, 1.0, GenAlphaOptions::new(1e-3).rho_inf(0.8))?;
+//! let problem = Problem::new(planar_pendulum(1.0, 1.0, 1.0))
+//!     .guess(&[1.0, 0.0], &[0.0, 0.0])
+//!     .t_end(1.0);
+//! let sol = simulate(&problem, GenAlphaOptions::new(1e-3).rho_inf(0.8))?;
 //! // exact solution at t = 1 (grav = 1, released horizontally): x = 0.879548…
 //! assert!((sol.last().state.q[0] - 0.8795481324118891).abs() < 1e-5);
 //! # Ok::<(), lagrangian::Error>(())
@@ -30,9 +32,11 @@
 pub mod ad;
 pub mod assembly;
 pub mod error;
+pub mod expr;
 pub mod library;
 pub mod model;
 pub mod output;
+pub mod simulation;
 pub mod solve;
 pub mod spec;
 
@@ -46,12 +50,14 @@ pub struct Tutorial;
 /// What a user writing a mechanism needs in scope.
 pub mod prelude {
     pub use crate::error::Error;
-    pub use crate::model::{Constraint, Model, ModelBuilder, Term};
-    pub use crate::output::{reaction_forces, Record, Solution, State};
+    pub use crate::model::{Constraint, Model, ModelBuilder, State, Term};
+    pub use crate::output::{reaction_forces, Control, Event, Observer, Record, Solution};
+    pub use crate::simulation::{simulate, simulate_from, RunEnd, Simulation};
     pub use crate::solve::{
-        consistent_initial_values, simulate, GenAlpha, GenAlphaOptions, InitOptions,
-        LinearSolverKind,
+        consistent_initial_values, GenAlpha, GenAlphaOptions, InitOptions, Integrator,
+        LinearSolverKind, Method, Problem, Rk4Options,
     };
     pub use nalgebra::{SVector, Vector2, Vector3};
     pub use num_dual::DualNum;
+    pub use std::sync::Arc;
 }

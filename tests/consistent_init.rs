@@ -10,7 +10,7 @@ use lagrangian::prelude::*;
 #[test]
 fn perturbed_chain_lands_on_manifold_with_pins_held() {
     let n = 4;
-    let model = pendulum_chain_3d(&[1.0; 4], &[1.0, 0.8, 0.6, 0.5], 9.81);
+    let model = Arc::new(pendulum_chain_3d(&[1.0; 4], &[1.0, 0.8, 0.6, 0.5], 9.81));
     // stretched-out chain, perturbed
     let mut q = vec![];
     let mut x = 0.0;
@@ -61,7 +61,7 @@ fn perturbed_chain_lands_on_manifold_with_pins_held() {
 #[test]
 fn pendulum_released_horizontally_has_textbook_initial_values() {
     // λ = m(|v|² − g y)/ℓ² = 0 at rest on the horizontal; q̈ = (0, −g)
-    let model = planar_pendulum(2.0, 1.0, 9.81);
+    let model = Arc::new(planar_pendulum(2.0, 1.0, 9.81));
     let init = consistent_initial_values(
         &model,
         &[1.2, 0.05],
@@ -89,32 +89,34 @@ fn pendulum_released_horizontally_has_textbook_initial_values() {
 #[test]
 fn redundant_constraint_is_named_and_still_initializes() {
     // A particle on a rod of length 1, plus the same rod written a second time.
-    let model = Model::builder(2)
-        .term(
-            [0, 1],
-            Particle {
-                mass: 1.0,
-                gravity: [0.0, -9.81],
-            },
-        )
-        .constraint(
-            "rod",
-            [0, 1],
-            AnchoredRod {
-                anchor: [0.0, 0.0],
-                length: 1.0,
-            },
-        )
-        .constraint(
-            "rod again",
-            [0, 1],
-            AnchoredRod {
-                anchor: [0.0, 0.0],
-                length: 1.0,
-            },
-        )
-        .build()
-        .unwrap();
+    let model = Arc::new(
+        Model::builder(2)
+            .term(
+                [0, 1],
+                Particle {
+                    mass: 1.0,
+                    gravity: [0.0, -9.81],
+                },
+            )
+            .constraint(
+                "rod",
+                [0, 1],
+                AnchoredRod {
+                    anchor: [0.0, 0.0],
+                    length: 1.0,
+                },
+            )
+            .constraint(
+                "rod again",
+                [0, 1],
+                AnchoredRod {
+                    anchor: [0.0, 0.0],
+                    length: 1.0,
+                },
+            )
+            .build()
+            .unwrap(),
+    );
     let init =
         consistent_initial_values(&model, &[0.9, -0.5], &[0.0, 0.0], &InitOptions::default())
             .unwrap();
@@ -125,7 +127,7 @@ fn redundant_constraint_is_named_and_still_initializes() {
     let lam = s.lambda[0] + s.lambda[1];
     assert!((lam - 9.81 * (-s.q[1])).abs() < 1e-9, "total λ {lam}");
     // and the integrator refuses the singular index-3 system with a clear message
-    let err = match simulate(&model, &init.state, 0.1, GenAlphaOptions::new(1e-3)) {
+    let err = match simulate_from(&model, &init.state, 0.1, GenAlphaOptions::new(1e-3)) {
         Err(e) => e.to_string(),
         Ok(_) => panic!("integrating with a redundant constraint must fail"),
     };
@@ -135,32 +137,34 @@ fn redundant_constraint_is_named_and_still_initializes() {
 #[test]
 fn conflicting_constraints_are_named() {
     // Same rod, two different lengths: no solution, and the second row is the conflicting one.
-    let model = Model::builder(2)
-        .term(
-            [0, 1],
-            Particle {
-                mass: 1.0,
-                gravity: [0.0, -9.81],
-            },
-        )
-        .constraint(
-            "short rod",
-            [0, 1],
-            AnchoredRod {
-                anchor: [0.0, 0.0],
-                length: 1.0,
-            },
-        )
-        .constraint(
-            "long rod",
-            [0, 1],
-            AnchoredRod {
-                anchor: [0.0, 0.0],
-                length: 1.5,
-            },
-        )
-        .build()
-        .unwrap();
+    let model = Arc::new(
+        Model::builder(2)
+            .term(
+                [0, 1],
+                Particle {
+                    mass: 1.0,
+                    gravity: [0.0, -9.81],
+                },
+            )
+            .constraint(
+                "short rod",
+                [0, 1],
+                AnchoredRod {
+                    anchor: [0.0, 0.0],
+                    length: 1.0,
+                },
+            )
+            .constraint(
+                "long rod",
+                [0, 1],
+                AnchoredRod {
+                    anchor: [0.0, 0.0],
+                    length: 1.5,
+                },
+            )
+            .build()
+            .unwrap(),
+    );
     let e = consistent_initial_values(&model, &[0.9, -0.5], &[0.0, 0.0], &InitOptions::default())
         .unwrap_err();
     let msg = e.to_string();
@@ -180,7 +184,7 @@ fn conflicting_constraints_are_named() {
 #[test]
 fn unreachable_pinned_value_is_a_clear_error() {
     // x pinned at 2 on a rod of length 1: impossible.
-    let model = planar_pendulum(1.0, 1.0, 9.81);
+    let model = Arc::new(planar_pendulum(1.0, 1.0, 9.81));
     let e = consistent_initial_values(
         &model,
         &[2.0, 0.0],
@@ -198,7 +202,7 @@ fn unreachable_pinned_value_is_a_clear_error() {
 #[test]
 fn pinned_velocities_that_violate_the_constraint_are_an_error() {
     // bob at (0, −1): the rod allows only horizontal velocity; pinning v_y = 1 is inconsistent
-    let model = planar_pendulum(1.0, 1.0, 9.81);
+    let model = Arc::new(planar_pendulum(1.0, 1.0, 9.81));
     let e = consistent_initial_values(
         &model,
         &[0.0, -1.0],
@@ -214,7 +218,7 @@ fn pinned_velocities_that_violate_the_constraint_are_an_error() {
 
 #[test]
 fn bad_input_is_reported() {
-    let model = planar_pendulum(1.0, 1.0, 9.81);
+    let model = Arc::new(planar_pendulum(1.0, 1.0, 9.81));
     assert!(matches!(
         consistent_initial_values(&model, &[1.0], &[0.0, 0.0], &InitOptions::default()),
         Err(Error::Init(InitError::BadInput(_)))
@@ -244,7 +248,7 @@ fn rheonomic_constraint_gets_consistent_velocity_and_is_followed() {
     // pivot p(t) = (0.3 sin 4t, 0): at t0 = 0 the pivot moves with velocity 1.2 in x. With the
     // bob at angle 0.5, C_q v + C_t = x v_x + y v_y − 1.2 x = 0; the least-norm correction of
     // v = 0 is v = 1.2 x (x, y) (the rod's direction, |x| = 1).
-    let model = driven_pendulum(1.0, 1.0, 9.81, 0.3, 4.0);
+    let model = Arc::new(driven_pendulum(1.0, 1.0, 9.81, 0.3, 4.0));
     let (x, y) = (0.5f64.sin(), -(0.5f64.cos()));
     let init =
         consistent_initial_values(&model, &[x, y], &[0.0, 0.0], &InitOptions::default()).unwrap();
@@ -253,7 +257,7 @@ fn rheonomic_constraint_gets_consistent_velocity_and_is_followed() {
         (v[0] - 1.2 * x * x).abs() < 1e-12 && (v[1] - 1.2 * x * y).abs() < 1e-12,
         "{v:?}"
     );
-    let sol = simulate(&model, &init.state, 3.0, GenAlphaOptions::new(1e-3)).unwrap();
+    let sol = simulate_from(&model, &init.state, 3.0, GenAlphaOptions::new(1e-3)).unwrap();
     assert!(sol.max_constraint() < 1e-12);
     // the bob stays at distance 1 from the moving pivot
     for r in &sol.records {
@@ -270,24 +274,26 @@ fn rheonomic_constraint_gets_consistent_velocity_and_is_followed() {
 fn rod_between_two_particles_is_a_free_rigid_dumbbell() {
     // Two particles joined by a rod in free flight (no gravity): the centre of mass moves
     // uniformly and the rod length holds — checks Rod<2> in a full simulation.
-    let model = Model::builder(4)
-        .term(
-            [0, 1],
-            Particle {
-                mass: 1.0,
-                gravity: [0.0, 0.0],
-            },
-        )
-        .term(
-            [2, 3],
-            Particle {
-                mass: 3.0,
-                gravity: [0.0, 0.0],
-            },
-        )
-        .constraint("rod", [0, 1, 2, 3], Rod::<2> { length: 2.0 })
-        .build()
-        .unwrap();
+    let model = Arc::new(
+        Model::builder(4)
+            .term(
+                [0, 1],
+                Particle {
+                    mass: 1.0,
+                    gravity: [0.0, 0.0],
+                },
+            )
+            .term(
+                [2, 3],
+                Particle {
+                    mass: 3.0,
+                    gravity: [0.0, 0.0],
+                },
+            )
+            .constraint("rod", [0, 1, 2, 3], Rod::<2> { length: 2.0 })
+            .build()
+            .unwrap(),
+    );
     let init = consistent_initial_values(
         &model,
         &[0.0, 0.0, 2.1, 0.0],
@@ -296,7 +302,7 @@ fn rod_between_two_particles_is_a_free_rigid_dumbbell() {
     )
     .unwrap();
     let s0 = init.state.clone();
-    let sol = simulate(&model, &s0, 2.0, GenAlphaOptions::new(1e-3)).unwrap();
+    let sol = simulate_from(&model, &s0, 2.0, GenAlphaOptions::new(1e-3)).unwrap();
     let com = |s: &State| [(s.q[0] + 3.0 * s.q[2]) / 4.0, (s.q[1] + 3.0 * s.q[3]) / 4.0];
     let vcom = [
         (s0.v[0] + 3.0 * s0.v[2]) / 4.0,
@@ -315,7 +321,7 @@ fn far_guess_of_a_100_pendulum_chain_converges() {
     // Regression: consecutive bobs in the guess are up to 40 % off the rod length; a
     // curvature-free Gauss–Newton cycled here. The two-phase solver lands on the manifold.
     let n = 100;
-    let model = pendulum_chain_3d(&vec![1.0; n], &vec![0.1; n], 9.81);
+    let model = Arc::new(pendulum_chain_3d(&vec![1.0; n], &vec![0.1; n], 9.81));
     let mut q = Vec::new();
     for i in 0..n {
         let a = 0.3 + 0.01 * i as f64;
@@ -348,7 +354,7 @@ fn far_guess_of_a_100_pendulum_chain_converges() {
         init.report.position_iterations
     );
     // a short chain with the same guess is quick
-    let model = pendulum_chain_3d(&[1.0; 10], &[0.1; 10], 9.81);
+    let model = Arc::new(pendulum_chain_3d(&[1.0; 10], &[0.1; 10], 9.81));
     let init =
         consistent_initial_values(&model, &q[..30], &[0.0; 30], &InitOptions::default()).unwrap();
     assert!(

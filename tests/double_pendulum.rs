@@ -14,13 +14,13 @@ const TH0: [f64; 2] = [1.2, -0.4];
 const OM0: [f64; 2] = [0.0, 1.5];
 
 fn positions_both(h: f64, t_end: f64) -> ([f64; 4], [f64; 4], f64) {
-    let angles = double_pendulum_angles(M, L, G);
+    let angles = Arc::new(double_pendulum_angles(M, L, G));
     let ia = consistent_initial_values(&angles, &TH0, &OM0, &InitOptions::default()).unwrap();
-    let sa = simulate(&angles, &ia.state, t_end, GenAlphaOptions::new(h)).unwrap();
+    let sa = simulate_from(&angles, &ia.state, t_end, GenAlphaOptions::new(h)).unwrap();
     let th = &sa.last().state.q;
     let pa = double_pendulum_positions(L, [th[0], th[1]]);
 
-    let cart = double_pendulum_cartesian(M, L, G);
+    let cart = Arc::new(double_pendulum_cartesian(M, L, G));
     let q0 = double_pendulum_positions(L, TH0);
     let (c1, s1, c2, s2) = (TH0[0].cos(), TH0[0].sin(), TH0[1].cos(), TH0[1].sin());
     let v1 = [L[0] * c1 * OM0[0], L[0] * s1 * OM0[0]];
@@ -32,7 +32,7 @@ fn positions_both(h: f64, t_end: f64) -> ([f64; 4], [f64; 4], f64) {
     ];
     let ic = consistent_initial_values(&cart, &q0, &v0, &InitOptions::default()).unwrap();
     assert!(ic.report.position_change < 1e-14 && ic.report.velocity_change < 1e-13);
-    let sc = simulate(&cart, &ic.state, t_end, GenAlphaOptions::new(h)).unwrap();
+    let sc = simulate_from(&cart, &ic.state, t_end, GenAlphaOptions::new(h)).unwrap();
     let pc: [f64; 4] = sc.last().state.q.clone().try_into().unwrap();
     // energies agree too
     let de = (sa.last().energy - sc.last().energy).abs();

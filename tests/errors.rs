@@ -23,10 +23,10 @@ impl Term<1> for Quartic {
 
 #[test]
 fn newton_failure_names_time_step_and_residual() {
-    let model = Model::builder(1).term([0], Quartic(1e6)).build().unwrap();
+    let model = Arc::new(Model::builder(1).term([0], Quartic(1e6)).build().unwrap());
     let init = consistent_initial_values(&model, &[1.0], &[0.0], &InitOptions::default()).unwrap();
     let opts = GenAlphaOptions::new(0.5).max_newton_iterations(3);
-    let e = simulate(&model, &init.state, 10.0, opts).unwrap_err();
+    let e = simulate_from(&model, &init.state, 10.0, opts).unwrap_err();
     match &e {
         Error::Solve(SolveError::NewtonDiverged {
             t,
@@ -65,7 +65,7 @@ impl Term<2> for Massless {
 
 #[test]
 fn singular_mass_matrix_is_reported_at_init_and_in_the_integrator() {
-    let model = Model::builder(2).term([0, 1], Massless).build().unwrap();
+    let model = Arc::new(Model::builder(2).term([0, 1], Massless).build().unwrap());
     let e = consistent_initial_values(&model, &[0.0, 0.0], &[0.0, 0.0], &InitOptions::default())
         .unwrap_err();
     assert!(
@@ -82,12 +82,12 @@ fn singular_mass_matrix_is_reported_at_init_and_in_the_integrator() {
         lambda: vec![],
     };
     for kind in [LinearSolverKind::Dense, LinearSolverKind::Sparse] {
-        let r = GenAlpha::new(
-            &model,
-            &state,
+        let r = Simulation::from_state(
+            Problem::new(model.clone()),
             GenAlphaOptions::new(0.01).linear_solver(kind),
+            &state,
         )
-        .and_then(|mut g| g.step().map_err(Error::from));
+        .and_then(|mut g| g.step());
         match r {
             Err(Error::Solve(SolveError::SingularMatrix { t, step, .. })) => {
                 assert_eq!(step, 1);
@@ -117,9 +117,9 @@ impl Term<1> for SqrtWell {
 
 #[test]
 fn nan_in_the_model_is_a_typed_error() {
-    let model = Model::builder(1).term([0], SqrtWell).build().unwrap();
+    let model = Arc::new(Model::builder(1).term([0], SqrtWell).build().unwrap());
     let init = consistent_initial_values(&model, &[0.5], &[-3.0], &InitOptions::default()).unwrap();
-    let e = simulate(&model, &init.state, 2.0, GenAlphaOptions::new(0.01)).unwrap_err();
+    let e = simulate_from(&model, &init.state, 2.0, GenAlphaOptions::new(0.01)).unwrap_err();
     match e {
         Error::Solve(SolveError::NonFinite { t, step, .. })
         | Error::Solve(SolveError::SingularMatrix { t, step, .. }) => {
@@ -131,7 +131,7 @@ fn nan_in_the_model_is_a_typed_error() {
 
 #[test]
 fn bad_options_are_rejected() {
-    let model = planar_pendulum(1.0, 1.0, 9.81);
+    let model = Arc::new(planar_pendulum(1.0, 1.0, 9.81));
     let init = consistent_initial_values(&model, &[1.0, 0.0], &[0.0, 0.0], &InitOptions::default())
         .unwrap();
     for opts in [
@@ -139,17 +139,22 @@ fn bad_options_are_rejected() {
         GenAlphaOptions::new(-1e-3),
         GenAlphaOptions::new(1e-3).rho_inf(1.0),
         GenAlphaOptions::new(1e-3).newton_tol(0.0),
-        GenAlphaOptions::new(1e-3).output_every(0),
     ] {
         assert!(matches!(
-            GenAlpha::new(&model, &init.state, opts),
+            GenAlpha::new(model.clone(), &init.state, opts),
             Err(Error::Solve(SolveError::BadOptions(_)))
         ));
     }
+    // keeping every 0th step
+    let problem = Problem::new(model.clone()).guess(&[1.0, 0.0], &[0.0, 0.0]);
+    assert!(matches!(
+        Simulation::new(problem.output_every(0), GenAlphaOptions::new(1e-3)),
+        Err(Error::Solve(SolveError::BadOptions(_)))
+    ));
     let mut bad = init.state.clone();
     bad.lambda.clear();
     assert!(matches!(
-        GenAlpha::new(&model, &bad, GenAlphaOptions::new(1e-3)),
+        GenAlpha::new(model.clone(), &bad, GenAlphaOptions::new(1e-3)),
         Err(Error::Solve(SolveError::BadOptions(_)))
     ));
 }

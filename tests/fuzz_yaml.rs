@@ -71,7 +71,7 @@ proptest! {
         if let Ok(m) = lagrangian::spec::parse(&text, "fuzz.yaml") {
             if let Ok(i) = m.initial_values() {
                 let opts = lagrangian::solve::GenAlphaOptions::new(1e-3);
-                let _ = lagrangian::solve::simulate(&m.model, &i.state, 0.01, opts);
+                let _ = lagrangian::simulation::simulate_from(&m.model, &i.state, 0.01, opts);
             }
         }
     }

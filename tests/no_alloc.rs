@@ -30,14 +30,16 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 /// Allocations during `steps` steps after `warm` warm-up steps.
+/// The steps go through the shared run loop, [`Simulation::step`].
 fn allocations(
-    model: &Model,
+    model: &Arc<Model>,
     state: &State,
     opts: GenAlphaOptions,
     warm: usize,
     steps: usize,
 ) -> usize {
-    let mut g = GenAlpha::new(model, state, opts).unwrap();
+    let problem = Problem::new(model.clone());
+    let mut g = Simulation::from_state(problem, opts, state).unwrap();
     for _ in 0..warm {
         g.step().unwrap();
     }
@@ -52,7 +54,7 @@ fn allocations(
 #[test]
 fn steps_do_not_allocate() {
     // constrained AD model: dense (15 + 5 unknowns) and sparse LU, full and modified Newton
-    let model = pendulum_chain_3d(&[1.0; 5], &[0.5; 5], 9.81);
+    let model = Arc::new(pendulum_chain_3d(&[1.0; 5], &[0.5; 5], 9.81));
     let q: Vec<f64> = (0..5)
         .flat_map(|i| [0.5 * (i + 1) as f64, 0.1 * i as f64, 0.0])
         .collect();
@@ -71,7 +73,7 @@ fn steps_do_not_allocate() {
     }
     // large unconstrained network with hand kernels: Jacobi path and sparse LU path
     let chain = benchmark_chain(200);
-    let m = chain.model(Derivatives::Hand).unwrap();
+    let m = Arc::new(chain.model(Derivatives::Hand).unwrap());
     let (q, v) = chain.state_vectors();
     let init = consistent_initial_values(&m, &q, &v, &InitOptions::default()).unwrap();
     for kind in [LinearSolverKind::Auto, LinearSolverKind::Sparse] {

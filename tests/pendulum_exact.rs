@@ -18,14 +18,14 @@ fn reference() -> Value {
 /// Max errors (q, v, λ) at the given times for step h.
 fn errors(case: &Value, h: f64, rho: f64, times: &[&str]) -> Vec<[f64; 3]> {
     let grav = case["grav"].as_f64().unwrap();
-    let model = planar_pendulum(1.0, 1.0, grav);
+    let model = Arc::new(planar_pendulum(1.0, 1.0, grav));
     let init = consistent_initial_values(&model, &[1.0, 0.0], &[0.0, 0.0], &InitOptions::default())
         .unwrap();
     let tol = 1e-12;
-    let mut g = GenAlpha::new(
-        &model,
-        &init.state,
+    let mut g = Simulation::from_state(
+        Problem::new(model.clone()),
         GenAlphaOptions::new(h).rho_inf(rho).newton_tol(tol),
+        &init.state,
     )
     .unwrap();
     let mut out = Vec::new();

@@ -11,7 +11,8 @@
 
 use lagrangian::output::Record;
 use lagrangian::prelude::*;
-use lagrangian::spec::{self, Mechanism};
+use lagrangian::solve::Problem as Mechanism;
+use lagrangian::spec;
 use nalgebra::{Matrix3, Vector3};
 
 fn init(m: &Mechanism) -> lagrangian::solve::Initial {
@@ -49,7 +50,7 @@ fn reference_phi(t: &str) -> f64 {
 
 /// φ of the centroid about the hinge (world y axis), from the downward vertical.
 fn phi(m: &Mechanism, q: &[f64]) -> f64 {
-    let g = m.points.iter().find(|p| p.name == "G").unwrap();
+    let g = m.geometry.points.iter().find(|p| p.name == "G").unwrap();
     let x = g.position(q, 0.0);
     x[0].atan2(-x[2])
 }
@@ -63,8 +64,8 @@ fn hinged_body_is_the_exact_compound_pendulum() {
     assert!((phi(&m, &i.state.q) - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
     let mut errs = Vec::new();
     for h in [2e-3, 1e-3, 5e-4] {
-        let opts = GenAlphaOptions::new(h).rho_inf(0.9).output_every(1);
-        let sol = simulate(&m.model, &i.state, 3.0, opts).unwrap();
+        let opts = GenAlphaOptions::new(h).rho_inf(0.9);
+        let sol = simulate_from(&m.model, &i.state, 3.0, opts).unwrap();
         let at = |t: f64| {
             let r = sol
                 .records
@@ -195,8 +196,8 @@ fn free_body_under_torque_follows_newton_euler() {
         .collect();
     let mut errs = Vec::new();
     for h in [2e-3, 1e-3, 5e-4] {
-        let opts = GenAlphaOptions::new(h).rho_inf(0.9).output_every(1000);
-        let sol = simulate(&m.model, &i.state, t_end, opts).unwrap();
+        let opts = GenAlphaOptions::new(h).rho_inf(0.9);
+        let sol = simulate_from(&m.model, &i.state, t_end, opts).unwrap();
         assert!(sol.max_constraint() < 1e-10);
         let q = &sol.last().state.q;
         let e = (0..3).fold(0.0f64, |x, p| {
@@ -271,8 +272,8 @@ fn a_body_keyed_by_its_points_is_the_same_body() {
         spec::parse(&short, "short.yaml").unwrap(),
     );
     let opts = || GenAlphaOptions::new(1e-3);
-    let sa = simulate(&a.model, &init(&a).state, 1.0, opts()).unwrap();
-    let sb = simulate(&b.model, &init(&b).state, 1.0, opts()).unwrap();
+    let sa = simulate_from(&a.model, &init(&a).state, 1.0, opts()).unwrap();
+    let sb = simulate_from(&b.model, &init(&b).state, 1.0, opts()).unwrap();
     assert_eq!(sa.last().state.q, sb.last().state.q);
-    assert!(b.points.iter().any(|p| p.name == "G"));
+    assert!(b.geometry.points.iter().any(|p| p.name == "G"));
 }

@@ -7,11 +7,11 @@ use lagrangian::prelude::*;
 #[test]
 fn dense_sparse_full_and_modified_newton_agree() {
     let n = 6;
-    let model = pendulum_chain_3d(
+    let model = Arc::new(pendulum_chain_3d(
         &[1.0, 0.5, 2.0, 1.0, 0.7, 1.2],
         &[0.3, 0.4, 0.2, 0.3, 0.25, 0.35],
         9.81,
-    );
+    ));
     let mut q = Vec::new();
     let mut z = 0.0;
     for i in 0..n {
@@ -25,11 +25,11 @@ fn dense_sparse_full_and_modified_newton_agree() {
         let opts = GenAlphaOptions::new(1e-3)
             .linear_solver(kind)
             .reuse_factorization(reuse);
-        simulate(&model, &init.state, 2.0, opts).unwrap()
+        simulate_from(&model, &init.state, 2.0, opts).unwrap()
     };
     let reference = run(LinearSolverKind::Dense, false);
     // discretization error scale: the same run with h/2
-    let half = simulate(&model, &init.state, 2.0, GenAlphaOptions::new(5e-4)).unwrap();
+    let half = simulate_from(&model, &init.state, 2.0, GenAlphaOptions::new(5e-4)).unwrap();
     let disc = half
         .last()
         .state
@@ -68,11 +68,11 @@ fn dense_sparse_full_and_modified_newton_agree() {
 fn energy_is_conserved_to_the_order_of_the_method() {
     // Undamped chain: the energy drift of generalized-α (numerical dissipation of order h² at
     // resolved frequencies) falls by ~4 when h halves.
-    let model = pendulum_chain_3d(&[1.0; 3], &[0.5; 3], 9.81);
+    let model = Arc::new(pendulum_chain_3d(&[1.0; 3], &[0.5; 3], 9.81));
     let q = [0.5, 0.0, 0.0, 0.8, 0.0, -0.4, 1.0, 0.3, -0.8];
     let init = consistent_initial_values(&model, &q, &[0.0; 9], &InitOptions::default()).unwrap();
     let drift = |h: f64| {
-        let s = simulate(
+        let s = simulate_from(
             &model,
             &init.state,
             1.0,
@@ -111,15 +111,16 @@ fn jacobi_modified_newton_switches_to_lu_when_it_contracts_poorly() {
         s.stiffness = 1e7;
     }
     let (q0, v0) = lu.state_vectors();
-    let model = lu
-        .model(lagrangian::library::mass_spring::Derivatives::Hand)
-        .unwrap();
+    let model = Arc::new(
+        lu.model(lagrangian::library::mass_spring::Derivatives::Hand)
+            .unwrap(),
+    );
     let init = consistent_initial_values(&model, &q0, &v0, &InitOptions::default()).unwrap();
     let opts = GenAlphaOptions::new(0.01)
         .newton_tol(1e-10)
         .reuse_factorization(true)
         .linear_solver(LinearSolverKind::Sparse);
-    let reference = simulate(&model, &init.state, 0.2, opts).unwrap();
+    let reference = simulate_from(&model, &init.state, 0.2, opts).unwrap();
     let (q, _) = stiff.state_vectors();
     let d = q
         .iter()

@@ -6,7 +6,8 @@
 use lagrangian::library::mass_spring::scenes::cloth;
 use lagrangian::library::pendulum::{double_pendulum_cartesian, double_pendulum_positions};
 use lagrangian::prelude::*;
-use lagrangian::spec::{self, Mechanism};
+use lagrangian::solve::Problem as Mechanism;
+use lagrangian::spec;
 
 fn init(m: &Mechanism) -> lagrangian::solve::Initial {
     m.initial_values().unwrap()
@@ -24,11 +25,11 @@ fn file(name: &str) -> Mechanism {
 fn double_pendulum_file_equals_the_library_model() {
     let m = file("double_pendulum.yaml");
     let i = init(&m);
-    let a = simulate(&m.model, &i.state, 1.0, GenAlphaOptions::new(1e-3)).unwrap();
-    let lib = double_pendulum_cartesian([1.0, 0.6], [1.0, 0.7], 9.81);
+    let a = simulate_from(&m.model, &i.state, 1.0, GenAlphaOptions::new(1e-3)).unwrap();
+    let lib = Arc::new(double_pendulum_cartesian([1.0, 0.6], [1.0, 0.7], 9.81));
     let q0 = double_pendulum_positions([1.0, 0.7], [1.2, -0.4]);
     let il = consistent_initial_values(&lib, &q0, &[0.0; 4], &InitOptions::default()).unwrap();
-    let b = simulate(&lib, &il.state, 1.0, GenAlphaOptions::new(1e-3)).unwrap();
+    let b = simulate_from(&lib, &il.state, 1.0, GenAlphaOptions::new(1e-3)).unwrap();
     let d = a
         .last()
         .state
@@ -58,14 +59,15 @@ fn cloth_file_equals_the_mass_spring_scene() {
     let opts = GenAlphaOptions::new(1e-3)
         .newton_tol(1e-12)
         .reuse_factorization(true);
-    let a = simulate(&m.model, &i.state, 0.05, opts.clone()).unwrap();
+    let a = simulate_from(&m.model, &i.state, 0.05, opts.clone()).unwrap();
     let (s, mid) = cloth(9);
-    let sm = s
-        .model(lagrangian::library::mass_spring::Derivatives::Hand)
-        .unwrap();
+    let sm = Arc::new(
+        s.model(lagrangian::library::mass_spring::Derivatives::Hand)
+            .unwrap(),
+    );
     let (q, v) = s.state_vectors();
     let is = consistent_initial_values(&sm, &q, &v, &InitOptions::default()).unwrap();
-    let b = simulate(&sm, &is.state, 0.05, opts).unwrap();
+    let b = simulate_from(&sm, &is.state, 0.05, opts).unwrap();
     // same point order (row-major grid): compare all coordinates and the pushed particle
     let d = a
         .last()
@@ -129,17 +131,19 @@ fn rigid_rod_in_natural_coordinates_is_a_compound_pendulum() {
         "{:?}",
         i.state.qdd
     );
-    let a = simulate(&m.model, &i.state, 1.0, GenAlphaOptions::new(1e-3)).unwrap();
-    let ang = Model::builder(1)
-        .term(
-            [0],
-            Compound {
-                io: mass * l * l / 3.0,
-                mgl: mass * g * l / 2.0,
-            },
-        )
-        .build()
-        .unwrap();
+    let a = simulate_from(&m.model, &i.state, 1.0, GenAlphaOptions::new(1e-3)).unwrap();
+    let ang = Arc::new(
+        Model::builder(1)
+            .term(
+                [0],
+                Compound {
+                    io: mass * l * l / 3.0,
+                    mgl: mass * g * l / 2.0,
+                },
+            )
+            .build()
+            .unwrap(),
+    );
     let ia = consistent_initial_values(
         &ang,
         &[std::f64::consts::FRAC_PI_2],
@@ -147,7 +151,7 @@ fn rigid_rod_in_natural_coordinates_is_a_compound_pendulum() {
         &InitOptions::default(),
     )
     .unwrap();
-    let b = simulate(&ang, &ia.state, 1.0, GenAlphaOptions::new(1e-3)).unwrap();
+    let b = simulate_from(&ang, &ia.state, 1.0, GenAlphaOptions::new(1e-3)).unwrap();
     let th = b.last().state.q[0];
     let (ax, ay) = (a.last().state.q[0], a.last().state.q[1]);
     // two discretizations (natural coordinates vs the angle), each O(h²) ≈ 1e-6 off here
@@ -165,7 +169,7 @@ fn torque_spins_a_body_at_tau_over_inertia() {
     let yaml = ROD.replace("  Gravity:\n", "  Torques: { OA: 0.5 }\n");
     let m = spec::parse(&yaml, "torque.yaml").unwrap();
     let i = init(&m);
-    let a = simulate(&m.model, &i.state, 1.0, GenAlphaOptions::new(1e-3)).unwrap();
+    let a = simulate_from(&m.model, &i.state, 1.0, GenAlphaOptions::new(1e-3)).unwrap();
     let io = 2.0 * 1.3 * 1.3 / 3.0;
     let th = 0.5 / io / 2.0; // θ(1) = ½ (τ/I) t²
     let (ax, ay) = (a.last().state.q[0], a.last().state.q[1]);
@@ -193,14 +197,8 @@ ProblemData:
 ";
     let m = spec::parse(yaml, "derived.yaml").unwrap();
     let i = init(&m);
-    let s = simulate(
-        &m.model,
-        &i.state,
-        1.0,
-        GenAlphaOptions::new(1e-3).output_every(100),
-    )
-    .unwrap();
-    let c = m.points.iter().find(|p| p.name == "C").unwrap();
+    let s = simulate_from(&m.model, &i.state, 1.0, GenAlphaOptions::new(1e-3)).unwrap();
+    let c = m.geometry.points.iter().find(|p| p.name == "C").unwrap();
     for r in &s.records {
         let (a, cp) = (
             [r.state.q[0], r.state.q[1]],
@@ -261,10 +259,8 @@ fn andrews_in_natural_coordinates_matches_the_angle_form() {
     ];
     let reference = andrews_points(&q_end);
     let at_end = |h: f64| {
-        let opts = GenAlphaOptions::new(h)
-            .newton_tol(1e-12)
-            .output_every(usize::MAX);
-        let s = simulate(&m.model, &i.state, 0.03, opts).unwrap();
+        let opts = GenAlphaOptions::new(h).newton_tol(1e-12);
+        let s = simulate_from(&m.model, &i.state, 0.03, opts).unwrap();
         let q = s.last().state.q.clone();
         q.iter()
             .zip(&reference)
@@ -278,7 +274,7 @@ fn andrews_in_natural_coordinates_matches_the_angle_form() {
         "error ratio {r:.2} ({e1:.3e} → {e2:.3e})"
     );
     // and against the angle-form model at the same step
-    let angles = lagrangian::library::andrews::andrews_model();
+    let angles = Arc::new(lagrangian::library::andrews::andrews_model());
     let guess = [-0.1, 0.0, 0.5, 0.2, 0.5, -0.2, 1.2];
     let ia = consistent_initial_values(
         &angles,
@@ -287,13 +283,7 @@ fn andrews_in_natural_coordinates_matches_the_angle_form() {
         &InitOptions::default().pin_q([1]),
     )
     .unwrap();
-    let sa = simulate(
-        &angles,
-        &ia.state,
-        0.03,
-        GenAlphaOptions::new(1e-5).output_every(usize::MAX),
-    )
-    .unwrap();
+    let sa = simulate_from(&angles, &ia.state, 0.03, GenAlphaOptions::new(1e-5)).unwrap();
     let pa = andrews_points(&sa.last().state.q);
     let d = pa
         .iter()
@@ -306,14 +296,14 @@ fn andrews_in_natural_coordinates_matches_the_angle_form() {
 fn solver_params_select_the_integrator() {
     let base = "Title: spring\nDimension: 2\nPartData:\n  Fixed: { O: [0, 0] }\n  Particles: { B: 1 }\n  Springs: { OB: [10, 1] }\nProblemData:\n  tend: 1\n  positions: { B: [1.5, 0] }\n";
     let m = spec::parse(base, "s.yaml").unwrap();
-    assert!(!m.solver.rk4);
+    assert!(!matches!(m.method, lagrangian::solve::Method::Rk4(_)));
     let m = spec::parse(
         &format!("{base}SolverParams: {{ integrator: rk4, steps: 500 }}\n"),
         "s.yaml",
     )
     .unwrap();
-    assert!(m.solver.rk4);
-    assert_eq!(m.solver.steps, 500);
+    assert!(matches!(m.method, lagrangian::solve::Method::Rk4(_)));
+    assert_eq!(m.steps(m.method.h()), 500);
     let e = match spec::parse(
         &format!("{base}SolverParams: {{ integrator: euler }}\n"),
         "s.yaml",

@@ -23,13 +23,16 @@
 //! so the model is a sum of terms on one rod or on a pair of rods (2–6 coordinates each).
 
 use crate::error::Error;
-use crate::model::{Model, Term};
-use crate::output::State;
-use crate::solve::{consistent_initial_values, GenAlpha, GenAlphaOptions, InitOptions, Rk4};
+use crate::model::geometry::{CustomPoint, Geometry, Momenta, NamedPoint, PointKind, PointMap};
+use crate::model::{Model, StateView, Term};
+use crate::output::{Control, Event};
+use crate::simulation::Simulation;
+use crate::solve::{GenAlphaOptions, Method, Problem, Restart, Rk4Options};
 use nalgebra::{SVector, Vector3};
 use num_dual::DualNum;
 use serde::Serialize;
 use std::f64::consts::TAU;
+use std::sync::{Arc, Mutex};
 
 /// Which spherical chart a rod uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -590,9 +593,82 @@ impl SphericalChain {
         }
     }
 
-    /// Integrate over `t_end − t` with steps `h`, recording every `output_every` steps, switching
-    /// charts (and restarting the integrator from the exact Cartesian state) whenever a rod's
-    /// `sin θ` falls below `switch_below`.
+    /// The chain in its current charts as a [`Problem`] over `[t, t_end]`: the model, the
+    /// current state as guesses, the bobs `P1 … PN` as points (with velocities), Cartesian
+    /// momenta, and a chart switch (see [`normalize`](Self::normalize)) as a restart event
+    /// whenever a rod's `sin θ` falls below `switch_below`. Switches are logged in `log`.
+    pub fn problem(
+        &self,
+        t_end: f64,
+        method: Method,
+        output_every: usize,
+        log: Arc<Mutex<ChartLog>>,
+    ) -> Result<Problem, Error> {
+        let (q, v) = self.vectors();
+        let mut g = Geometry::new(3);
+        g.point_velocities = true;
+        for k in 0..self.rods.len() {
+            let chain = self.clone();
+            let bob = move |q: &[f64], v: &[f64], _t: f64| {
+                let mut c = chain.clone();
+                c.set_vectors(q, v);
+                let (p, pd) = c.bob(k);
+                ([p.x, p.y, p.z], [pd.x, pd.y, pd.z])
+            };
+            let map = PointMap::Custom(CustomPoint(Arc::new(bob)));
+            g.points.push(NamedPoint::new(
+                format!("P{}", k + 1),
+                PointKind::Derived,
+                map,
+            ));
+        }
+        let chain = self.clone();
+        g.momenta = Momenta::Custom(Arc::new(move |q: &[f64], v: &[f64], _t: f64| {
+            let mut c = chain.clone();
+            c.set_vectors(q, v);
+            let d = c.diagnostics();
+            (d.momentum, d.angular_momentum)
+        }));
+        Ok(Problem::new(self.model()?)
+            .title(format!("{} spherical pendulums", self.rods.len()))
+            .guess(&q, &v)
+            .t0(self.t)
+            .t_end(t_end)
+            .method(method)
+            .output_every(output_every)
+            .parameter("g", self.g)
+            .geometry(g)
+            .restart(ChartSwitch {
+                chain: self.clone(),
+                log,
+            }))
+    }
+
+    /// Position and velocity of bob `k` (0-based).
+    fn bob(&self, k: usize) -> (Vector3<f64>, Vector3<f64>) {
+        let (mut p, mut pd) = (Vector3::zeros(), Vector3::zeros());
+        for i in 0..=k {
+            let (e, ed, l, ld) = self.rod_state(i);
+            p += e * l;
+            pd += e * ld + ed * l;
+        }
+        (p, pd)
+    }
+
+    /// The chain at state `(t, q, v)` of a problem built in the charts of `charts`.
+    fn at(&self, charts: &[Chart], s: StateView<'_>) -> SphericalChain {
+        let mut c = self.clone();
+        for (r, &ch) in c.rods.iter_mut().zip(charts) {
+            r.chart = ch;
+        }
+        c.t = s.t;
+        c.set_vectors(s.q, s.v);
+        c
+    }
+
+    /// Integrate over `t_end − t` with steps `h` through the shared [`Simulation`], recording
+    /// every `output_every` steps, switching charts (and restarting the integrator from the
+    /// exact Cartesian state) whenever a rod's `sin θ` falls below `switch_below`.
     pub fn simulate(
         &mut self,
         t_end: f64,
@@ -600,84 +676,85 @@ impl SphericalChain {
         integrator: Integrator,
         output_every: usize,
     ) -> Result<ChainRun, Error> {
-        let steps = ((t_end - self.t) / h).round() as usize;
-        let t0 = self.t;
+        let method: Method = match integrator {
+            // modified Newton (the default) with its acceleration-increment test keeps the
+            // order at the default tolerance (docs/maths.md §4, §7)
+            Integrator::GenAlpha(rho) => GenAlphaOptions::new(h).rho_inf(rho).into(),
+            Integrator::Rk4 => Rk4Options::new(h).into(),
+        };
         let mut switches = Vec::new();
         for i in self.normalize() {
             switches.push((self.t, i, self.rods[i].chart));
         }
-        let mut records = vec![self.diagnostics()];
-        let mut newton = 0;
-        let mut k = 0;
-        while k < steps {
-            let model = self.model()?;
-            let (q, v) = self.vectors();
-            let init =
-                consistent_initial_values(&model, &q, &v, &InitOptions::default().t0(self.t))?;
-            // Modified Newton (reused LU); its acceleration-increment test keeps the order at the
-            // default tolerance (docs/maths.md §4, §7).
-            let mut stepper = match integrator {
-                Integrator::GenAlpha(rho) => Stepper::Ga(Box::new(GenAlpha::new(
-                    &model,
-                    &init.state,
-                    GenAlphaOptions::new(h)
-                        .rho_inf(rho)
-                        .reuse_factorization(true),
-                )?)),
-                Integrator::Rk4 => Stepper::Rk(Box::new(Rk4::new(&model, &init.state, h)?)),
-            };
-            // step until a chart switch is needed, or to the end
-            loop {
-                let s = stepper.step()?;
-                k += 1;
-                self.t = t0 + k as f64 * h;
-                self.set_vectors(&s.q, &s.v);
-                if k % output_every == 0 || k == steps {
-                    records.push(self.diagnostics());
-                }
-                if k >= steps {
-                    break;
-                }
-                if self.rods.iter().any(|r| r.theta.sin() < self.switch_below) {
-                    for i in self.normalize() {
-                        switches.push((self.t, i, self.rods[i].chart));
-                    }
-                    break;
-                }
+        let log = Arc::new(Mutex::new(ChartLog {
+            charts: self.rods.iter().map(|r| r.chart).collect(),
+            switches,
+        }));
+        let problem = self.problem(t_end, method.clone(), output_every, log.clone())?;
+        let mut sim = Simulation::new(problem, method)?;
+        let mut records = Vec::new();
+        let every = output_every.max(1);
+        let template = self.clone();
+        let mut record = |ev: &Event| {
+            if ev.is_output(every) {
+                let charts = log.lock().map(|l| l.charts.clone()).unwrap_or_default();
+                records.push(template.at(&charts, ev.state).diagnostics());
             }
-            newton += stepper.newton_iterations();
-        }
+            Control::Continue
+        };
+        sim.run(t_end, &mut [&mut record])?;
+        let (charts, switches) = match log.lock() {
+            Ok(l) => (l.charts.clone(), l.switches.clone()),
+            Err(_) => (Vec::new(), Vec::new()),
+        };
+        *self = self.at(&charts, sim.view());
         self.normalize();
         Ok(ChainRun {
             records,
             switches,
-            newton_iterations: newton,
+            newton_iterations: sim.stats().newton_iterations,
         })
     }
 }
 
-enum Stepper<'m> {
-    Ga(Box<GenAlpha<'m>>),
-    Rk(Box<Rk4<'m>>),
+/// The charts in use and the switches made during a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChartLog {
+    /// Current chart of every rod.
+    pub charts: Vec<Chart>,
+    /// Switches made: time, rod index, new chart.
+    pub switches: Vec<(f64, usize, Chart)>,
 }
 
-impl Stepper<'_> {
-    fn step(&mut self) -> Result<State, Error> {
-        match self {
-            Stepper::Ga(g) => {
-                g.step()?;
-                Ok(g.state())
-            }
-            Stepper::Rk(r) => {
-                r.step()?;
-                Ok(r.state())
-            }
+/// The chart switch as a restart event of the shared run loop.
+struct ChartSwitch {
+    chain: SphericalChain,
+    log: Arc<Mutex<ChartLog>>,
+}
+
+impl Restart for ChartSwitch {
+    fn check(&self, s: StateView<'_>) -> Result<Option<Problem>, Error> {
+        // θ of each rod is its first coordinate; no allocation unless a switch is due
+        let mut o = 0;
+        let mut due = false;
+        for r in &self.chain.rods {
+            due |= s.q[o].sin() < self.chain.switch_below;
+            o += r.ncoords();
         }
-    }
-    fn newton_iterations(&self) -> usize {
-        match self {
-            Stepper::Ga(g) => g.stats().newton_iterations,
-            Stepper::Rk(_) => 0,
+        if !due {
+            return Ok(None);
         }
+        let charts: Vec<Chart> = self.chain.rods.iter().map(|r| r.chart).collect();
+        let mut c = self.chain.at(&charts, s);
+        let switched = c.normalize();
+        if let Ok(mut log) = self.log.lock() {
+            for &i in &switched {
+                log.switches.push((s.t, i, c.rods[i].chart));
+            }
+            log.charts = c.rods.iter().map(|r| r.chart).collect();
+        }
+        // the same method and settings go on (the driver keeps its own)
+        c.problem(s.t, Method::default(), 1, self.log.clone())
+            .map(Some)
     }
 }

@@ -37,13 +37,16 @@
 //! assert_eq!((model.n_coords(), model.n_constraints()), (2, 1));
 //! ```
 
+pub mod geometry;
 pub mod kernel;
+mod state;
 
 use crate::ad::{ConstraintAd, TermAd};
 use crate::error::ModelError;
 pub use kernel::{ConstraintKernel, ConstraintSlots, KernelCoefficients, TermKernel};
 use nalgebra::SVector;
 use num_dual::DualNum;
+pub use state::{State, StateView};
 
 /// A contribution to the Lagrangian over `N` local coordinates.
 ///

@@ -1,26 +1,21 @@
-//! What happened: per-step records, run statistics and reaction forces.
+//! What happened: observers of a run (in-memory records, CSV, progress, the summary tally),
+//! the column schema, the typed summary, reaction forces and plots.
 
+pub mod check;
+pub mod columns;
 pub mod csv;
+pub mod observe;
 pub mod plot;
+pub mod progress;
+pub mod summary;
 
 use crate::assembly;
 use crate::model::Model;
+pub use crate::model::State;
+pub use crate::solve::Stats;
+pub use observe::{Control, Event, Observer, Recorder};
 use serde::Serialize;
-
-/// A consistent state of a mechanism: time, coordinates, velocities, accelerations, multipliers.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct State {
-    /// Time `t`.
-    pub t: f64,
-    /// Generalized coordinates `q`.
-    pub q: Vec<f64>,
-    /// Generalized velocities `v = q̇`.
-    pub v: Vec<f64>,
-    /// Accelerations `q̈`.
-    pub qdd: Vec<f64>,
-    /// Lagrange multipliers `λ` (sign convention: the residual contains `+C_qᵀλ`).
-    pub lambda: Vec<f64>,
-}
+pub use summary::Summary;
 
 /// One output step of a simulation.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -54,25 +49,6 @@ impl Record {
             max_constraint,
         }
     }
-}
-
-/// Counters of a run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Stats {
-    /// Time steps taken.
-    pub steps: usize,
-    /// Newton iterations (linear solves) over all steps.
-    pub newton_iterations: usize,
-    /// Residual evaluations.
-    pub residual_evaluations: usize,
-    /// Jacobian (iteration matrix) assemblies.
-    pub jacobian_evaluations: usize,
-    /// Factorizations of the iteration matrix (LU, or inverted diagonal for `Jacobi`).
-    pub factorizations: usize,
-    /// Switches from the diagonal approximation to the sparse LU.
-    pub solver_switches: usize,
-    /// Wall-clock seconds spent in stepping.
-    pub solve_seconds: f64,
 }
 
 /// The result of a simulation: records at the output times and run statistics.

@@ -29,16 +29,24 @@
 
 use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
 use crate::error::{Error, SolveError};
-use crate::model::Model;
-use crate::output::{Record, Solution, State, Stats};
+use crate::model::{Model, State, StateView};
+use crate::solve::integrator::{Integrator, StepOutcome};
 use crate::solve::linear::{LinearSolver, LinearSolverKind};
-use std::time::Instant;
+use crate::solve::Stats;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
-/// Options of the generalized-α integrator (builder style; defaults documented per field).
-#[derive(Clone, Debug, PartialEq)]
+/// Options of the generalized-α integrator: the one source of its defaults, each written on its
+/// field (builder style; `GenAlphaOptions::new(h)` is the default with step `h`).
+///
+/// The Newton defaults — `newton_tol = 1e-12`, modified Newton (`reuse_factorization = true`)
+/// with the multiplier and acceleration tests at `lambda_tol = 1e-8` — are the ones every path
+/// uses (mechanism files, mass–spring networks, pendulum chains); docs/maths.md §4 gives the
+/// measurements behind each.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[must_use]
 pub struct GenAlphaOptions {
-    /// Fixed step size `h` (required).
+    /// Fixed step size `h`; default 1e-3.
     pub h: f64,
     /// Spectral radius at infinity `ρ∞ ∈ [0, 1)`; default 0.8.
     pub rho_inf: f64,
@@ -52,15 +60,29 @@ pub struct GenAlphaOptions {
     /// the residual test); default 1e-8. The acceleration test is skipped on the Jacobi path.
     pub lambda_tol: f64,
     /// Keep the factorized iteration matrix across iterations and steps while Newton contracts
-    /// well ("modified Newton"); default `false` (a fresh Jacobian every iteration).
+    /// well ("modified Newton"); default `true`. `false` assembles and factorizes a fresh
+    /// Jacobian in every iteration (full Newton).
     pub reuse_factorization: bool,
     /// Contraction rate above which a reused factorization is refreshed; default 0.3.
     pub reuse_contraction: f64,
     /// Linear solver; default [`LinearSolverKind::Auto`].
+    #[serde(skip)]
     pub linear_solver: LinearSolverKind,
-    /// Keep a record every `output_every` steps (the initial and last step are always kept);
-    /// default 1.
-    pub output_every: usize,
+}
+
+impl Default for GenAlphaOptions {
+    fn default() -> Self {
+        GenAlphaOptions {
+            h: 1e-3,
+            rho_inf: 0.8,
+            newton_tol: 1e-12,
+            max_newton_iterations: 25,
+            lambda_tol: 1e-8,
+            reuse_factorization: true,
+            reuse_contraction: 0.3,
+            linear_solver: LinearSolverKind::Auto,
+        }
+    }
 }
 
 impl GenAlphaOptions {
@@ -68,14 +90,7 @@ impl GenAlphaOptions {
     pub fn new(h: f64) -> Self {
         GenAlphaOptions {
             h,
-            rho_inf: 0.8,
-            newton_tol: 1e-12,
-            max_newton_iterations: 25,
-            lambda_tol: 1e-8,
-            reuse_factorization: false,
-            reuse_contraction: 0.3,
-            linear_solver: LinearSolverKind::Auto,
-            output_every: 1,
+            ..GenAlphaOptions::default()
         }
     }
     /// Set `ρ∞`.
@@ -98,7 +113,8 @@ impl GenAlphaOptions {
         self.max_newton_iterations = k;
         self
     }
-    /// Reuse the factorization across iterations and steps.
+    /// Reuse the factorization across iterations and steps (modified Newton) or not (full
+    /// Newton).
     pub fn reuse_factorization(mut self, yes: bool) -> Self {
         self.reuse_factorization = yes;
         self
@@ -106,11 +122,6 @@ impl GenAlphaOptions {
     /// Choose the linear solver.
     pub fn linear_solver(mut self, k: LinearSolverKind) -> Self {
         self.linear_solver = k;
-        self
-    }
-    /// Record every `k` steps.
-    pub fn output_every(mut self, k: usize) -> Self {
-        self.output_every = k;
         self
     }
 }
@@ -151,8 +162,8 @@ impl GenAlphaParams {
 }
 
 /// A generalized-α time stepper over a [`Model`], holding its workspace.
-pub struct GenAlpha<'m> {
-    model: &'m Model,
+pub struct GenAlpha {
+    model: Arc<Model>,
     opts: GenAlphaOptions,
     p: GenAlphaParams,
     pattern: Pattern,
@@ -183,10 +194,15 @@ pub struct GenAlpha<'m> {
     stats: Stats,
 }
 
-impl<'m> GenAlpha<'m> {
+impl GenAlpha {
     /// Prepare the stepper from a consistent `state` (see
     /// [`consistent_initial_values`](crate::solve::consistent_initial_values)); `a₀ = q̈₀`.
-    pub fn new(model: &'m Model, state: &State, opts: GenAlphaOptions) -> Result<Self, Error> {
+    pub fn new(
+        model: impl Into<Arc<Model>>,
+        state: &State,
+        opts: GenAlphaOptions,
+    ) -> Result<Self, Error> {
+        let model: Arc<Model> = model.into();
         let (n, m) = (model.n, model.m);
         if !(opts.h > 0.0 && opts.h.is_finite()) {
             return Err(SolveError::BadOptions(format!(
@@ -202,9 +218,9 @@ impl<'m> GenAlpha<'m> {
             ))
             .into());
         }
-        if !(opts.newton_tol > 0.0) || opts.max_newton_iterations == 0 || opts.output_every == 0 {
+        if !(opts.newton_tol > 0.0) || opts.max_newton_iterations == 0 {
             return Err(SolveError::BadOptions(
-                "newton_tol, max_newton_iterations and output_every must be positive".into(),
+                "newton_tol and max_newton_iterations must be positive".into(),
             )
             .into());
         }
@@ -222,7 +238,7 @@ impl<'m> GenAlpha<'m> {
             ))
             .into());
         }
-        let pattern = Pattern::new(model);
+        let pattern = Pattern::new(&model);
         let lin = LinearSolver::new(opts.linear_solver, &pattern).map_err(|s| {
             SolveError::SingularMatrix {
                 t: state.t,
@@ -274,32 +290,6 @@ impl<'m> GenAlpha<'m> {
         self.p
     }
 
-    /// Current time.
-    pub fn t(&self) -> f64 {
-        self.t0 + self.step as f64 * self.opts.h
-    }
-
-    /// Steps taken so far.
-    pub fn steps(&self) -> usize {
-        self.step
-    }
-
-    /// Run counters so far.
-    pub fn stats(&self) -> &Stats {
-        &self.stats
-    }
-
-    /// The current state.
-    pub fn state(&self) -> State {
-        State {
-            t: self.t(),
-            q: self.q.clone(),
-            v: self.v.clone(),
-            qdd: self.qdd.clone(),
-            lambda: self.lambda.clone(),
-        }
-    }
-
     /// Coefficients of the scaled iteration matrix.
     fn coefficients(&self) -> AssemblyCoefficients {
         let h = self.opts.h;
@@ -331,7 +321,7 @@ impl<'m> GenAlpha<'m> {
             lambda: &self.lam_t,
         };
         assembly::residual_and_matrix(
-            self.model,
+            &self.model,
             &self.pattern,
             &pt,
             &k,
@@ -374,7 +364,7 @@ impl<'m> GenAlpha<'m> {
             lambda: &self.lam_t,
         };
         assembly::residual(
-            self.model,
+            &self.model,
             &pt,
             self.p.beta * self.opts.h * self.opts.h,
             &mut self.res,
@@ -407,7 +397,7 @@ impl<'m> GenAlpha<'m> {
     }
 
     /// Advance one step of size `h`.
-    pub fn step(&mut self) -> Result<(), SolveError> {
+    fn advance(&mut self) -> Result<(), SolveError> {
         let (n, m) = (self.model.n, self.model.m);
         let h = self.opts.h;
         let GenAlphaParams {
@@ -598,52 +588,34 @@ impl<'m> GenAlpha<'m> {
         self.stats.steps = step;
         Ok(())
     }
-
-    /// Take steps until `t_end` (rounded to whole steps), recording every `output_every` steps.
-    pub fn run(&mut self, t_end: f64) -> Result<Solution, Error> {
-        let steps = ((t_end - self.t()) / self.opts.h).round();
-        if !(steps >= 0.0) || !steps.is_finite() {
-            return Err(SolveError::BadOptions(format!(
-                "t_end = {t_end} lies before t = {}",
-                self.t()
-            ))
-            .into());
-        }
-        let steps = steps as usize;
-        let mut records = vec![Record::new(self.model, self.state())];
-        let start = Instant::now();
-        for k in 1..=steps {
-            self.step()?;
-            if k % self.opts.output_every == 0 || k == steps {
-                records.push(Record::new(self.model, self.state()));
-            }
-        }
-        self.stats.solve_seconds += start.elapsed().as_secs_f64();
-        Ok(Solution {
-            records,
-            stats: self.stats.clone(),
-        })
-    }
 }
 
-/// Integrate `model` from the consistent `state` to `t_end` with generalized-α.
-///
-/// ```
-/// use lagrangian::library::pendulum::planar_pendulum;
-/// use lagrangian::solve::{consistent_initial_values, simulate, GenAlphaOptions, InitOptions};
-/// // Cartesian pendulum (m = ℓ = 1, g = 9.81) released horizontally.
-/// let model = planar_pendulum(1.0, 1.0, 9.81);
-/// let init = consistent_initial_values(&model, &[1.0, 0.0], &[0.0, 0.0], &InitOptions::default()).unwrap();
-/// let sol = simulate(&model, &init.state, 1.0, GenAlphaOptions::new(1e-3)).unwrap();
-/// let last = sol.last();
-/// assert!(last.max_constraint < 1e-10);
-/// assert!((last.energy - sol.records[0].energy).abs() < 1e-3); // nearly conserved
-/// ```
-pub fn simulate(
-    model: &Model,
-    state: &State,
-    t_end: f64,
-    opts: GenAlphaOptions,
-) -> Result<Solution, Error> {
-    GenAlpha::new(model, state, opts)?.run(t_end)
+impl Integrator for GenAlpha {
+    fn method(&self) -> &'static str {
+        "generalized-alpha"
+    }
+    fn model(&self) -> &Arc<Model> {
+        &self.model
+    }
+    fn t(&self) -> f64 {
+        self.t0 + self.step as f64 * self.opts.h
+    }
+    fn h(&self) -> f64 {
+        self.opts.h
+    }
+    fn step(&mut self) -> Result<StepOutcome, SolveError> {
+        self.advance().map(|()| StepOutcome::Accepted)
+    }
+    fn view(&self) -> StateView<'_> {
+        StateView {
+            t: self.t(),
+            q: &self.q,
+            v: &self.v,
+            qdd: &self.qdd,
+            lambda: &self.lambda,
+        }
+    }
+    fn stats(&self) -> &Stats {
+        &self.stats
+    }
 }

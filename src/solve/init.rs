@@ -16,7 +16,7 @@
 use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
 use crate::error::{Error, InitError};
 use crate::model::Model;
-use crate::output::State;
+use crate::model::State;
 use crate::solve::linear::{LinearSolver, LinearSolverKind};
 use argmin::core::{
     CostFunction, Error as ArgminError, Executor, IterState, Problem, Solver, State as _,

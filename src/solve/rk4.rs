@@ -5,14 +5,37 @@
 
 use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
 use crate::error::{Error, SolveError};
-use crate::model::Model;
-use crate::output::{Record, Solution, State, Stats};
+use crate::model::{Model, State, StateView};
+use crate::solve::integrator::{Integrator, StepOutcome};
 use crate::solve::linear::{LinearSolver, LinearSolverKind};
-use std::time::Instant;
+use crate::solve::Stats;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Options of the RK4 integrator (defaults written on each field).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[must_use]
+pub struct Rk4Options {
+    /// Fixed step size `h`; default 1e-3.
+    pub h: f64,
+}
+
+impl Default for Rk4Options {
+    fn default() -> Self {
+        Rk4Options { h: 1e-3 }
+    }
+}
+
+impl Rk4Options {
+    /// Options with step size `h`.
+    pub fn new(h: f64) -> Self {
+        Rk4Options { h }
+    }
+}
 
 /// An RK4 stepper over an unconstrained [`Model`].
-pub struct Rk4<'m> {
-    model: &'m Model,
+pub struct Rk4 {
+    model: Arc<Model>,
     pattern: Pattern,
     lin: LinearSolver,
     h: f64,
@@ -32,9 +55,15 @@ pub struct Rk4<'m> {
     stats: Stats,
 }
 
-impl<'m> Rk4<'m> {
-    /// Prepare from `state` with step `h`; the model must have no constraints.
-    pub fn new(model: &'m Model, state: &State, h: f64) -> Result<Self, Error> {
+impl Rk4 {
+    /// Prepare from `state`; the model must have no constraints.
+    pub fn new(
+        model: impl Into<Arc<Model>>,
+        state: &State,
+        opts: Rk4Options,
+    ) -> Result<Self, Error> {
+        let model: Arc<Model> = model.into();
+        let h = opts.h;
         if model.n_constraints() > 0 {
             return Err(SolveError::BadOptions(
                 "RK4 integrates unconstrained (ODE) mechanisms only; use generalized-α".into(),
@@ -47,7 +76,7 @@ impl<'m> Rk4<'m> {
             );
         }
         let n = model.n_coords();
-        let pattern = Pattern::new(model);
+        let pattern = Pattern::new(&model);
         let lin = LinearSolver::new(LinearSolverKind::Auto, &pattern)
             .and_then(|l| match l.is_approximate() {
                 true => LinearSolver::new(LinearSolverKind::Sparse, &pattern),
@@ -80,27 +109,6 @@ impl<'m> Rk4<'m> {
         })
     }
 
-    /// Current time.
-    pub fn t(&self) -> f64 {
-        self.t0 + self.step as f64 * self.h
-    }
-
-    /// Counters (`factorizations` counts the mass-matrix factorizations).
-    pub fn stats(&self) -> &Stats {
-        &self.stats
-    }
-
-    /// The current state (`q̈` from the last evaluation).
-    pub fn state(&self) -> State {
-        State {
-            t: self.t(),
-            q: self.q.clone(),
-            v: self.v.clone(),
-            qdd: self.qdd.clone(),
-            lambda: Vec::new(),
-        }
-    }
-
     /// Accelerations at `(t, qs, vs)` into `kv[k]`.
     fn accel(&mut self, t: f64, k: usize, step: usize) -> Result<(), SolveError> {
         let coef = AssemblyCoefficients {
@@ -118,7 +126,7 @@ impl<'m> Rk4<'m> {
             lambda: &[],
         };
         assembly::residual_and_matrix(
-            self.model,
+            &self.model,
             &self.pattern,
             &pt,
             &coef,
@@ -154,9 +162,9 @@ impl<'m> Rk4<'m> {
     }
 
     /// One RK4 step.
-    pub fn step(&mut self) -> Result<(), SolveError> {
+    fn advance(&mut self) -> Result<(), SolveError> {
         let h = self.h;
-        let t = self.t();
+        let t = self.t0 + self.step as f64 * self.h;
         let step = self.step + 1;
         let c = [0.0, 0.5, 0.5, 1.0];
         for k in 0..4 {
@@ -185,45 +193,36 @@ impl<'m> Rk4<'m> {
         self.stats.steps = step;
         Ok(())
     }
-
-    /// Step to `t_end`, recording every `output_every` steps.
-    pub fn run(&mut self, t_end: f64, output_every: usize) -> Result<Solution, Error> {
-        let steps = ((t_end - self.t()) / self.h).round().max(0.0) as usize;
-        let every = output_every.max(1);
-        let mut records = vec![Record::new(self.model, self.state())];
-        let start = Instant::now();
-        for k in 1..=steps {
-            self.step()?;
-            if k % every == 0 || k == steps {
-                records.push(Record::new(self.model, self.state()));
-            }
-        }
-        self.stats.solve_seconds += start.elapsed().as_secs_f64();
-        Ok(Solution {
-            records,
-            stats: self.stats.clone(),
-        })
-    }
 }
 
-/// Integrate an unconstrained `model` from `state` to `t_end` with RK4 steps `h`.
-///
-/// ```
-/// use lagrangian::library::pendulum::angle_pendulum;
-/// use lagrangian::solve::{consistent_initial_values, simulate_rk4, InitOptions};
-/// let model = angle_pendulum(1.0, 1.0, 9.81);
-/// let init = consistent_initial_values(&model, &[0.1], &[0.0], &InitOptions::default()).unwrap();
-/// let sol = simulate_rk4(&model, &init.state, 1.0, 1e-3, 1000).unwrap();
-/// // small oscillation: θ(t) ≈ 0.1 cos(√g t), and energy is kept to RK4's accuracy
-/// assert!((sol.last().state.q[0] - 0.1 * 9.81f64.sqrt().cos()).abs() < 2e-4);
-/// assert!((sol.last().energy - sol.records[0].energy).abs() < 1e-10);
-/// ```
-pub fn simulate_rk4(
-    model: &Model,
-    state: &State,
-    t_end: f64,
-    h: f64,
-    output_every: usize,
-) -> Result<Solution, Error> {
-    Rk4::new(model, state, h)?.run(t_end, output_every)
+impl Integrator for Rk4 {
+    fn method(&self) -> &'static str {
+        "rk4"
+    }
+    fn model(&self) -> &Arc<Model> {
+        &self.model
+    }
+    fn t(&self) -> f64 {
+        self.t0 + self.step as f64 * self.h
+    }
+    fn h(&self) -> f64 {
+        self.h
+    }
+    fn step(&mut self) -> Result<StepOutcome, SolveError> {
+        self.advance().map(|()| StepOutcome::Accepted)
+    }
+    /// The current state (`q̈` from the last evaluation; no multipliers).
+    fn view(&self) -> StateView<'_> {
+        StateView {
+            t: self.t(),
+            q: &self.q,
+            v: &self.v,
+            qdd: &self.qdd,
+            lambda: &[],
+        }
+    }
+    /// Counters (`factorizations` counts the mass-matrix factorizations).
+    fn stats(&self) -> &Stats {
+        &self.stats
+    }
 }

@@ -3,87 +3,27 @@
 use super::elements::{
     localize, Affine, BarConstraint, Element, EquationConstraint, Frame, Kind, LocalPoint, PointMap,
 };
-use super::vexpr::{Sym, VExpr};
 use super::{kind, kind as kind_of, path, sub, Ctx, Path_, SpecError};
 use crate::ad::{ConstraintAd, TermAd};
+use crate::expr::{Sym, VExpr};
 use crate::library::mass_spring::{PointMassKernel, SpringKernel};
+use crate::model::geometry::{
+    Body as GeoBody, CoordKind, Geometry, Link, LinkKind, Momenta, NamedPoint, PointKind,
+};
 use crate::model::{ConstraintKernel, Model, ModelBuilder, TermKernel};
+use crate::solve::{GenAlphaOptions, Method, Problem, Rk4Options};
 use serde_yaml::{Mapping, Value};
 use std::collections::HashMap;
 
-/// Solver settings of a mechanism file.
+/// Solver settings of a mechanism file (`SolverParams`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct SolverSettings {
-    /// Number of steps over `[t0, tend]`.
-    pub steps: usize,
-    /// Spectral radius at infinity.
-    pub rho_inf: f64,
-    /// Newton tolerance.
-    pub newton_tol: f64,
-    /// Record every `output_every` steps.
-    pub output_every: usize,
-    /// Reuse the factorization (modified Newton).
-    pub reuse_factorization: bool,
-    /// Explicit RK4 instead of generalized-α (unconstrained mechanisms only).
-    pub rk4: bool,
-}
-
-/// A named point for output: its position as a function of the coordinates and time.
-#[derive(Clone, Debug)]
-pub struct OutputPoint {
-    /// Name.
-    pub name: String,
-    pub(crate) map: PointMap,
-}
-
-impl OutputPoint {
-    /// Position at coordinates `q` and time `t`.
-    pub fn position(&self, q: &[f64], t: f64) -> [f64; 3] {
-        self.map.eval(q, t)
-    }
-}
-
-/// What a coordinate is, for output and momenta.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CoordKind {
-    /// Component `axis` of a free point (moves under translations and rotations).
-    Point(usize),
-    /// Component `axis` of a free vector (moves under rotations only).
-    Vector(usize),
-    /// A scalar coordinate.
-    Scalar,
-}
-
-/// A mechanism read from a file: the model, the initial-value problem and the settings.
-pub struct Mechanism {
-    /// `Title`.
-    pub title: String,
-    /// `Dimension` (2 or 3).
-    pub dimension: usize,
-    /// The model.
-    pub model: Model,
-    /// Coordinate names (`A.x`, `u.x`, `mu`, …).
-    pub coordinate_names: Vec<String>,
-    /// What each coordinate is.
-    pub coordinate_kinds: Vec<CoordKind>,
-    /// Position guesses.
-    pub q_guess: Vec<f64>,
-    /// Velocity guesses (pinned ones as given).
-    pub v_guess: Vec<f64>,
-    /// Coordinates held at their guesses (`fixedpositions`).
-    pub pinned_q: Vec<usize>,
-    /// Velocity components given in `velocities` (held).
-    pub pinned_v: Vec<usize>,
-    /// Start time.
-    pub t0: f64,
-    /// End time.
-    pub t_end: f64,
-    /// Solver settings.
-    pub solver: SolverSettings,
-    /// Named non-fixed points, in order of definition, for output.
-    pub points: Vec<OutputPoint>,
-    /// Settings that were read but have no effect here (e.g. DAETS' Taylor order).
-    pub notes: Vec<String>,
+struct SolverSettings {
+    steps: usize,
+    rho_inf: f64,
+    newton_tol: f64,
+    output_every: usize,
+    reuse_factorization: bool,
+    rk4: bool,
 }
 
 /// A point, vector or scalar of the mechanism and how it depends on the coordinates.
@@ -116,6 +56,9 @@ struct Builder<'a> {
     terms: Vec<(Vec<usize>, Box<dyn TermKernel>)>,
     cons: Vec<(String, Vec<usize>, Box<dyn ConstraintKernel>)>,
     bodies: HashMap<String, Body>,
+    /// Links and bodies for pictures.
+    links: Vec<Link>,
+    body_items: Vec<GeoBody>,
     notes: Vec<String>,
 }
 
@@ -136,19 +79,10 @@ macro_rules! by_size {
     };
 }
 
-impl Mechanism {
-    /// Consistent initial values of the file's problem: positions nearest to the guesses with the
-    /// `fixedpositions` held, the given `velocities` held, then accelerations and multipliers
-    /// ([`consistent_initial_values`](crate::solve::consistent_initial_values) at `t0`).
-    pub fn initial_values(&self) -> Result<crate::solve::Initial, crate::Error> {
-        let opts = crate::solve::InitOptions {
-            t0: self.t0,
-            pinned_q: self.pinned_q.clone(),
-            pinned_v: self.pinned_v.clone(),
-            ..crate::solve::InitOptions::default()
-        };
-        crate::solve::consistent_initial_values(&self.model, &self.q_guess, &self.v_guess, &opts)
-    }
+/// A point map of a mechanism file as an expression (files build no Rust-code maps).
+fn file_vexpr(p: &PointMap) -> VExpr {
+    p.to_vexpr()
+        .expect("mechanism files build affine and expression points only")
 }
 
 fn to_map(p: &Point) -> PointMap {
@@ -162,6 +96,17 @@ fn to_map(p: &Point) -> PointMap {
 
 impl<'a> Builder<'a> {
     /// The map of a known point.
+    /// Record a link between the two points named by `key` (already checked).
+    fn link(&mut self, key: &str, kind: LinkKind) {
+        if let Some([a, c]) = split_points(key).and_then(|v| <[String; 2]>::try_from(v).ok()) {
+            self.links.push(Link {
+                name: key.to_string(),
+                kind,
+                ends: [a, c],
+            });
+        }
+    }
+
     fn pmap(&self, name: &str) -> PointMap {
         to_map(&self.points[name])
     }
@@ -272,7 +217,7 @@ impl<'a> Builder<'a> {
         if let Some(x) = self.ctx.scope.get(name) {
             return Some(Sym::Param(x));
         }
-        let e = |p: &Point| to_map(p).to_vexpr();
+        let e = |p: &Point| file_vexpr(&to_map(p));
         if let Some(pt) = self.points.get(name) {
             return Some(Sym::Item(e(pt)));
         }
@@ -489,7 +434,7 @@ fn seq_or_single(v: &Value) -> Vec<&Value> {
     }
 }
 
-pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
+pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
     let root_p = path(&[]);
     let root = ctx.map(v, &root_p)?;
     let top = ctx.keys(
@@ -541,6 +486,8 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
         terms: Vec::new(),
         cons: Vec::new(),
         bodies: HashMap::new(),
+        links: Vec::new(),
+        body_items: Vec::new(),
         notes: Vec::new(),
     };
 
@@ -629,6 +576,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
             let q = sub(&p, &name);
             let pos = b.ctx.vector(val, &q, dim)?;
             b.check_name(&name, ItemKind::Point, &q)?;
+            b.order.push(name.clone());
             b.points.insert(name, Point::Fixed(pos));
         }
     }
@@ -810,6 +758,12 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
                 },
                 &q,
             )?;
+            let kind = if mass > 0.0 {
+                LinkKind::MassiveSpring
+            } else {
+                LinkKind::Spring
+            };
+            b.link(&key, kind);
         }
     }
 
@@ -833,6 +787,14 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
                 return Err(b.ctx.err(&q, "a bar mass must not be negative"));
             }
             b.bar(&format!("bar {key}"), &a, &c, l, &q)?;
+            b.link(
+                &key,
+                if mass > 0.0 {
+                    LinkKind::MassiveBar
+                } else {
+                    LinkKind::Bar
+                },
+            );
             if mass > 0.0 {
                 b.element(
                     &[&a, &c],
@@ -964,8 +926,8 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
     }
     for (q, e) in &checks {
         let ok = match e.eval::<f64>(&|j| q_guess[j], t0) {
-            super::vexpr::Val::S(x) => x.is_finite(),
-            super::vexpr::Val::V(x) => x.iter().all(|c| c.is_finite()),
+            crate::expr::Val::S(x) => x.is_finite(),
+            crate::expr::Val::V(x) => x.iter().all(|c| c.is_finite()),
         };
         if !ok {
             return Err(b.ctx.err(
@@ -1020,12 +982,13 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
     }
 
     // SolverParams
+    let defaults = GenAlphaOptions::default();
     let mut solver = SolverSettings {
         steps: ((t_end - t0) / 1e-3).round().max(1.0) as usize, // default step 1 ms
-        rho_inf: 0.8,
-        newton_tol: 1e-10,
+        rho_inf: defaults.rho_inf,
+        newton_tol: defaults.newton_tol,
         output_every: 1,
-        reuse_factorization: true,
+        reuse_factorization: defaults.reuse_factorization,
         rk4: false,
     };
     let mut notes = std::mem::take(&mut b.notes);
@@ -1106,9 +1069,11 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
             })?;
         }
     }
-    // Animation: accepted (camera settings for viewers), not used by the solver
+    // Animation: kept for viewers (camera settings), not used by the solver
+    let mut animation = None;
     if let Some(a) = get("Animation").filter(|v| !v.is_null()) {
         b.ctx.map(a, &path(&["Animation"]))?;
+        animation = serde_json::to_value(a).ok();
     }
 
     // the model
@@ -1120,35 +1085,54 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Mechanism, SpecError> {
         mb.add_constraint_kernel(name, &idx, k);
     }
     let model = mb.build().map_err(|e| b.ctx.err(&pd_p, e.to_string()))?;
-    let points = b
-        .order
-        .iter()
-        .filter(|name| !b.pmap(name).is_fixed())
-        .map(|name| OutputPoint {
-            name: name.clone(),
-            map: b.pmap(name),
-        })
-        .collect();
     pinned_q.sort_unstable();
     pinned_q.dedup();
     pinned_v.sort_unstable();
     pinned_v.dedup();
-    Ok(Mechanism {
-        title,
-        dimension: dim,
-        model,
-        coordinate_names: b.coord_names,
-        coordinate_kinds: b.coord_kinds,
-        q_guess,
-        v_guess,
-        pinned_q,
-        pinned_v,
-        t0,
-        t_end,
-        solver,
-        points,
-        notes,
-    })
+    let h = (t_end - t0) / solver.steps as f64;
+    let method: Method = if solver.rk4 {
+        Rk4Options::new(h).into()
+    } else {
+        GenAlphaOptions::new(h)
+            .rho_inf(solver.rho_inf)
+            .newton_tol(solver.newton_tol)
+            .reuse_factorization(solver.reuse_factorization)
+            .into()
+    };
+    let mut geometry = Geometry::new(dim);
+    for name in &b.order {
+        let map = b.pmap(name);
+        let kind = if map.is_fixed() {
+            PointKind::Fixed
+        } else if matches!(b.points[name], Point::Free(_)) {
+            PointKind::Free
+        } else {
+            PointKind::Derived
+        };
+        geometry
+            .points
+            .push(NamedPoint::new(name.clone(), kind, map));
+    }
+    geometry.links = std::mem::take(&mut b.links);
+    geometry.bodies = std::mem::take(&mut b.body_items);
+    geometry.coordinate_kinds = std::mem::take(&mut b.coord_kinds);
+    geometry.momenta = Momenta::Noether;
+    geometry.animation = animation;
+    let mut problem = Problem::new(model)
+        .title(title)
+        .guess(&q_guess, &v_guess)
+        .pin_q(pinned_q)
+        .pin_v(pinned_v)
+        .t0(t0)
+        .t_end(t_end)
+        .method(method)
+        .output_every(solver.output_every)
+        .geometry(geometry);
+    problem.parameters = (b.ctx.names.iter())
+        .filter_map(|n| b.ctx.scope.get(n).map(|v| (n.clone(), v)))
+        .collect();
+    problem.notes = notes;
+    Ok(problem)
 }
 
 fn short(v: &Value) -> String {
@@ -1364,6 +1348,10 @@ fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spec
         name.to_string(),
         Body::Planar(names[0].clone(), names[1].clone(), len),
     );
+    b.body_items.push(GeoBody {
+        name: name.to_string(),
+        items: names.clone(),
+    });
     Ok(())
 }
 
@@ -1552,7 +1540,7 @@ fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spe
         b: lb[0],
         c: [lc[0], lc[1]],
     };
-    let e: Vec<VExpr> = items.iter().map(|(x, _)| x.to_vexpr()).collect();
+    let e: Vec<VExpr> = items.iter().map(|(x, _)| file_vexpr(x)).collect();
     let rel = |x: &VExpr, point: bool| {
         if point {
             VExpr::sum(x.clone(), e[0].clone(), true).expect("vectors")
@@ -1654,6 +1642,10 @@ fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spe
         name.to_string(),
         Body::Spatial([maps[0].clone(), maps[1].clone(), maps[2].clone()], frame),
     );
+    b.body_items.push(GeoBody {
+        name: name.to_string(),
+        items: names.clone(),
+    });
     Ok(())
 }
 

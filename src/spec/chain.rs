@@ -10,8 +10,11 @@
 //! ```
 
 use super::{kind, path, sub, Ctx, SpecError};
-use crate::library::spherical_chain::{Chart, Integrator, Rod, SphericalChain};
+use crate::error::Error;
+use crate::library::spherical_chain::{Chart, ChartLog, Integrator, Rod, SphericalChain};
+use crate::solve::{GenAlphaOptions, Method, Problem, Rk4Options};
 use serde_yaml::Value;
+use std::sync::{Arc, Mutex};
 
 /// A pendulum chain file: the chain and how to integrate it.
 #[derive(Clone, Debug)]
@@ -28,6 +31,27 @@ pub struct ChainSpec {
     pub integrator: Integrator,
     /// Record every k steps.
     pub output_every: usize,
+}
+
+impl ChainSpec {
+    /// The file's problem: the chain (in charts where every `sin θ ≥ switch_below`) over
+    /// `steps` steps of `h`, with chart switches as restart events.
+    pub fn problem(&self) -> Result<Problem, Error> {
+        let mut chain = self.chain.clone();
+        chain.normalize();
+        let method: Method = match self.integrator {
+            Integrator::GenAlpha(rho) => GenAlphaOptions::new(self.h).rho_inf(rho).into(),
+            Integrator::Rk4 => Rk4Options::new(self.h).into(),
+        };
+        let log = Arc::new(Mutex::new(ChartLog {
+            charts: chain.rods.iter().map(|r| r.chart).collect(),
+            switches: Vec::new(),
+        }));
+        let t_end = chain.t + self.steps as f64 * self.h;
+        Ok(chain
+            .problem(t_end, method, self.output_every, log)?
+            .title(self.title.clone()))
+    }
 }
 
 /// Whether a YAML document is a pendulum chain file (it has `pendula`).

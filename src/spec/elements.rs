@@ -3,133 +3,12 @@
 //! them ([`VExpr`]: `Define` items, points of 3D bodies). Every element is a [`Term`] or
 //! [`Constraint`] differentiated by AD.
 
-use super::vexpr::{VExpr, Val};
+use crate::expr::VExpr;
+pub use crate::model::geometry::{Affine, PointMap};
 use crate::model::{Constraint, Term};
 use nalgebra::SVector;
 use num_dual::DualNum;
-use std::collections::{BTreeMap, BTreeSet};
-
-/// `P(q) = c + Σ_j a_j q_j` over global coordinates `j`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Affine {
-    /// Constant part.
-    pub c: [f64; 3],
-    /// Coefficient vectors by global coordinate.
-    pub a: BTreeMap<usize, [f64; 3]>,
-}
-
-impl Affine {
-    /// A fixed point.
-    pub fn fixed(c: [f64; 3]) -> Self {
-        Affine {
-            c,
-            a: BTreeMap::new(),
-        }
-    }
-    /// A free point with coordinates `idx` (`dim` of them).
-    pub fn free(idx: &[usize]) -> Self {
-        let mut a = BTreeMap::new();
-        for (k, &i) in idx.iter().enumerate() {
-            let mut e = [0.0; 3];
-            e[k] = 1.0;
-            a.insert(i, e);
-        }
-        Affine { c: [0.0; 3], a }
-    }
-    fn axpy(&mut self, s: f64, o: &Affine, rot: bool) {
-        let f = |v: [f64; 3]| if rot { [-v[1], v[0], 0.0] } else { v };
-        let oc = f(o.c);
-        for k in 0..3 {
-            self.c[k] += s * oc[k];
-        }
-        for (&j, v) in &o.a {
-            let v = f(*v);
-            let e = self.a.entry(j).or_insert([0.0; 3]);
-            for k in 0..3 {
-                e[k] += s * v[k];
-            }
-        }
-    }
-    /// Point `(ξ, η)` of a planar body with basic points `p0` at local `(0,0)` and `p1` at
-    /// `(ℓ, 0)`: `P = P₀ + ξ u + η u⊥`, `u = (P₁ − P₀)/ℓ`.
-    pub fn body_point(p0: &Affine, p1: &Affine, len: f64, xi: f64, eta: f64) -> Affine {
-        let (a, b) = (xi / len, eta / len);
-        let mut out = Affine::default();
-        out.axpy(1.0 - a, p0, false);
-        out.axpy(a, p1, false);
-        out.axpy(b, p1, true);
-        out.axpy(-b, p0, true);
-        out
-    }
-    /// Position at coordinates `q` (global).
-    pub fn eval(&self, q: &[f64]) -> [f64; 3] {
-        let mut x = self.c;
-        for (&j, v) in &self.a {
-            for k in 0..3 {
-                x[k] += v[k] * q[j];
-            }
-        }
-        x
-    }
-}
-
-/// How a point (or vector, or scalar) depends on the global coordinates.
-#[derive(Clone, Debug)]
-pub enum PointMap {
-    /// `c + A q`: free and fixed points, points of planar bodies.
-    Affine(Affine),
-    /// Any expression (derived points of `Define`, points of 3D bodies).
-    Expr(VExpr),
-}
-
-impl PointMap {
-    /// Position at coordinates `q` (global) and time `t`.
-    pub fn eval(&self, q: &[f64], t: f64) -> [f64; 3] {
-        match self {
-            PointMap::Affine(a) => a.eval(q),
-            PointMap::Expr(e) => match e.eval::<f64>(&|j| q[j], t) {
-                Val::V(x) => x,
-                Val::S(x) => [x, 0.0, 0.0],
-            },
-        }
-    }
-    /// The affine map, if it is one.
-    pub fn as_affine(&self) -> Option<&Affine> {
-        match self {
-            PointMap::Affine(a) => Some(a),
-            PointMap::Expr(_) => None,
-        }
-    }
-    /// As an expression.
-    pub fn to_vexpr(&self) -> VExpr {
-        match self {
-            PointMap::Affine(a) => {
-                let coef: Vec<(usize, [f64; 3])> = a.a.iter().map(|(j, v)| (*j, *v)).collect();
-                VExpr::affine(a.c, &coef)
-            }
-            PointMap::Expr(e) => e.clone(),
-        }
-    }
-    /// Global coordinates it depends on.
-    pub fn coords(&self) -> BTreeSet<usize> {
-        match self {
-            PointMap::Affine(a) => a.a.keys().copied().collect(),
-            PointMap::Expr(e) => {
-                let mut s = BTreeSet::new();
-                e.coords(&mut s);
-                s
-            }
-        }
-    }
-    /// Whether it never moves (no coordinates, no time).
-    pub fn is_fixed(&self) -> bool {
-        self.coords().is_empty()
-            && match self {
-                PointMap::Affine(_) => true,
-                PointMap::Expr(e) => !e.uses_time(),
-            }
-    }
-}
+use std::collections::BTreeSet;
 
 /// A point on an element's local coordinates.
 #[derive(Clone, Debug)]
@@ -164,6 +43,9 @@ pub fn localize(points: &[&PointMap]) -> (Vec<usize>, Vec<LocalPoint>) {
             },
             PointMap::Expr(e) => {
                 LocalPoint::Expr(e.remap(&|j| idx.binary_search(&j).expect("present")))
+            }
+            PointMap::Custom(_) => {
+                unreachable!("mechanism files build affine and expression points only")
             }
         })
         .collect();

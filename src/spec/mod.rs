@@ -7,21 +7,24 @@
 //!             PartData:\n  Fixed: { O: [0, 0] }\n  Particles: { B: 1 }\n  Bars: { OB: l }\n\
 //!             AppliedForces:\n  Gravity:\n\
 //!             ProblemData:\n  tend: 1\n  positions: { B: [l, 0] }\n";
-//! let m = lagrangian::spec::parse(text, "pendulum.yaml").unwrap();
-//! assert_eq!((m.model.n_coords(), m.model.n_constraints()), (2, 1));
-//! assert_eq!(m.coordinate_names, ["B.x", "B.y"]);
+//! let p = lagrangian::spec::parse(text, "pendulum.yaml").unwrap();
+//! assert_eq!((p.model.n_coords(), p.model.n_constraints()), (2, 1));
+//! assert_eq!(p.model.coordinate_names(), ["B.x", "B.y"]);
 //! ```
 
 mod build;
 pub mod chain;
 pub mod elements;
-pub mod expr;
 mod locate;
-pub mod vexpr;
 
-pub use build::{CoordKind, Mechanism, OutputPoint, SolverSettings};
+/// The scalar expression language (moved to [`crate::expr::scalar`]).
+pub use crate::expr::scalar as expr;
+/// The vector expression language (moved to [`crate::expr::vector`]).
+pub use crate::expr::vector as vexpr;
+
+use crate::expr::{Expr, Scope};
+use crate::solve::Problem;
 pub use chain::{is_chain, ChainSpec};
-use expr::{Expr, Scope};
 use serde_yaml::{Mapping, Value};
 use std::fmt;
 use std::path::Path;
@@ -61,8 +64,8 @@ impl fmt::Display for SpecError {
 
 impl std::error::Error for SpecError {}
 
-/// Read and build a mechanism file.
-pub fn load(path: &Path) -> Result<Mechanism, SpecError> {
+/// Read and build a mechanism file (a mechanism or a pendulum chain).
+pub fn load(path: &Path) -> Result<Problem, SpecError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| SpecError {
         file: file.clone(),
@@ -99,8 +102,9 @@ fn yaml(text: &str, file: &str) -> Result<Value, SpecError> {
     })
 }
 
-/// Build a mechanism from YAML text; `file` is used in error messages.
-pub fn parse(text: &str, file: &str) -> Result<Mechanism, SpecError> {
+/// Build a mechanism file's [`Problem`] from YAML text (a mechanism, or a pendulum chain when it
+/// has `pendula`); `file` is used in error messages.
+pub fn parse(text: &str, file: &str) -> Result<Problem, SpecError> {
     let value = yaml(text, file)?;
     let ctx = Ctx {
         text,
@@ -108,6 +112,19 @@ pub fn parse(text: &str, file: &str) -> Result<Mechanism, SpecError> {
         scope: Scope::default(),
         names: Vec::new(),
     };
+    let chain = value
+        .as_mapping()
+        .is_some_and(|m| m.contains_key("pendula"));
+    if chain {
+        let c = chain::build(ctx, &value)?;
+        return c.problem().map_err(|e| SpecError {
+            file: file.to_string(),
+            line: 1,
+            column: 1,
+            field: String::new(),
+            message: e.to_string(),
+        });
+    }
     build::build(ctx, &value)
 }
 

@@ -27,11 +27,13 @@ pub use kernels::{DistanceKernel, LoadKernel, PointMassKernel, SpringKernel};
 use crate::ad::{ConstraintAd, TermAd};
 use crate::error::Error;
 use crate::library::elements::{AnchoredDistance, AnchoredSpring, Distance, Particle, Spring};
-use crate::model::{ConstraintKernel, Model, TermKernel};
-use crate::output::{Solution, State};
-use crate::solve::{
-    consistent_initial_values, GenAlpha, GenAlphaOptions, InitOptions, InitReport, LinearSolverKind,
+use crate::model::geometry::{
+    Affine, CoordKind, Geometry, Link, LinkKind, Momenta, NamedPoint, PointKind, PointMap,
 };
+use crate::model::{ConstraintKernel, Model, State, TermKernel};
+use crate::output::{Recorder, Solution};
+use crate::simulation::Simulation;
+use crate::solve::{GenAlphaOptions, InitReport, Problem};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -93,29 +95,20 @@ pub type LoadFn<const D: usize> = Arc<dyn Fn(f64) -> [f64; D] + Send + Sync>;
 /// Settings of [`MassSpringSystem::simulate`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct MassSpringOptions {
-    /// Spectral radius at infinity; default 0.8.
-    pub rho_inf: f64,
-    /// Newton tolerance; default 1e-10 (networks are large; see `GenAlphaOptions`).
-    pub newton_tol: f64,
-    /// Reuse the factorization (modified Newton); default true.
-    pub reuse_factorization: bool,
+    /// Generalized-α options (their defaults; the step `h` is set by `simulate(t_end, steps)`).
+    pub method: GenAlphaOptions,
     /// Keep a record every `output_every` steps (the first and last always); default: only those.
     pub output_every: usize,
     /// Hand-derived or AD kernels; default hand-derived.
     pub derivatives: Derivatives,
-    /// Linear solver; default `Auto` (Jacobi-first for large unconstrained networks).
-    pub linear_solver: LinearSolverKind,
 }
 
 impl Default for MassSpringOptions {
     fn default() -> Self {
         MassSpringOptions {
-            rho_inf: 0.8,
-            newton_tol: 1e-10,
-            reuse_factorization: true,
+            method: GenAlphaOptions::default(),
             output_every: usize::MAX,
             derivatives: Derivatives::Hand,
-            linear_solver: LinearSolverKind::Auto,
         }
     }
 }
@@ -454,38 +447,97 @@ impl<const D: usize> MassSpringSystem<D> {
         (q, v)
     }
 
-    /// Integrate from the current state over `t_end` seconds in `steps` equal steps (seed
-    /// semantics: `simulate(tend, steps)`), with consistent initial values first. Positions,
-    /// velocities and constraint forces are updated; the records asked for by
-    /// `options.output_every` are returned. On error the system is left unchanged.
-    pub fn simulate(&mut self, t_end: f64, steps: usize) -> Result<Solution, Error> {
+    /// The network's geometry: masses `m0, m1, …` (free), fixed points `F0, F1, …`, springs
+    /// and distance constraints as links; momenta are the Noether charges.
+    pub fn geometry(&self) -> Geometry {
+        let mut g = Geometry::new(D);
+        let idx = |i: usize| -> Vec<usize> { (0..D).map(|k| D * i + k).collect() };
+        let fixed = |p: &[f64; D]| {
+            let mut c = [0.0; 3];
+            c[..D].copy_from_slice(p);
+            PointMap::Affine(Affine::fixed(c))
+        };
+        for i in 0..self.masses.len() {
+            let map = PointMap::Affine(Affine::free(&idx(i)));
+            g.points
+                .push(NamedPoint::new(format!("m{i}"), PointKind::Free, map));
+        }
+        for (i, p) in self.fixes.iter().enumerate() {
+            g.points
+                .push(NamedPoint::new(format!("F{i}"), PointKind::Fixed, fixed(p)));
+        }
+        let name = |n: Node| match n {
+            Node::Mass(i) => format!("m{i}"),
+            Node::Fix(i) => format!("F{i}"),
+        };
+        for (i, s) in self.springs.iter().enumerate() {
+            g.links.push(Link {
+                name: format!("spring {i}"),
+                kind: LinkKind::Spring,
+                ends: s.nodes.map(name),
+            });
+        }
+        for (i, c) in self.constraints.iter().enumerate() {
+            g.links.push(Link {
+                name: format!("distance {i}"),
+                kind: LinkKind::Bar,
+                ends: c.nodes.map(name),
+            });
+        }
+        g.coordinate_kinds = (0..self.n_coords())
+            .map(|i| CoordKind::Point(i % D))
+            .collect();
+        g.momenta = Momenta::Noether;
+        g
+    }
+
+    /// The network from its current state as a [`Problem`] over `[t, t + duration]`, with the
+    /// options' generalized-α settings at step `duration/steps`.
+    pub fn problem(&self, duration: f64, steps: usize) -> Result<Problem, Error> {
         use crate::error::SolveError::BadOptions;
-        if steps == 0 || !(t_end > 0.0) {
+        if steps == 0 || !(duration > 0.0) || !duration.is_finite() {
             return Err(BadOptions(format!(
-                "simulate({t_end}, {steps}): need t_end > 0 and steps > 0"
+                "simulate({duration}, {steps}): need a finite duration > 0 and steps > 0"
             ))
             .into());
         }
-        let start = Instant::now();
         let model = self.model(self.options.derivatives)?;
         let (q, v) = self.state_vectors();
-        let init = consistent_initial_values(&model, &q, &v, &InitOptions::default().t0(self.t))?;
-        let h = t_end / steps as f64;
-        let opts = GenAlphaOptions::new(h)
-            .rho_inf(self.options.rho_inf)
-            .newton_tol(self.options.newton_tol)
-            .reuse_factorization(self.options.reuse_factorization)
-            .linear_solver(self.options.linear_solver)
-            .output_every(self.options.output_every);
-        let mut g = GenAlpha::new(&model, &init.state, opts)?;
+        let mut method = self.options.method.clone();
+        method.h = duration / steps as f64;
+        Ok(Problem::new(model)
+            .title(format!("mass–spring network, {} masses", self.masses.len()))
+            .guess(&q, &v)
+            .t0(self.t)
+            .t_end(self.t + duration)
+            .method(method)
+            .output_every(self.options.output_every)
+            .geometry(self.geometry()))
+    }
+
+    /// Integrate from the current state over `t_end` seconds in `steps` equal steps (seed
+    /// semantics: `simulate(tend, steps)`), with consistent initial values first, through the
+    /// shared [`Simulation`]. Positions, velocities and constraint forces are updated; the
+    /// records asked for by `options.output_every` are returned. On error the system is left
+    /// unchanged.
+    pub fn simulate(&mut self, t_end: f64, steps: usize) -> Result<Solution, Error> {
+        let start = Instant::now();
+        let problem = self.problem(t_end, steps)?;
+        let method = problem.method.clone();
+        let mut sim = Simulation::new(problem, method)?;
         let build_seconds = start.elapsed().as_secs_f64();
-        let sol = g.run(self.t + t_end)?;
-        self.apply(&sol.last().state);
+        let mut rec = Recorder::every(self.options.output_every);
+        let end = sim.problem().t_end;
+        sim.run(end, &mut [&mut rec])?;
+        self.apply(&sim.state());
         self.info = RunInfo {
             build_seconds,
-            init: Some(init.report),
+            init: Some(sim.init_report().clone()),
         };
-        Ok(sol)
+        Ok(Solution {
+            records: rec.records,
+            stats: sim.stats(),
+        })
     }
 
     fn apply(&mut self, s: &State) {

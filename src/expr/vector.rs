@@ -7,13 +7,13 @@
 //! derived point `C = C₁ + μ v` of seed 003's RSCR mechanism becomes a point whose position,
 //! velocity `Ċ = Ċ₁ + μ̇ v + μ v̇` and Jacobian are all exact.
 //!
-//! Grammar (on top of the scalar expressions of [`expr`](super::expr)): vector literals
+//! Grammar (on top of the scalar expressions of [`scalar`](super::scalar)): vector literals
 //! `[a, b, c]`, components `X.x X.y X.z`, `+ −` on equal kinds, `*` of a scalar and a vector,
 //! `/` by a scalar, and the functions `dot(a, b)`, `cross(a, b)` (3D), `perp(a)` (2D: a turned by
 //! +90°), `norm(a)`, `unit(a) = a/|a|`, besides `sqrt sin cos tan asin acos atan atan2 exp ln abs`.
 //!
 //! ```
-//! use lagrangian::spec::vexpr::{Sym, VExpr};
+//! use lagrangian::expr::vector::{Sym, VExpr};
 //! // x = (q0, q1, 0), |x|² − 4
 //! let x = VExpr::pack([VExpr::coord(0), VExpr::coord(1), VExpr::constant(0.0)]);
 //! let lookup = |name: &str| match name {
@@ -28,7 +28,7 @@
 //! assert!((n.eval_scalar::<f64>(&|j| [3.0, 4.0][j], 0.0) + 0.6).abs() < 1e-15);
 //! ```
 
-use super::expr::{lex_number, ExprError};
+use super::scalar::{lex_number, ExprError};
 use num_dual::{Dual, DualNum};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! `sqrt sin cos tan asin acos atan atan2 exp ln abs`.
 //!
 //! ```
-//! use lagrangian::spec::expr::{Expr, Scope};
+//! use lagrangian::expr::scalar::{Expr, Scope};
 //! let mut scope = Scope::default();
 //! scope.set("L", 2.0);
 //! let e = Expr::parse("M*L**2/12", &["L"]).unwrap_err(); // M is not defined

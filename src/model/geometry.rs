@@ -1,0 +1,355 @@
+//! What a picture and the output need to know about a mechanism beyond its equations: named
+//! points (fixed, free, derived) and how to compute them from the coordinates, the links drawn
+//! between them, rigid bodies with their basic items, what each coordinate is (for Noether
+//! momenta), and a file's `Animation` settings.
+//!
+//! ```
+//! use lagrangian::model::geometry::{Affine, Geometry, NamedPoint, PointKind, PointMap};
+//! // a free 2D point B on coordinates (0, 1) and a fixed pivot O
+//! let mut g = Geometry::new(2);
+//! g.points.push(NamedPoint::new("O", PointKind::Fixed, PointMap::Affine(Affine::fixed([0.0; 3]))));
+//! g.points.push(NamedPoint::new("B", PointKind::Free, PointMap::Affine(Affine::free(&[0, 1]))));
+//! let (x, v) = g.points[1].map.position_velocity(&[0.6, -0.8], &[2.0, 1.5], 0.0);
+//! assert_eq!((x, v), ([0.6, -0.8, 0.0], [2.0, 1.5, 0.0]));
+//! ```
+
+use crate::expr::{VExpr, Val};
+use num_dual::Dual64;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::sync::Arc;
+
+/// `P(q) = c + Σ_j a_j q_j` over global coordinates `j`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Affine {
+    /// Constant part.
+    pub c: [f64; 3],
+    /// Coefficient vectors by global coordinate.
+    pub a: BTreeMap<usize, [f64; 3]>,
+}
+
+impl Affine {
+    /// A fixed point.
+    pub fn fixed(c: [f64; 3]) -> Self {
+        Affine {
+            c,
+            a: BTreeMap::new(),
+        }
+    }
+    /// A free point with coordinates `idx` (`dim` of them).
+    pub fn free(idx: &[usize]) -> Self {
+        let mut a = BTreeMap::new();
+        for (k, &i) in idx.iter().enumerate() {
+            let mut e = [0.0; 3];
+            e[k] = 1.0;
+            a.insert(i, e);
+        }
+        Affine { c: [0.0; 3], a }
+    }
+    fn axpy(&mut self, s: f64, o: &Affine, rot: bool) {
+        let f = |v: [f64; 3]| if rot { [-v[1], v[0], 0.0] } else { v };
+        let oc = f(o.c);
+        for k in 0..3 {
+            self.c[k] += s * oc[k];
+        }
+        for (&j, v) in &o.a {
+            let v = f(*v);
+            let e = self.a.entry(j).or_insert([0.0; 3]);
+            for k in 0..3 {
+                e[k] += s * v[k];
+            }
+        }
+    }
+    /// Point `(ξ, η)` of a planar body with basic points `p0` at local `(0,0)` and `p1` at
+    /// `(ℓ, 0)`: `P = P₀ + ξ u + η u⊥`, `u = (P₁ − P₀)/ℓ`.
+    pub fn body_point(p0: &Affine, p1: &Affine, len: f64, xi: f64, eta: f64) -> Affine {
+        let (a, b) = (xi / len, eta / len);
+        let mut out = Affine::default();
+        out.axpy(1.0 - a, p0, false);
+        out.axpy(a, p1, false);
+        out.axpy(b, p1, true);
+        out.axpy(-b, p0, true);
+        out
+    }
+    /// Position at coordinates `q` (global).
+    pub fn eval(&self, q: &[f64]) -> [f64; 3] {
+        let mut x = self.c;
+        for (&j, v) in &self.a {
+            for k in 0..3 {
+                x[k] += v[k] * q[j];
+            }
+        }
+        x
+    }
+}
+
+/// How a point (or vector, or scalar) depends on the global coordinates.
+#[derive(Clone, Debug)]
+pub enum PointMap {
+    /// `c + A q`: free and fixed points, points of planar bodies.
+    Affine(Affine),
+    /// Any expression (derived points of `Define`, points of 3D bodies).
+    Expr(VExpr),
+    /// Rust code (e.g. the bobs of a pendulum chain in angle coordinates).
+    Custom(CustomPoint),
+}
+
+impl PointMap {
+    /// Position at coordinates `q` (global) and time `t`.
+    pub fn eval(&self, q: &[f64], t: f64) -> [f64; 3] {
+        match self {
+            PointMap::Affine(a) => a.eval(q),
+            PointMap::Expr(e) => match e.eval::<f64>(&|j| q[j], t) {
+                Val::V(x) => x,
+                Val::S(x) => [x, 0.0, 0.0],
+            },
+            PointMap::Custom(f) => f.0.position_velocity(q, &vec![0.0; q.len()], t).0,
+        }
+    }
+    /// The affine map, if it is one.
+    pub fn as_affine(&self) -> Option<&Affine> {
+        match self {
+            PointMap::Affine(a) => Some(a),
+            _ => None,
+        }
+    }
+    /// As an expression (`None` for Rust code).
+    pub fn to_vexpr(&self) -> Option<VExpr> {
+        Some(match self {
+            PointMap::Affine(a) => {
+                let coef: Vec<(usize, [f64; 3])> = a.a.iter().map(|(j, v)| (*j, *v)).collect();
+                VExpr::affine(a.c, &coef)
+            }
+            PointMap::Expr(e) => e.clone(),
+            PointMap::Custom(_) => return None,
+        })
+    }
+    /// Global coordinates it depends on (empty for Rust code, whose dependence is not known).
+    pub fn coords(&self) -> BTreeSet<usize> {
+        match self {
+            PointMap::Affine(a) => a.a.keys().copied().collect(),
+            PointMap::Expr(e) => {
+                let mut s = BTreeSet::new();
+                e.coords(&mut s);
+                s
+            }
+            PointMap::Custom(_) => BTreeSet::new(),
+        }
+    }
+    /// Whether it never moves (no coordinates, no time; Rust code counts as moving).
+    pub fn is_fixed(&self) -> bool {
+        self.coords().is_empty()
+            && match self {
+                PointMap::Affine(_) => true,
+                PointMap::Expr(e) => !e.uses_time(),
+                PointMap::Custom(_) => false,
+            }
+    }
+}
+
+/// A point map written as Rust code: position and velocity `(x, ẋ)` from `(q, v, t)`.
+pub trait PointFn: Send + Sync {
+    /// Position and velocity.
+    fn position_velocity(&self, q: &[f64], v: &[f64], t: f64) -> ([f64; 3], [f64; 3]);
+}
+
+impl<F: Fn(&[f64], &[f64], f64) -> ([f64; 3], [f64; 3]) + Send + Sync> PointFn for F {
+    fn position_velocity(&self, q: &[f64], v: &[f64], t: f64) -> ([f64; 3], [f64; 3]) {
+        self(q, v, t)
+    }
+}
+
+impl PointMap {
+    /// Position `x` and velocity `ẋ = ∂x/∂q v + ∂x/∂t` at `(q, v, t)`.
+    pub fn position_velocity(&self, q: &[f64], v: &[f64], t: f64) -> ([f64; 3], [f64; 3]) {
+        match self {
+            PointMap::Affine(a) => {
+                let mut xd = [0.0; 3];
+                for (&j, c) in &a.a {
+                    for k in 0..3 {
+                        xd[k] += c[k] * v[j];
+                    }
+                }
+                (a.eval(q), xd)
+            }
+            PointMap::Expr(e) => {
+                let lift = |j: usize| Dual64::new(q[j], v[j]);
+                match e.eval::<Dual64>(&lift, Dual64::new(t, 1.0)) {
+                    Val::V(x) => (x.map(|c| c.re), x.map(|c| c.eps)),
+                    Val::S(x) => ([x.re, 0.0, 0.0], [x.eps, 0.0, 0.0]),
+                }
+            }
+            PointMap::Custom(f) => f.0.position_velocity(q, v, t),
+        }
+    }
+}
+
+/// A [`PointFn`] in a [`PointMap`].
+#[derive(Clone)]
+pub struct CustomPoint(pub Arc<dyn PointFn>);
+
+impl fmt::Debug for CustomPoint {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("CustomPoint(..)")
+    }
+}
+
+/// How a named point moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PointKind {
+    /// Never moves (a support, a pivot).
+    Fixed,
+    /// Its components are coordinates.
+    Free,
+    /// Computed from the coordinates (a body point, an assignment, a pendulum bob).
+    Derived,
+}
+
+/// A named point of the mechanism.
+#[derive(Clone, Debug)]
+pub struct NamedPoint {
+    /// Name (unique).
+    pub name: String,
+    /// Fixed, free or derived.
+    pub kind: PointKind,
+    /// How to compute it.
+    pub map: PointMap,
+}
+
+impl NamedPoint {
+    /// Position at coordinates `q` and time `t`.
+    pub fn position(&self, q: &[f64], t: f64) -> [f64; 3] {
+        self.map.eval(q, t)
+    }
+    /// A named point.
+    pub fn new(name: impl Into<String>, kind: PointKind, map: PointMap) -> Self {
+        NamedPoint {
+            name: name.into(),
+            kind,
+            map,
+        }
+    }
+}
+
+/// What a link between two points is, for pictures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinkKind {
+    /// A rigid massless bar or distance constraint.
+    Bar,
+    /// A massive rigid bar.
+    MassiveBar,
+    /// A spring (possibly damped).
+    Spring,
+    /// A uniform massive spring.
+    MassiveSpring,
+    /// A rope or pendulum rod drawn as a line.
+    Rope,
+}
+
+/// A link drawn between two named points.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Link {
+    /// The element's name.
+    pub name: String,
+    /// What it is.
+    pub kind: LinkKind,
+    /// The two end points (names of [`Geometry::points`]).
+    pub ends: [String; 2],
+}
+
+/// A rigid body and the basic items that carry it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Body {
+    /// Name.
+    pub name: String,
+    /// Basic points and vectors (names), in order.
+    pub items: Vec<String>,
+}
+
+/// What a coordinate is, for Noether momenta.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CoordKind {
+    /// Component `axis` of a free point (moves under translations and rotations).
+    Point(usize),
+    /// Component `axis` of a free vector (moves under rotations only).
+    Vector(usize),
+    /// Any other coordinate (a scalar, an angle).
+    Scalar,
+}
+
+/// Total linear and angular momentum `(P, L)` of a state, as Rust code.
+pub trait MomentaFn: Send + Sync {
+    /// `(P, L)` (angular momentum about the origin) at `(q, v, t)`.
+    fn momenta(&self, q: &[f64], v: &[f64], t: f64) -> ([f64; 3], [f64; 3]);
+}
+
+impl<F: Fn(&[f64], &[f64], f64) -> ([f64; 3], [f64; 3]) + Send + Sync> MomentaFn for F {
+    fn momenta(&self, q: &[f64], v: &[f64], t: f64) -> ([f64; 3], [f64; 3]) {
+        self(q, v, t)
+    }
+}
+
+/// How total momenta are computed.
+#[derive(Clone, Default)]
+pub enum Momenta {
+    /// Not defined (no columns).
+    #[default]
+    None,
+    /// Noether charges from `p = ∂L/∂v` and the [`Geometry::coordinate_kinds`]:
+    /// `P = Σ_points p`, `L = Σ x × p` over points and vectors.
+    Noether,
+    /// Computed by Rust code (e.g. from Cartesian states of a chain in angle coordinates).
+    Custom(Arc<dyn MomentaFn>),
+}
+
+impl fmt::Debug for Momenta {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(match self {
+            Momenta::None => "None",
+            Momenta::Noether => "Noether",
+            Momenta::Custom(_) => "Custom(..)",
+        })
+    }
+}
+
+/// The geometry of a mechanism: what the output and pictures show.
+#[derive(Clone, Debug, Default)]
+pub struct Geometry {
+    /// Spatial dimension (2 or 3; 0 if the mechanism has no spatial picture).
+    pub dimension: usize,
+    /// Named points, in order of definition (fixed ones included).
+    pub points: Vec<NamedPoint>,
+    /// Whether output shows point velocities beside positions.
+    pub point_velocities: bool,
+    /// Links between points.
+    pub links: Vec<Link>,
+    /// Rigid bodies.
+    pub bodies: Vec<Body>,
+    /// What each coordinate is (empty: all [`CoordKind::Scalar`]).
+    pub coordinate_kinds: Vec<CoordKind>,
+    /// How total momenta are computed.
+    pub momenta: Momenta,
+    /// The file's `Animation` settings, as read (JSON).
+    pub animation: Option<serde_json::Value>,
+}
+
+impl Geometry {
+    /// An empty geometry in `dimension` dimensions.
+    pub fn new(dimension: usize) -> Self {
+        Geometry {
+            dimension,
+            ..Geometry::default()
+        }
+    }
+    /// The point named `name`.
+    pub fn point(&self, name: &str) -> Option<&NamedPoint> {
+        self.points.iter().find(|p| p.name == name)
+    }
+    /// The points that move (free and derived), in order.
+    pub fn moving_points(&self) -> impl Iterator<Item = &NamedPoint> {
+        self.points.iter().filter(|p| p.kind != PointKind::Fixed)
+    }
+}

@@ -1,0 +1,87 @@
+//! Observers: sinks the run loop calls with the state after every accepted step.
+//!
+//! An [`Observer`] sees the initial state of a run and then the state after every accepted
+//! step, and may stop the run. The in-memory [`Recorder`], the CSV writer
+//! ([`CsvWriter`](crate::output::csv::CsvWriter)) and progress reporting
+//! ([`Progress`](crate::output::progress::Progress)) are observers; the one run loop is
+//! [`Simulation::run`](crate::simulation::Simulation::run).
+
+use crate::error::Error;
+use crate::model::StateView;
+use crate::output::Record;
+use crate::solve::{Problem, Stats};
+
+/// What an observer wants after seeing a state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// Go on.
+    Continue,
+    /// End the run after this step (the run ends as stopped, not as failed).
+    Stop,
+}
+
+/// One observed instant of a run.
+#[derive(Clone, Copy, Debug)]
+pub struct Event<'a> {
+    /// The problem being solved (it can change during a run, see
+    /// [`Restart`](crate::solve::Restart)).
+    pub problem: &'a Problem,
+    /// The state.
+    pub state: StateView<'a>,
+    /// Accepted steps since the simulation started (0: the initial state).
+    pub step: usize,
+    /// Whether this is the last step of the run (the end time is reached).
+    pub last: bool,
+    /// Counters so far.
+    pub stats: &'a Stats,
+}
+
+impl Event<'_> {
+    /// Whether an output every `every` steps includes this instant (the initial and the last
+    /// state always count).
+    pub fn is_output(&self, every: usize) -> bool {
+        self.step == 0 || self.last || self.step.is_multiple_of(every.max(1))
+    }
+}
+
+/// A sink called with the initial state and after every accepted step.
+pub trait Observer {
+    /// See one state; return [`Control::Stop`] to end the run.
+    fn observe(&mut self, event: &Event<'_>) -> Result<Control, Error>;
+}
+
+/// Keeps a [`Record`] of every `every`-th step (and the first and last) in memory.
+#[derive(Clone, Debug, Default)]
+pub struct Recorder {
+    /// Record every `every` steps; 1 keeps all.
+    pub every: usize,
+    /// The records, in time order.
+    pub records: Vec<Record>,
+}
+
+impl Recorder {
+    /// A recorder keeping every `every`-th step.
+    pub fn every(every: usize) -> Self {
+        Recorder {
+            every: every.max(1),
+            records: Vec::new(),
+        }
+    }
+}
+
+impl Observer for Recorder {
+    fn observe(&mut self, ev: &Event<'_>) -> Result<Control, Error> {
+        if ev.is_output(self.every) {
+            self.records
+                .push(Record::new(&ev.problem.model, ev.state.to_state()));
+        }
+        Ok(Control::Continue)
+    }
+}
+
+/// Any closure `FnMut(&Event) -> Control` is an observer (e.g. a stop condition).
+impl<F: FnMut(&Event<'_>) -> Control> Observer for F {
+    fn observe(&mut self, ev: &Event<'_>) -> Result<Control, Error> {
+        Ok(self(ev))
+    }
+}

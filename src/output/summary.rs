@@ -1,0 +1,227 @@
+//! The summary of a run: one typed, versioned record shared by every kind of mechanism, written
+//! as `summary.json`.
+
+use crate::assembly;
+use crate::error::Error;
+use crate::model::StateView;
+use crate::output::columns::Columns;
+use crate::output::observe::{Control, Event, Observer};
+use crate::solve::{InitReport, Method, Problem, Stats};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of the summary layout; raised when a field changes meaning or disappears.
+pub const SUMMARY_FORMAT: u32 = 1;
+
+/// What a run did and how: settings, sizes, counters, timings, conservation figures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// [`SUMMARY_FORMAT`].
+    pub format: u32,
+    /// The tool and its version (`lagrangian 0.1.0`).
+    pub tool: String,
+    /// The problem's title.
+    pub title: String,
+    /// The input file, if any.
+    pub source: Option<String>,
+    /// The method's name (`generalized-alpha`, `rk4`).
+    pub integrator: String,
+    /// The method and every option it ran with.
+    pub method: Method,
+    /// Step size.
+    pub h: f64,
+    /// Start time.
+    pub t0: f64,
+    /// End time reached.
+    pub t_end: f64,
+    /// Time at which an observer stopped the run early, if it did.
+    pub stopped_at: Option<f64>,
+    /// Number of coordinates `n`.
+    pub coordinates: usize,
+    /// Number of constraint rows `m`.
+    pub constraints: usize,
+    /// Degrees of freedom `n − rank C_q` at the initial point.
+    pub dof: usize,
+    /// Named parameters of the problem.
+    pub parameters: BTreeMap<String, f64>,
+    /// Counters (steps, Newton iterations, factorizations, restarts, `solve_seconds`, …).
+    #[serde(flatten)]
+    pub stats: Stats,
+    /// Seconds to build the model, find consistent initial values and prepare the integrator.
+    pub build_seconds: f64,
+    /// `max |C|` over every step of the run.
+    pub max_constraint_residual: f64,
+    /// Energy function `v·∂L/∂v − L` at the start.
+    pub energy_start: f64,
+    /// … at the end.
+    pub energy_end: f64,
+    /// `energy_end − energy_start`.
+    pub energy_drift: f64,
+    /// Total linear momentum at the start (if the geometry defines momenta).
+    pub momentum_start: Option<[f64; 3]>,
+    /// … at the end.
+    pub momentum_end: Option<[f64; 3]>,
+    /// Total angular momentum about the origin at the start.
+    pub angular_momentum_start: Option<[f64; 3]>,
+    /// … at the end.
+    pub angular_momentum_end: Option<[f64; 3]>,
+    /// Settings that were read but had no effect.
+    pub notes: Vec<String>,
+}
+
+/// An observer that tallies what the summary needs: the first state, and `max |C|` over every
+/// step (no allocation per step).
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    /// Time, energy function, linear and angular momentum of the first state.
+    first: Option<(f64, Figures)>,
+    /// `max |C|` so far.
+    pub max_constraint: f64,
+    c: Vec<f64>,
+}
+
+impl Tally {
+    /// An empty tally.
+    pub fn new() -> Self {
+        Tally::default()
+    }
+}
+
+impl Observer for Tally {
+    fn observe(&mut self, ev: &Event<'_>) -> Result<Control, Error> {
+        let model = &ev.problem.model;
+        self.c.resize(model.n_constraints(), 0.0);
+        assembly::constraint_values(model, ev.state.t, ev.state.q, &mut self.c);
+        let c = self.c.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        self.max_constraint = self
+            .max_constraint
+            .max(if c.is_nan() { f64::INFINITY } else { c });
+        if self.first.is_none() {
+            let f = figures(ev.problem, &mut Columns::new(ev.problem), ev.state);
+            self.first = Some((ev.state.t, f));
+        }
+        Ok(Control::Continue)
+    }
+}
+
+/// What a summary is made from besides the tally.
+pub struct RunFacts<'a> {
+    /// The problem at the end of the run (after any restarts).
+    pub problem: &'a Problem,
+    /// The method used.
+    pub method: &'a Method,
+    /// The initialization report.
+    pub init: &'a InitReport,
+    /// Counters.
+    pub stats: &'a Stats,
+    /// Build seconds.
+    pub build_seconds: f64,
+    /// Time at which an observer stopped the run, if it did.
+    pub stopped_at: Option<f64>,
+    /// The input file, if any.
+    pub source: Option<String>,
+    /// The final state.
+    pub last: StateView<'a>,
+}
+
+/// Energy function, linear and angular momentum of a state.
+type Figures = (f64, [f64; 3], [f64; 3]);
+
+fn figures(p: &Problem, cols: &mut Columns, s: StateView<'_>) -> Figures {
+    let [_, _, e] = assembly::energies(&p.model, s.t, s.q, s.v);
+    let (lin, ang) = cols.momenta(p, s);
+    (e, lin, ang)
+}
+
+impl Summary {
+    /// The summary of a finished run.
+    pub fn new(facts: &RunFacts<'_>, tally: &Tally) -> Self {
+        let p = facts.problem;
+        let mut cols = Columns::new(p);
+        let with_momenta = !matches!(p.geometry.momenta, crate::model::geometry::Momenta::None);
+        let first = tally.first.map(|x| x.1);
+        let last = Some(figures(p, &mut cols, facts.last));
+        let (e0, e1) = (
+            first.map_or(f64::NAN, |x| x.0),
+            last.map_or(f64::NAN, |x| x.0),
+        );
+        let mom = |x: Option<Figures>, k: usize| {
+            x.filter(|_| with_momenta)
+                .map(|x| if k == 0 { x.1 } else { x.2 })
+        };
+        Summary {
+            format: SUMMARY_FORMAT,
+            tool: format!("lagrangian {}", env!("CARGO_PKG_VERSION")),
+            title: p.title.clone(),
+            source: facts.source.clone(),
+            integrator: facts.method.name().to_string(),
+            method: facts.method.clone(),
+            h: facts.method.h(),
+            t0: tally.first.map_or(p.t0, |x| x.0),
+            t_end: facts.last.t,
+            stopped_at: facts.stopped_at,
+            coordinates: p.model.n_coords(),
+            constraints: p.model.n_constraints(),
+            dof: facts.init.dof,
+            parameters: p.parameters.iter().cloned().collect(),
+            stats: facts.stats.clone(),
+            build_seconds: facts.build_seconds,
+            max_constraint_residual: tally.max_constraint,
+            energy_start: e0,
+            energy_end: e1,
+            energy_drift: e1 - e0,
+            momentum_start: mom(first, 0),
+            momentum_end: mom(last, 0),
+            angular_momentum_start: mom(first, 1),
+            angular_momentum_end: mom(last, 1),
+            notes: p.notes.clone(),
+        }
+    }
+}
+
+/// The terminal text of a run (what `lagrangian run` prints).
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let s = self;
+        writeln!(
+            f,
+            "{} — {} coordinates, {} constraints, {} degrees of freedom",
+            s.title, s.coordinates, s.constraints, s.dof
+        )?;
+        let method = match &s.method {
+            Method::GenAlpha(g) => format!("generalized-α, ρ∞ = {}", g.rho_inf),
+            Method::Rk4(_) => "RK4".to_string(),
+        };
+        writeln!(
+            f,
+            "  t = {} … {} s, {} steps of h = {:.3e} s, {method}",
+            s.t0, s.t_end, s.stats.steps, s.h
+        )?;
+        writeln!(
+            f,
+            "  {} Newton iterations, {} factorizations; build {:.3} s, solve {:.3} s",
+            s.stats.newton_iterations,
+            s.stats.factorizations,
+            s.build_seconds,
+            s.stats.solve_seconds
+        )?;
+        write!(
+            f,
+            "  energy {:.6} → {:.6} (drift {:.3e}); max |C| {:.2e}",
+            s.energy_start, s.energy_end, s.energy_drift, s.max_constraint_residual
+        )?;
+        if let (Some(a), Some(b)) = (s.angular_momentum_start, s.angular_momentum_end) {
+            write!(f, "\n  angular momentum Lz {:.6} → {:.6}", a[2], b[2])?;
+        }
+        if s.stats.restarts > 0 {
+            write!(f, "\n  {} restarts (chart switches)", s.stats.restarts)?;
+        }
+        if let Some(t) = s.stopped_at {
+            write!(f, "\n  stopped by an observer at t = {t}")?;
+        }
+        for n in &s.notes {
+            write!(f, "\n  note: {n}")?;
+        }
+        Ok(())
+    }
+}

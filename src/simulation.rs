@@ -1,0 +1,292 @@
+//! The one run loop: a [`Simulation`] owns a [`Problem`] and the integrator of a [`Method`],
+//! steps it, handles restarts, and calls observers after every accepted step.
+//!
+//! ```
+//! use lagrangian::prelude::*;
+//! use lagrangian::library::pendulum::planar_pendulum;
+//! use lagrangian::output::Recorder;
+//! // a pendulum released horizontally, stopped when it first passes below the pivot
+//! let problem = Problem::new(planar_pendulum(1.0, 1.0, 9.81)).guess(&[1.0, 0.0], &[0.0, 0.0]);
+//! let mut sim = Simulation::new(problem, GenAlphaOptions::new(1e-4))?;
+//! let mut rec = Recorder::every(100);
+//! let mut below = |ev: &Event| if ev.state.q[0] < 0.0 { Control::Stop } else { Control::Continue };
+//! let end = sim.run(1.0, &mut [&mut rec, &mut below])?;
+//! // a quarter period of the pendulum released at 90°: K(sin 45°)·√(ℓ/g) = 0.591958 s
+//! assert!(matches!(end, RunEnd::Stopped { .. }));
+//! assert!((sim.t() - 0.591958).abs() < 2e-4);
+//! # Ok::<(), lagrangian::Error>(())
+//! ```
+
+use crate::error::{Error, SolveError};
+use crate::model::{Model, State, StateView};
+use crate::output::{Control, Event, Observer, Recorder, Solution};
+use crate::solve::{InitReport, Integrator, Method, Problem, Stats, StepOutcome};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RunEnd {
+    /// The end time was reached.
+    Completed,
+    /// An observer stopped the run at time `t`.
+    Stopped {
+        /// Time of the last accepted step.
+        t: f64,
+    },
+}
+
+/// A problem being integrated: the problem, the integrator, counters. It owns everything
+/// (`Send`), so a worker thread or a Python object can hold it.
+pub struct Simulation {
+    problem: Problem,
+    method: Method,
+    integrator: Box<dyn Integrator>,
+    init: InitReport,
+    step: usize,
+    /// Counters of integrators replaced by restarts.
+    done: Stats,
+    solve_seconds: f64,
+    build_seconds: f64,
+}
+
+impl Simulation {
+    /// Find consistent initial values for `problem` and prepare the integrator of `method`.
+    pub fn new(problem: Problem, method: impl Into<Method>) -> Result<Self, Error> {
+        let start = Instant::now();
+        let init = problem.initial_values()?;
+        let method = method.into();
+        let integrator = method.integrator(problem.model.clone(), &init.state)?;
+        Ok(Simulation {
+            problem,
+            method,
+            integrator,
+            init: init.report,
+            step: 0,
+            done: Stats::default(),
+            solve_seconds: 0.0,
+            build_seconds: start.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Start from a given consistent `state` instead of the problem's guesses (its time
+    /// replaces `problem.t0`).
+    pub fn from_state(
+        problem: Problem,
+        method: impl Into<Method>,
+        state: &State,
+    ) -> Result<Self, Error> {
+        let start = Instant::now();
+        let method = method.into();
+        let integrator = method.integrator(problem.model.clone(), state)?;
+        let (n, m) = (problem.model.n_coords(), problem.model.n_constraints());
+        let init = InitReport {
+            n_coords: n,
+            n_constraints: m,
+            rank: m,
+            dof: n.saturating_sub(m),
+            redundant: Vec::new(),
+            position_iterations: 0,
+            position_change: 0.0,
+            velocity_change: 0.0,
+            max_constraint: 0.0,
+        };
+        let problem = problem.t0(state.t);
+        Ok(Simulation {
+            problem,
+            method,
+            integrator,
+            init,
+            step: 0,
+            done: Stats::default(),
+            solve_seconds: 0.0,
+            build_seconds: start.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// The problem being solved (the latest one after restarts).
+    pub fn problem(&self) -> &Problem {
+        &self.problem
+    }
+    /// The method.
+    pub fn method(&self) -> &Method {
+        &self.method
+    }
+    /// The integrator.
+    pub fn integrator(&self) -> &dyn Integrator {
+        self.integrator.as_ref()
+    }
+    /// The consistent initialization report (for [`from_state`](Self::from_state): `dof`
+    /// assumes independent constraints).
+    pub fn init_report(&self) -> &InitReport {
+        &self.init
+    }
+    /// Current time.
+    pub fn t(&self) -> f64 {
+        self.integrator.t()
+    }
+    /// Accepted steps so far.
+    pub fn steps(&self) -> usize {
+        self.step
+    }
+    /// The current state (borrowed).
+    pub fn view(&self) -> StateView<'_> {
+        self.integrator.view()
+    }
+    /// The current state (copied).
+    pub fn state(&self) -> State {
+        self.integrator.state()
+    }
+    /// Seconds spent finding initial values and preparing the integrator.
+    pub fn build_seconds(&self) -> f64 {
+        self.build_seconds
+    }
+    /// Counters so far, over restarts, with the seconds spent stepping.
+    pub fn stats(&self) -> Stats {
+        let mut s = self.done.clone();
+        s.accumulate(self.integrator.stats());
+        s.solve_seconds = self.solve_seconds;
+        s
+    }
+
+    /// Take one accepted step (retrying rejected attempts), then apply the problem's restart
+    /// event if it fires. Allocates nothing unless a restart happens.
+    pub fn step(&mut self) -> Result<(), Error> {
+        let mut rejected = 0usize;
+        while self.integrator.step()? == StepOutcome::Rejected {
+            rejected += 1;
+            if rejected > 1000 {
+                return Err(SolveError::BadOptions(format!(
+                    "1000 rejected step attempts in a row at t = {}",
+                    self.integrator.t()
+                ))
+                .into());
+            }
+        }
+        self.step += 1;
+        if let Some(rule) = self.problem.restart.clone() {
+            if let Some(next) = rule.check(self.integrator.view())? {
+                self.restart(next)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Continue from `next` at the current time: consistent values from its guesses, a new
+    /// integrator of the same method.
+    fn restart(&mut self, next: Problem) -> Result<(), Error> {
+        let next = next.t0(self.integrator.t()).t_end(self.problem.t_end);
+        let init = next.initial_values()?;
+        let integrator = self.method.integrator(next.model.clone(), &init.state)?;
+        self.done.accumulate(self.integrator.stats());
+        self.done.restarts += 1;
+        self.integrator = integrator;
+        self.problem = next;
+        Ok(())
+    }
+
+    /// Step until `t_end` (to whole steps: while more than half a step remains), calling every
+    /// observer with the current state first and after every accepted step.
+    pub fn run(
+        &mut self,
+        t_end: f64,
+        observers: &mut [&mut dyn Observer],
+    ) -> Result<RunEnd, Error> {
+        if t_end.is_nan() || t_end.is_infinite() {
+            return Err(SolveError::BadOptions(format!("end time {t_end} is not finite")).into());
+        }
+        let remaining = |s: &Self| t_end - s.integrator.t() > 0.5 * s.integrator.h();
+        let mut last = !remaining(self);
+        if self.notify(observers, last)? == Control::Stop {
+            return Ok(RunEnd::Stopped { t: self.t() });
+        }
+        let start = Instant::now();
+        let result = (|| {
+            while !last {
+                self.step()?;
+                last = !remaining(self);
+                if self.notify(observers, last)? == Control::Stop {
+                    return Ok(RunEnd::Stopped { t: self.t() });
+                }
+            }
+            Ok(RunEnd::Completed)
+        })();
+        self.solve_seconds += start.elapsed().as_secs_f64();
+        result
+    }
+
+    fn notify(&self, observers: &mut [&mut dyn Observer], last: bool) -> Result<Control, Error> {
+        if observers.is_empty() {
+            return Ok(Control::Continue);
+        }
+        let stats = self.integrator.stats();
+        let ev = Event {
+            problem: &self.problem,
+            state: self.integrator.view(),
+            step: self.step,
+            last,
+            stats,
+        };
+        let mut control = Control::Continue;
+        for o in observers.iter_mut() {
+            if o.observe(&ev)? == Control::Stop {
+                control = Control::Stop;
+            }
+        }
+        Ok(control)
+    }
+}
+
+/// Integrate `problem` from consistent initial values to its `t_end` with `method`, keeping a
+/// record every `problem.output_every` steps (and the first and last).
+///
+/// ```
+/// use lagrangian::prelude::*;
+/// use lagrangian::library::pendulum::angle_pendulum;
+/// // small oscillation of a pendulum in its angle: θ(t) ≈ 0.1 cos(√g t); RK4 keeps the energy
+/// let problem = Problem::new(angle_pendulum(1.0, 1.0, 9.81)).guess(&[0.1], &[0.0]);
+/// let sol = simulate(&problem, Rk4Options::new(1e-3))?;
+/// assert!((sol.last().state.q[0] - 0.1 * 9.81f64.sqrt().cos()).abs() < 2e-4);
+/// assert!((sol.last().energy - sol.records[0].energy).abs() < 1e-10);
+/// # Ok::<(), lagrangian::Error>(())
+/// ```
+pub fn simulate(problem: &Problem, method: impl Into<Method>) -> Result<Solution, Error> {
+    let mut sim = Simulation::new(problem.clone(), method)?;
+    let mut rec = Recorder::every(problem.output_every);
+    sim.run(problem.t_end, &mut [&mut rec])?;
+    Ok(Solution {
+        records: rec.records,
+        stats: sim.stats(),
+    })
+}
+
+/// Integrate `model` from a given consistent `state` (found by
+/// [`consistent_initial_values`](crate::solve::consistent_initial_values), or the end of an
+/// earlier run) to `t_end`, recording every step.
+///
+/// ```
+/// use lagrangian::prelude::*;
+/// use lagrangian::library::pendulum::planar_pendulum;
+/// use std::sync::Arc;
+/// let model = Arc::new(planar_pendulum(1.0, 1.0, 9.81));
+/// let init = consistent_initial_values(&model, &[1.0, 0.0], &[0.0, 0.0], &InitOptions::default())?;
+/// let sol = simulate_from(&model, &init.state, 1.0, GenAlphaOptions::new(1e-3))?;
+/// assert_eq!(sol.records.len(), 1001);
+/// assert!(sol.max_constraint() < 1e-10);
+/// # Ok::<(), lagrangian::Error>(())
+/// ```
+pub fn simulate_from(
+    model: &Arc<Model>,
+    state: &State,
+    t_end: f64,
+    method: impl Into<Method>,
+) -> Result<Solution, Error> {
+    let problem = Problem::new(model.clone()).t_end(t_end);
+    let mut sim = Simulation::from_state(problem, method, state)?;
+    let mut rec = Recorder::every(1);
+    sim.run(t_end, &mut [&mut rec])?;
+    Ok(Solution {
+        records: rec.records,
+        stats: sim.stats(),
+    })
+}

@@ -1,0 +1,277 @@
+//! The problem to solve: a model with its initial-value problem, its named parameters and the
+//! geometry its results are shown with. Rust code, the library's mechanisms and mechanism files
+//! all produce this one type.
+
+use crate::error::{Error, SolveError};
+use crate::model::geometry::Geometry;
+use crate::model::{Model, StateView};
+use crate::solve::{
+    consistent_initial_values, GenAlphaOptions, InitOptions, Initial, Method, Rk4Options,
+};
+use std::fmt;
+use std::sync::Arc;
+
+/// An event that replaces the problem during a run: after each accepted step the driver asks
+/// it whether to continue from a new problem (e.g. a pendulum chain in angle coordinates
+/// switching a rod to another chart). The new problem's guesses hold the current state in its
+/// coordinates; the driver finds consistent values from them and restarts the integrator at
+/// the current time with the same method.
+pub trait Restart: Send + Sync {
+    /// A new problem to continue from, or `None` to go on.
+    fn check(&self, state: StateView<'_>) -> Result<Option<Problem>, Error>;
+}
+
+/// A mechanism's initial-value problem: data, cheap to clone (`Clone + Send + Sync + 'static`),
+/// so a worker thread, a parameter sweep or a Python object can own it.
+///
+/// ```
+/// use lagrangian::prelude::*;
+/// use lagrangian::library::pendulum::planar_pendulum;
+/// // a Cartesian pendulum (m = ℓ = 1, g = 9.81) released horizontally, run for 1 s
+/// let problem = Problem::new(planar_pendulum(1.0, 1.0, 9.81))
+///     .guess(&[1.0, 0.0], &[0.0, 0.0])
+///     .t_end(1.0);
+/// let sol = simulate(&problem, GenAlphaOptions::new(1e-3))?;
+/// let last = sol.last();
+/// assert!(last.max_constraint < 1e-10);
+/// assert!((last.energy - sol.records[0].energy).abs() < 1e-3); // nearly conserved
+/// # Ok::<(), lagrangian::Error>(())
+/// ```
+#[derive(Clone)]
+#[must_use]
+pub struct Problem {
+    /// The model.
+    pub model: Arc<Model>,
+    /// A title for output.
+    pub title: String,
+    /// Position guesses `q` (length `n`; default zeros).
+    pub q_guess: Vec<f64>,
+    /// Velocity guesses `v` (length `n`; default zeros).
+    pub v_guess: Vec<f64>,
+    /// Coordinates held at their guesses during initialization.
+    pub pinned_q: Vec<usize>,
+    /// Velocity components held at their guesses during initialization.
+    pub pinned_v: Vec<usize>,
+    /// Start time; default 0.
+    pub t0: f64,
+    /// End time; default 1.
+    pub t_end: f64,
+    /// Named parameters the model was built with (name, value), for the record.
+    pub parameters: Vec<(String, f64)>,
+    /// What the results are shown with.
+    pub geometry: Geometry,
+    /// The integration the problem's source asks for (a file's `SolverParams`); default
+    /// generalized-α with its default options.
+    pub method: Method,
+    /// Keep (record, write) every `output_every`-th step; the first and last always. Default 1.
+    pub output_every: usize,
+    /// Settings that were read but have no effect (e.g. DAETS' Taylor order).
+    pub notes: Vec<String>,
+    /// An event that replaces the problem during a run.
+    pub restart: Option<Arc<dyn Restart>>,
+}
+
+impl fmt::Debug for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.debug_struct("Problem")
+            .field("title", &self.title)
+            .field("n", &self.model.n_coords())
+            .field("m", &self.model.n_constraints())
+            .field("t0", &self.t0)
+            .field("t_end", &self.t_end)
+            .field("method", &self.method)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Problem {
+    /// A problem for `model`: guesses zero, nothing pinned, `t ∈ [0, 1]`.
+    pub fn new(model: impl Into<Arc<Model>>) -> Self {
+        let model: Arc<Model> = model.into();
+        let n = model.n_coords();
+        Problem {
+            model,
+            title: "untitled".into(),
+            q_guess: vec![0.0; n],
+            v_guess: vec![0.0; n],
+            pinned_q: Vec::new(),
+            pinned_v: Vec::new(),
+            t0: 0.0,
+            t_end: 1.0,
+            parameters: Vec::new(),
+            geometry: Geometry::default(),
+            method: Method::default(),
+            output_every: 1,
+            notes: Vec::new(),
+            restart: None,
+        }
+    }
+    /// Set the title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = title.into();
+        self
+    }
+    /// Set the position and velocity guesses.
+    pub fn guess(mut self, q: &[f64], v: &[f64]) -> Self {
+        self.q_guess = q.to_vec();
+        self.v_guess = v.to_vec();
+        self
+    }
+    /// Hold these coordinates at their guesses.
+    pub fn pin_q(mut self, idx: impl IntoIterator<Item = usize>) -> Self {
+        self.pinned_q.extend(idx);
+        self
+    }
+    /// Hold these velocity components at their guesses.
+    pub fn pin_v(mut self, idx: impl IntoIterator<Item = usize>) -> Self {
+        self.pinned_v.extend(idx);
+        self
+    }
+    /// Set the start time.
+    pub fn t0(mut self, t0: f64) -> Self {
+        self.t0 = t0;
+        self
+    }
+    /// Set the end time.
+    pub fn t_end(mut self, t_end: f64) -> Self {
+        self.t_end = t_end;
+        self
+    }
+    /// Set the integration the problem asks for.
+    pub fn method(mut self, method: impl Into<Method>) -> Self {
+        self.method = method.into();
+        self
+    }
+    /// Keep every `k`-th step.
+    pub fn output_every(mut self, k: usize) -> Self {
+        self.output_every = k;
+        self
+    }
+    /// Set the geometry.
+    pub fn geometry(mut self, geometry: Geometry) -> Self {
+        self.geometry = geometry;
+        self
+    }
+    /// Record a named parameter.
+    pub fn parameter(mut self, name: impl Into<String>, value: f64) -> Self {
+        self.parameters.push((name.into(), value));
+        self
+    }
+    /// Set the restart event.
+    pub fn restart(mut self, r: impl Restart + 'static) -> Self {
+        self.restart = Some(Arc::new(r));
+        self
+    }
+
+    /// Check sizes and times (before anything is solved).
+    pub fn validate(&self) -> Result<(), Error> {
+        let n = self.model.n_coords();
+        if self.q_guess.len() != n || self.v_guess.len() != n {
+            return Err(SolveError::BadOptions(format!(
+                "guesses have {} positions and {} velocities for {n} coordinates",
+                self.q_guess.len(),
+                self.v_guess.len()
+            ))
+            .into());
+        }
+        if let Some(&i) = self
+            .pinned_q
+            .iter()
+            .chain(&self.pinned_v)
+            .find(|&&i| i >= n)
+        {
+            return Err(SolveError::BadOptions(format!(
+                "pinned coordinate {i} does not exist ({n} coordinates)"
+            ))
+            .into());
+        }
+        if !self.t0.is_finite() || !(self.t_end >= self.t0) || self.t_end.is_infinite() {
+            return Err(SolveError::BadOptions(format!(
+                "time span [{}, {}]: need finite t0 ≤ t_end",
+                self.t0, self.t_end
+            ))
+            .into());
+        }
+        if self.output_every == 0 {
+            return Err(SolveError::BadOptions("output_every must be positive".into()).into());
+        }
+        Ok(())
+    }
+
+    /// Consistent initial values at `t0`: positions nearest to the guesses with `pinned_q` held,
+    /// velocities with `pinned_v` held, then accelerations and multipliers
+    /// ([`consistent_initial_values`]).
+    pub fn initial_values(&self) -> Result<Initial, Error> {
+        self.validate()?;
+        let opts = InitOptions {
+            t0: self.t0,
+            pinned_q: self.pinned_q.clone(),
+            pinned_v: self.pinned_v.clone(),
+            ..InitOptions::default()
+        };
+        consistent_initial_values(&self.model, &self.q_guess, &self.v_guess, &opts)
+    }
+
+    /// Number of steps of size `h` from `t0` to `t_end` (rounded to whole steps, at least one).
+    pub fn steps(&self, h: f64) -> usize {
+        (((self.t_end - self.t0) / h).round().max(1.0)).min(usize::MAX as f64) as usize
+    }
+}
+
+/// Changes to a problem's time span and method, as the command line offers them
+/// (`--steps`, `--t-end`, `--rho-inf`, `--integrator`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Overrides {
+    /// Number of steps over the time span (the step size follows).
+    pub steps: Option<usize>,
+    /// End time (the number of steps follows from the current step size).
+    pub t_end: Option<f64>,
+    /// `ρ∞` of generalized-α.
+    pub rho_inf: Option<f64>,
+    /// `genalpha` or `rk4`.
+    pub integrator: Option<String>,
+}
+
+impl Problem {
+    /// Apply `o`: first the end time (keeping the step size, to whole steps), then the number
+    /// of steps, then the method.
+    pub fn apply(&mut self, o: &Overrides) -> Result<(), Error> {
+        let bad = |m: String| Error::from(SolveError::BadOptions(m));
+        let mut steps = self.steps(self.method.h());
+        if let Some(t) = o.t_end {
+            if !(t > self.t0) || !t.is_finite() {
+                return Err(bad(format!(
+                    "--t-end {t} must be finite and after t0 = {}",
+                    self.t0
+                )));
+            }
+            self.t_end = t;
+            steps = self.steps(self.method.h());
+        }
+        if let Some(s) = o.steps {
+            if s == 0 {
+                return Err(bad("--steps must be positive".into()));
+            }
+            steps = s;
+        }
+        let h = (self.t_end - self.t0) / steps as f64;
+        self.method = match o.integrator.as_deref() {
+            None => self.method.clone(),
+            Some("rk4") => Rk4Options::new(h).into(),
+            Some("genalpha") => match &self.method {
+                Method::GenAlpha(g) => Method::GenAlpha(g.clone()),
+                Method::Rk4(_) => GenAlphaOptions::default().into(),
+            },
+            Some(other) => {
+                return Err(bad(format!(
+                    "--integrator {other}: expected genalpha or rk4"
+                )))
+            }
+        }
+        .with_h(h);
+        if let (Some(r), Method::GenAlpha(g)) = (o.rho_inf, &mut self.method) {
+            g.rho_inf = r;
+        }
+        Ok(())
+    }
+}
