@@ -26,12 +26,18 @@ struct Args {
     /// Spectral radius at infinity.
     #[arg(long = "rho-inf", default_value_t = 0.8)]
     rho_inf: f64,
+    /// Newton tolerance (default: the benchmark scenes' 1e-10).
+    #[arg(long = "newton-tol")]
+    newton_tol: Option<f64>,
 }
 
 fn main() -> ExitCode {
     let a = Args::parse();
     let (mut s, mid) = cloth(a.m);
     s.options.method.rho_inf = a.rho_inf;
+    if let Some(tol) = a.newton_tol {
+        s.options.method.newton_tol = tol;
+    }
     s.options.method.linear_solver = match a.solver.as_str() {
         "sparse" => LinearSolverKind::Sparse,
         "dense" => LinearSolverKind::Dense,
