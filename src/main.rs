@@ -131,7 +131,7 @@ fn run(
             source,
             last: sim.view(),
         },
-        &tally,
+        &mut tally,
     );
     csv.finish(&summary)
         .map_err(|e| format!("cannot write the results: {e}"))?;

@@ -42,7 +42,8 @@ pub struct Simulation {
     problem: Problem,
     method: Method,
     integrator: Box<dyn Integrator>,
-    init: InitReport,
+    /// `None` when started from a given state.
+    init: Option<InitReport>,
     step: usize,
     /// Counters of integrators replaced by restarts.
     done: Stats,
@@ -61,7 +62,7 @@ impl Simulation {
             problem,
             method,
             integrator,
-            init: init.report,
+            init: Some(init.report),
             step: 0,
             done: Stats::default(),
             solve_seconds: 0.0,
@@ -79,24 +80,12 @@ impl Simulation {
         let start = Instant::now();
         let method = method.into();
         let integrator = method.integrator(problem.model.clone(), state)?;
-        let (n, m) = (problem.model.n_coords(), problem.model.n_constraints());
-        let init = InitReport {
-            n_coords: n,
-            n_constraints: m,
-            rank: m,
-            dof: n.saturating_sub(m),
-            redundant: Vec::new(),
-            position_iterations: 0,
-            position_change: 0.0,
-            velocity_change: 0.0,
-            max_constraint: 0.0,
-        };
         let problem = problem.t0(state.t);
         Ok(Simulation {
             problem,
             method,
             integrator,
-            init,
+            init: None,
             step: 0,
             done: Stats::default(),
             solve_seconds: 0.0,
@@ -116,10 +105,10 @@ impl Simulation {
     pub fn integrator(&self) -> &dyn Integrator {
         self.integrator.as_ref()
     }
-    /// The consistent initialization report (for [`from_state`](Self::from_state): `dof`
-    /// assumes independent constraints).
-    pub fn init_report(&self) -> &InitReport {
-        &self.init
+    /// The consistent initialization report (`None` after [`from_state`](Self::from_state),
+    /// which finds no initial values).
+    pub fn init_report(&self) -> Option<&InitReport> {
+        self.init.as_ref()
     }
     /// Current time.
     pub fn t(&self) -> f64 {
@@ -164,12 +153,14 @@ impl Simulation {
             }
         }
         self.step += 1;
-        if let Some(rule) = self.problem.restart.clone() {
-            if let Some(next) = rule.check(self.integrator.view())? {
-                self.restart(next)?;
-            }
+        let next = match &self.problem.restart {
+            Some(rule) => rule.check(self.integrator.view())?,
+            None => None,
+        };
+        match next {
+            Some(next) => self.restart(next),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Continue from `next` at the current time: consistent values from its guesses, a new

@@ -20,6 +20,8 @@
 //! The public functions here evaluate one local term or constraint; they are what the
 //! assembly calls and what tests compare with closed forms and finite differences.
 
+mod builder;
+
 use crate::model::kernel::{ConstraintKernel, ConstraintSlots, KernelCoefficients, TermKernel};
 use crate::model::{Constraint, Term};
 use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};

@@ -634,13 +634,15 @@ impl SphericalChain {
             .guess(&q, &v)
             .t0(self.t)
             .t_end(t_end)
-            .method(method)
+            .method(method.clone())
             .output_every(output_every)
             .parameter("g", self.g)
             .geometry(g)
             .restart(ChartSwitch {
                 chain: self.clone(),
                 log,
+                method,
+                output_every,
             }))
     }
 
@@ -730,6 +732,9 @@ pub struct ChartLog {
 struct ChartSwitch {
     chain: SphericalChain,
     log: Arc<Mutex<ChartLog>>,
+    /// The settings the next problem carries on.
+    method: Method,
+    output_every: usize,
 }
 
 impl Restart for ChartSwitch {
@@ -753,8 +758,13 @@ impl Restart for ChartSwitch {
             }
             log.charts = c.rods.iter().map(|r| r.chart).collect();
         }
-        // the same method and settings go on (the driver keeps its own)
-        c.problem(s.t, Method::default(), 1, self.log.clone())
-            .map(Some)
+        // the run loop sets the new problem's time span
+        c.problem(
+            s.t,
+            self.method.clone(),
+            self.output_every,
+            self.log.clone(),
+        )
+        .map(Some)
     }
 }

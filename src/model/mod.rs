@@ -41,7 +41,6 @@ pub mod geometry;
 pub mod kernel;
 mod state;
 
-use crate::ad::{ConstraintAd, TermAd};
 use crate::error::ModelError;
 pub use kernel::{ConstraintKernel, ConstraintSlots, KernelCoefficients, TermKernel};
 use nalgebra::SVector;
@@ -185,6 +184,10 @@ impl Model {
 }
 
 /// Builder for [`Model`]: add terms and constraints on coordinate indices.
+///
+/// Kernels are added here; [`term`](ModelBuilder::term) and
+/// [`constraint`](ModelBuilder::constraint), which derive a kernel from a [`Term`] or
+/// [`Constraint`] by forward AD, are defined in [`crate::ad`] (the model knows no derivation).
 #[must_use]
 pub struct ModelBuilder {
     n: usize,
@@ -232,56 +235,6 @@ impl ModelBuilder {
             self.names = names;
         }
         self
-    }
-
-    /// Add a Lagrangian term acting on the global coordinates `indices`.
-    pub fn term<T: Term<N> + 'static, const N: usize>(
-        mut self,
-        indices: [usize; N],
-        term: T,
-    ) -> Self {
-        self.add_term(indices, term);
-        self
-    }
-
-    /// Add a term in place (for loops).
-    pub fn add_term<T: Term<N> + 'static, const N: usize>(&mut self, indices: [usize; N], term: T) {
-        if self.check("term", &indices) {
-            self.terms.push(Placed {
-                indices: indices.to_vec(),
-                item: Box::new(TermAd::new(term)),
-            });
-        }
-    }
-
-    /// Add a named block of `M` constraint rows on the global coordinates `indices`.
-    pub fn constraint<C: Constraint<N, M> + 'static, const N: usize, const M: usize>(
-        mut self,
-        name: impl Into<String>,
-        indices: [usize; N],
-        constraint: C,
-    ) -> Self {
-        self.add_constraint(name, indices, constraint);
-        self
-    }
-
-    /// Add a constraint block in place (for loops).
-    pub fn add_constraint<C: Constraint<N, M> + 'static, const N: usize, const M: usize>(
-        &mut self,
-        name: impl Into<String>,
-        indices: [usize; N],
-        constraint: C,
-    ) {
-        let name = name.into();
-        if self.check(&format!("constraint '{name}'"), &indices) {
-            self.constraints.push(PlacedConstraint {
-                name,
-                indices: indices.to_vec(),
-                row: self.m,
-                item: Box::new(ConstraintAd::new(constraint)),
-            });
-            self.m += M;
-        }
     }
 
     /// Add a type-erased term kernel (hand-written or AD) on the global coordinates `indices`.

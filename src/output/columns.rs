@@ -9,8 +9,9 @@
 
 use crate::assembly::{self, Pattern};
 use crate::model::geometry::{CoordKind, Momenta, PointKind};
-use crate::model::StateView;
+use crate::model::{Model, StateView};
 use crate::solve::Problem;
+use std::sync::Arc;
 
 const AXES: [&str; 3] = ["x", "y", "z"];
 
@@ -22,7 +23,9 @@ pub struct Columns {
     velocities: bool,
     extra: Vec<usize>,
     momenta: bool,
-    pattern: Option<Pattern>,
+    /// The pattern `p = M v` is assembled on (Noether momenta), built on first use for the model
+    /// it belongs to (a restart may change the model).
+    pattern: Option<(Arc<Model>, Pattern)>,
     p: Vec<f64>,
     c: Vec<f64>,
 }
@@ -71,7 +74,6 @@ impl Columns {
         }
         names
             .extend(["kinetic", "potential", "total", "max_constraint_residual"].map(String::from));
-        let pattern = matches!(g.momenta, Momenta::Noether).then(|| Pattern::new(model));
         Columns {
             names,
             dim,
@@ -79,7 +81,7 @@ impl Columns {
             velocities: g.point_velocities,
             extra,
             momenta,
-            pattern,
+            pattern: None,
             p: vec![0.0; model.n_coords()],
             c: vec![0.0; model.n_constraints()],
         }
@@ -121,14 +123,20 @@ impl Columns {
 
     /// Total linear and angular momentum (about the origin) of state `s`.
     pub fn momenta(&mut self, problem: &Problem, s: StateView<'_>) -> ([f64; 3], [f64; 3]) {
-        let g = &problem.geometry;
-        match (&g.momenta, &self.pattern) {
-            (Momenta::Custom(f), _) => f.momenta(s.q, s.v, s.t),
-            (Momenta::Noether, Some(pattern)) => {
-                assembly::momenta(&problem.model, pattern, s.t, s.q, s.v, &mut self.p);
+        let (g, model) = (&problem.geometry, &problem.model);
+        match &g.momenta {
+            Momenta::Custom(f) => f.momenta(s.q, s.v, s.t),
+            Momenta::Noether => {
+                if !matches!(&self.pattern, Some((m, _)) if Arc::ptr_eq(m, model)) {
+                    self.pattern = Some((model.clone(), Pattern::new(model)));
+                    self.p.resize(model.n_coords(), 0.0);
+                }
+                if let Some((_, pattern)) = &self.pattern {
+                    assembly::momenta(model, pattern, s.t, s.q, s.v, &mut self.p);
+                }
                 noether(&g.coordinate_kinds, g.dimension, s.q, &self.p)
             }
-            _ => ([0.0; 3], [0.0; 3]),
+            Momenta::None => ([0.0; 3], [0.0; 3]),
         }
     }
 }

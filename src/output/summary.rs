@@ -40,8 +40,9 @@ pub struct Summary {
     pub coordinates: usize,
     /// Number of constraint rows `m`.
     pub constraints: usize,
-    /// Degrees of freedom `n − rank C_q` at the initial point.
-    pub dof: usize,
+    /// Degrees of freedom `n − rank C_q` at the initial point (when the run found initial
+    /// values).
+    pub dof: Option<usize>,
     /// Named parameters of the problem.
     pub parameters: BTreeMap<String, f64>,
     /// Counters (steps, Newton iterations, factorizations, restarts, `solve_seconds`, …).
@@ -71,13 +72,15 @@ pub struct Summary {
 
 /// An observer that tallies what the summary needs: the first state, and `max |C|` over every
 /// step (no allocation per step).
-#[derive(Clone, Debug, Default)]
+#[derive(Default)]
 pub struct Tally {
     /// Time, energy function, linear and angular momentum of the first state.
     first: Option<(f64, Figures)>,
     /// `max |C|` so far.
     pub max_constraint: f64,
     c: Vec<f64>,
+    /// Momenta workspace, kept for the summary (built on the first state).
+    columns: Option<Columns>,
 }
 
 impl Tally {
@@ -97,8 +100,8 @@ impl Observer for Tally {
             .max_constraint
             .max(if c.is_nan() { f64::INFINITY } else { c });
         if self.first.is_none() {
-            let f = figures(ev.problem, &mut Columns::new(ev.problem), ev.state);
-            self.first = Some((ev.state.t, f));
+            let cols = self.columns.get_or_insert_with(|| Columns::new(ev.problem));
+            self.first = Some((ev.state.t, figures(ev.problem, cols, ev.state)));
         }
         Ok(Control::Continue)
     }
@@ -110,8 +113,8 @@ pub struct RunFacts<'a> {
     pub problem: &'a Problem,
     /// The method used.
     pub method: &'a Method,
-    /// The initialization report.
-    pub init: &'a InitReport,
+    /// The initialization report, if the run found initial values.
+    pub init: Option<&'a InitReport>,
     /// Counters.
     pub stats: &'a Stats,
     /// Build seconds.
@@ -135,12 +138,12 @@ fn figures(p: &Problem, cols: &mut Columns, s: StateView<'_>) -> Figures {
 
 impl Summary {
     /// The summary of a finished run.
-    pub fn new(facts: &RunFacts<'_>, tally: &Tally) -> Self {
+    pub fn new(facts: &RunFacts<'_>, tally: &mut Tally) -> Self {
         let p = facts.problem;
-        let mut cols = Columns::new(p);
+        let cols = tally.columns.get_or_insert_with(|| Columns::new(p));
         let with_momenta = !matches!(p.geometry.momenta, crate::model::geometry::Momenta::None);
         let first = tally.first.map(|x| x.1);
-        let last = Some(figures(p, &mut cols, facts.last));
+        let last = Some(figures(p, cols, facts.last));
         let (e0, e1) = (
             first.map_or(f64::NAN, |x| x.0),
             last.map_or(f64::NAN, |x| x.0),
@@ -162,7 +165,7 @@ impl Summary {
             stopped_at: facts.stopped_at,
             coordinates: p.model.n_coords(),
             constraints: p.model.n_constraints(),
-            dof: facts.init.dof,
+            dof: facts.init.map(|r| r.dof),
             parameters: p.parameters.iter().cloned().collect(),
             stats: facts.stats.clone(),
             build_seconds: facts.build_seconds,
@@ -186,7 +189,10 @@ impl std::fmt::Display for Summary {
         writeln!(
             f,
             "{} — {} coordinates, {} constraints, {} degrees of freedom",
-            s.title, s.coordinates, s.constraints, s.dof
+            s.title,
+            s.coordinates,
+            s.constraints,
+            s.dof.map_or("?".to_string(), |d| d.to_string())
         )?;
         let method = match &s.method {
             Method::GenAlpha(g) => format!("generalized-α, ρ∞ = {}", g.rho_inf),

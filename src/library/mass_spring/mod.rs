@@ -532,7 +532,7 @@ impl<const D: usize> MassSpringSystem<D> {
         self.apply(&sim.state());
         self.info = RunInfo {
             build_seconds,
-            init: Some(sim.init_report().clone()),
+            init: sim.init_report().cloned(),
         };
         Ok(Solution {
             records: rec.records,
