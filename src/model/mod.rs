@@ -37,6 +37,7 @@
 //! assert_eq!((model.n_coords(), model.n_constraints()), (2, 1));
 //! ```
 
+pub mod elements;
 pub mod geometry;
 pub mod kernel;
 mod state;

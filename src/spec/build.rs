@@ -6,7 +6,7 @@ use super::elements::{
 use super::{kind, kind as kind_of, path, sub, Ctx, Path_, SpecError};
 use crate::ad::{ConstraintAd, TermAd};
 use crate::expr::{Sym, VExpr};
-use crate::library::mass_spring::{PointMassKernel, SpringKernel};
+use crate::model::elements::{PointMassKernel, SpringKernel};
 use crate::model::geometry::{
     Body as GeoBody, CoordKind, Geometry, Link, LinkKind, Momenta, NamedPoint, PointKind,
 };

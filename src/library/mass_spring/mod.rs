@@ -19,14 +19,13 @@
 //! assert!(mss.time() == 5.0 && mss.constraint_forces()[0].is_finite());
 //! ```
 
-mod kernels;
 pub mod scenes;
 
-pub use kernels::{DistanceKernel, LoadKernel, PointMassKernel, SpringKernel};
+pub use crate::model::elements::{DistanceKernel, LoadKernel, PointMassKernel, SpringKernel};
 
 use crate::ad::{ConstraintAd, TermAd};
 use crate::error::Error;
-use crate::library::elements::{AnchoredDistance, AnchoredSpring, Distance, Particle, Spring};
+use crate::model::elements::{AnchoredDistance, AnchoredSpring, Distance, Particle, Spring};
 use crate::model::geometry::{
     Affine, CoordKind, Geometry, Link, LinkKind, Momenta, NamedPoint, PointKind, PointMap,
 };

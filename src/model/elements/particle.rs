@@ -1,0 +1,120 @@
+//! A point mass under uniform gravity: the AD form ([`Particle`]) and the hand kernel
+//! ([`PointMassKernel`]) of the same physics, held equal by tests (tests/mass_spring.rs).
+
+use super::{point, V};
+use crate::model::kernel::{KernelCoefficients, TermKernel};
+use crate::model::Term;
+use nalgebra::{DMatrix, SVector};
+use num_dual::DualNum;
+
+/// A point mass in `D` dimensions under uniform gravity `g` (a vector):
+/// `T = ½ m |v|²`, `V = −m g·x`, so the Euler–Lagrange residual is `r = m a − m g`.
+///
+/// ```
+/// use lagrangian::model::elements::Particle;
+/// use lagrangian::ad::{term_energy, term_residual};
+/// let p = Particle { mass: 2.0, gravity: [0.0, -9.81] };
+/// // at rest at height 3 with zero acceleration, gravity is the whole residual
+/// let r = term_residual(&p, 0.0, &[0.0, 3.0], &[0.0, 0.0], &[0.0, 0.0]);
+/// assert!((r[1] - 2.0 * 9.81).abs() < 1e-12 && r[0] == 0.0);
+/// // T = ½ m |v|² = 4, V = m g y = 58.86
+/// let [t, v, _] = term_energy(&p, 0.0, &[0.0, 3.0], &[2.0, 0.0]);
+/// assert!((t - 4.0).abs() < 1e-12 && (v - 58.86).abs() < 1e-12);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Particle<const D: usize> {
+    /// Mass.
+    pub mass: f64,
+    /// Gravity vector (acceleration), e.g. `(0, −9.81)`.
+    pub gravity: [f64; D],
+}
+
+impl<const D: usize> Term<D> for Particle<D> {
+    fn kinetic<T: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: T,
+        _q: &SVector<T, D>,
+        v: &SVector<T, D>,
+    ) -> T {
+        v.dot(v) * (0.5 * self.mass)
+    }
+    fn potential<T: DualNum<Primitive = f64> + Copy>(&self, _t: T, q: &SVector<T, D>) -> T {
+        let mut e = T::from(0.0);
+        for k in 0..D {
+            e -= q[k] * (self.mass * self.gravity[k]);
+        }
+        e
+    }
+    fn has_dissipation_or_force(&self) -> bool {
+        false
+    }
+}
+
+/// Point mass `m` under gravity `g`: `r = m a − m g`, `M = m I`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PointMassKernel<const D: usize> {
+    /// Mass.
+    pub mass: f64,
+    /// Gravity (acceleration vector).
+    pub gravity: [f64; D],
+}
+
+impl<const D: usize> TermKernel for PointMassKernel<D> {
+    fn size(&self) -> usize {
+        D
+    }
+    fn add_residual(
+        &self,
+        idx: &[usize],
+        _t: f64,
+        _q: &[f64],
+        _v: &[f64],
+        a: &[f64],
+        scale: f64,
+        r: &mut [f64],
+    ) {
+        for k in 0..D {
+            r[idx[k]] += scale * self.mass * (a[idx[k]] - self.gravity[k]);
+        }
+    }
+    fn add_jacobian(
+        &self,
+        idx: &[usize],
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        c: &KernelCoefficients,
+        r: &mut [f64],
+        values: &mut [f64],
+        slots: &[usize],
+    ) {
+        self.add_residual(idx, t, q, v, a, c.scale, r);
+        for k in 0..D {
+            values[slots[k * D + k]] += c.scale * c.mass * self.mass;
+        }
+    }
+    fn energy(&self, idx: &[usize], _t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
+        let (x, u) = (point::<D>(q, idx, 0), point::<D>(v, idx, 0));
+        let kin = 0.5 * self.mass * u.norm_squared();
+        let pot = -self.mass * x.dot(&V::<D>::from(self.gravity));
+        [kin, pot, kin + pot]
+    }
+    fn dense_blocks(
+        &self,
+        idx: &[usize],
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+    ) -> [DMatrix<f64>; 4] {
+        let mut r = vec![0.0; q.len()];
+        self.add_residual(idx, t, q, v, a, 1.0, &mut r);
+        [
+            DMatrix::from_iterator(D, 1, idx.iter().map(|&i| r[i])),
+            DMatrix::identity(D, D) * self.mass,
+            DMatrix::zeros(D, D),
+            DMatrix::zeros(D, D),
+        ]
+    }
+}
