@@ -1,0 +1,285 @@
+//! The parser of the vector expression language: text → type-checked, constant-folded graph.
+
+use super::{Node, Sym, VExpr, FUNCS};
+use crate::expr::scalar::{lex_number, ExprError};
+
+impl VExpr {
+    /// Parse `text` in `dim` dimensions; names are resolved by `lookup`.
+    pub fn parse(
+        text: &str,
+        dim: usize,
+        lookup: &dyn Fn(&str) -> Option<Sym>,
+    ) -> Result<VExpr, ExprError> {
+        let mut p = Parser {
+            s: text.as_bytes(),
+            pos: 0,
+            dim,
+            lookup,
+        };
+        let e = p.expr()?;
+        p.skip_ws();
+        if p.pos < p.s.len() {
+            return Err(p.err(format!("unexpected '{}'", p.s[p.pos] as char)));
+        }
+        Ok(e)
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    pos: usize,
+    dim: usize,
+    lookup: &'a dyn Fn(&str) -> Option<Sym>,
+}
+
+impl Parser<'_> {
+    fn err(&self, message: String) -> ExprError {
+        ExprError {
+            message,
+            offset: self.pos,
+        }
+    }
+    fn at(offset: usize) -> impl Fn(String) -> ExprError {
+        move |message| ExprError { message, offset }
+    }
+    fn skip_ws(&mut self) {
+        while self.pos < self.s.len() && self.s[self.pos].is_ascii_whitespace() {
+            self.pos += 1;
+        }
+    }
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.s.get(self.pos).copied()
+    }
+    fn expect(&mut self, c: u8, what: &str) -> Result<(), ExprError> {
+        if self.peek() != Some(c) {
+            return Err(self.err(format!("missing '{}' {what}", c as char)));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+    fn expr(&mut self) -> Result<VExpr, ExprError> {
+        let mut a = self.term()?;
+        while let Some(c @ (b'+' | b'-')) = self.peek() {
+            let off = self.pos;
+            self.pos += 1;
+            let b = self.term()?;
+            a = VExpr::sum(a, b, c == b'-').map_err(Self::at(off))?;
+        }
+        Ok(a)
+    }
+    fn term(&mut self) -> Result<VExpr, ExprError> {
+        let mut a = self.unary()?;
+        loop {
+            let c = match self.peek() {
+                Some(b'*') if self.s.get(self.pos + 1) != Some(&b'*') => b'*',
+                Some(b'/') => b'/',
+                _ => break,
+            };
+            let off = self.pos;
+            self.pos += 1;
+            let b = self.unary()?;
+            a = if c == b'*' {
+                VExpr::product(a, b)
+            } else {
+                VExpr::quotient(a, b)
+            }
+            .map_err(Self::at(off))?;
+        }
+        Ok(a)
+    }
+    fn unary(&mut self) -> Result<VExpr, ExprError> {
+        match self.peek() {
+            Some(b'-') => {
+                self.pos += 1;
+                Ok(VExpr::negative(self.unary()?))
+            }
+            Some(b'+') => {
+                self.pos += 1;
+                self.unary()
+            }
+            _ => self.power(),
+        }
+    }
+    fn power(&mut self) -> Result<VExpr, ExprError> {
+        let a = self.postfix()?;
+        if self.peek() == Some(b'*') && self.s.get(self.pos + 1) == Some(&b'*') {
+            let off = self.pos;
+            self.pos += 2;
+            let b = self.unary()?;
+            if a.vector || b.vector {
+                return Err(Self::at(off)(
+                    "** takes scalars (for |v|² write dot(v, v))".into(),
+                ));
+            }
+            return Ok(VExpr::new(Node::Pow(a, b), false).fold());
+        }
+        Ok(a)
+    }
+    fn postfix(&mut self) -> Result<VExpr, ExprError> {
+        let mut a = self.atom()?;
+        while self.peek() == Some(b'.') {
+            let off = self.pos;
+            self.pos += 1;
+            let k = match self.s.get(self.pos) {
+                Some(b'x') => 0,
+                Some(b'y') => 1,
+                Some(b'z') if self.dim == 3 => 2,
+                _ => {
+                    return Err(Self::at(off)(format!(
+                        "expected a component after '.': {}",
+                        if self.dim == 3 { "x, y or z" } else { "x or y" }
+                    )))
+                }
+            };
+            self.pos += 1;
+            a = VExpr::comp(a, k).map_err(Self::at(off))?;
+        }
+        Ok(a)
+    }
+    fn args(&mut self) -> Result<Vec<VExpr>, ExprError> {
+        self.pos += 1; // '('
+        let mut args = vec![self.expr()?];
+        while self.peek() == Some(b',') {
+            self.pos += 1;
+            args.push(self.expr()?);
+        }
+        self.expect(b')', "after the arguments")?;
+        Ok(args)
+    }
+    fn atom(&mut self) -> Result<VExpr, ExprError> {
+        let c = self
+            .peek()
+            .ok_or_else(|| self.err("expression ends too early".into()))?;
+        if c == b'(' {
+            self.pos += 1;
+            let e = self.expr()?;
+            self.expect(b')', "")?;
+            return Ok(e);
+        }
+        if c == b'[' {
+            let off = self.pos;
+            self.pos += 1;
+            let mut items = vec![self.expr()?];
+            while self.peek() == Some(b',') {
+                self.pos += 1;
+                items.push(self.expr()?);
+            }
+            self.expect(b']', "after the components")?;
+            if items.len() != self.dim {
+                return Err(Self::at(off)(format!(
+                    "a vector has {} components here (Dimension {}), found {}",
+                    self.dim,
+                    self.dim,
+                    items.len()
+                )));
+            }
+            if items.iter().any(|e| e.vector) {
+                return Err(Self::at(off)("vector components must be scalars".into()));
+            }
+            if items.len() == 2 {
+                items.push(VExpr::constant(0.0));
+            }
+            let [a, b, d] = [items[0].clone(), items[1].clone(), items[2].clone()];
+            return Ok(VExpr::pack([a, b, d]));
+        }
+        if c.is_ascii_digit() || c == b'.' {
+            return lex_number(self.s, &mut self.pos).map(VExpr::constant);
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = self.pos;
+            while self.pos < self.s.len()
+                && (self.s[self.pos].is_ascii_alphanumeric()
+                    || self.s[self.pos] == b'_'
+                    || self.s[self.pos] == b'\'')
+            {
+                self.pos += 1;
+            }
+            let name = std::str::from_utf8(&self.s[start..self.pos])
+                .unwrap_or("")
+                .to_string();
+            let here = Self::at(start);
+            if self.peek() == Some(b'(') {
+                let args = self.args()?;
+                let want = |n: usize| {
+                    if args.len() == n {
+                        Ok(())
+                    } else {
+                        Err(here(format!(
+                            "{name} takes {n} argument(s), got {}",
+                            args.len()
+                        )))
+                    }
+                };
+                let scalar = |e: &VExpr| {
+                    if e.vector {
+                        Err(here(format!("{name} takes a scalar, got a vector")))
+                    } else {
+                        Ok(())
+                    }
+                };
+                if let Some(&(_, f)) = FUNCS.iter().find(|(n, _)| *n == name) {
+                    want(1)?;
+                    scalar(&args[0])?;
+                    let e = VExpr::new(Node::F(f, args[0].clone()), false).fold();
+                    if args[0].is_const() && e.as_const().is_none() {
+                        return Err(here(format!("{name} is not defined here")));
+                    }
+                    return Ok(e);
+                }
+                let (a, b) = (args[0].clone(), args.get(1).cloned());
+                return match name.as_str() {
+                    "atan2" => {
+                        want(2)?;
+                        scalar(&args[0])?;
+                        scalar(&args[1])?;
+                        Ok(VExpr::new(Node::Atan2(a, b.expect("two")), false).fold())
+                    }
+                    "dot" => {
+                        want(2)?;
+                        VExpr::dot(a, b.expect("two")).map_err(here)
+                    }
+                    "cross" => {
+                        want(2)?;
+                        if self.dim != 3 {
+                            return Err(here("cross needs Dimension 3 (in 2D use perp)".into()));
+                        }
+                        VExpr::cross(a, b.expect("two")).map_err(here)
+                    }
+                    "perp" => {
+                        want(1)?;
+                        if !a.vector || self.dim != 2 {
+                            return Err(here("perp takes a vector in Dimension 2".into()));
+                        }
+                        Ok(VExpr::new(Node::Perp(a), true).fold())
+                    }
+                    "norm" | "unit" => {
+                        want(1)?;
+                        if !a.vector {
+                            return Err(here(format!("{name} takes a vector")));
+                        }
+                        let n = VExpr::new(Node::Norm(a.clone()), false).fold();
+                        if name == "norm" {
+                            Ok(n)
+                        } else {
+                            VExpr::quotient(a, n).map_err(here)
+                        }
+                    }
+                    _ => Err(here(format!(
+                        "unknown function '{name}' (known: dot cross perp norm unit sqrt sin cos tan asin acos atan atan2 exp ln abs)"
+                    ))),
+                };
+            }
+            return match name.as_str() {
+                "pi" => Ok(VExpr::constant(std::f64::consts::PI)),
+                "t" => Ok(VExpr::time()),
+                _ => match (self.lookup)(&name) {
+                    Some(Sym::Param(x)) => Ok(VExpr::constant(x)),
+                    Some(Sym::Item(e)) => Ok(e),
+                    None => Err(here(format!("undefined name '{name}'"))),
+                },
+            };
+        }
+        Err(self.err(format!("unexpected '{}'", c as char)))
+    }
+}

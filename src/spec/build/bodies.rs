@@ -1,0 +1,437 @@
+//! Rigid bodies: planar bodies on two basic points, 3D bodies in John–Ned natural coordinates.
+
+use super::*;
+
+pub(super) fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+    if b.dim == 3 {
+        return rigid3(b, name, val, p);
+    }
+    let names = split_points(name).filter(|v| v.len() >= 2).ok_or_else(|| {
+        b.ctx.err(
+            p,
+            format!("'{name}' must name the body's points, e.g. OA or OAC"),
+        )
+    })?;
+    let m = b.ctx.map(val, p)?;
+    b.ctx.keys(m, p, Some(&["Geom", "Dyna"]))?;
+    let gp = sub(p, "Geom");
+    let geom = b
+        .ctx
+        .required(m, p, "Geom")?
+        .as_sequence()
+        .ok_or_else(|| b.ctx.err(&gp, "expected a list of local points"))?;
+    if geom.len() != names.len() - 1 {
+        return Err(b.ctx.err(
+            &gp,
+            format!(
+                "{} points after the first need {} local positions, found {}",
+                names.len() - 1,
+                names.len() - 1,
+                geom.len()
+            ),
+        ));
+    }
+    let local: Vec<[f64; 3]> = geom
+        .iter()
+        .map(|g| b.ctx.vector(g, &gp, 2))
+        .collect::<Result<_, _>>()?;
+    let len = local[0][0];
+    if !(len > 0.0) || local[0][1] != 0.0 {
+        return Err(b.ctx.err(
+            &gp,
+            "the second point must lie on the local x axis at a positive distance, [ℓ, 0]",
+        ));
+    }
+    let dp = sub(p, "Dyna");
+    let dyna = b
+        .ctx
+        .required(m, p, "Dyna")?
+        .as_sequence()
+        .ok_or_else(|| b.ctx.err(&dp, "expected [centroid, mass, inertia]"))?;
+    if dyna.len() != 3 {
+        return Err(b
+            .ctx
+            .err(&dp, "expected [centroid, mass, inertia about the centroid]"));
+    }
+    let centroid = b.ctx.vector(&dyna[0], &dp, 2)?;
+    let mass = b.ctx.positive(&dyna[1], &dp, "a body mass")?;
+    let inertia = b.ctx.num(&dyna[2], &dp)?;
+    if inertia < 0.0 {
+        return Err(b.ctx.err(&dp, "the moment of inertia must not be negative"));
+    }
+    for basic in &names[..2] {
+        if b.taken(basic).is_none() {
+            b.check_name(basic, ItemKind::Point, p)?;
+            b.new_free(basic, p)?;
+        }
+        if !matches!(b.points.get(basic), Some(Point::Free(_) | Point::Fixed(_))) {
+            return Err(b.ctx.err(
+                p,
+                format!(
+                    "'{basic}' is not a free or fixed point; basic points of planar bodies must be"
+                ),
+            ));
+        }
+    }
+    let (m0, m1) = (b.pmap(&names[0]), b.pmap(&names[1]));
+    let (a0, a1) = (
+        m0.as_affine().cloned().unwrap_or_default(),
+        m1.as_affine().cloned().unwrap_or_default(),
+    );
+    if a0.a.is_empty() && a1.a.is_empty() {
+        return Err(b
+            .ctx
+            .err(p, "both basic points are fixed: the body cannot move"));
+    }
+    for (k, dn) in names.iter().enumerate().skip(2) {
+        if b.points.contains_key(dn) {
+            return Err(b.ctx.err(p, format!("point '{dn}' is defined twice")));
+        }
+        let l = local[k - 1];
+        b.points.insert(
+            dn.clone(),
+            Point::Derived(Affine::body_point(&a0, &a1, len, l[0], l[1])),
+        );
+        b.order.push(dn.clone());
+    }
+    b.bar(&format!("rigid {name}"), &m0, &m1, len, p)?;
+    b.element(
+        &[&m0, &m1],
+        Kind::Rigid {
+            m: mass,
+            inertia,
+            centroid: [centroid[0], centroid[1]],
+            len,
+        },
+        p,
+    )?;
+    b.bodies.insert(
+        name.to_string(),
+        Body::Planar(names[0].clone(), names[1].clone(), len),
+    );
+    b.body_items.push(GeoBody {
+        name: name.to_string(),
+        items: names.clone(),
+    });
+    Ok(())
+}
+
+/// A 3D rigid body in John–Ned natural coordinates (seed 003): basic items `[A, B, C]`
+/// (a point, then points or vectors), local frame `A = 0`, `B = (b, 0, 0)`, `C = (c₁, c₂, 0)`.
+/// Basic-item names, the local positions of the named points, and those of the basic items from
+/// `Basic`/`Geom`: `B = (b, 0, 0)` with `b > 0`,
+/// `C = (c₁, c₂, 0)` with `c₂ > 0`.
+type BasicItems = (Vec<String>, Vec<(String, [f64; 3])>, [f64; 3], [f64; 3]);
+
+fn rigid3_geometry(
+    b: &Builder,
+    name: &str,
+    m: &Mapping,
+    p: &Path_,
+) -> Result<BasicItems, SpecError> {
+    let gp = sub(p, "Geom");
+    let geom_v = b.ctx.required(m, p, "Geom")?;
+    // (names, local positions of the names after the first)
+    let (names, local): (Vec<String>, Vec<(String, [f64; 3])>) = if let Some(basic) = m.get("Basic")
+    {
+        let bp = sub(p, "Basic");
+        let list = basic
+            .as_sequence()
+            .filter(|l| l.len() == 3)
+            .ok_or_else(|| {
+                b.ctx.err(
+                    &bp,
+                    "expected three names: a point, then two points or vectors",
+                )
+            })?;
+        let names: Vec<String> = list
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .map(|s| s.trim().to_string())
+                    .ok_or_else(|| b.ctx.err(&bp, "expected names"))
+            })
+            .collect::<Result<_, _>>()?;
+        let gm = b.ctx.map(geom_v, &gp).map_err(|_| {
+            b.ctx
+                .err(&gp, "expected a mapping name: [x, y, z] (local positions)")
+        })?;
+        let mut local = Vec::new();
+        for (k, v) in b.ctx.keys(gm, &gp, None)? {
+            let x = b.ctx.vector(v, &sub(&gp, &k), 3)?;
+            local.push((k, x));
+        }
+        (names, local)
+    } else {
+        let names = split_points(name).filter(|v| v.len() >= 3).ok_or_else(|| {
+            b.ctx.err(
+                p,
+                format!("'{name}' must name the body's points (three basic ones, e.g. ABC), or give Basic: [A, B, u]"),
+            )
+        })?;
+        let geom = geom_v
+            .as_sequence()
+            .ok_or_else(|| b.ctx.err(&gp, "expected a list of local points"))?;
+        if geom.len() != names.len() - 1 {
+            return Err(b.ctx.err(
+                &gp,
+                format!(
+                    "{} points after the first need {} local positions, found {}",
+                    names.len() - 1,
+                    names.len() - 1,
+                    geom.len()
+                ),
+            ));
+        }
+        let local = names[1..]
+            .iter()
+            .zip(geom)
+            .map(|(n, g)| Ok((n.clone(), b.ctx.vector(g, &gp, 3)?)))
+            .collect::<Result<_, SpecError>>()?;
+        (names[..3].to_vec(), local)
+    };
+    let find = |n: &str| local.iter().find(|(k, _)| k == n).map(|(_, x)| *x);
+    let lb = find(&names[1]).ok_or_else(|| {
+        b.ctx
+            .err(&gp, format!("missing the local position of '{}'", names[1]))
+    })?;
+    let lc = find(&names[2]).ok_or_else(|| {
+        b.ctx
+            .err(&gp, format!("missing the local position of '{}'", names[2]))
+    })?;
+    if !(lb[0] > 0.0) || lb[1] != 0.0 || lb[2] != 0.0 {
+        return Err(b.ctx.err(
+            &gp,
+            format!(
+                "'{}' fixes the local x axis: its local position must be [b, 0, 0] with b > 0",
+                names[1]
+            ),
+        ));
+    }
+    if !(lc[1] > 0.0) || lc[2] != 0.0 {
+        return Err(b.ctx.err(
+            &gp,
+            format!(
+                "'{}' fixes the local xy plane: its local position must be [c1, c2, 0] with c2 > 0",
+                names[2]
+            ),
+        ));
+    }
+    Ok((names, local, lb, lc))
+}
+
+/// Mass, centroid and second moment about the centroid of a 3D body.
+type MassData = (f64, [f64; 3], [[f64; 3]; 3]);
+
+/// `Dyna: [centroid, mass, inertia about the centroid]`: the mass, the centroid and the second
+/// moment about the centroid `J = ½ tr(I) 𝟙 − I` (which must be positive semidefinite).
+fn rigid3_dyna(b: &Builder, m: &Mapping, p: &Path_) -> Result<MassData, SpecError> {
+    // Dyna: [centroid, mass, inertia about the centroid (diagonal or 3×3, local axes)]
+    let dp = sub(p, "Dyna");
+    let dyna = b
+        .ctx
+        .required(m, p, "Dyna")?
+        .as_sequence()
+        .filter(|d| d.len() == 3)
+        .ok_or_else(|| {
+            b.ctx
+                .err(&dp, "expected [centroid, mass, inertia about the centroid]")
+        })?;
+    let centroid = b.ctx.vector(&dyna[0], &dp, 3)?;
+    let mass = b.ctx.positive(&dyna[1], &dp, "a body mass")?;
+    let inertia: [[f64; 3]; 3] = match dyna[2].as_sequence() {
+        Some(rows) if rows.len() == 3 && rows.iter().all(|r| r.is_sequence()) => {
+            let mut t = [[0.0; 3]; 3];
+            for (r, row) in rows.iter().enumerate() {
+                t[r] = b.ctx.vector(row, &dp, 3)?;
+            }
+            t
+        }
+        Some(_) => {
+            let d = b.ctx.vector(&dyna[2], &dp, 3)?;
+            [[d[0], 0.0, 0.0], [0.0, d[1], 0.0], [0.0, 0.0, d[2]]]
+        }
+        None => {
+            return Err(b
+                .ctx
+                .err(&dp, "the inertia is [Ixx, Iyy, Izz] or a 3×3 matrix"))
+        }
+    };
+    let im = nalgebra::Matrix3::from_fn(|r, c| inertia[r][c]);
+    if (im - im.transpose()).abs().max() > 1e-12 * im.abs().max().max(1.0) {
+        return Err(b.ctx.err(&dp, "the inertia matrix must be symmetric"));
+    }
+    // second moment about the centroid, J = ½ tr(I) 𝟙 − I, must be positive semidefinite
+    let jm = nalgebra::Matrix3::identity() * (0.5 * im.trace()) - im;
+    let tol = 1e-12 * im.abs().max().max(f64::MIN_POSITIVE);
+    if jm.symmetric_eigenvalues().min() < -tol {
+        return Err(b.ctx.err(
+            &dp,
+            "not a physical inertia tensor: the principal moments must be ≥ 0 and each at most the sum of the other two",
+        ));
+    }
+    let second_moment: [[f64; 3]; 3] = std::array::from_fn(|r| std::array::from_fn(|c| jm[(r, c)]));
+    Ok((mass, centroid, second_moment))
+}
+
+pub(super) fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+    let m = b.ctx.map(val, p)?;
+    b.ctx
+        .keys(m, p, Some(&["Basic", "Geom", "Dyna", "Rigidity"]))?;
+    let gp = sub(p, "Geom");
+    let (names, local, lb, lc) = rigid3_geometry(b, name, m, p)?;
+    let (mass, centroid, second_moment) = rigid3_dyna(b, m, p)?;
+    let rigidity = match m.get("Rigidity") {
+        None => true,
+        Some(v) => v
+            .as_bool()
+            .ok_or_else(|| b.ctx.err(&sub(p, "Rigidity"), "expected true or false"))?,
+    };
+
+    // the basic items: create free ones
+    let bp = if m.contains_key("Basic") {
+        sub(p, "Basic")
+    } else {
+        p.clone()
+    };
+    let mut items: Vec<(PointMap, bool)> = Vec::new();
+    for (k, n) in names.iter().enumerate() {
+        if b.taken(n).is_none() {
+            let upper = n.starts_with(|c: char| c.is_ascii_uppercase());
+            if upper {
+                b.check_name(n, ItemKind::Point, &bp)?;
+                b.new_free(n, &bp)?;
+            } else {
+                b.check_name(n, ItemKind::Vector, &bp)?;
+                let idx = b.new_coords(n, 3, ItemKind::Vector);
+                b.vectors.insert(n.clone(), Point::Free(idx));
+            }
+        }
+        let it = b.item(n, &bp)?;
+        if k == 0 && !it.1 {
+            return Err(b.ctx.err(
+                &bp,
+                format!("the first basic item must be a point, '{n}' is a vector"),
+            ));
+        }
+        items.push(it);
+    }
+    if items.iter().all(|(x, _)| x.is_fixed()) {
+        return Err(b
+            .ctx
+            .err(&bp, "all basic items are fixed: the body cannot move"));
+    }
+    let frame = Frame {
+        b_point: items[1].1,
+        c_point: items[2].1,
+        b: lb[0],
+        c: [lc[0], lc[1]],
+    };
+    let e: Vec<VExpr> = items.iter().map(|(x, _)| file_vexpr(x)).collect();
+    let rel = |x: &VExpr, point: bool| {
+        if point {
+            VExpr::sum(x.clone(), e[0].clone(), true).expect("vectors")
+        } else {
+            x.clone()
+        }
+    };
+    let (bt, ct) = (rel(&e[1], frame.b_point), rel(&e[2], frame.c_point));
+    let cst = VExpr::constant;
+    let ex = |r: Result<VExpr, String>| r.expect("well-typed");
+    if rigidity {
+        let half = |x: VExpr| ex(VExpr::product(cst(0.5), x));
+        let c2 = lc[0] * lc[0] + lc[1] * lc[1];
+        let eqs = [
+            (
+                format!("rigid {name}: |{}|", names[1]),
+                half(ex(VExpr::sum(
+                    ex(VExpr::dot(bt.clone(), bt.clone())),
+                    cst(lb[0] * lb[0]),
+                    true,
+                ))),
+            ),
+            (
+                format!("rigid {name}: |{}|", names[2]),
+                half(ex(VExpr::sum(
+                    ex(VExpr::dot(ct.clone(), ct.clone())),
+                    cst(c2),
+                    true,
+                ))),
+            ),
+            (
+                format!("rigid {name}: angle {}{}", names[1], names[2]),
+                ex(VExpr::sum(
+                    ex(VExpr::dot(bt.clone(), ct.clone())),
+                    cst(lb[0] * lc[0]),
+                    true,
+                )),
+            ),
+        ];
+        for (n, eq) in eqs {
+            let mut set = std::collections::BTreeSet::new();
+            eq.coords(&mut set);
+            if set.is_empty() && !eq.uses_time() {
+                // between fixed items: it must hold, and it constrains nothing
+                let r = eq.eval_scalar::<f64>(&|_| 0.0, 0.0);
+                let scale = lb[0] * lb[0] + lc[0] * lc[0] + lc[1] * lc[1];
+                if !(r.abs() <= 1e-9 * scale) {
+                    return Err(b.ctx.err(
+                        &gp,
+                        format!("{n}: the fixed basic items do not fit the local geometry (residual {r:.3e})"),
+                    ));
+                }
+                continue;
+            }
+            b.equation(&n, &eq, p)?;
+        }
+    }
+    // derived points X = A + x i + y j + z k
+    let i = ex(VExpr::quotient(bt, cst(lb[0])));
+    let j = ex(VExpr::quotient(
+        ex(VExpr::sum(
+            ct,
+            ex(VExpr::product(cst(lc[0]), i.clone())),
+            true,
+        )),
+        cst(lc[1]),
+    ));
+    let k = ex(VExpr::cross(i.clone(), j.clone()));
+    for (dn, x) in &local {
+        if names.contains(dn) {
+            continue;
+        }
+        b.check_name(dn, ItemKind::Point, &gp)?;
+        let mut pt = e[0].clone();
+        for (c, axis) in [(x[0], &i), (x[1], &j), (x[2], &k)] {
+            if c != 0.0 {
+                pt = ex(VExpr::sum(
+                    pt,
+                    ex(VExpr::product(cst(c), axis.clone())),
+                    false,
+                ));
+            }
+        }
+        b.points.insert(dn.clone(), Point::General(pt));
+        b.order.push(dn.clone());
+    }
+    let maps: Vec<PointMap> = items.into_iter().map(|(x, _)| x).collect();
+    b.element(
+        &[&maps[0], &maps[1], &maps[2]],
+        Kind::Rigid3 {
+            m: mass,
+            centroid,
+            second_moment,
+            frame,
+        },
+        p,
+    )?;
+    b.bodies.insert(
+        name.to_string(),
+        Body::Spatial([maps[0].clone(), maps[1].clone(), maps[2].clone()], frame),
+    );
+    b.body_items.push(GeoBody {
+        name: name.to_string(),
+        items: names.clone(),
+    });
+    Ok(())
+}

@@ -1,0 +1,183 @@
+//! Generators: `Chains` of particles and springs, `Grids` (membranes, cloth).
+
+use super::*;
+
+pub(super) fn chain(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+    let m: &Mapping = b.ctx.map(val, p)?;
+    b.ctx.keys(
+        m,
+        p,
+        Some(&["from", "to", "n", "mass", "stiffness", "damping"]),
+    )?;
+    let from_v = b.ctx.required(m, p, "from")?;
+    let from = from_v
+        .as_str()
+        .ok_or_else(|| b.ctx.err(&sub(p, "from"), "expected a point name"))?
+        .to_string();
+    let fa = b.point(&from, &sub(p, "from"))?;
+    let start = fa.eval(&vec![0.0; b.coord_names.len()], 0.0);
+    let start = match &b.points[&from] {
+        Point::Free(idx) => std::array::from_fn(|k| {
+            if k < b.dim {
+                b.guess[idx[k]].unwrap_or(0.0)
+            } else {
+                0.0
+            }
+        }),
+        _ => start,
+    };
+    let end = b
+        .ctx
+        .vector(b.ctx.required(m, p, "to")?, &sub(p, "to"), b.dim)?;
+    let nv = b
+        .ctx
+        .positive(b.ctx.required(m, p, "n")?, &sub(p, "n"), "n")?;
+    if nv.fract() != 0.0 {
+        return Err(b.ctx.err(&sub(p, "n"), "n must be a whole number"));
+    }
+    let n = nv as usize;
+    let mass = b
+        .ctx
+        .positive(b.ctx.required(m, p, "mass")?, &sub(p, "mass"), "a mass")?;
+    let k = b.ctx.positive(
+        b.ctx.required(m, p, "stiffness")?,
+        &sub(p, "stiffness"),
+        "a stiffness",
+    )?;
+    let c = m
+        .get("damping")
+        .map(|x| b.ctx.num(x, &sub(p, "damping")))
+        .transpose()?
+        .unwrap_or(0.0);
+    let step: [f64; 3] = std::array::from_fn(|i| (end[i] - start[i]) / n as f64);
+    let len = step.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let mut prev = fa;
+    for i in 1..=n {
+        let pn = format!("{name}{i}");
+        b.new_free(&pn, p)?;
+        let a = b.pmap(&pn);
+        for (kk, ci) in a.coords().into_iter().enumerate() {
+            b.guess[ci] = Some(start[kk] + step[kk] * i as f64);
+        }
+        b.element(&[&a], Kind::Particle { m: mass }, p)?;
+        b.element(
+            &[&prev, &a],
+            Kind::Spring {
+                k,
+                l0: len,
+                m: 0.0,
+                c,
+            },
+            p,
+        )?;
+        prev = a;
+    }
+    Ok(())
+}
+
+pub(super) fn grid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+    let m: &Mapping = b.ctx.map(val, p)?;
+    b.ctx.keys(
+        m,
+        p,
+        Some(&[
+            "n",
+            "spacing",
+            "origin",
+            "mass",
+            "stiffness",
+            "damping",
+            "rim",
+        ]),
+    )?;
+    let nv = b.ctx.vector(b.ctx.required(m, p, "n")?, &sub(p, "n"), 2)?;
+    if nv.iter().take(2).any(|x| !(*x >= 1.0) || x.fract() != 0.0) {
+        return Err(b.ctx.err(&sub(p, "n"), "expected two whole numbers ≥ 1"));
+    }
+    let (n0, n1) = (nv[0] as usize, nv[1] as usize);
+    let sp = b
+        .ctx
+        .vector(b.ctx.required(m, p, "spacing")?, &sub(p, "spacing"), 2)?;
+    if sp[0] <= 0.0 || sp[1] <= 0.0 {
+        return Err(b.ctx.err(&sub(p, "spacing"), "spacings must be positive"));
+    }
+    let origin = match m.get("origin") {
+        Some(o) => b.ctx.vector(o, &sub(p, "origin"), b.dim)?,
+        None => [0.0; 3],
+    };
+    let mass = b
+        .ctx
+        .positive(b.ctx.required(m, p, "mass")?, &sub(p, "mass"), "a mass")?;
+    let k = b.ctx.positive(
+        b.ctx.required(m, p, "stiffness")?,
+        &sub(p, "stiffness"),
+        "a stiffness",
+    )?;
+    let c = m
+        .get("damping")
+        .map(|x| b.ctx.num(x, &sub(p, "damping")))
+        .transpose()?
+        .unwrap_or(0.0);
+    let rim = match m.get("rim") {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) if s == "fixed" => true,
+        Some(Value::String(s)) if s == "free" => false,
+        Some(_) => return Err(b.ctx.err(&sub(p, "rim"), "expected 'fixed' or 'free'")),
+    };
+    let (lo, hi0, hi1) = if rim {
+        (0, n0 + 1, n1 + 1)
+    } else {
+        (1, n0, n1)
+    };
+    let pname = |i: usize, j: usize| format!("{name}_{i}_{j}");
+    for i in lo..=hi0 {
+        for j in lo..=hi1 {
+            let interior = (1..=n0).contains(&i) && (1..=n1).contains(&j);
+            let corner = (i == 0 || i == n0 + 1) && (j == 0 || j == n1 + 1);
+            if corner {
+                continue;
+            }
+            let mut pos = origin;
+            pos[0] += sp[0] * i as f64;
+            pos[1] += sp[1] * j as f64;
+            let pn = pname(i, j);
+            if interior {
+                b.new_free(&pn, p)?;
+                let a = b.pmap(&pn);
+                for (kk, ci) in a.coords().into_iter().enumerate() {
+                    b.guess[ci] = Some(pos[kk]);
+                }
+                b.element(&[&a], Kind::Particle { m: mass }, p)?;
+            } else {
+                if b.points.contains_key(&pn) {
+                    return Err(b.ctx.err(p, format!("point '{pn}' is defined twice")));
+                }
+                b.points.insert(pn, Point::Fixed(pos));
+            }
+        }
+    }
+    for i in lo..=hi0 {
+        for j in lo..=hi1 {
+            for (di, dj, l) in [(1, 0, sp[0]), (0, 1, sp[1])] {
+                let (a, c2) = (pname(i, j), pname(i + di, j + dj));
+                if let (Some(pa), Some(pc)) = (b.points.get(&a), b.points.get(&c2)) {
+                    if matches!(pa, Point::Fixed(_)) && matches!(pc, Point::Fixed(_)) {
+                        continue;
+                    }
+                    let (aa, ac) = (b.pmap(&a), b.pmap(&c2));
+                    b.element(
+                        &[&aa, &ac],
+                        Kind::Spring {
+                            k,
+                            l0: l,
+                            m: 0.0,
+                            c,
+                        },
+                        p,
+                    )?;
+                }
+            }
+        }
+    }
+    Ok(())
+}

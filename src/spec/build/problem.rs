@@ -1,0 +1,332 @@
+//! `ProblemData` (time span, guesses, pins), `SolverParams` (the method), `Animation`, and the
+//! assembly of the [`Problem`].
+
+use super::*;
+
+/// The initial-value problem of a file.
+pub(super) struct Guesses {
+    t0: f64,
+    t_end: f64,
+    q_guess: Vec<f64>,
+    v_guess: Vec<f64>,
+    pinned_q: Vec<usize>,
+    pinned_v: Vec<usize>,
+}
+
+/// `ProblemData`: `t0`, `tend`, position guesses (every coordinate needs one), pins and held
+/// velocities; the `Define`/`Equations` expressions must be defined at the guesses.
+pub(super) fn problem_data(
+    b: &mut Builder,
+    value: Option<&Value>,
+    root_p: &Path_,
+) -> Result<Guesses, SpecError> {
+    // ProblemData
+    let prob_p = path(&["ProblemData"]);
+    let prob = b.ctx.map(
+        value.ok_or_else(|| b.ctx.err(root_p, "missing field 'ProblemData'"))?,
+        &prob_p,
+    )?;
+    b.ctx.keys(
+        prob,
+        &prob_p,
+        Some(&["t0", "tend", "positions", "fixedpositions", "velocities"]),
+    )?;
+    let t0 = prob
+        .get("t0")
+        .map(|x| b.ctx.num(x, &sub(&prob_p, "t0")))
+        .transpose()?
+        .unwrap_or(0.0);
+    let t_end = b.ctx.num(
+        b.ctx.required(prob, &prob_p, "tend")?,
+        &sub(&prob_p, "tend"),
+    )?;
+    if !(t_end > t0) {
+        return Err(b.ctx.err(
+            &sub(&prob_p, "tend"),
+            format!("tend = {t_end} must be after t0 = {t0}"),
+        ));
+    }
+    if let Some(pos) = prob.get("positions").filter(|v| !v.is_null()) {
+        let p = sub(&prob_p, "positions");
+        let m = b.ctx.map(pos, &p)?;
+        for (key, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &key);
+            for (i, x) in components(b, &key, val, &q, false)? {
+                b.guess[i] = Some(x);
+            }
+        }
+    }
+    let n = b.coord_names.len();
+    if n == 0 {
+        return Err(b
+            .ctx
+            .err(&b.part_path, "the mechanism has no moving points"));
+    }
+    let mut q_guess = vec![0.0; n];
+    for (i, g) in b.guess.iter().enumerate() {
+        match g {
+            Some(x) => q_guess[i] = *x,
+            None => {
+                return Err(b.ctx.err(
+                    &sub(&prob_p, "positions"),
+                    format!(
+                        "no position guess for {} (give it under ProblemData.positions)",
+                        b.coord_names[i]
+                    ),
+                ))
+            }
+        }
+    }
+    for (q, e) in &b.checks {
+        let ok = match e.eval::<f64>(&|j| q_guess[j], t0) {
+            crate::expr::Val::S(x) => x.is_finite(),
+            crate::expr::Val::V(x) => x.iter().all(|c| c.is_finite()),
+        };
+        if !ok {
+            return Err(b.ctx.err(
+                q,
+                "not defined at the position guesses (a division by zero or a value outside a function's domain)",
+            ));
+        }
+    }
+    let mut pinned_q = Vec::new();
+    if let Some(fx) = prob.get("fixedpositions").filter(|v| !v.is_null()) {
+        let p = sub(&prob_p, "fixedpositions");
+        let keys: Vec<(String, Path_)> = match fx {
+            Value::Mapping(m) => b
+                .ctx
+                .keys(m, &p, None)?
+                .into_iter()
+                .map(|(k, _)| (k.clone(), sub(&p, &k)))
+                .collect(),
+            Value::Sequence(s) => s
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .map(|k| (k.to_string(), sub(&p, k)))
+                        .ok_or_else(|| b.ctx.err(&p, "expected point names"))
+                })
+                .collect::<Result<_, _>>()?,
+            other => {
+                return Err(b.ctx.err(
+                    &p,
+                    format!("expected {{ A, Bx, … }}, found {}", kind(other)),
+                ))
+            }
+        };
+        for (key, q) in keys {
+            for (i, _) in components(b, &key, &Value::Null, &q, true)? {
+                pinned_q.push(i);
+            }
+        }
+    }
+    let mut v_guess = vec![0.0; n];
+    let mut pinned_v = Vec::new();
+    if let Some(vel) = prob.get("velocities").filter(|v| !v.is_null()) {
+        let p = sub(&prob_p, "velocities");
+        let m = b.ctx.map(vel, &p)?;
+        for (key, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &key);
+            for (i, x) in components(b, &key, val, &q, false)? {
+                v_guess[i] = x;
+                pinned_v.push(i);
+            }
+        }
+    }
+
+    Ok(Guesses {
+        t0,
+        t_end,
+        q_guess,
+        v_guess,
+        pinned_q,
+        pinned_v,
+    })
+}
+
+/// `SolverParams`: the method (generalized-α with its defaults, or RK4) and the output stride.
+/// DAETS' `Integration` settings are accepted and noted as unused.
+pub(super) fn solver_params(
+    b: &mut Builder,
+    value: Option<&Value>,
+    g: &Guesses,
+) -> Result<(Method, usize), SpecError> {
+    let span = g.t_end - g.t0;
+    let mut opts = GenAlphaOptions::default();
+    let mut steps = (span / opts.h).round().max(1.0) as usize;
+    let (mut output_every, mut rk4) = (1, false);
+    let Some(sp) = value.filter(|v| !v.is_null()) else {
+        return Ok((opts.clone().into_method(span, steps, rk4), output_every));
+    };
+    let p = path(&["SolverParams"]);
+    let m = b.ctx.map(sp, &p)?;
+    b.ctx.keys(
+        m,
+        &p,
+        Some(&[
+            "Integration",
+            "step",
+            "steps",
+            "rho_inf",
+            "newton_tol",
+            "output_every",
+            "reuse_factorization",
+            "integrator",
+        ]),
+    )?;
+    if let Some(i) = m.get("Integration").filter(|v| !v.is_null()) {
+        let ip = sub(&p, "Integration");
+        let im = b.ctx.map(i, &ip)?;
+        b.ctx.keys(im, &ip, Some(&["tol", "order"]))?;
+        for k in ["tol", "order"] {
+            if let Some(x) = im.get(k) {
+                b.ctx.num(x, &sub(&ip, k))?;
+                b.notes.push(format!(
+                    "SolverParams.Integration.{k} is a DAETS (Taylor series) setting and has no effect here; \
+                     generalized-α uses a fixed step (SolverParams.step or steps)"
+                ));
+            }
+        }
+    }
+    if let Some(x) = m.get("steps") {
+        let q = sub(&p, "steps");
+        let s = b.ctx.positive(x, &q, "steps")?;
+        if s.fract() != 0.0 {
+            return Err(b.ctx.err(&q, "steps must be a whole number"));
+        }
+        steps = s as usize;
+    }
+    if let Some(x) = m.get("step") {
+        let q = sub(&p, "step");
+        if m.get("steps").is_some() {
+            return Err(b.ctx.err(&q, "give either step or steps, not both"));
+        }
+        let h = b.ctx.positive(x, &q, "the step")?;
+        steps = (span / h).round().max(1.0) as usize;
+    }
+    if let Some(x) = m.get("rho_inf") {
+        let q = sub(&p, "rho_inf");
+        opts.rho_inf = b.ctx.num(x, &q)?;
+        if !(0.0..1.0).contains(&opts.rho_inf) {
+            return Err(b.ctx.err(&q, "rho_inf must lie in [0, 1)"));
+        }
+    }
+    if let Some(x) = m.get("newton_tol") {
+        opts.newton_tol = b.ctx.positive(x, &sub(&p, "newton_tol"), "newton_tol")?;
+    }
+    if let Some(x) = m.get("output_every") {
+        let q = sub(&p, "output_every");
+        let s = b.ctx.positive(x, &q, "output_every")?;
+        output_every = s.round() as usize;
+    }
+    if let Some(x) = m.get("integrator") {
+        rk4 = match x.as_str() {
+            Some("genalpha") => false,
+            Some("rk4") => true,
+            _ => {
+                return Err(b
+                    .ctx
+                    .err(&sub(&p, "integrator"), "expected genalpha or rk4"))
+            }
+        };
+    }
+    if let Some(x) = m.get("reuse_factorization") {
+        opts.reuse_factorization = x.as_bool().ok_or_else(|| {
+            b.ctx
+                .err(&sub(&p, "reuse_factorization"), "expected true or false")
+        })?;
+    }
+    Ok((opts.into_method(span, steps, rk4), output_every))
+}
+
+trait IntoMethod {
+    /// Generalized-α with these options, or RK4, at the step `span/steps`.
+    fn into_method(self, span: f64, steps: usize, rk4: bool) -> Method;
+}
+
+impl IntoMethod for GenAlphaOptions {
+    fn into_method(self, span: f64, steps: usize, rk4: bool) -> Method {
+        let h = span / steps as f64;
+        if rk4 {
+            Rk4Options::new(h).into()
+        } else {
+            GenAlphaOptions { h, ..self }.into()
+        }
+    }
+}
+
+/// The model, the geometry (points in order of definition, links, bodies, coordinate kinds,
+/// Noether momenta, the `Animation` settings) and the [`Problem`].
+pub(super) fn finish(
+    mut b: Builder,
+    title: String,
+    g: Guesses,
+    (method, output_every): (Method, usize),
+    animation: Option<&Value>,
+) -> Result<Problem, SpecError> {
+    // Animation: kept for viewers (camera settings), not used by the solver
+    let animation = match animation.filter(|v| !v.is_null()) {
+        Some(a) => {
+            b.ctx.map(a, &path(&["Animation"]))?;
+            serde_json::to_value(a).ok()
+        }
+        None => None,
+    };
+    let n = b.coord_names.len();
+    let mut mb: ModelBuilder = Model::builder(n).coordinate_names(b.coord_names.clone());
+    for (idx, k) in b.terms.drain(..) {
+        mb.add_term_kernel(&idx, k);
+    }
+    for (name, idx, k) in b.cons.drain(..) {
+        mb.add_constraint_kernel(name, &idx, k);
+    }
+    let model = mb
+        .build()
+        .map_err(|e| b.ctx.err(&b.part_path, e.to_string()))?;
+    let Guesses {
+        t0,
+        t_end,
+        q_guess,
+        v_guess,
+        mut pinned_q,
+        mut pinned_v,
+    } = g;
+    pinned_q.sort_unstable();
+    pinned_q.dedup();
+    pinned_v.sort_unstable();
+    pinned_v.dedup();
+    let mut geometry = Geometry::new(b.dim);
+    for name in &b.order {
+        let map = b.pmap(name);
+        let kind = if map.is_fixed() {
+            PointKind::Fixed
+        } else if matches!(b.points[name], Point::Free(_)) {
+            PointKind::Free
+        } else {
+            PointKind::Derived
+        };
+        geometry
+            .points
+            .push(NamedPoint::new(name.clone(), kind, map));
+    }
+    geometry.links = std::mem::take(&mut b.links);
+    geometry.bodies = std::mem::take(&mut b.body_items);
+    geometry.coordinate_kinds = std::mem::take(&mut b.coord_kinds);
+    geometry.momenta = Momenta::Noether;
+    geometry.animation = animation;
+    let mut problem = Problem::new(model)
+        .title(title)
+        .guess(&q_guess, &v_guess)
+        .pin_q(pinned_q)
+        .pin_v(pinned_v)
+        .t0(t0)
+        .t_end(t_end)
+        .method(method)
+        .output_every(output_every)
+        .geometry(geometry);
+    problem.parameters = (b.ctx.names.iter())
+        .filter_map(|n| b.ctx.scope.get(n).map(|v| (n.clone(), v)))
+        .collect();
+    problem.notes = b.notes;
+    Ok(problem)
+}

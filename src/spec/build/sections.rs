@@ -1,0 +1,398 @@
+//! The sections of a mechanism file that declare parameters, items, elements, loads and
+//! equations, in the order they are read.
+
+use super::*;
+
+/// A lookup of the `PartData` sections by name (null sections count as absent).
+pub(super) type Parts<'a, 'v> = &'a dyn Fn(&str) -> Option<&'v Value>;
+
+/// `PhysicalParams`, in order; each may use the earlier ones.
+pub(super) fn physical_params(b: &mut Builder, value: Option<&Value>) -> Result<(), SpecError> {
+    // PhysicalParams, in order; each may use the earlier ones
+    if let Some(pp) = value {
+        let p = path(&["PhysicalParams"]);
+        if !pp.is_null() {
+            let m = b.ctx.map(pp, &p)?;
+            for (name, val) in b.ctx.keys(m, &p, None)? {
+                let q = sub(&p, &name);
+                if !name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                    || name == "t"
+                    || name == "pi"
+                {
+                    return Err(b
+                        .ctx
+                        .err(&q, format!("'{name}' cannot be a parameter name")));
+                }
+                let x = b.ctx.num(val, &q)?;
+                b.ctx.scope.set(&name, x);
+                b.ctx.names.push(name);
+            }
+        }
+    }
+
+    Ok(())
+}
+
+/// `AppliedForces`: checks its keys and reads `Gravity` (elements need it); returns the mapping
+/// for [`loads`], which are read after the parts.
+pub(super) fn gravity<'v>(
+    b: &mut Builder,
+    forces: Option<&'v Value>,
+    fp: &Path_,
+) -> Result<Option<&'v Mapping>, SpecError> {
+    let dim = b.dim;
+    // AppliedForces.Gravity first (elements need it)
+    let fmap = match forces {
+        Some(Value::Null) | None => None,
+        Some(f) => Some(b.ctx.map(f, fp)?),
+    };
+    if let Some(fm) = fmap {
+        b.ctx
+            .keys(fm, fp, Some(&["Gravity", "Forces", "Torques"]))?;
+        if let Some(g) = fm.get("Gravity") {
+            let gp = sub(fp, "Gravity");
+            let mut gv = [0.0; 3];
+            let default = 9.81;
+            match g {
+                Value::Null => gv[dim - 1] = -default,
+                Value::Sequence(_) => gv = b.ctx.vector(g, &gp, dim)?,
+                other => gv[dim - 1] = -b.ctx.num(other, &gp)?,
+            }
+            b.gravity = gv;
+        }
+    }
+
+    Ok(fmap)
+}
+
+/// Items: `Fixed`, `FixedVectors`, `Points`, `Vectors`, `Scalars`, and the `Define`
+/// assignments.
+pub(super) fn items(b: &mut Builder, part: Parts) -> Result<(), SpecError> {
+    let dim = b.dim;
+    if let Some(f) = part("Fixed") {
+        let p = sub(&b.part_path, "Fixed");
+        let m = b.ctx.map(f, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &name);
+            let pos = b.ctx.vector(val, &q, dim)?;
+            b.check_name(&name, ItemKind::Point, &q)?;
+            b.order.push(name.clone());
+            b.points.insert(name, Point::Fixed(pos));
+        }
+    }
+    if let Some(f) = part("FixedVectors") {
+        let p = sub(&b.part_path, "FixedVectors");
+        let m = b.ctx.map(f, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &name);
+            let v = b.ctx.vector(val, &q, dim)?;
+            b.check_name(&name, ItemKind::Vector, &q)?;
+            b.vectors.insert(name, Point::Fixed(v));
+        }
+    }
+    for (section, kind) in [
+        ("Points", ItemKind::Point),
+        ("Vectors", ItemKind::Vector),
+        ("Scalars", ItemKind::Scalar),
+    ] {
+        let Some(list) = part(section) else { continue };
+        let p = sub(&b.part_path, section);
+        let names = list.as_sequence().ok_or_else(|| {
+            b.ctx.err(
+                &p,
+                format!("expected a list of names, found {}", kind_of(list)),
+            )
+        })?;
+        for nv in names {
+            let name = nv
+                .as_str()
+                .ok_or_else(|| {
+                    b.ctx.err(
+                        &p,
+                        format!("expected a list of names, found {} in it", kind_of(nv)),
+                    )
+                })?
+                .trim()
+                .to_string();
+            let q = sub(&p, &name);
+            b.check_name(&name, kind, &q)?;
+            match kind {
+                ItemKind::Point => b.new_free(&name, &q)?,
+                ItemKind::Vector => {
+                    let idx = b.new_coords(&name, dim, kind);
+                    b.vectors.insert(name, Point::Free(idx));
+                }
+                ItemKind::Scalar => {
+                    let idx = b.new_coords(&name, 1, kind);
+                    b.scalars.insert(name, Point::Free(idx));
+                }
+            }
+        }
+    }
+    // Define: assignments, in order; each may use the items before it
+    if let Some(d) = part("Define") {
+        let p = sub(&b.part_path, "Define");
+        let m = b.ctx.map(d, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &name);
+            let e = b.vexpr(val, &q)?;
+            let kind = if !e.is_vector() {
+                ItemKind::Scalar
+            } else if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+                ItemKind::Point
+            } else {
+                ItemKind::Vector
+            };
+            b.check_name(&name, kind, &q)?;
+            b.checks.push((q, e.clone()));
+            match kind {
+                ItemKind::Point => {
+                    b.points.insert(name.clone(), Point::General(e));
+                    b.order.push(name);
+                }
+                ItemKind::Vector => {
+                    b.vectors.insert(name, Point::General(e));
+                }
+                ItemKind::Scalar => {
+                    b.scalars.insert(name, Point::General(e));
+                }
+            }
+        }
+    }
+
+    Ok(())
+}
+
+/// Elements: `Rigids`, `Particles`, the `Chains` and `Grids` generators, `Springs`, `Bars`.
+pub(super) fn elements(b: &mut Builder, part: Parts) -> Result<(), SpecError> {
+    if let Some(r) = part("Rigids") {
+        let p = sub(&b.part_path, "Rigids");
+        let m = b.ctx.map(r, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            rigid(b, &name, val, &sub(&p, &name))?;
+        }
+    }
+
+    if let Some(pa) = part("Particles") {
+        let p = sub(&b.part_path, "Particles");
+        let m = b.ctx.map(pa, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &name);
+            let mass = b.ctx.positive(val, &q, "a mass")?;
+            if b.taken(&name).is_none() {
+                b.check_name(&name, ItemKind::Point, &q)?;
+                b.new_free(&name, &q)?;
+            }
+            if !b.points.contains_key(&name) {
+                return Err(b.ctx.err(&q, format!("'{name}' is not a point")));
+            }
+            let a = b.pmap(&name);
+            if a.is_fixed() {
+                return Err(b.ctx.err(
+                    &q,
+                    format!("'{name}' is a fixed point; a particle there would not move"),
+                ));
+            }
+            b.element(&[&a], Kind::Particle { m: mass }, &q)?;
+        }
+    }
+
+    if let Some(c) = part("Chains") {
+        let p = sub(&b.part_path, "Chains");
+        let m = b.ctx.map(c, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            chain(b, &name, val, &sub(&p, &name))?;
+        }
+    }
+    if let Some(g) = part("Grids") {
+        let p = sub(&b.part_path, "Grids");
+        let m = b.ctx.map(g, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            grid(b, &name, val, &sub(&p, &name))?;
+        }
+    }
+
+    if let Some(s) = part("Springs") {
+        springs(b, s)?;
+    }
+    if let Some(s) = part("Bars") {
+        bars(b, s)?;
+    }
+    Ok(())
+}
+
+/// `Springs`: `[k, l]`, `[k, l, mass(, damping)]` or a mapping, between two points.
+pub(super) fn springs(b: &mut Builder, s: &Value) -> Result<(), SpecError> {
+    let p = sub(&b.part_path, "Springs");
+    let m = b.ctx.map(s, &p)?;
+    for (key, val) in b.ctx.keys(m, &p, None)? {
+        let q = sub(&p, &key);
+        let (a, c) = two_points(b, &key, &q)?;
+        // [k, l] | [k, l, mass] | {stiffness, length, mass, damping}
+        let (k, l, mass, damp) = match val {
+            Value::Sequence(sq) if (2..=4).contains(&sq.len()) => {
+                let k = b.ctx.num(&sq[0], &q)?;
+                let l = b.ctx.num(&sq[1], &q)?;
+                let mass = sq.get(2).map(|x| b.ctx.num(x, &q)).transpose()?.unwrap_or(0.0);
+                let damp = sq.get(3).map(|x| b.ctx.num(x, &q)).transpose()?.unwrap_or(0.0);
+                (k, l, mass, damp)
+            }
+            Value::Mapping(mm) => {
+                b.ctx.keys(mm, &q, Some(&["stiffness", "length", "mass", "damping"]))?;
+                let k = b.ctx.num(b.ctx.required(mm, &q, "stiffness")?, &sub(&q, "stiffness"))?;
+                let l = b.ctx.num(b.ctx.required(mm, &q, "length")?, &sub(&q, "length"))?;
+                let mass = mm.get("mass").map(|x| b.ctx.num(x, &sub(&q, "mass"))).transpose()?.unwrap_or(0.0);
+                let damp = mm.get("damping").map(|x| b.ctx.num(x, &sub(&q, "damping"))).transpose()?.unwrap_or(0.0);
+                (k, l, mass, damp)
+            }
+            other => {
+                return Err(b.ctx.err(
+                    &q,
+                    format!("expected [stiffness, length] or [stiffness, length, mass(, damping)], found {}", kind(other)),
+                ))
+            }
+        };
+        if !(k > 0.0) {
+            return Err(b
+                .ctx
+                .err(&q, format!("stiffness must be positive, got {k}")));
+        }
+        if !(l >= 0.0) || !(mass >= 0.0) || !(damp >= 0.0) {
+            return Err(b
+                .ctx
+                .err(&q, "length, mass and damping must not be negative"));
+        }
+        b.element(
+            &[&a, &c],
+            Kind::Spring {
+                k,
+                l0: l,
+                m: mass,
+                c: damp,
+            },
+            &q,
+        )?;
+        let kind = if mass > 0.0 {
+            LinkKind::MassiveSpring
+        } else {
+            LinkKind::Spring
+        };
+        b.link(&key, kind);
+    }
+    Ok(())
+}
+
+/// `Bars`: a length, or `[length, mass]`, between two points.
+pub(super) fn bars(b: &mut Builder, s: &Value) -> Result<(), SpecError> {
+    let p = sub(&b.part_path, "Bars");
+    let m = b.ctx.map(s, &p)?;
+    for (key, val) in b.ctx.keys(m, &p, None)? {
+        let q = sub(&p, &key);
+        let (a, c) = two_points(b, &key, &q)?;
+        let items = seq_or_single(val);
+        if items.is_empty() || items.len() > 2 {
+            return Err(b.ctx.err(&q, "expected length or [length, mass]"));
+        }
+        let l = b.ctx.positive(items[0], &q, "a bar length")?;
+        let mass = items
+            .get(1)
+            .map(|x| b.ctx.num(x, &q))
+            .transpose()?
+            .unwrap_or(0.0);
+        if mass < 0.0 {
+            return Err(b.ctx.err(&q, "a bar mass must not be negative"));
+        }
+        b.bar(&format!("bar {key}"), &a, &c, l, &q)?;
+        b.link(
+            &key,
+            if mass > 0.0 {
+                LinkKind::MassiveBar
+            } else {
+                LinkKind::Bar
+            },
+        );
+        if mass > 0.0 {
+            b.element(
+                &[&a, &c],
+                Kind::Spring {
+                    k: 0.0,
+                    l0: l,
+                    m: mass,
+                    c: 0.0,
+                },
+                &q,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `AppliedForces.Forces` and `Torques` (time expressions on points and bodies).
+pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Result<(), SpecError> {
+    let dim = b.dim;
+    // Forces and torques
+    if let Some(fm) = fmap {
+        if let Some(f) = fm.get("Forces").filter(|v| !v.is_null()) {
+            let p = sub(fp, "Forces");
+            let m = b.ctx.map(f, &p)?;
+            for (name, val) in b.ctx.keys(m, &p, None)? {
+                let q = sub(&p, &name);
+                let a = b.point(&name, &q)?;
+                let f = b.ctx.vector_expr(val, &q, dim)?;
+                b.element(&[&a], Kind::Force { f }, &q)?;
+            }
+        }
+        if let Some(t) = fm.get("Torques").filter(|v| !v.is_null()) {
+            let p = sub(fp, "Torques");
+            let m = b.ctx.map(t, &p)?;
+            for (name, val) in b.ctx.keys(m, &p, None)? {
+                let q = sub(&p, &name);
+                let body = b
+                    .bodies
+                    .get(&name)
+                    .cloned()
+                    .ok_or_else(|| b.ctx.err(&q, format!("unknown rigid body '{name}'")))?;
+                match body {
+                    Body::Planar(p0, p1, len) => {
+                        let tau = b.ctx.time_expr(val, &q)?;
+                        let (a0, a1) = (b.pmap(&p0), b.pmap(&p1));
+                        b.element(&[&a0, &a1], Kind::Torque { tau, len }, &q)?;
+                    }
+                    Body::Spatial(items, frame) => {
+                        let tau = b.ctx.vector_expr(val, &q, 3)?;
+                        b.element(
+                            &[&items[0], &items[1], &items[2]],
+                            Kind::Torque3 { tau, frame },
+                            &q,
+                        )?;
+                    }
+                }
+            }
+        }
+    }
+
+    Ok(())
+}
+
+/// `Equations`: constraints written out, `C(t, q) = 0`.
+pub(super) fn equations(b: &mut Builder, value: Option<&Value>) -> Result<(), SpecError> {
+    // Equations: constraints written out, C(t, q) = 0
+    if let Some(eqs) = value {
+        let p = sub(&b.part_path, "Equations");
+        let m = b.ctx.map(eqs, &p)?;
+        for (name, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &name);
+            let e = b.vexpr(val, &q)?;
+            if e.is_vector() {
+                return Err(b.ctx.err(
+                    &q,
+                    "an equation must be a scalar (write one equation per component, or use dot)",
+                ));
+            }
+            b.equation(&name, &e, &q)?;
+            b.checks.push((q, e));
+        }
+    }
+
+    Ok(())
+}
