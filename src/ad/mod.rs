@@ -21,6 +21,9 @@
 //! assembly calls and what tests compare with closed forms and finite differences.
 
 mod builder;
+pub mod place;
+
+pub use place::Derivatives;
 
 use crate::model::kernel::{ConstraintKernel, ConstraintSlots, KernelCoefficients, TermKernel};
 use crate::model::{Constraint, Term};

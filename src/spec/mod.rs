@@ -14,7 +14,6 @@
 
 mod build;
 pub mod chain;
-pub mod elements;
 mod locate;
 
 /// The scalar expression language (moved to [`crate::expr::scalar`]).

@@ -23,13 +23,12 @@ pub mod scenes;
 
 pub use crate::model::elements::{DistanceKernel, LoadKernel, PointMassKernel, SpringKernel};
 
-use crate::ad::{ConstraintAd, TermAd};
+use crate::ad::place;
 use crate::error::Error;
-use crate::model::elements::{AnchoredDistance, AnchoredSpring, Distance, Particle, Spring};
 use crate::model::geometry::{
     Affine, CoordKind, Geometry, Link, LinkKind, Momenta, NamedPoint, PointKind, PointMap,
 };
-use crate::model::{ConstraintKernel, Model, State, TermKernel};
+use crate::model::{Model, State};
 use crate::output::{Recorder, Solution};
 use crate::simulation::Simulation;
 use crate::solve::{GenAlphaOptions, InitReport, Problem};
@@ -78,15 +77,8 @@ pub struct DistanceDef {
     pub length: f64,
 }
 
-/// How the elements' derivatives are computed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Derivatives {
-    /// Hand-derived residuals and Jacobians (fast; the default).
-    #[default]
-    Hand,
-    /// Forward AD of the same energies and constraints (the reference).
-    Ad,
-}
+/// How the elements' derivatives are computed (chosen in [`crate::ad::place`]).
+pub use crate::ad::Derivatives;
 
 /// Time-dependent force on a node.
 pub type LoadFn<const D: usize> = Arc<dyn Fn(f64) -> [f64; D] + Send + Sync>;
@@ -334,63 +326,25 @@ impl<const D: usize> MassSpringSystem<D> {
         let axes = ["x", "y", "z"];
         let mut b = Model::builder(n)
             .coordinate_names((0..n).map(|i| format!("m{}.{}", i / D, axes[i % D])));
-        let hand = derivatives == Derivatives::Hand;
+        let err = |e: crate::error::ModelError| Error::from(e);
         for (i, m) in self.masses.iter().enumerate() {
             let idx: [usize; D] = std::array::from_fn(|k| D * i + k);
-            let k: Box<dyn TermKernel> = if hand {
-                Box::new(PointMassKernel {
-                    mass: m.mass,
-                    gravity: self.gravity,
-                })
-            } else {
-                Box::new(TermAd::new(Particle {
-                    mass: m.mass,
-                    gravity: self.gravity,
-                }))
-            };
-            b.add_term_kernel(&idx, k);
+            b.add_term_kernel(
+                &idx,
+                place::point_mass(D, m.mass, &self.gravity, derivatives).map_err(err)?,
+            );
         }
         for s in &self.springs {
             let (k, l, c) = (s.stiffness, s.rest_length, s.damping);
-            match (self.coords(s.nodes[0]), self.coords(s.nodes[1])) {
-                (Some(a), Some(bb)) => {
-                    let idx: Vec<usize> = a.iter().chain(&bb).copied().collect();
-                    let kern: Box<dyn TermKernel> = match (hand, D) {
-                        (true, _) => Box::new(SpringKernel::<D>::new(k, l, c)),
-                        (false, 2) => Box::new(TermAd::new(Spring::<2> {
-                            stiffness: k,
-                            rest_length: l,
-                            damping: c,
-                        })),
-                        _ => Box::new(TermAd::new(Spring::<3> {
-                            stiffness: k,
-                            rest_length: l,
-                            damping: c,
-                        })),
-                    };
-                    b.add_term_kernel(&idx, kern);
-                }
-                (Some(x), None) | (None, Some(x)) => {
-                    let fixed = if self.coords(s.nodes[0]).is_none() {
-                        s.nodes[0]
-                    } else {
-                        s.nodes[1]
-                    };
-                    let p = self.node_position(fixed);
-                    let kern: Box<dyn TermKernel> = if hand {
-                        Box::new(SpringKernel::<D>::anchored(p, k, l, c))
-                    } else {
-                        Box::new(TermAd::new(AnchoredSpring {
-                            anchor: p,
-                            stiffness: k,
-                            rest_length: l,
-                            damping: c,
-                        }))
-                    };
-                    b.add_term_kernel(&x, kern);
-                }
-                (None, None) => {} // between two fixed points: no effect
-            }
+            let (ia, ib) = (self.coords(s.nodes[0]), self.coords(s.nodes[1]));
+            let (idx, anchor): (Vec<usize>, Option<[f64; D]>) = match (ia, ib) {
+                (Some(a), Some(bb)) => (a.iter().chain(&bb).copied().collect(), None),
+                (Some(x), None) => (x.to_vec(), Some(self.node_position(s.nodes[1]))),
+                (None, Some(x)) => (x.to_vec(), Some(self.node_position(s.nodes[0]))),
+                (None, None) => continue, // between two fixed points: no effect
+            };
+            let kern = place::spring(D, anchor.as_ref().map(|p| &p[..]), k, l, c, derivatives);
+            b.add_term_kernel(&idx, kern.map_err(err)?);
         }
         for (i, f) in &self.loads {
             let idx: [usize; D] = std::array::from_fn(|k| D * i + k);
@@ -398,43 +352,15 @@ impl<const D: usize> MassSpringSystem<D> {
         }
         for (ci, c) in self.constraints.iter().enumerate() {
             let name = format!("distance {ci}");
-            match (self.coords(c.nodes[0]), self.coords(c.nodes[1])) {
-                (Some(a), Some(bb)) => {
-                    let idx: Vec<usize> = a.iter().chain(&bb).copied().collect();
-                    let kern: Box<dyn ConstraintKernel> = match (hand, D) {
-                        (true, _) => Box::new(DistanceKernel::<D> {
-                            length: c.length,
-                            anchor: None,
-                        }),
-                        (false, 2) => {
-                            Box::new(ConstraintAd::new(Distance::<2> { length: c.length }))
-                        }
-                        _ => Box::new(ConstraintAd::new(Distance::<3> { length: c.length })),
-                    };
-                    b.add_constraint_kernel(name, &idx, kern);
-                }
-                (Some(x), None) | (None, Some(x)) => {
-                    let fixed = if self.coords(c.nodes[0]).is_none() {
-                        c.nodes[0]
-                    } else {
-                        c.nodes[1]
-                    };
-                    let p = self.node_position(fixed);
-                    let kern: Box<dyn ConstraintKernel> = if hand {
-                        Box::new(DistanceKernel::<D> {
-                            length: c.length,
-                            anchor: Some(p),
-                        })
-                    } else {
-                        Box::new(ConstraintAd::new(AnchoredDistance {
-                            anchor: p,
-                            length: c.length,
-                        }))
-                    };
-                    b.add_constraint_kernel(name, &x, kern);
-                }
-                (None, None) => unreachable!("checked"),
-            }
+            let (ia, ib) = (self.coords(c.nodes[0]), self.coords(c.nodes[1]));
+            let (idx, anchor): (Vec<usize>, Option<[f64; D]>) = match (ia, ib) {
+                (Some(a), Some(bb)) => (a.iter().chain(&bb).copied().collect(), None),
+                (Some(x), None) => (x.to_vec(), Some(self.node_position(c.nodes[1]))),
+                (None, Some(x)) => (x.to_vec(), Some(self.node_position(c.nodes[0]))),
+                (None, None) => continue, // refused by `check`
+            };
+            let kern = place::distance(D, anchor.as_ref().map(|p| &p[..]), c.length, derivatives);
+            b.add_constraint_kernel(name, &idx, kern.map_err(err)?);
         }
         Ok(b.build()?)
     }

@@ -2,7 +2,8 @@
 //! `½(|x₂ − x₁|² − ℓ²)` ([`Rod`], [`AnchoredRod`]), the length form `|x₂ − x₁| − ℓ`
 //! ([`Distance`], [`AnchoredDistance`]) and its hand kernel ([`DistanceKernel`]).
 
-use super::{point, Mat, V};
+use super::points::sub;
+use super::{point, Mat, Points, V};
 use crate::model::kernel::{ConstraintKernel, ConstraintSlots};
 use crate::model::Constraint;
 use nalgebra::{DMatrix, SVector};
@@ -288,5 +289,37 @@ impl<const D: usize> ConstraintKernel for DistanceKernel<D> {
             DMatrix::from_row_slice(1, nl, &values[nl * nl..nl * nl + nl]),
             DMatrix::from_row_slice(nl, nl, &values[..nl * nl]),
         ]
+    }
+}
+
+/// The distance constraint between two points of the mechanism (bars, the rigidity of a planar
+/// body): `C = ½ (|P₁ − P₀|² − ℓ²)`, so `C_q = (P₁ − P₀)·∂(P₁ − P₀)/∂q` and `λ ℓ` is the bar's
+/// tension.
+///
+/// ```
+/// use lagrangian::model::elements::{DistanceBetween, Points};
+/// use lagrangian::ad::constraint_blocks;
+/// let bar = DistanceBetween { ends: Points::plain(2, 2), length: 1.0 };
+/// let b = constraint_blocks::<_, 4, 1>(&bar, 0.0, &[0.0, 0.0, 3.0, 4.0], &[0.0]);
+/// assert!((b.c[0] - 12.0).abs() < 1e-12); // ½ (25 − 1)
+/// assert!((b.jac[(0, 2)] - 3.0).abs() < 1e-12 && (b.jac[(0, 1)] + 4.0).abs() < 1e-12);
+/// ```
+#[derive(Clone, Debug)]
+pub struct DistanceBetween {
+    /// The two points.
+    pub ends: Points,
+    /// Length `ℓ`.
+    pub length: f64,
+}
+
+impl<const N: usize> Constraint<N, 1> for DistanceBetween {
+    fn constraint<T: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: T,
+        q: &SVector<T, N>,
+    ) -> SVector<T, 1> {
+        let p = &self.ends;
+        let d = sub(&p.pos(1, q, t), &p.pos(0, q, t));
+        SVector::from([(p.dot(&d, &d) - self.length * self.length) * 0.5])
     }
 }

@@ -1,7 +1,14 @@
-//! A time-dependent external force on one point (hand kernel, no derivatives needed).
+//! Applied forces: a time-dependent force on a coordinate point (hand kernel, no derivatives
+//! needed) and a force at any point of the mechanism ([`PointForce`]).
 
+use super::points::LocalPoint;
+use super::torque::of_time;
+use super::Points;
+use crate::expr::VExpr;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
-use nalgebra::DMatrix;
+use crate::model::Term;
+use nalgebra::{DMatrix, SVector};
+use num_dual::DualNum;
 use std::sync::Arc;
 
 /// A time-dependent external force `f(t)` on one point: `r = −f(t)`, no Jacobian.
@@ -63,5 +70,62 @@ impl<const D: usize> TermKernel for LoadKernel<D> {
             DMatrix::zeros(D, D),
             DMatrix::zeros(D, D),
         ]
+    }
+}
+
+/// A force `F(t)` (world components, expressions in `t`) applied at a point `x(q, t)` of the
+/// mechanism: virtual work `F·δx`, so `Q_j = F·∂x/∂q_j`.
+///
+/// ```
+/// use lagrangian::model::elements::{LocalPoint, PointForce, Points};
+/// use lagrangian::expr::VExpr;
+/// use lagrangian::ad::term_residual;
+/// // F = (0, 2t) at the point (q₀, 3 q₁): at t = 1 the generalized force is (0, 6)
+/// let x = LocalPoint::Affine { c: [0.0; 3], a: vec![(0, [1.0, 0.0, 0.0]), (1, [0.0, 3.0, 0.0])] };
+/// let f = PointForce {
+///     point: Points::new(2, vec![x]),
+///     force: [VExpr::constant(0.0), VExpr::product(VExpr::constant(2.0), VExpr::time())?, VExpr::constant(0.0)],
+/// };
+/// let r = term_residual::<_, 2>(&f, 1.0, &[0.0, 0.0], &[0.0; 2], &[0.0; 2]);
+/// assert!(r[0].abs() < 1e-15 && (r[1] + 6.0).abs() < 1e-15);
+/// # Ok::<(), String>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct PointForce {
+    /// The point (one).
+    pub point: Points,
+    /// The force's world components, expressions in `t` (the third is ignored in 2D).
+    pub force: [VExpr; 3],
+}
+
+impl<const N: usize> Term<N> for PointForce {
+    fn force<T: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: T,
+        q: &SVector<T, N>,
+        _v: &SVector<T, N>,
+    ) -> SVector<T, N> {
+        let mut out = SVector::<T, N>::from_element(T::from(0.0));
+        let p = &self.point;
+        let mut fv = [0.0; 3];
+        for (k, e) in self.force.iter().enumerate() {
+            fv[k] = of_time(e, t.re());
+        }
+        match &p.list[0] {
+            LocalPoint::Affine { a, .. } => {
+                for (j, a) in a {
+                    for k in 0..p.dim {
+                        out[*j] += T::from(a[k] * fv[k]);
+                    }
+                }
+            }
+            LocalPoint::Expr(_) => {
+                let fd = fv.map(T::from);
+                for (j, o) in out.iter_mut().enumerate() {
+                    *o = p.dot(&fd, &p.partial(0, q, j, t));
+                }
+            }
+        }
+        out
     }
 }

@@ -3,15 +3,33 @@
 //! of the same physics beside it; tests hold the two equal
 //! ([`compare_term_kernels`](crate::ad::compare_term_kernels)).
 
+//!
+//! Two families: elements directly on coordinates (`Particle`, `Spring`, `Distance`, … with
+//! hand kernels), and elements on [`Points`] of the mechanism, which may be affine in the
+//! coordinates or expressions of them ([`ParticleAt`], [`SpringBetween`], [`DistanceBetween`],
+//! [`PlanarBody`], [`RigidBody3`] with [`Rigidity3`], [`PointForce`], [`PlanarTorque`],
+//! [`BodyTorque`], [`Equation`]). The second family implements `Term<N>` / `Constraint<N, M>`
+//! for every `N`, so one value serves whatever local coordinate list it is placed on.
+
+mod body3;
 mod distance;
+mod equation;
 mod load;
 mod particle;
+mod planar_body;
+mod points;
 mod spring;
+mod torque;
 
-pub use distance::{AnchoredDistance, AnchoredRod, Distance, DistanceKernel, Rod};
-pub use load::LoadKernel;
-pub use particle::{Particle, PointMassKernel};
-pub use spring::{AnchoredSpring, Spring, SpringKernel};
+pub use body3::{second_moment, RigidBody3, Rigidity3, RigidityRow};
+pub use distance::{AnchoredDistance, AnchoredRod, Distance, DistanceBetween, DistanceKernel, Rod};
+pub use equation::Equation;
+pub use load::{LoadKernel, PointForce};
+pub use particle::{Particle, ParticleAt, PointMassKernel};
+pub use planar_body::PlanarBody;
+pub use points::{localize, Frame, LocalPoint, Points};
+pub use spring::{AnchoredSpring, Spring, SpringBetween, SpringKernel};
+pub use torque::{BodyTorque, PlanarTorque};
 
 use nalgebra::{SMatrix, SVector};
 

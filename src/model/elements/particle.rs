@@ -1,7 +1,7 @@
 //! A point mass under uniform gravity: the AD form ([`Particle`]) and the hand kernel
 //! ([`PointMassKernel`]) of the same physics, held equal by tests (tests/mass_spring.rs).
 
-use super::{point, V};
+use super::{point, Points, V};
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use crate::model::Term;
 use nalgebra::{DMatrix, SVector};
@@ -116,5 +116,55 @@ impl<const D: usize> TermKernel for PointMassKernel<D> {
             DMatrix::zeros(D, D),
             DMatrix::zeros(D, D),
         ]
+    }
+}
+
+/// A point mass at a point of the mechanism that need not be a coordinate (a point of a rigid
+/// body, a point defined by an expression): with `x(q, t)` the point,
+/// `T = ½ m |ẋ|²`, `V = −m g·x`. For a point that *is* `D` coordinates, [`Particle`] (or its
+/// hand kernel) is the same physics.
+///
+/// ```
+/// use lagrangian::model::elements::{LocalPoint, ParticleAt, Points};
+/// use lagrangian::ad::{term_energy, term_residual};
+/// // the midpoint of two 2D coordinate points, x = (q₀ + q₂)/2, y = (q₁ + q₃)/2
+/// let mid = LocalPoint::Affine {
+///     c: [0.0; 3],
+///     a: vec![(0, [0.5, 0.0, 0.0]), (1, [0.0, 0.5, 0.0]), (2, [0.5, 0.0, 0.0]), (3, [0.0, 0.5, 0.0])],
+/// };
+/// let p = ParticleAt { point: Points::new(2, vec![mid]), mass: 2.0, gravity: [0.0, -9.81, 0.0] };
+/// // both ends moving up at 1 m/s, at heights 1 and 3: T = ½·2·1², V = 2·9.81·2
+/// let [t, v, _] = term_energy::<_, 4>(&p, 0.0, &[0.0, 1.0, 1.0, 3.0], &[0.0, 1.0, 0.0, 1.0]);
+/// assert!((t - 1.0).abs() < 1e-12 && (v - 39.24).abs() < 1e-12);
+/// // at rest: the weight m g splits equally between the two ends
+/// let r = term_residual::<_, 4>(&p, 0.0, &[0.0, 1.0, 1.0, 3.0], &[0.0; 4], &[0.0; 4]);
+/// assert!((r[1] - 9.81).abs() < 1e-12 && (r[3] - 9.81).abs() < 1e-12);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ParticleAt {
+    /// The point (one).
+    pub point: Points,
+    /// Mass.
+    pub mass: f64,
+    /// Gravity vector (acceleration).
+    pub gravity: [f64; 3],
+}
+
+impl<const N: usize> Term<N> for ParticleAt {
+    fn kinetic<T: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: T,
+        q: &SVector<T, N>,
+        v: &SVector<T, N>,
+    ) -> T {
+        let u = self.point.vel(0, q, v, t);
+        self.point.dot(&u, &u) * (0.5 * self.mass)
+    }
+    fn potential<T: DualNum<Primitive = f64> + Copy>(&self, t: T, q: &SVector<T, N>) -> T {
+        self.point
+            .grav(&self.point.pos(0, q, t), self.mass, &self.gravity)
+    }
+    fn has_dissipation_or_force(&self) -> bool {
+        false
     }
 }

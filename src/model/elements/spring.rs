@@ -1,7 +1,8 @@
 //! Springs between two points (or a point and a fixed anchor) with axial Rayleigh damping: the
 //! AD forms ([`Spring`], [`AnchoredSpring`]) and the hand kernel ([`SpringKernel`]).
 
-use super::{point, Mat, V};
+use super::points::sub;
+use super::{point, Mat, Points, V};
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use crate::model::Term;
 use nalgebra::{DMatrix, SVector};
@@ -333,5 +334,92 @@ impl<const D: usize> TermKernel for SpringKernel<D> {
             DMatrix::from_row_slice(n, n, &dv),
             DMatrix::from_row_slice(n, n, &kv),
         ]
+    }
+}
+
+/// A spring between two points of the mechanism (`y` = point 0, `z` = point 1, not necessarily
+/// coordinates), with a uniformly distributed mass and axial damping:
+///
+/// ```text
+/// T = m/6 (|ẏ|² + ẏ·ż + |ż|²),   V = ½ k (|z − y| − ℓ₀)² − m g·(y + z)/2,
+/// R = ½ c (d/dt |z − y|)²
+/// ```
+///
+/// With `k = 0` and a [`DistanceBetween`](super::DistanceBetween) constraint it is a massive bar.
+/// Between two coordinate points with `m = 0` it is [`Spring`] (whose hand kernel is faster).
+///
+/// ```
+/// use lagrangian::model::elements::{Points, SpringBetween};
+/// use lagrangian::ad::term_energy;
+/// let s = SpringBetween {
+///     ends: Points::plain(2, 2), stiffness: 100.0, rest_length: 1.0, mass: 3.0, damping: 0.0,
+///     gravity: [0.0, -10.0, 0.0],
+/// };
+/// // ends at (0, 0) and (1.5, 2), both moving at (0, 1): T = ½ m |v|², V = ½·100·1.5² + 3·10·1
+/// let [t, v, _] = term_energy::<_, 4>(&s, 0.0, &[0.0, 0.0, 1.5, 2.0], &[0.0, 1.0, 0.0, 1.0]);
+/// assert!((t - 1.5).abs() < 1e-12 && (v - 142.5).abs() < 1e-12);
+/// ```
+#[derive(Clone, Debug)]
+pub struct SpringBetween {
+    /// The two ends.
+    pub ends: Points,
+    /// Stiffness `k` (0: no elastic energy).
+    pub stiffness: f64,
+    /// Rest length `ℓ₀`.
+    pub rest_length: f64,
+    /// Mass `m`, spread uniformly along the spring.
+    pub mass: f64,
+    /// Axial damping `c`.
+    pub damping: f64,
+    /// Gravity vector (acceleration).
+    pub gravity: [f64; 3],
+}
+
+impl<const N: usize> Term<N> for SpringBetween {
+    fn kinetic<T: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: T,
+        q: &SVector<T, N>,
+        v: &SVector<T, N>,
+    ) -> T {
+        if self.mass == 0.0 {
+            return T::from(0.0);
+        }
+        let p = &self.ends;
+        let (y, z) = (p.vel(0, q, v, t), p.vel(1, q, v, t));
+        (p.dot(&y, &y) + p.dot(&y, &z) + p.dot(&z, &z)) * (self.mass / 6.0)
+    }
+    fn potential<T: DualNum<Primitive = f64> + Copy>(&self, t: T, q: &SVector<T, N>) -> T {
+        let p = &self.ends;
+        let (y, z) = (p.pos(0, q, t), p.pos(1, q, t));
+        let mut e = T::from(0.0);
+        if self.mass != 0.0 {
+            let mid: [T; 3] = std::array::from_fn(|i| (y[i] + z[i]) * 0.5);
+            e += p.grav(&mid, self.mass, &self.gravity);
+        }
+        if self.stiffness != 0.0 {
+            let d = sub(&z, &y);
+            let s = p.dot(&d, &d).sqrt() - self.rest_length;
+            e += s * s * (0.5 * self.stiffness);
+        }
+        e
+    }
+    fn dissipation<T: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: T,
+        q: &SVector<T, N>,
+        v: &SVector<T, N>,
+    ) -> T {
+        if self.damping == 0.0 {
+            return T::from(0.0);
+        }
+        let p = &self.ends;
+        let ((x0, v0), (x1, v1)) = (p.pos_vel(0, q, v, t), p.pos_vel(1, q, v, t));
+        let (d, dv) = (sub(&x1, &x0), sub(&v1, &v0));
+        let s = p.dot(&d, &dv);
+        s * s / p.dot(&d, &d) * (0.5 * self.damping)
+    }
+    fn has_dissipation_or_force(&self) -> bool {
+        self.damping != 0.0
     }
 }

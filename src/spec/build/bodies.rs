@@ -1,6 +1,9 @@
 //! Rigid bodies: planar bodies on two basic points, 3D bodies in John–Ned natural coordinates.
 
 use super::*;
+use crate::model::elements::{
+    localize, second_moment, PlanarBody, RigidBody3, Rigidity3, RigidityRow,
+};
 
 pub(super) fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
     if b.dim == 3 {
@@ -95,16 +98,16 @@ pub(super) fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
         b.order.push(dn.clone());
     }
     b.bar(&format!("rigid {name}"), &m0, &m1, len, p)?;
-    b.element(
-        &[&m0, &m1],
-        Kind::Rigid {
-            m: mass,
-            inertia,
-            centroid: [centroid[0], centroid[1]],
-            len,
-        },
-        p,
-    )?;
+    let gravity = b.gravity;
+    let placed = place::term_on(b.dim, &[&m0, &m1], |basic| PlanarBody {
+        basic,
+        mass,
+        inertia,
+        centroid: [centroid[0], centroid[1]],
+        length: len,
+        gravity,
+    });
+    b.place(placed, p)?;
     b.bodies.insert(
         name.to_string(),
         Body::Planar(names[0].clone(), names[1].clone(), len),
@@ -257,20 +260,7 @@ fn rigid3_dyna(b: &Builder, m: &Mapping, p: &Path_) -> Result<MassData, SpecErro
                 .err(&dp, "the inertia is [Ixx, Iyy, Izz] or a 3×3 matrix"))
         }
     };
-    let im = nalgebra::Matrix3::from_fn(|r, c| inertia[r][c]);
-    if (im - im.transpose()).abs().max() > 1e-12 * im.abs().max().max(1.0) {
-        return Err(b.ctx.err(&dp, "the inertia matrix must be symmetric"));
-    }
-    // second moment about the centroid, J = ½ tr(I) 𝟙 − I, must be positive semidefinite
-    let jm = nalgebra::Matrix3::identity() * (0.5 * im.trace()) - im;
-    let tol = 1e-12 * im.abs().max().max(f64::MIN_POSITIVE);
-    if jm.symmetric_eigenvalues().min() < -tol {
-        return Err(b.ctx.err(
-            &dp,
-            "not a physical inertia tensor: the principal moments must be ≥ 0 and each at most the sum of the other two",
-        ));
-    }
-    let second_moment: [[f64; 3]; 3] = std::array::from_fn(|r| std::array::from_fn(|c| jm[(r, c)]));
+    let second_moment = second_moment(inertia).map_err(|e| b.ctx.err(&dp, e.to_string()))?;
     Ok((mass, centroid, second_moment))
 }
 
@@ -327,104 +317,39 @@ pub(super) fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Res
         b: lb[0],
         c: [lc[0], lc[1]],
     };
-    let e: Vec<VExpr> = items.iter().map(|(x, _)| file_vexpr(x)).collect();
-    let rel = |x: &VExpr, point: bool| {
-        if point {
-            VExpr::sum(x.clone(), e[0].clone(), true).expect("vectors")
-        } else {
-            x.clone()
-        }
-    };
-    let (bt, ct) = (rel(&e[1], frame.b_point), rel(&e[2], frame.c_point));
-    let cst = VExpr::constant;
-    let ex = |r: Result<VExpr, String>| r.expect("well-typed");
+    let maps: Vec<PointMap> = items.into_iter().map(|(x, _)| x).collect();
     if rigidity {
-        let half = |x: VExpr| ex(VExpr::product(cst(0.5), x));
-        let c2 = lc[0] * lc[0] + lc[1] * lc[1];
-        let eqs = [
-            (
-                format!("rigid {name}: |{}|", names[1]),
-                half(ex(VExpr::sum(
-                    ex(VExpr::dot(bt.clone(), bt.clone())),
-                    cst(lb[0] * lb[0]),
-                    true,
-                ))),
-            ),
-            (
-                format!("rigid {name}: |{}|", names[2]),
-                half(ex(VExpr::sum(
-                    ex(VExpr::dot(ct.clone(), ct.clone())),
-                    cst(c2),
-                    true,
-                ))),
-            ),
-            (
-                format!("rigid {name}: angle {}{}", names[1], names[2]),
-                ex(VExpr::sum(
-                    ex(VExpr::dot(bt.clone(), ct.clone())),
-                    cst(lb[0] * lc[0]),
-                    true,
-                )),
-            ),
-        ];
-        for (n, eq) in eqs {
-            let mut set = std::collections::BTreeSet::new();
-            eq.coords(&mut set);
-            if set.is_empty() && !eq.uses_time() {
-                // between fixed items: it must hold, and it constrains nothing
-                let r = eq.eval_scalar::<f64>(&|_| 0.0, 0.0);
-                let scale = lb[0] * lb[0] + lc[0] * lc[0] + lc[1] * lc[1];
-                if !(r.abs() <= 1e-9 * scale) {
-                    return Err(b.ctx.err(
-                        &gp,
-                        format!("{n}: the fixed basic items do not fit the local geometry (residual {r:.3e})"),
-                    ));
-                }
-                continue;
-            }
-            b.equation(&n, &eq, p)?;
-        }
+        rigidity3(
+            b,
+            name,
+            &names,
+            [&maps[0], &maps[1], &maps[2]],
+            frame,
+            &gp,
+            p,
+        )?;
     }
     // derived points X = A + x i + y j + z k
-    let i = ex(VExpr::quotient(bt, cst(lb[0])));
-    let j = ex(VExpr::quotient(
-        ex(VExpr::sum(
-            ct,
-            ex(VExpr::product(cst(lc[0]), i.clone())),
-            true,
-        )),
-        cst(lc[1]),
-    ));
-    let k = ex(VExpr::cross(i.clone(), j.clone()));
+    let e: [VExpr; 3] = std::array::from_fn(|k| file_vexpr(&maps[k]));
     for (dn, x) in &local {
         if names.contains(dn) {
             continue;
         }
         b.check_name(dn, ItemKind::Point, &gp)?;
-        let mut pt = e[0].clone();
-        for (c, axis) in [(x[0], &i), (x[1], &j), (x[2], &k)] {
-            if c != 0.0 {
-                pt = ex(VExpr::sum(
-                    pt,
-                    ex(VExpr::product(cst(c), axis.clone())),
-                    false,
-                ));
-            }
-        }
-        b.points.insert(dn.clone(), Point::General(pt));
+        b.points
+            .insert(dn.clone(), Point::General(frame.world_point(&e, *x)));
         b.order.push(dn.clone());
     }
-    let maps: Vec<PointMap> = items.into_iter().map(|(x, _)| x).collect();
-    b.element(
-        &[&maps[0], &maps[1], &maps[2]],
-        Kind::Rigid3 {
-            m: mass,
-            centroid,
-            second_moment,
-            frame,
-        },
-        p,
-    )?;
+    let gravity = b.gravity;
+    let placed = place::term_on(3, &[&maps[0], &maps[1], &maps[2]], |items| RigidBody3 {
+        items,
+        frame,
+        mass,
+        centroid,
+        second_moment,
+        gravity,
+    });
+    b.place(placed, p)?;
     b.bodies.insert(
         name.to_string(),
         Body::Spatial([maps[0].clone(), maps[1].clone(), maps[2].clone()], frame),
@@ -433,5 +358,53 @@ pub(super) fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Res
         name: name.to_string(),
         items: names.clone(),
     });
+    Ok(())
+}
+
+/// The three rigidity rows of a 3D body ([`Rigidity3`]), each named and placed on the items it
+/// involves; a row between fixed items constrains nothing and must already hold.
+fn rigidity3(
+    b: &mut Builder,
+    name: &str,
+    names: &[String],
+    maps: [&PointMap; 3],
+    frame: Frame,
+    gp: &Path_,
+    p: &Path_,
+) -> Result<(), SpecError> {
+    let origin = PointMap::Affine(Affine::fixed([0.0; 3]));
+    // the items each row involves: A only where B (resp. C) is a point
+    let uses = [
+        [frame.b_point, true, false],
+        [frame.c_point, false, true],
+        [frame.b_point || frame.c_point, true, true],
+    ];
+    let titles = [
+        format!("rigid {name}: |{}|", names[1]),
+        format!("rigid {name}: |{}|", names[2]),
+        format!("rigid {name}: angle {}{}", names[1], names[2]),
+    ];
+    for (row, title) in titles.iter().enumerate() {
+        let m: [&PointMap; 3] =
+            std::array::from_fn(|k| if uses[row][k] { maps[k] } else { &origin });
+        if m.iter().all(|x| x.is_fixed()) {
+            // between fixed items: it must hold, and it constrains nothing
+            let (_, items) = localize(3, &m).map_err(|e| b.ctx.err(p, e.to_string()))?;
+            let r = Rigidity3 { items, frame }.row::<f64, 0>(row, 0.0, &nalgebra::SVector::zeros());
+            let scale = frame.b * frame.b + frame.c[0] * frame.c[0] + frame.c[1] * frame.c[1];
+            if !(r.abs() <= 1e-9 * scale) {
+                return Err(b.ctx.err(
+                    gp,
+                    format!("{title}: the fixed basic items do not fit the local geometry (residual {r:.3e})"),
+                ));
+            }
+            continue;
+        }
+        let placed = place::constraint_on(3, &m, |items| RigidityRow {
+            rigidity: Rigidity3 { items, frame },
+            row,
+        });
+        b.place_constraint(title, placed, "a rigidity row between fixed items", p)?;
+    }
     Ok(())
 }

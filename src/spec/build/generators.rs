@@ -59,17 +59,8 @@ pub(super) fn chain(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
         for (kk, ci) in a.coords().into_iter().enumerate() {
             b.guess[ci] = Some(start[kk] + step[kk] * i as f64);
         }
-        b.element(&[&a], Kind::Particle { m: mass }, p)?;
-        b.element(
-            &[&prev, &a],
-            Kind::Spring {
-                k,
-                l0: len,
-                m: 0.0,
-                c,
-            },
-            p,
-        )?;
+        b.particle(&a, mass, p)?;
+        b.spring([&prev, &a], [k, len, 0.0, c], p)?;
         prev = a;
     }
     Ok(())
@@ -147,7 +138,7 @@ pub(super) fn grid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
                 for (kk, ci) in a.coords().into_iter().enumerate() {
                     b.guess[ci] = Some(pos[kk]);
                 }
-                b.element(&[&a], Kind::Particle { m: mass }, p)?;
+                b.particle(&a, mass, p)?;
             } else {
                 if b.points.contains_key(&pn) {
                     return Err(b.ctx.err(p, format!("point '{pn}' is defined twice")));
@@ -165,16 +156,7 @@ pub(super) fn grid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
                         continue;
                     }
                     let (aa, ac) = (b.pmap(&a), b.pmap(&c2));
-                    b.element(
-                        &[&aa, &ac],
-                        Kind::Spring {
-                            k,
-                            l0: l,
-                            m: 0.0,
-                            c,
-                        },
-                        p,
-                    )?;
+                    b.spring([&aa, &ac], [k, l, 0.0, c], p)?;
                 }
             }
         }

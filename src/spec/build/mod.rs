@@ -10,13 +10,12 @@ mod sections;
 use bodies::rigid;
 use generators::{chain, grid};
 
-use super::elements::{
-    localize, Affine, BarConstraint, Element, EquationConstraint, Frame, Kind, LocalPoint, PointMap,
-};
 use super::{kind, kind as kind_of, path, sub, Ctx, Path_, SpecError};
-use crate::ad::{ConstraintAd, TermAd};
+use crate::ad::place;
+use crate::error::ModelError;
 use crate::expr::{Sym, VExpr};
-use crate::model::elements::{PointMassKernel, SpringKernel};
+use crate::model::elements::{DistanceBetween, Frame};
+use crate::model::geometry::{Affine, PointMap};
 use crate::model::geometry::{
     Body as GeoBody, CoordKind, Geometry, Link, LinkKind, Momenta, NamedPoint, PointKind,
 };
@@ -73,15 +72,6 @@ enum Body {
 }
 
 /// `f::<N>(args)` for the runtime size `n` among the listed static sizes (`None` otherwise).
-macro_rules! by_size {
-    ($n:expr, $f:ident $args:tt, [$($k:literal)*]) => {
-        match $n {
-            $($k => Some($f::<$k> $args),)*
-            _ => None,
-        }
-    };
-}
-
 /// A point map of a mechanism file as an expression (files build no Rust-code maps).
 fn file_vexpr(p: &PointMap) -> VExpr {
     p.to_vexpr()
@@ -252,162 +242,75 @@ impl<'a> Builder<'a> {
             .map_err(|e| self.ctx.err(p, format!("in '{text}': {e}")))
     }
 
-    /// Add an element on the given points; free-point particles and springs use the hand kernels.
-    fn element(&mut self, pts: &[&PointMap], kind: Kind, p: &Path_) -> Result<(), SpecError> {
-        let (idx, local) = localize(pts);
-        if idx.is_empty() {
-            return Ok(()); // only fixed points: no effect on the motion
+    /// Add a placed term (none: it acts on fixed points only and cannot affect the motion).
+    fn place(
+        &mut self,
+        placed: Result<Option<place::PlacedTerm>, ModelError>,
+        p: &Path_,
+    ) -> Result<(), SpecError> {
+        if let Some(t) = placed.map_err(|e| self.ctx.err(p, e.to_string()))? {
+            self.terms.push(t);
         }
-        let dim = self.dim;
-        let plain = |a: &PointMap| {
-            a.as_affine()
-                .is_some_and(|a| a.c == [0.0; 3] && a.a.len() == dim)
-        };
-        let fixed = |a: &PointMap| a.as_affine().is_some_and(|a| a.a.is_empty());
-        // fast paths with hand-derived kernels
-        match (&kind, pts.len()) {
-            (Kind::Particle { m }, 1) if plain(pts[0]) => {
-                let g = self.gravity;
-                let kern: Box<dyn TermKernel> = if self.dim == 2 {
-                    Box::new(PointMassKernel::<2> {
-                        mass: *m,
-                        gravity: [g[0], g[1]],
-                    })
-                } else {
-                    Box::new(PointMassKernel::<3> {
-                        mass: *m,
-                        gravity: g,
-                    })
-                };
-                self.terms.push((idx, kern));
-                return Ok(());
-            }
-            (Kind::Spring { k, l0, m, c }, 2) if *m == 0.0 && *k != 0.0 => {
-                let (a, b) = (pts[0], pts[1]);
-                let anchored = if plain(a) && plain(b) {
-                    Some(None)
-                } else if fixed(a) && plain(b) {
-                    Some(Some(a.eval(&[], 0.0)))
-                } else {
-                    None
-                };
-                if let Some(anchor) = anchored {
-                    // order the coordinates as (first end, second end)
-                    let keys = |x: &PointMap| {
-                        x.as_affine()
-                            .map(|x| x.a.keys().copied().collect::<Vec<_>>())
-                            .unwrap_or_default()
-                    };
-                    let order: Vec<usize> = if anchor.is_some() {
-                        keys(b)
-                    } else {
-                        keys(a).into_iter().chain(keys(b)).collect()
-                    };
-                    let kern: Box<dyn TermKernel> = match (self.dim, anchor) {
-                        (2, None) => Box::new(SpringKernel::<2>::new(*k, *l0, *c)),
-                        (2, Some(p)) => {
-                            Box::new(SpringKernel::<2>::anchored([p[0], p[1]], *k, *l0, *c))
-                        }
-                        (_, None) => Box::new(SpringKernel::<3>::new(*k, *l0, *c)),
-                        (_, Some(p)) => Box::new(SpringKernel::<3>::anchored(p, *k, *l0, *c)),
-                    };
-                    self.terms.push((order, kern));
-                    return Ok(());
-                }
-            }
-            _ => {}
-        }
-        let gravity = self.gravity;
-        fn mk<const N: usize>(
-            dim: usize,
-            pts: Vec<LocalPoint>,
-            kind: Kind,
-            gravity: [f64; 3],
-        ) -> Box<dyn TermKernel> {
-            Box::new(TermAd::new(Element::<N> {
-                dim,
-                pts,
-                kind,
-                gravity,
-            }))
-        }
-        let n = idx.len();
-        let kern = by_size!(n, mk(dim, local, kind, gravity), [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])
-            .ok_or_else(|| {
-                self.ctx.err(
-                    p,
-                    format!("element on {n} coordinates: at most 18 are supported"),
-                )
-            })?;
-        self.terms.push((idx, kern));
         Ok(())
     }
 
+    /// Add a placed constraint named `name`; `none` is the error when it involves no coordinate.
+    fn place_constraint(
+        &mut self,
+        name: &str,
+        placed: Result<Option<place::PlacedConstraint>, ModelError>,
+        none: &str,
+        p: &Path_,
+    ) -> Result<(), SpecError> {
+        match placed.map_err(|e| self.ctx.err(p, e.to_string()))? {
+            Some((idx, k)) => {
+                self.cons.push((name.to_string(), idx, k));
+                Ok(())
+            }
+            None => Err(self.ctx.err(p, none)),
+        }
+    }
+
+    /// A particle of mass `m` at a point.
+    fn particle(&mut self, a: &PointMap, mass: f64, p: &Path_) -> Result<(), SpecError> {
+        let placed = place::particle_at(self.dim, a, mass, self.gravity);
+        self.place(placed, p)
+    }
+
+    /// A spring element (stiffness, rest length, mass, damping) between two points.
+    fn spring(
+        &mut self,
+        ends: [&PointMap; 2],
+        [k, l0, m, c]: [f64; 4],
+        p: &Path_,
+    ) -> Result<(), SpecError> {
+        let placed = place::spring_between(self.dim, ends[0], ends[1], k, l0, m, c, self.gravity);
+        self.place(placed, p)
+    }
+
+    /// A bar (distance constraint `½(|b − a|² − ℓ²)`).
     fn bar(
         &mut self,
         name: &str,
         a: &PointMap,
         b: &PointMap,
-        len: f64,
+        length: f64,
         p: &Path_,
     ) -> Result<(), SpecError> {
-        let (idx, local) = localize(&[a, b]);
-        if idx.is_empty() {
-            return Err(self.ctx.err(p, "a bar between two fixed points"));
-        }
-        let (dim, gravity) = (self.dim, self.gravity);
-        fn mk<const N: usize>(
-            dim: usize,
-            pts: Vec<LocalPoint>,
-            gravity: [f64; 3],
-            len: f64,
-        ) -> Box<dyn ConstraintKernel> {
-            Box::new(ConstraintAd::new(BarConstraint::<N> {
-                el: Element {
-                    dim,
-                    pts,
-                    kind: Kind::Particle { m: 0.0 },
-                    gravity,
-                },
-                len,
-            }))
-        }
-        let n = idx.len();
-        let kern = by_size!(n, mk(dim, local, gravity, len), [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])
-            .ok_or_else(|| {
-                self.ctx.err(
-                    p,
-                    format!("bar on {n} coordinates: at most 18 are supported"),
-                )
-            })?;
-        self.cons.push((name.to_string(), idx, kern));
-        Ok(())
+        let placed =
+            place::constraint_on(self.dim, &[a, b], |ends| DistanceBetween { ends, length });
+        self.place_constraint(name, placed, "a bar between two fixed points", p)
     }
 
     /// A constraint `expr(t, q) = 0`.
     fn equation(&mut self, name: &str, expr: &VExpr, p: &Path_) -> Result<(), SpecError> {
-        let mut set = std::collections::BTreeSet::new();
-        expr.coords(&mut set);
-        let idx: Vec<usize> = set.into_iter().collect();
-        if idx.is_empty() {
-            return Err(self
-                .ctx
-                .err(p, "the equation does not involve any coordinate"));
-        }
-        let local = expr.remap(&|j| idx.binary_search(&j).expect("present"));
-        fn mk<const N: usize>(expr: VExpr) -> Box<dyn ConstraintKernel> {
-            Box::new(ConstraintAd::new(EquationConstraint::<N> { expr }))
-        }
-        let n = idx.len();
-        let kern = by_size!(n, mk(local), [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])
-            .ok_or_else(|| {
-                self.ctx.err(
-                    p,
-                    format!("equation on {n} coordinates: at most 18 are supported"),
-                )
-            })?;
-        self.cons.push((name.to_string(), idx, kern));
-        Ok(())
+        let placed = place::equation(expr);
+        self.place_constraint(
+            name,
+            placed,
+            "the equation does not involve any coordinate",
+            p,
+        )
     }
 }
 

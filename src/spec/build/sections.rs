@@ -2,6 +2,7 @@
 //! equations, in the order they are read.
 
 use super::*;
+use crate::model::elements::{BodyTorque, PlanarTorque, PointForce};
 
 /// A lookup of the `PartData` sections by name (null sections count as absent).
 pub(super) type Parts<'a, 'v> = &'a dyn Fn(&str) -> Option<&'v Value>;
@@ -193,7 +194,7 @@ pub(super) fn elements(b: &mut Builder, part: Parts) -> Result<(), SpecError> {
                     format!("'{name}' is a fixed point; a particle there would not move"),
                 ));
             }
-            b.element(&[&a], Kind::Particle { m: mass }, &q)?;
+            b.particle(&a, mass, &q)?;
         }
     }
 
@@ -262,16 +263,7 @@ pub(super) fn springs(b: &mut Builder, s: &Value) -> Result<(), SpecError> {
                 .ctx
                 .err(&q, "length, mass and damping must not be negative"));
         }
-        b.element(
-            &[&a, &c],
-            Kind::Spring {
-                k,
-                l0: l,
-                m: mass,
-                c: damp,
-            },
-            &q,
-        )?;
+        b.spring([&a, &c], [k, l, mass, damp], &q)?;
         let kind = if mass > 0.0 {
             LinkKind::MassiveSpring
         } else {
@@ -312,16 +304,7 @@ pub(super) fn bars(b: &mut Builder, s: &Value) -> Result<(), SpecError> {
             },
         );
         if mass > 0.0 {
-            b.element(
-                &[&a, &c],
-                Kind::Spring {
-                    k: 0.0,
-                    l0: l,
-                    m: mass,
-                    c: 0.0,
-                },
-                &q,
-            )?;
+            b.spring([&a, &c], [0.0, l, mass, 0.0], &q)?;
         }
     }
     Ok(())
@@ -338,8 +321,9 @@ pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Resu
             for (name, val) in b.ctx.keys(m, &p, None)? {
                 let q = sub(&p, &name);
                 let a = b.point(&name, &q)?;
-                let f = b.ctx.vector_expr(val, &q, dim)?;
-                b.element(&[&a], Kind::Force { f }, &q)?;
+                let force = padded(b.ctx.vector_expr(val, &q, dim)?);
+                let placed = place::term_on(dim, &[&a], |point| PointForce { point, force });
+                b.place(placed, &q)?;
             }
         }
         if let Some(t) = fm.get("Torques").filter(|v| !v.is_null()) {
@@ -356,15 +340,22 @@ pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Resu
                     Body::Planar(p0, p1, len) => {
                         let tau = b.ctx.time_expr(val, &q)?;
                         let (a0, a1) = (b.pmap(&p0), b.pmap(&p1));
-                        b.element(&[&a0, &a1], Kind::Torque { tau, len }, &q)?;
+                        let placed = place::term_on(dim, &[&a0, &a1], |basic| PlanarTorque {
+                            basic,
+                            torque: tau,
+                            length: len,
+                        });
+                        b.place(placed, &q)?;
                     }
                     Body::Spatial(items, frame) => {
-                        let tau = b.ctx.vector_expr(val, &q, 3)?;
-                        b.element(
-                            &[&items[0], &items[1], &items[2]],
-                            Kind::Torque3 { tau, frame },
-                            &q,
-                        )?;
+                        let torque = padded(b.ctx.vector_expr(val, &q, 3)?);
+                        let [i0, i1, i2] = &items;
+                        let placed = place::term_on(3, &[i0, i1, i2], |items| BodyTorque {
+                            items,
+                            frame,
+                            torque,
+                        });
+                        b.place(placed, &q)?;
                     }
                 }
             }
@@ -372,6 +363,12 @@ pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Resu
     }
 
     Ok(())
+}
+
+/// Three components from a `dim`-vector of expressions (zero beyond).
+fn padded(mut f: Vec<VExpr>) -> [VExpr; 3] {
+    f.resize(3, VExpr::constant(0.0));
+    [f[0].clone(), f[1].clone(), f[2].clone()]
 }
 
 /// `Equations`: constraints written out, `C(t, q) = 0`.

@@ -1,0 +1,338 @@
+//! Placing physics on a model: the one place where the toolkit chooses between a hand-derived
+//! kernel and forward AD for an element. The mass–spring networks, the generators and rigid
+//! bodies of mechanism files and Rust code all place their elements through these functions.
+//!
+//! * On coordinate points (a point *is* `dim` coordinates) particles, springs and distance
+//!   constraints get their hand kernels unless [`Derivatives::Ad`] asks for the AD reference.
+//! * Elements on general [`Points`] (affine or expression points) are differentiated by AD on
+//!   their local coordinate list ([`localize`]), of at most [`MAX_LOCAL`] coordinates.
+
+use crate::ad::{ConstraintAd, TermAd};
+use crate::error::ModelError;
+use crate::model::elements::{
+    localize, AnchoredDistance, AnchoredSpring, Distance, DistanceKernel, Particle, ParticleAt,
+    PointMassKernel, Points, Spring, SpringBetween, SpringKernel,
+};
+use crate::model::geometry::PointMap;
+use crate::model::{Constraint, ConstraintKernel, Term, TermKernel};
+
+/// A term kernel and the global coordinates it acts on.
+pub type PlacedTerm = (Vec<usize>, Box<dyn TermKernel>);
+/// A constraint kernel and the global coordinates it acts on.
+pub type PlacedConstraint = (Vec<usize>, Box<dyn ConstraintKernel>);
+
+/// How the derivatives of an element with a hand kernel are obtained.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Derivatives {
+    /// Hand-derived residuals and Jacobians (fast; the default).
+    #[default]
+    Hand,
+    /// Forward AD of the same energies and constraints (the reference).
+    Ad,
+}
+
+/// The largest local coordinate list of an element on points (18: three 3D bodies' worth of
+/// basic points, or six points).
+pub const MAX_LOCAL: usize = 18;
+
+macro_rules! any_size {
+    ($name:ident, $($bound:tt)*) => {
+        /// A term or constraint that serves every local size up to [`MAX_LOCAL`] (the elements
+        /// on [`Points`] implement it for every `N`).
+        pub trait $name: $($bound)* + 'static {}
+        impl<X: $($bound)* + 'static> $name for X {}
+    };
+}
+any_size!(
+    AnyTerm,
+    Term<1>
+        + Term<2>
+        + Term<3>
+        + Term<4>
+        + Term<5>
+        + Term<6>
+        + Term<7>
+        + Term<8>
+        + Term<9>
+        + Term<10>
+        + Term<11>
+        + Term<12>
+        + Term<13>
+        + Term<14>
+        + Term<15>
+        + Term<16>
+        + Term<17>
+        + Term<18>
+);
+any_size!(AnyConstraint, Constraint<1, 1> + Constraint<2, 1> + Constraint<3, 1>
+    + Constraint<4, 1> + Constraint<5, 1> + Constraint<6, 1> + Constraint<7, 1> + Constraint<8, 1>
+    + Constraint<9, 1> + Constraint<10, 1> + Constraint<11, 1> + Constraint<12, 1>
+    + Constraint<13, 1> + Constraint<14, 1> + Constraint<15, 1> + Constraint<16, 1>
+    + Constraint<17, 1> + Constraint<18, 1>);
+
+macro_rules! by_size {
+    ($n:expr, $f:ident, $x:expr, [$($k:literal)*]) => {
+        match $n {
+            $($k => Ok($f::<_, $k>($x)),)*
+            n => Err(ModelError::Invalid(format!(
+                "an element on {n} coordinates: at most {MAX_LOCAL} are supported"
+            ))),
+        }
+    };
+}
+
+fn term_n<T: Term<N> + 'static, const N: usize>(t: T) -> Box<dyn TermKernel> {
+    Box::new(TermAd::new(t))
+}
+fn constraint_n<C: Constraint<N, 1> + 'static, const N: usize>(c: C) -> Box<dyn ConstraintKernel> {
+    Box::new(ConstraintAd::new(c))
+}
+
+/// The AD kernel of `term` on `n` local coordinates.
+pub fn ad_term<T: AnyTerm>(n: usize, term: T) -> Result<Box<dyn TermKernel>, ModelError> {
+    by_size!(n, term_n, term, [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])
+}
+
+/// The AD kernel of a one-row constraint on `n` local coordinates.
+pub fn ad_constraint<C: AnyConstraint>(
+    n: usize,
+    c: C,
+) -> Result<Box<dyn ConstraintKernel>, ModelError> {
+    by_size!(n, constraint_n, c, [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])
+}
+
+/// A term on points written on the global coordinates: the global coordinates it acts on and
+/// its AD kernel, or `None` when every point is fixed (then it cannot affect the motion).
+pub fn term_on<T: AnyTerm>(
+    dim: usize,
+    points: &[&PointMap],
+    make: impl FnOnce(Points) -> T,
+) -> Result<Option<PlacedTerm>, ModelError> {
+    let (idx, local) = localize(dim, points)?;
+    if idx.is_empty() {
+        return Ok(None);
+    }
+    let k = ad_term(idx.len(), make(local))?;
+    Ok(Some((idx, k)))
+}
+
+/// A one-row constraint on points written on the global coordinates (`None` between fixed
+/// points).
+pub fn constraint_on<C: AnyConstraint>(
+    dim: usize,
+    points: &[&PointMap],
+    make: impl FnOnce(Points) -> C,
+) -> Result<Option<PlacedConstraint>, ModelError> {
+    let (idx, local) = localize(dim, points)?;
+    if idx.is_empty() {
+        return Ok(None);
+    }
+    let k = ad_constraint(idx.len(), make(local))?;
+    Ok(Some((idx, k)))
+}
+
+fn dim_check(dim: usize) -> Result<(), ModelError> {
+    if dim == 2 || dim == 3 {
+        Ok(())
+    } else {
+        Err(ModelError::Invalid(format!(
+            "points live in 2 or 3 dimensions, not {dim}"
+        )))
+    }
+}
+
+/// A point mass `m` under gravity `g` (`dim` components) on a coordinate point:
+/// `r = m (a − g)`.
+pub fn point_mass(
+    dim: usize,
+    mass: f64,
+    gravity: &[f64],
+    how: Derivatives,
+) -> Result<Box<dyn TermKernel>, ModelError> {
+    dim_check(dim)?;
+    let g3 = [
+        gravity[0],
+        gravity[1],
+        gravity.get(2).copied().unwrap_or(0.0),
+    ];
+    Ok(match (how, dim) {
+        (Derivatives::Hand, 2) => Box::new(PointMassKernel::<2> {
+            mass,
+            gravity: [g3[0], g3[1]],
+        }),
+        (Derivatives::Hand, _) => Box::new(PointMassKernel::<3> { mass, gravity: g3 }),
+        (Derivatives::Ad, 2) => Box::new(TermAd::new(Particle::<2> {
+            mass,
+            gravity: [g3[0], g3[1]],
+        })),
+        (Derivatives::Ad, _) => Box::new(TermAd::new(Particle::<3> { mass, gravity: g3 })),
+    })
+}
+
+/// A spring (stiffness `k`, rest length `ℓ₀`, axial damping `c`) between two coordinate points,
+/// or from the fixed `anchor` to one: local coordinates (first end, second end), or the moving
+/// end alone.
+pub fn spring(
+    dim: usize,
+    anchor: Option<&[f64]>,
+    k: f64,
+    l0: f64,
+    c: f64,
+    how: Derivatives,
+) -> Result<Box<dyn TermKernel>, ModelError> {
+    dim_check(dim)?;
+    let a2 = anchor.map(|p| [p[0], p[1]]);
+    let a3 = anchor.map(|p| [p[0], p[1], p.get(2).copied().unwrap_or(0.0)]);
+    let (stiffness, rest_length, damping) = (k, l0, c);
+    Ok(match (how, dim) {
+        (Derivatives::Hand, 2) => match a2 {
+            None => Box::new(SpringKernel::<2>::new(k, l0, c)),
+            Some(p) => Box::new(SpringKernel::<2>::anchored(p, k, l0, c)),
+        },
+        (Derivatives::Hand, _) => match a3 {
+            None => Box::new(SpringKernel::<3>::new(k, l0, c)),
+            Some(p) => Box::new(SpringKernel::<3>::anchored(p, k, l0, c)),
+        },
+        (Derivatives::Ad, 2) => match a2 {
+            None => Box::new(TermAd::new(Spring::<2> {
+                stiffness,
+                rest_length,
+                damping,
+            })),
+            Some(anchor) => Box::new(TermAd::new(AnchoredSpring {
+                anchor,
+                stiffness,
+                rest_length,
+                damping,
+            })),
+        },
+        (Derivatives::Ad, _) => match a3 {
+            None => Box::new(TermAd::new(Spring::<3> {
+                stiffness,
+                rest_length,
+                damping,
+            })),
+            Some(anchor) => Box::new(TermAd::new(AnchoredSpring {
+                anchor,
+                stiffness,
+                rest_length,
+                damping,
+            })),
+        },
+    })
+}
+
+/// The distance constraint `|x₂ − x₁| − ℓ` between two coordinate points (or `|x − p| − ℓ` to
+/// the fixed `anchor`).
+pub fn distance(
+    dim: usize,
+    anchor: Option<&[f64]>,
+    length: f64,
+    how: Derivatives,
+) -> Result<Box<dyn ConstraintKernel>, ModelError> {
+    dim_check(dim)?;
+    let a2 = anchor.map(|p| [p[0], p[1]]);
+    let a3 = anchor.map(|p| [p[0], p[1], p.get(2).copied().unwrap_or(0.0)]);
+    Ok(match (how, dim) {
+        (Derivatives::Hand, 2) => Box::new(DistanceKernel::<2> { length, anchor: a2 }),
+        (Derivatives::Hand, _) => Box::new(DistanceKernel::<3> { length, anchor: a3 }),
+        (Derivatives::Ad, 2) => match a2 {
+            None => Box::new(ConstraintAd::new(Distance::<2> { length })),
+            Some(anchor) => Box::new(ConstraintAd::new(AnchoredDistance { anchor, length })),
+        },
+        (Derivatives::Ad, _) => match a3 {
+            None => Box::new(ConstraintAd::new(Distance::<3> { length })),
+            Some(anchor) => Box::new(ConstraintAd::new(AnchoredDistance { anchor, length })),
+        },
+    })
+}
+
+/// Whether a point map is exactly `dim` coordinates (`x_k = q_{i_k}`), and which.
+fn plain(dim: usize, p: &PointMap) -> Option<Vec<usize>> {
+    let a = p.as_affine()?;
+    let ok = a.c == [0.0; 3]
+        && a.a.len() == dim
+        && a.a
+            .iter()
+            .enumerate()
+            .all(|(k, (_, v))| (0..3).all(|l| v[l] == if l == k { 1.0 } else { 0.0 }));
+    ok.then(|| a.a.keys().copied().collect())
+}
+
+/// A particle of mass `m` at a point of the mechanism: the hand kernel when the point is a
+/// coordinate point, else [`ParticleAt`] by AD. `None` for a fixed point.
+pub fn particle_at(
+    dim: usize,
+    point: &PointMap,
+    mass: f64,
+    gravity: [f64; 3],
+) -> Result<Option<PlacedTerm>, ModelError> {
+    if let Some(idx) = plain(dim, point) {
+        return Ok(Some((
+            idx,
+            point_mass(dim, mass, &gravity, Derivatives::Hand)?,
+        )));
+    }
+    term_on(dim, &[point], |p| ParticleAt {
+        point: p,
+        mass,
+        gravity,
+    })
+}
+
+/// A spring element between two points of the mechanism ([`SpringBetween`]: stiffness, rest
+/// length, uniform mass, axial damping): the hand kernel when it is massless and its ends are
+/// coordinate points (or one is fixed), else AD. `None` between fixed points.
+#[allow(clippy::too_many_arguments)]
+pub fn spring_between(
+    dim: usize,
+    a: &PointMap,
+    b: &PointMap,
+    stiffness: f64,
+    rest_length: f64,
+    mass: f64,
+    damping: f64,
+    gravity: [f64; 3],
+) -> Result<Option<PlacedTerm>, ModelError> {
+    if mass == 0.0 && stiffness != 0.0 {
+        let hand = |anchor: Option<[f64; 3]>, idx: Vec<usize>| {
+            let k = spring(
+                dim,
+                anchor.as_ref().map(|p| &p[..]),
+                stiffness,
+                rest_length,
+                damping,
+                Derivatives::Hand,
+            )?;
+            Ok::<_, ModelError>(Some((idx, k)))
+        };
+        match (plain(dim, a), plain(dim, b)) {
+            (Some(ia), Some(ib)) => return hand(None, ia.into_iter().chain(ib).collect()),
+            (None, Some(ib)) if a.is_fixed() => return hand(Some(a.eval(&[], 0.0)), ib),
+            _ => {}
+        }
+    }
+    term_on(dim, &[a, b], |ends| SpringBetween {
+        ends,
+        stiffness,
+        rest_length,
+        mass,
+        damping,
+        gravity,
+    })
+}
+
+/// A constraint written out as an expression of the global coordinates, `C(t, q) = 0`
+/// ([`Equation`](crate::model::elements::Equation)) on the coordinates it involves; `None` if it
+/// involves none.
+pub fn equation(expr: &crate::expr::VExpr) -> Result<Option<PlacedConstraint>, ModelError> {
+    let mut set = std::collections::BTreeSet::new();
+    expr.coords(&mut set);
+    let idx: Vec<usize> = set.into_iter().collect();
+    if idx.is_empty() {
+        return Ok(None);
+    }
+    let local = expr.remap(&|j| idx.binary_search(&j).unwrap_or(usize::MAX));
+    let k = ad_constraint(idx.len(), crate::model::elements::Equation { expr: local })?;
+    Ok(Some((idx, k)))
+}
