@@ -16,12 +16,10 @@ mod build;
 pub mod chain;
 mod locate;
 
-/// The scalar expression language (moved to [`crate::expr::scalar`]).
-pub use crate::expr::scalar as expr;
 /// The vector expression language (moved to [`crate::expr::vector`]).
 pub use crate::expr::vector as vexpr;
 
-use crate::expr::{Expr, Scope};
+use crate::expr::Scope;
 use crate::solve::Problem;
 pub use chain::{is_chain, ChainSpec};
 use serde_yaml::{Mapping, Value};
@@ -231,32 +229,20 @@ impl Ctx<'_> {
         }
     }
 
-    /// Parse an expression (number or string) with the parameters defined so far.
-    pub fn expr(&self, v: &Value, p: &Path_) -> Result<Expr, SpecError> {
+    /// A number, or a constant expression over the parameters defined so far.
+    pub fn num(&self, v: &Value, p: &Path_) -> Result<f64, SpecError> {
         let text = match self.source(v, p)? {
-            Ok(x) => return Ok(Expr::constant(x)),
+            Ok(x) => return Ok(x),
             Err(text) => text,
         };
-        let known: Vec<&str> = self.names.iter().map(String::as_str).collect();
-        let e = Expr::parse(&text, &known).map_err(|e| {
+        self.scope.number(&text).map_err(|e| {
             let hint = if text.matches('(').count() > text.matches(')').count() {
                 " — inside { … } or [ … ] a comma ends the value: quote the expression, \"atan2(y, x)\""
             } else {
                 ""
             };
             self.err(p, format!("in '{text}': {e}{hint}"))
-        })?;
-        if e.uses_time {
-            return Err(self.err(p, format!("in '{text}': time t is not allowed here")));
-        }
-        Ok(e)
-    }
-
-    /// A number (or constant expression).
-    pub fn num(&self, v: &Value, p: &Path_) -> Result<f64, SpecError> {
-        let e = self.expr(v, p)?;
-        e.eval(&self.scope, 0.0)
-            .map_err(|e| self.err(p, e.to_string()))
+        })
     }
 
     /// A positive number.

@@ -1,7 +1,7 @@
 //! The parser of the vector expression language: text → type-checked, constant-folded graph.
 
 use super::{Node, Sym, VExpr, FUNCS};
-use crate::expr::scalar::{lex_number, ExprError};
+use crate::expr::{lex_number, ExprError};
 
 impl VExpr {
     /// Parse `text` in `dim` dimensions; names are resolved by `lookup`.
