@@ -138,7 +138,8 @@ mod tests {
         assert_eq!(ev(".5e1"), 5.0);
         assert!((ev("sin(pi/2) + cos(0) + tan(0) + sqrt(16)") - 6.0).abs() < 1e-15);
         assert!(
-            (ev("asin(1) + acos(1) + atan(0) + abs(-2)") - (1.5707963267948966 + 2.0)).abs()
+            (ev("asin(1) + acos(1) + atan(0) + abs(-2)") - (std::f64::consts::FRAC_PI_2 + 2.0))
+                .abs()
                 < 1e-15
         );
     }
