@@ -6,7 +6,7 @@ use lagrangian::library::pendulum::pendulum_chain_3d;
 use lagrangian::prelude::*;
 
 fn chain_state(n: usize) -> (Arc<Model>, State) {
-    let model = pendulum_chain_3d(&vec![1.0; n], &vec![0.1; n], 9.81);
+    let model = pendulum_chain_3d(&vec![1.0; n], &vec![0.1; n], 9.81).unwrap();
     let mut q = Vec::with_capacity(3 * n);
     for i in 0..n {
         let a = 0.3 + 0.01 * i as f64;

@@ -128,6 +128,15 @@ pub enum Error {
     /// See [`SolveError`].
     #[error(transparent)]
     Solve(#[from] SolveError),
+    /// See [`SpecError`]: a mechanism file, with its place.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// See [`ExprError`].
+    #[error("expression: {0}")]
+    Expr(#[from] ExprError),
+    /// See [`PlotError`].
+    #[error(transparent)]
+    Plot(#[from] PlotError),
     /// Reading or writing a file failed.
     #[error("{path}: {message}")]
     Io {
@@ -147,3 +156,66 @@ impl Error {
         }
     }
 }
+
+/// An error in a mechanism file, with its place.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpecError {
+    /// File name as given.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// The field, as a dotted path (`PartData.Springs.AB`).
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for SpecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        if self.field.is_empty() {
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.column, self.message
+            )
+        } else {
+            write!(
+                f,
+                "{}:{}:{}: {}: {}",
+                self.file, self.line, self.column, self.field, self.message
+            )
+        }
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// A parse or evaluation error, with the character offset in the expression text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExprError {
+    /// What went wrong.
+    pub message: String,
+    /// Character offset in the expression.
+    pub offset: usize,
+}
+
+impl std::fmt::Display for ExprError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{} (at character {})", self.message, self.offset + 1)
+    }
+}
+
+/// A plotting failure, with what to do about it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlotError(pub String);
+
+impl std::fmt::Display for PlotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PlotError {}
+impl std::error::Error for ExprError {}

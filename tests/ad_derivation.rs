@@ -306,7 +306,7 @@ fn spring_particle_chain_and_rheonomic_blocks_match_finite_differences() {
         check_model(&model, &mut rng, 1.0, 1e-7);
     }
     check_model(
-        &pendulum_chain_3d(&[1.0, 2.0, 0.5], &[1.0, 0.5, 0.7], 9.81),
+        &pendulum_chain_3d(&[1.0, 2.0, 0.5], &[1.0, 0.5, 0.7], 9.81).unwrap(),
         &mut rng,
         1.0,
         1e-7,

@@ -10,7 +10,7 @@ use lagrangian::prelude::*;
 #[test]
 fn perturbed_chain_lands_on_manifold_with_pins_held() {
     let n = 4;
-    let model = Arc::new(pendulum_chain_3d(&[1.0; 4], &[1.0, 0.8, 0.6, 0.5], 9.81));
+    let model = Arc::new(pendulum_chain_3d(&[1.0; 4], &[1.0, 0.8, 0.6, 0.5], 9.81).unwrap());
     // stretched-out chain, perturbed
     let mut q = vec![];
     let mut x = 0.0;
@@ -321,7 +321,7 @@ fn far_guess_of_a_100_pendulum_chain_converges() {
     // Regression: consecutive bobs in the guess are up to 40 % off the rod length; a
     // curvature-free Gauss–Newton cycled here. The two-phase solver lands on the manifold.
     let n = 100;
-    let model = Arc::new(pendulum_chain_3d(&vec![1.0; n], &vec![0.1; n], 9.81));
+    let model = Arc::new(pendulum_chain_3d(&vec![1.0; n], &vec![0.1; n], 9.81).unwrap());
     let mut q = Vec::new();
     for i in 0..n {
         let a = 0.3 + 0.01 * i as f64;
@@ -354,7 +354,7 @@ fn far_guess_of_a_100_pendulum_chain_converges() {
         init.report.position_iterations
     );
     // a short chain with the same guess is quick
-    let model = Arc::new(pendulum_chain_3d(&[1.0; 10], &[0.1; 10], 9.81));
+    let model = Arc::new(pendulum_chain_3d(&[1.0; 10], &[0.1; 10], 9.81).unwrap());
     let init =
         consistent_initial_values(&model, &q[..30], &[0.0; 30], &InitOptions::default()).unwrap();
     assert!(

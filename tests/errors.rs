@@ -218,3 +218,55 @@ ProblemData:
     let e = r.unwrap_err();
     assert!(e.contains("not differentiable"), "{e}");
 }
+
+#[test]
+fn library_constructors_refuse_bad_input_instead_of_panicking() {
+    use lagrangian::library::pendulum::pendulum_chain_3d;
+    for (m, l, g) in [
+        (vec![1.0, 2.0], vec![0.5], 9.81),
+        (vec![], vec![], 9.81),
+        (vec![1.0], vec![-0.5], 9.81),
+        (vec![0.0], vec![0.5], 9.81),
+        (vec![1.0], vec![f64::NAN], 9.81),
+        (vec![1.0], vec![0.5], f64::INFINITY),
+    ] {
+        let Err(e) = pendulum_chain_3d(&m, &l, g) else {
+            panic!("accepted masses {m:?}, lengths {l:?}, g = {g}")
+        };
+        assert!(matches!(e, Error::Model(ModelError::Invalid(_))), "{e}");
+        assert!(e.to_string().contains("pendulum chain"), "{e}");
+    }
+}
+
+#[test]
+fn file_expression_and_plot_errors_are_lagrangian_errors() {
+    // a mechanism file error keeps its place through the `?` into `lagrangian::Error`
+    fn load() -> Result<Problem, Error> {
+        Ok(lagrangian::spec::parse(
+            "Title: t\nDimension: 2\nPhysicalParams: { a: 1/(1-1) }\n",
+            "bad.yaml",
+        )?)
+    }
+    let e = load().unwrap_err();
+    assert!(matches!(e, Error::Spec(_)));
+    let text = e.to_string();
+    assert!(
+        text.starts_with("bad.yaml:3:") && text.contains("division by zero"),
+        "{text}"
+    );
+    // an expression error
+    fn number() -> Result<f64, Error> {
+        Ok(lagrangian::expr::Scope::default().number("2 * q")?)
+    }
+    let e = number().unwrap_err();
+    assert!(
+        matches!(e, Error::Expr(_)) && e.to_string().contains("'q'"),
+        "{e}"
+    );
+    // a plot of a missing table
+    fn plot() -> Result<(), Error> {
+        lagrangian::output::plot::Table::read(std::path::Path::new("/nonexistent/trajectory.csv"))?;
+        Ok(())
+    }
+    assert!(matches!(plot().unwrap_err(), Error::Plot(_)));
+}

@@ -54,7 +54,7 @@ fn allocations(
 #[test]
 fn steps_do_not_allocate() {
     // constrained AD model: dense (15 + 5 unknowns) and sparse LU, full and modified Newton
-    let model = Arc::new(pendulum_chain_3d(&[1.0; 5], &[0.5; 5], 9.81));
+    let model = Arc::new(pendulum_chain_3d(&[1.0; 5], &[0.5; 5], 9.81).unwrap());
     let q: Vec<f64> = (0..5)
         .flat_map(|i| [0.5 * (i + 1) as f64, 0.1 * i as f64, 0.0])
         .collect();

@@ -37,7 +37,7 @@ fn both(spec: &[(f64, f64, f64, f64, f64, f64)], t: f64, h: f64) -> (Vec<f64>, V
     let angle = cartesian(&chain).0;
     let masses: Vec<f64> = spec.iter().map(|s| s.1).collect();
     let lengths: Vec<f64> = spec.iter().map(|s| s.0).collect();
-    let model = Arc::new(pendulum_chain_3d(&masses, &lengths, g));
+    let model = Arc::new(pendulum_chain_3d(&masses, &lengths, g).unwrap());
     let init = consistent_initial_values(&model, &q0, &v0, &InitOptions::default()).unwrap();
     assert!(init.report.position_change < 1e-12 && init.report.velocity_change < 1e-12);
     let sol = simulate_from(&model, &init.state, t, GenAlphaOptions::new(h)).unwrap();
@@ -104,7 +104,7 @@ fn swinging_through_the_pole_switches_charts_and_stays_on_the_cartesian_path() {
         run.switches.iter().any(|s| s.2 == Chart::XPolar)
             && run.switches.iter().any(|s| s.2 == Chart::ZPolar)
     );
-    let model = Arc::new(pendulum_chain_3d(&[1.0, 0.5], &[1.0, 0.8], 9.81));
+    let model = Arc::new(pendulum_chain_3d(&[1.0, 0.5], &[1.0, 0.8], 9.81).unwrap());
     let init = consistent_initial_values(&model, &q0, &v0, &InitOptions::default()).unwrap();
     let sol = simulate_from(&model, &init.state, 3.0, GenAlphaOptions::new(5e-4)).unwrap();
     // the chain keeps every 100th step

@@ -20,22 +20,8 @@ pub mod vector;
 pub use vector::{Sym, VExpr, Val};
 
 use std::collections::HashMap;
-use std::fmt;
 
-/// A parse or evaluation error, with the character offset in the expression text.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ExprError {
-    /// What went wrong.
-    pub message: String,
-    /// Character offset in the expression.
-    pub offset: usize,
-}
-
-impl fmt::Display for ExprError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{} (at character {})", self.message, self.offset + 1)
-    }
-}
+pub use crate::error::ExprError;
 
 /// Named parameter values.
 #[derive(Clone, Debug, Default)]

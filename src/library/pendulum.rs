@@ -2,6 +2,7 @@
 //! angles and in Cartesian coordinates, and the 3D N-pendulum chain.
 
 use super::elements::{AnchoredRod, Particle, Rod};
+use crate::error::{Error, ModelError};
 use crate::model::{Constraint, Model, Term};
 use nalgebra::SVector;
 use num_dual::DualNum;
@@ -205,10 +206,38 @@ pub fn double_pendulum_positions(l: [f64; 2], theta: [f64; 2]) -> [f64; 4] {
 
 /// 3D chain of `N` pendulums in Cartesian coordinates (seed 003): bob `i` at `q[3i..3i+3]`,
 /// rods of length `l` between consecutive bobs, the first to the origin, gravity `(0, 0, −g)`.
-/// `3N` coordinates, `N` constraints.
-pub fn pendulum_chain_3d(masses: &[f64], lengths: &[f64], g: f64) -> Model {
+/// `3N` coordinates, `N` constraints. Errors: no bob, a length list of another size, a mass or
+/// length that is not positive and finite, a non-finite `g`.
+///
+/// ```
+/// use lagrangian::library::pendulum::pendulum_chain_3d;
+/// let m = pendulum_chain_3d(&[1.0, 2.0], &[0.5, 0.5], 9.81)?;
+/// assert_eq!((m.n_coords(), m.n_constraints()), (6, 2));
+/// assert!(pendulum_chain_3d(&[1.0, 2.0], &[0.5], 9.81).is_err());
+/// # Ok::<(), lagrangian::Error>(())
+/// ```
+pub fn pendulum_chain_3d(masses: &[f64], lengths: &[f64], g: f64) -> Result<Model, Error> {
     let n = masses.len();
-    assert_eq!(n, lengths.len(), "one length per bob");
+    let bad = |m: String| Err(Error::Model(ModelError::Invalid(m)));
+    if n == 0 || n != lengths.len() {
+        return bad(format!(
+            "pendulum chain: one length per bob, got {n} masses and {} lengths",
+            lengths.len()
+        ));
+    }
+    if let Some(i) = (0..n).find(|&i| {
+        !(masses[i] > 0.0 && masses[i].is_finite() && lengths[i] > 0.0 && lengths[i].is_finite())
+    }) {
+        return bad(format!(
+            "pendulum chain: bob {} needs a positive mass and length, got {} and {}",
+            i + 1,
+            masses[i],
+            lengths[i]
+        ));
+    }
+    if !g.is_finite() {
+        return bad(format!("pendulum chain: gravity must be finite, got {g}"));
+    }
     let mut b = Model::builder(3 * n).coordinate_names(
         (0..n).flat_map(|i| ["x", "y", "z"].map(move |c| format!("{c}{}", i + 1))),
     );
@@ -239,5 +268,5 @@ pub fn pendulum_chain_3d(masses: &[f64], lengths: &[f64], g: f64) -> Model {
             );
         }
     }
-    b.build().expect("valid model")
+    Ok(b.build()?)
 }

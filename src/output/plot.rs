@@ -5,21 +5,10 @@
 //! the usual system places (Debian: package `fonts-dejavu-core`).
 
 use plotters::prelude::*;
-use std::error::Error as StdError;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// A plotting failure, with what to do about it.
-#[derive(Debug)]
-pub struct PlotError(pub String);
-
-impl std::fmt::Display for PlotError {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl StdError for PlotError {}
+pub use crate::error::PlotError;
 
 fn perr<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> PlotError + '_ {
     move |e| PlotError(format!("{what}: {e}"))

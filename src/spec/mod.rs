@@ -23,43 +23,9 @@ use crate::expr::Scope;
 use crate::solve::Problem;
 pub use chain::{is_chain, ChainSpec};
 use serde_yaml::{Mapping, Value};
-use std::fmt;
 use std::path::Path;
 
-/// An error in a mechanism file, with its place.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SpecError {
-    /// File name as given.
-    pub file: String,
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column.
-    pub column: usize,
-    /// The field, as a dotted path (`PartData.Springs.AB`).
-    pub field: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for SpecError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        if self.field.is_empty() {
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.file, self.line, self.column, self.message
-            )
-        } else {
-            write!(
-                f,
-                "{}:{}:{}: {}: {}",
-                self.file, self.line, self.column, self.field, self.message
-            )
-        }
-    }
-}
-
-impl std::error::Error for SpecError {}
+pub use crate::error::SpecError;
 
 /// Read and build a mechanism file (a mechanism or a pendulum chain).
 pub fn load(path: &Path) -> Result<Problem, SpecError> {
