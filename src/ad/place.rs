@@ -101,6 +101,21 @@ pub fn ad_constraint<C: AnyConstraint>(
     by_size!(n, constraint_n, c, [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])
 }
 
+/// Localize `points` and build the kernel on the local coordinates; `None` when every point is
+/// fixed (the element cannot affect the motion).
+fn on_points<K>(
+    dim: usize,
+    points: &[&PointMap],
+    kernel: impl FnOnce(usize, Points) -> Result<K, ModelError>,
+) -> Result<Option<(Vec<usize>, K)>, ModelError> {
+    let (idx, local) = localize(dim, points)?;
+    if idx.is_empty() {
+        return Ok(None);
+    }
+    let k = kernel(idx.len(), local)?;
+    Ok(Some((idx, k)))
+}
+
 /// A term on points written on the global coordinates: the global coordinates it acts on and
 /// its AD kernel, or `None` when every point is fixed (then it cannot affect the motion).
 pub fn term_on<T: AnyTerm>(
@@ -108,12 +123,7 @@ pub fn term_on<T: AnyTerm>(
     points: &[&PointMap],
     make: impl FnOnce(Points) -> T,
 ) -> Result<Option<PlacedTerm>, ModelError> {
-    let (idx, local) = localize(dim, points)?;
-    if idx.is_empty() {
-        return Ok(None);
-    }
-    let k = ad_term(idx.len(), make(local))?;
-    Ok(Some((idx, k)))
+    on_points(dim, points, |n, p| ad_term(n, make(p)))
 }
 
 /// A one-row constraint on points written on the global coordinates (`None` between fixed
@@ -123,12 +133,7 @@ pub fn constraint_on<C: AnyConstraint>(
     points: &[&PointMap],
     make: impl FnOnce(Points) -> C,
 ) -> Result<Option<PlacedConstraint>, ModelError> {
-    let (idx, local) = localize(dim, points)?;
-    if idx.is_empty() {
-        return Ok(None);
-    }
-    let k = ad_constraint(idx.len(), make(local))?;
-    Ok(Some((idx, k)))
+    on_points(dim, points, |n, p| ad_constraint(n, make(p)))
 }
 
 fn dim_check(dim: usize) -> Result<(), ModelError> {

@@ -202,11 +202,6 @@ impl Rigidity3 {
             _ => p.dot(&bt, &ct) - b * c[0],
         }
     }
-
-    /// What each row holds, for naming it.
-    pub fn row_names(&self) -> [&'static str; 3] {
-        ["|B̃| = b", "|C̃| = |c|", "B̃·C̃ = b c₁"]
-    }
 }
 
 impl<const N: usize> Constraint<N, 3> for Rigidity3 {
