@@ -6,7 +6,8 @@
 use lagrangian::ad::{compare_constraint_kernels, compare_term_kernels, ConstraintAd, TermAd};
 use lagrangian::library::elements::{AnchoredDistance, AnchoredSpring, Distance, Particle, Spring};
 use lagrangian::library::mass_spring::{
-    Derivatives, DistanceKernel, MassSpringSystem, PointMassKernel, SpringKernel,
+    AnchoredDistanceKernel, AnchoredSpringKernel, Derivatives, DistanceKernel, MassSpringSystem,
+    PointMassKernel, SpringKernel,
 };
 
 struct Lcg(u64);
@@ -72,7 +73,7 @@ fn hand_derived_spring_and_distance_kernels_equal_ad() {
         ));
         let anchor = [q[0], q[1], q[2]];
         worst = worst.max(compare_term_kernels(
-            &SpringKernel::<3>::anchored(anchor, k, l0, c),
+            &AnchoredSpringKernel::<3>::new(anchor, k, l0, c),
             &TermAd::new(AnchoredSpring {
                 anchor,
                 stiffness: k,
@@ -86,10 +87,7 @@ fn hand_derived_spring_and_distance_kernels_equal_ad() {
         ));
         let lam = [rng.next() * 10.0];
         worst = worst.max(compare_constraint_kernels(
-            &DistanceKernel::<3> {
-                length: l0,
-                anchor: None,
-            },
+            &DistanceKernel::<3> { length: l0 },
             &ConstraintAd::new(Distance::<3> { length: l0 }),
             0.0,
             &q,
@@ -97,10 +95,7 @@ fn hand_derived_spring_and_distance_kernels_equal_ad() {
             &lam,
         ));
         worst = worst.max(compare_constraint_kernels(
-            &DistanceKernel::<3> {
-                length: l0,
-                anchor: Some(anchor),
-            },
+            &AnchoredDistanceKernel::<3> { anchor, length: l0 },
             &ConstraintAd::new(AnchoredDistance { anchor, length: l0 }),
             0.0,
             &q[3..],
@@ -137,10 +132,7 @@ fn hand_derived_spring_and_distance_kernels_equal_ad() {
             &a,
         ));
         worst = worst.max(compare_constraint_kernels(
-            &DistanceKernel::<2> {
-                length: l0,
-                anchor: None,
-            },
+            &DistanceKernel::<2> { length: l0 },
             &ConstraintAd::new(Distance::<2> { length: l0 }),
             0.0,
             &q,

@@ -1,5 +1,5 @@
 //! Adding user terms and constraints to a model: each is differentiated by the AD kernels of
-//! this module ([`TermAd`], [`ConstraintAd`]) and placed as a type-erased kernel.
+//! this module ([`TermAd`], [`ConstraintAd`]) and stored with the other kernels of its type.
 
 use crate::ad::{ConstraintAd, TermAd};
 use crate::model::{Constraint, ModelBuilder, Term};
@@ -17,7 +17,7 @@ impl ModelBuilder {
 
     /// Add a term in place (for loops).
     pub fn add_term<T: Term<N> + 'static, const N: usize>(&mut self, indices: [usize; N], term: T) {
-        self.add_term_kernel(&indices, Box::new(TermAd::new(term)));
+        self.add_term_kernel(&indices, TermAd::<T, N>::new(term));
     }
 
     /// Add a named block of `M` constraint rows on the global coordinates `indices`
@@ -39,6 +39,6 @@ impl ModelBuilder {
         indices: [usize; N],
         constraint: C,
     ) {
-        self.add_constraint_kernel(name, &indices, Box::new(ConstraintAd::new(constraint)));
+        self.add_constraint_kernel(name, &indices, ConstraintAd::<C, N, M>::new(constraint));
     }
 }

@@ -25,7 +25,8 @@ pub mod place;
 
 pub use place::Derivatives;
 
-use crate::model::kernel::{ConstraintKernel, ConstraintSlots, KernelCoefficients, TermKernel};
+pub use crate::model::kernel::ConstraintBlocks;
+use crate::model::kernel::{ConstraintKernel, KernelCoefficients, TermKernel};
 use crate::model::{Constraint, Term};
 use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
 use num_dual::{Dual, Dual2, Dual2SVec, Dual64, DualNum, DualSVec};
@@ -211,17 +212,6 @@ pub fn term_energy<T: Term<N>, const N: usize>(term: &T, t: f64, q: &[f64], v: &
     ]
 }
 
-/// Value `C`, Jacobian `C_q` and the multiplier-weighted Hessian `Σ λ_k ∇²C_k` of a constraint.
-#[derive(Clone, Debug)]
-pub struct ConstraintBlocks<const N: usize, const M: usize> {
-    /// `C(t,q)`.
-    pub c: SVector<f64, M>,
-    /// `C_q`.
-    pub jac: SMatrix<f64, M, N>,
-    /// `∂(C_qᵀ λ)/∂q`.
-    pub hess_lambda: SMatrix<f64, N, N>,
-}
-
 /// `C`, `C_q` and `∂(C_qᵀλ)/∂q` in one second-order forward pass.
 ///
 /// ```
@@ -322,91 +312,73 @@ impl<T, const N: usize> TermAd<T, N> {
     }
 }
 
-/// Local values `x[idx[i]]`.
-#[inline]
-pub fn gather<const N: usize>(idx: &[usize], x: &[f64]) -> SVector<f64, N> {
-    SVector::from_fn(|i, _| x[idx[i]])
-}
-
-impl<T: Term<N>, const N: usize> TermKernel for TermAd<T, N> {
-    fn size(&self) -> usize {
-        N
-    }
-    fn add_residual(
-        &self,
-        idx: &[usize],
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        a: &[f64],
-        scale: f64,
-        r: &mut [f64],
-    ) {
-        let (rl, _) = el_residual(
-            &self.term,
-            t,
-            &gather::<N>(idx, q),
-            &gather(idx, v),
-            &gather(idx, a),
-        );
+/// The residual and `J = c_M M + c_D ∂r/∂v + c_K ∂r/∂q` with only the AD passes the weights
+/// need: the pass seeded on `q` for `c_K ≠ 0`, the pass seeded on `v` (which also gives `M`) for
+/// `c_M ≠ 0` or `c_D ≠ 0`.
+fn weighted_blocks<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    a: &SVector<f64, N>,
+    c: &KernelCoefficients,
+) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+    type S<const N: usize> = DualSVec<f64, N>;
+    let ts = S::<N>::from_re(t);
+    let a_s = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(a[i]));
+    let mut j = SMatrix::<f64, N, N>::zeros();
+    let mut r = None;
+    if c.stiffness != 0.0 {
+        let q_seed = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(q[i]).derivative(i));
+        let v_plain = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(v[i]));
+        let (rq, _) = el_residual(term, ts, &q_seed, &v_plain, &a_s);
         for i in 0..N {
-            r[idx[i]] += scale * rl[i];
-        }
-    }
-    fn add_jacobian(
-        &self,
-        idx: &[usize],
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        a: &[f64],
-        c: &KernelCoefficients,
-        r: &mut [f64],
-        values: &mut [f64],
-        slots: &[usize],
-    ) {
-        let b = term_blocks_static(
-            &self.term,
-            t,
-            &gather::<N>(idx, q),
-            &gather(idx, v),
-            &gather(idx, a),
-        );
-        let (fm, fd, fk) = (c.scale * c.mass, c.scale * c.damping, c.scale * c.stiffness);
-        for i in 0..N {
-            r[idx[i]] += c.scale * b.r[i];
-            for j in 0..N {
-                values[slots[i * N + j]] +=
-                    fm * b.mass[(i, j)] + fd * b.damping[(i, j)] + fk * b.stiffness[(i, j)];
+            let kq = rq[i].eps.unwrap_generic(Const::<N>, U1);
+            for l in 0..N {
+                j[(i, l)] = c.stiffness * kq[l];
             }
         }
+        r = Some(rq.map(|x| x.re));
     }
-    fn energy(&self, idx: &[usize], t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
-        let ql = gather::<N>(idx, q);
-        let vl = gather::<N>(idx, v);
-        term_energy(&self.term, t, ql.as_slice(), vl.as_slice())
+    if c.mass != 0.0 || c.damping != 0.0 {
+        let q_plain = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(q[i]));
+        let v_seed = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(v[i]).derivative(i));
+        let (rv, p) = el_residual(term, ts, &q_plain, &v_seed, &a_s);
+        for i in 0..N {
+            let cv = rv[i].eps.unwrap_generic(Const::<N>, U1);
+            let mv = p[i].eps.unwrap_generic(Const::<N>, U1);
+            for l in 0..N {
+                j[(i, l)] += c.mass * mv[l] + c.damping * cv[l];
+            }
+        }
+        r = Some(rv.map(|x| x.re));
     }
-    fn dense_blocks(
+    let r = r.unwrap_or_else(|| el_residual(term, t, q, v, a).0);
+    (r, j)
+}
+
+impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
+    fn residual(
         &self,
-        idx: &[usize],
         t: f64,
-        q: &[f64],
-        v: &[f64],
-        a: &[f64],
-    ) -> [DMatrix<f64>; 4] {
-        let b = term_blocks_static(
-            &self.term,
-            t,
-            &gather::<N>(idx, q),
-            &gather(idx, v),
-            &gather(idx, a),
-        );
-        [
-            DMatrix::from_column_slice(N, 1, b.r.as_slice()),
-            DMatrix::from_column_slice(N, N, b.mass.as_slice()),
-            DMatrix::from_column_slice(N, N, b.damping.as_slice()),
-            DMatrix::from_column_slice(N, N, b.stiffness.as_slice()),
-        ]
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        a: &SVector<f64, N>,
+    ) -> SVector<f64, N> {
+        el_residual(&self.term, t, q, v, a).0
+    }
+    fn jacobian(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        a: &SVector<f64, N>,
+        c: &KernelCoefficients,
+    ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+        weighted_blocks(&self.term, t, q, v, a, c)
+    }
+    fn energy(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
+        term_energy(&self.term, t, q.as_slice(), v.as_slice())
     }
 }
 
@@ -426,97 +398,28 @@ impl<C, const N: usize, const M: usize> ConstraintAd<C, N, M> {
     }
 }
 
-impl<C: Constraint<N, M>, const N: usize, const M: usize> ConstraintKernel
+impl<C: Constraint<N, M> + 'static, const N: usize, const M: usize> ConstraintKernel<N, M>
     for ConstraintAd<C, N, M>
 {
-    fn size(&self) -> usize {
-        N
+    fn value(&self, t: f64, q: &SVector<f64, N>) -> SVector<f64, M> {
+        self.con.constraint(t, q)
     }
-    fn rows(&self) -> usize {
-        M
+    fn jacobian(&self, t: f64, q: &SVector<f64, N>) -> (SVector<f64, M>, SMatrix<f64, M, N>) {
+        constraint_jacobian(&self.con, t, q.as_slice())
     }
-    fn value(&self, idx: &[usize], t: f64, q: &[f64], c: &mut [f64]) {
-        let ql = gather::<N>(idx, q);
-        let cv = self.con.constraint(t, &ql);
-        c[..M].copy_from_slice(cv.as_slice());
-    }
-    fn add_residual(
+    fn blocks(
         &self,
-        idx: &[usize],
         t: f64,
-        q: &[f64],
-        lambda: &[f64],
-        r: &mut [f64],
-        c: &mut [f64],
-    ) {
-        let ql = gather::<N>(idx, q);
-        let (val, jac) = constraint_jacobian(&self.con, t, ql.as_slice());
-        for k in 0..M {
-            c[k] = val[k];
-            for j in 0..N {
-                r[idx[j]] += jac[(k, j)] * lambda[k];
-            }
-        }
+        q: &SVector<f64, N>,
+        lambda: &SVector<f64, M>,
+    ) -> ConstraintBlocks<N, M> {
+        constraint_blocks(&self.con, t, q.as_slice(), lambda.as_slice())
     }
-    fn add_jacobian(
-        &self,
-        idx: &[usize],
-        t: f64,
-        q: &[f64],
-        lambda: &[f64],
-        stiffness: f64,
-        r: &mut [f64],
-        c: &mut [f64],
-        values: &mut [f64],
-        slots: &ConstraintSlots,
-    ) {
-        let ql = gather::<N>(idx, q);
-        let b = constraint_blocks(&self.con, t, ql.as_slice(), &lambda[..M]);
-        for k in 0..M {
-            c[k] = b.c[k];
-            for j in 0..N {
-                let g = b.jac[(k, j)];
-                r[idx[j]] += g * lambda[k];
-                values[slots.jac[k * N + j]] += g;
-                values[slots.jac_t[k * N + j]] += g;
-            }
-        }
-        if stiffness != 0.0 {
-            for i in 0..N {
-                for j in 0..N {
-                    values[slots.hess[i * N + j]] += stiffness * b.hess_lambda[(i, j)];
-                }
-            }
-        }
+    fn time_derivative(&self, t: f64, q: &SVector<f64, N>) -> SVector<f64, M> {
+        constraint_dt(&self.con, t, q.as_slice())
     }
-    fn dense_jacobian(&self, idx: &[usize], t: f64, q: &[f64], row: usize, jac: &mut DMatrix<f64>) {
-        let ql = gather::<N>(idx, q);
-        let (_, j) = constraint_jacobian(&self.con, t, ql.as_slice());
-        for k in 0..M {
-            for c in 0..N {
-                jac[(row + k, idx[c])] += j[(k, c)];
-            }
-        }
-    }
-    fn time_derivative(&self, idx: &[usize], t: f64, q: &[f64], out: &mut [f64]) {
-        let ql = gather::<N>(idx, q);
-        out[..M].copy_from_slice(constraint_dt(&self.con, t, ql.as_slice()).as_slice());
-    }
-    fn gamma(&self, idx: &[usize], t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        let ql = gather::<N>(idx, q);
-        let vl = gather::<N>(idx, v);
-        out[..M].copy_from_slice(
-            constraint_gamma(&self.con, t, ql.as_slice(), vl.as_slice()).as_slice(),
-        );
-    }
-    fn dense_blocks(&self, idx: &[usize], t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3] {
-        let ql = gather::<N>(idx, q);
-        let b = constraint_blocks(&self.con, t, ql.as_slice(), lambda);
-        [
-            DMatrix::from_column_slice(M, 1, b.c.as_slice()),
-            DMatrix::from_column_slice(M, N, b.jac.as_slice()),
-            DMatrix::from_column_slice(N, N, b.hess_lambda.as_slice()),
-        ]
+    fn gamma(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, M> {
+        constraint_gamma(&self.con, t, q.as_slice(), v.as_slice())
     }
 }
 
@@ -535,17 +438,16 @@ impl<C: Constraint<N, M>, const N: usize, const M: usize> ConstraintKernel
 /// let v = [0.1, 0.0, 0.2, -0.3, 0.1, 0.0];
 /// assert!(compare_term_kernels(&hand, &ad, 0.0, &q, &v, &[0.0; 6]) < 1e-12);
 /// ```
-pub fn compare_term_kernels(
-    a: &dyn TermKernel,
-    b: &dyn TermKernel,
+pub fn compare_term_kernels<A: TermKernel<N>, B: TermKernel<N>, const N: usize>(
+    a: &A,
+    b: &B,
     t: f64,
     q: &[f64],
     v: &[f64],
     acc: &[f64],
 ) -> f64 {
-    let idx: Vec<usize> = (0..a.size()).collect();
-    let ba = a.dense_blocks(&idx, t, q, v, acc);
-    let bb = b.dense_blocks(&idx, t, q, v, acc);
+    let ba = a.dense_blocks(t, q, v, acc);
+    let bb = b.dense_blocks(t, q, v, acc);
     ba.iter()
         .zip(&bb)
         .map(|(x, y)| rel_diff(x, y))
@@ -554,38 +456,42 @@ pub fn compare_term_kernels(
 
 /// As [`compare_term_kernels`] for constraint kernels: over `C`, `C_q`, `Σλ∇²C`, `C_t` and `γ`
 /// (`γ` relative to its natural size `‖∇²C‖ |v|² N`).
-pub fn compare_constraint_kernels(
-    a: &dyn ConstraintKernel,
-    b: &dyn ConstraintKernel,
+pub fn compare_constraint_kernels<
+    A: ConstraintKernel<N, M>,
+    B: ConstraintKernel<N, M>,
+    const N: usize,
+    const M: usize,
+>(
+    a: &A,
+    b: &B,
     t: f64,
     q: &[f64],
     v: &[f64],
     lambda: &[f64],
 ) -> f64 {
-    let idx: Vec<usize> = (0..a.size()).collect();
-    let ba = a.dense_blocks(&idx, t, q, lambda);
-    let bb = b.dense_blocks(&idx, t, q, lambda);
-    let m = a.rows();
+    let ba = a.dense_blocks(t, q, lambda);
+    let bb = b.dense_blocks(t, q, lambda);
     let mut worst = ba
         .iter()
         .zip(&bb)
         .map(|(x, y)| rel_diff(x, y))
         .fold(0.0, f64::max);
-    let (mut xa, mut xb) = (vec![0.0; m], vec![0.0; m]);
-    a.time_derivative(&idx, t, q, &mut xa);
-    b.time_derivative(&idx, t, q, &mut xb);
+    let (ql, vl) = (
+        SVector::<f64, N>::from_column_slice(q),
+        SVector::<f64, N>::from_column_slice(v),
+    );
+    let (xa, xb) = (a.time_derivative(t, &ql), b.time_derivative(t, &ql));
     worst = worst.max(rel_diff(
-        &DMatrix::from_vec(m, 1, xa.clone()),
-        &DMatrix::from_vec(m, 1, xb.clone()),
+        &DMatrix::from_column_slice(M, 1, xa.as_slice()),
+        &DMatrix::from_column_slice(M, 1, xb.as_slice()),
     ));
     // γ = C_qq(v,v) + …: relative to its natural size ‖∇²C‖ |v|² N (γ may vanish to round-off,
     // e.g. for motion along a rod)
-    a.gamma(&idx, t, q, v, &mut xa);
-    b.gamma(&idx, t, q, v, &mut xb);
-    let hess = a.dense_blocks(&idx, t, q, &vec![1.0; m])[2].amax();
+    let (ga, gb) = (a.gamma(t, &ql, &vl), b.gamma(t, &ql, &vl));
+    let hess = a.dense_blocks(t, q, &[1.0; M])[2].amax();
     let vmax = v.iter().fold(0.0f64, |acc, x| acc.max(x.abs()));
-    let scale = hess * vmax * vmax * a.size() as f64;
-    for (ga, gb) in xa.iter().zip(&xb) {
+    let scale = hess * vmax * vmax * N as f64;
+    for (ga, gb) in ga.iter().zip(&gb) {
         let d = (ga - gb).abs();
         if d > 0.0 {
             worst = worst.max(d / (1e-300 + scale.max(ga.abs()).max(gb.abs())));

@@ -10,16 +10,17 @@
 use crate::ad::{ConstraintAd, TermAd};
 use crate::error::ModelError;
 use crate::model::elements::{
-    localize, AnchoredDistance, AnchoredSpring, Distance, DistanceKernel, Particle, ParticleAt,
-    PointMassKernel, Points, Spring, SpringBetween, SpringKernel,
+    localize, AnchoredDistance, AnchoredDistanceKernel, AnchoredSpring, AnchoredSpringKernel,
+    Distance, DistanceKernel, Particle, ParticleAt, PointMassKernel, Points, Spring, SpringBetween,
+    SpringKernel,
 };
 use crate::model::geometry::PointMap;
-use crate::model::{Constraint, ConstraintKernel, Term, TermKernel};
+use crate::model::{Constraint, ConstraintKernelBox, Term, TermKernelBox};
 
 /// A term kernel and the global coordinates it acts on.
-pub type PlacedTerm = (Vec<usize>, Box<dyn TermKernel>);
+pub type PlacedTerm = (Vec<usize>, TermKernelBox);
 /// A constraint kernel and the global coordinates it acts on.
-pub type PlacedConstraint = (Vec<usize>, Box<dyn ConstraintKernel>);
+pub type PlacedConstraint = (Vec<usize>, ConstraintKernelBox);
 
 /// How the derivatives of an element with a hand kernel are obtained.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -81,23 +82,20 @@ macro_rules! by_size {
     };
 }
 
-fn term_n<T: Term<N> + 'static, const N: usize>(t: T) -> Box<dyn TermKernel> {
-    Box::new(TermAd::new(t))
+fn term_n<T: Term<N> + 'static, const N: usize>(t: T) -> TermKernelBox {
+    TermKernelBox::new(TermAd::<T, N>::new(t))
 }
-fn constraint_n<C: Constraint<N, 1> + 'static, const N: usize>(c: C) -> Box<dyn ConstraintKernel> {
-    Box::new(ConstraintAd::new(c))
+fn constraint_n<C: Constraint<N, 1> + 'static, const N: usize>(c: C) -> ConstraintKernelBox {
+    ConstraintKernelBox::new(ConstraintAd::<C, N, 1>::new(c))
 }
 
 /// The AD kernel of `term` on `n` local coordinates.
-pub fn ad_term<T: AnyTerm>(n: usize, term: T) -> Result<Box<dyn TermKernel>, ModelError> {
+pub fn ad_term<T: AnyTerm>(n: usize, term: T) -> Result<TermKernelBox, ModelError> {
     by_size!(n, term_n, term, [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])
 }
 
 /// The AD kernel of a one-row constraint on `n` local coordinates.
-pub fn ad_constraint<C: AnyConstraint>(
-    n: usize,
-    c: C,
-) -> Result<Box<dyn ConstraintKernel>, ModelError> {
+pub fn ad_constraint<C: AnyConstraint>(n: usize, c: C) -> Result<ConstraintKernelBox, ModelError> {
     by_size!(n, constraint_n, c, [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])
 }
 
@@ -153,24 +151,15 @@ pub fn point_mass(
     mass: f64,
     gravity: &[f64],
     how: Derivatives,
-) -> Result<Box<dyn TermKernel>, ModelError> {
+) -> Result<TermKernelBox, ModelError> {
     dim_check(dim)?;
-    let g3 = [
-        gravity[0],
-        gravity[1],
-        gravity.get(2).copied().unwrap_or(0.0),
-    ];
+    let g2 = [gravity[0], gravity[1]];
+    let g3 = [g2[0], g2[1], gravity.get(2).copied().unwrap_or(0.0)];
     Ok(match (how, dim) {
-        (Derivatives::Hand, 2) => Box::new(PointMassKernel::<2> {
-            mass,
-            gravity: [g3[0], g3[1]],
-        }),
-        (Derivatives::Hand, _) => Box::new(PointMassKernel::<3> { mass, gravity: g3 }),
-        (Derivatives::Ad, 2) => Box::new(TermAd::new(Particle::<2> {
-            mass,
-            gravity: [g3[0], g3[1]],
-        })),
-        (Derivatives::Ad, _) => Box::new(TermAd::new(Particle::<3> { mass, gravity: g3 })),
+        (Derivatives::Hand, 2) => TermKernelBox::new(PointMassKernel::<2> { mass, gravity: g2 }),
+        (Derivatives::Hand, _) => TermKernelBox::new(PointMassKernel::<3> { mass, gravity: g3 }),
+        (Derivatives::Ad, 2) => term_n(Particle::<2> { mass, gravity: g2 }),
+        (Derivatives::Ad, _) => term_n(Particle::<3> { mass, gravity: g3 }),
     })
 }
 
@@ -184,45 +173,47 @@ pub fn spring(
     l0: f64,
     c: f64,
     how: Derivatives,
-) -> Result<Box<dyn TermKernel>, ModelError> {
+) -> Result<TermKernelBox, ModelError> {
     dim_check(dim)?;
     let a2 = anchor.map(|p| [p[0], p[1]]);
     let a3 = anchor.map(|p| [p[0], p[1], p.get(2).copied().unwrap_or(0.0)]);
     let (stiffness, rest_length, damping) = (k, l0, c);
+    let ad2 = Spring::<2> {
+        stiffness,
+        rest_length,
+        damping,
+    };
+    let ad3 = Spring::<3> {
+        stiffness,
+        rest_length,
+        damping,
+    };
     Ok(match (how, dim) {
         (Derivatives::Hand, 2) => match a2 {
-            None => Box::new(SpringKernel::<2>::new(k, l0, c)),
-            Some(p) => Box::new(SpringKernel::<2>::anchored(p, k, l0, c)),
+            None => TermKernelBox::new::<_, 4>(SpringKernel::<2>::new(k, l0, c)),
+            Some(p) => TermKernelBox::new(AnchoredSpringKernel::<2>::new(p, k, l0, c)),
         },
         (Derivatives::Hand, _) => match a3 {
-            None => Box::new(SpringKernel::<3>::new(k, l0, c)),
-            Some(p) => Box::new(SpringKernel::<3>::anchored(p, k, l0, c)),
+            None => TermKernelBox::new::<_, 6>(SpringKernel::<3>::new(k, l0, c)),
+            Some(p) => TermKernelBox::new(AnchoredSpringKernel::<3>::new(p, k, l0, c)),
         },
         (Derivatives::Ad, 2) => match a2 {
-            None => Box::new(TermAd::new(Spring::<2> {
-                stiffness,
-                rest_length,
-                damping,
-            })),
-            Some(anchor) => Box::new(TermAd::new(AnchoredSpring {
+            None => term_n::<_, 4>(ad2),
+            Some(anchor) => term_n(AnchoredSpring {
                 anchor,
                 stiffness,
                 rest_length,
                 damping,
-            })),
+            }),
         },
         (Derivatives::Ad, _) => match a3 {
-            None => Box::new(TermAd::new(Spring::<3> {
-                stiffness,
-                rest_length,
-                damping,
-            })),
-            Some(anchor) => Box::new(TermAd::new(AnchoredSpring {
+            None => term_n::<_, 6>(ad3),
+            Some(anchor) => term_n(AnchoredSpring {
                 anchor,
                 stiffness,
                 rest_length,
                 damping,
-            })),
+            }),
         },
     })
 }
@@ -234,20 +225,26 @@ pub fn distance(
     anchor: Option<&[f64]>,
     length: f64,
     how: Derivatives,
-) -> Result<Box<dyn ConstraintKernel>, ModelError> {
+) -> Result<ConstraintKernelBox, ModelError> {
     dim_check(dim)?;
     let a2 = anchor.map(|p| [p[0], p[1]]);
     let a3 = anchor.map(|p| [p[0], p[1], p.get(2).copied().unwrap_or(0.0)]);
     Ok(match (how, dim) {
-        (Derivatives::Hand, 2) => Box::new(DistanceKernel::<2> { length, anchor: a2 }),
-        (Derivatives::Hand, _) => Box::new(DistanceKernel::<3> { length, anchor: a3 }),
+        (Derivatives::Hand, 2) => match a2 {
+            None => ConstraintKernelBox::new::<_, 4, 1>(DistanceKernel::<2> { length }),
+            Some(anchor) => ConstraintKernelBox::new(AnchoredDistanceKernel { anchor, length }),
+        },
+        (Derivatives::Hand, _) => match a3 {
+            None => ConstraintKernelBox::new::<_, 6, 1>(DistanceKernel::<3> { length }),
+            Some(anchor) => ConstraintKernelBox::new(AnchoredDistanceKernel { anchor, length }),
+        },
         (Derivatives::Ad, 2) => match a2 {
-            None => Box::new(ConstraintAd::new(Distance::<2> { length })),
-            Some(anchor) => Box::new(ConstraintAd::new(AnchoredDistance { anchor, length })),
+            None => constraint_n::<_, 4>(Distance::<2> { length }),
+            Some(anchor) => constraint_n(AnchoredDistance { anchor, length }),
         },
         (Derivatives::Ad, _) => match a3 {
-            None => Box::new(ConstraintAd::new(Distance::<3> { length })),
-            Some(anchor) => Box::new(ConstraintAd::new(AnchoredDistance { anchor, length })),
+            None => constraint_n::<_, 6>(Distance::<3> { length }),
+            Some(anchor) => constraint_n(AnchoredDistance { anchor, length }),
         },
     })
 }

@@ -11,7 +11,11 @@
 //! element keeps the *slots* (positions in the values array, CSC order) of its entries, so
 //! assembling is a scatter-add into a preallocated array — no search, no allocation.
 
-use crate::model::kernel::{ConstraintSlots, KernelCoefficients};
+mod groups;
+
+use crate::model::group::ConstraintSlots;
+pub use crate::model::group::Point;
+use crate::model::kernel::KernelCoefficients;
 use crate::model::Model;
 use std::collections::HashMap;
 
@@ -23,10 +27,10 @@ pub struct Pattern {
     pub col_ptr: Vec<usize>,
     /// CSC row indices.
     pub row_idx: Vec<usize>,
-    /// Per term: `N×N` slots, row-major.
+    /// Per term group: `N×N` slots per element, row-major.
     pub(crate) term_slots: Vec<Vec<usize>>,
-    /// Per constraint block: (hessian, jacobian, jacobian transposed) slots.
-    pub(crate) con_slots: Vec<[Vec<usize>; 3]>,
+    /// Per constraint group: hessian, jacobian and transposed jacobian slots.
+    pub(crate) con_slots: Vec<ConstraintSlots>,
     /// Slot of each diagonal entry `(i, i)` of the dynamic rows, if present.
     pub(crate) diag_slots: Vec<Option<usize>>,
 }
@@ -37,23 +41,25 @@ impl Pattern {
         let n = model.n;
         let dim = n + model.m;
         let mut entries: Vec<(usize, usize)> = Vec::new();
-        for t in &model.terms {
-            for &i in &t.indices {
-                for &j in &t.indices {
-                    entries.push((i, j));
+        for g in &model.terms {
+            for e in 0..g.len() {
+                let idx = g.indices(e);
+                for &i in idx {
+                    entries.extend(idx.iter().map(|&j| (i, j)));
                 }
             }
         }
-        for c in &model.constraints {
-            for &i in &c.indices {
-                for &j in &c.indices {
-                    entries.push((i, j));
+        for g in &model.constraints {
+            for e in 0..g.len() {
+                let idx = g.indices(e);
+                for &i in idx {
+                    entries.extend(idx.iter().map(|&j| (i, j)));
                 }
-            }
-            for k in 0..c.item.rows() {
-                for &j in &c.indices {
-                    entries.push((n + c.row + k, j));
-                    entries.push((j, n + c.row + k));
+                for k in 0..g.rows() {
+                    for &j in idx {
+                        entries.push((n + g.row(e) + k, j));
+                        entries.push((j, n + g.row(e) + k));
+                    }
                 }
             }
         }
@@ -73,11 +79,12 @@ impl Pattern {
         let term_slots = model
             .terms
             .iter()
-            .map(|t| {
-                let mut s = Vec::with_capacity(t.indices.len().pow(2));
-                for &i in &t.indices {
-                    for &j in &t.indices {
-                        s.push(slot[&(i, j)]);
+            .map(|g| {
+                let mut s = Vec::with_capacity(g.len() * g.size().pow(2));
+                for e in 0..g.len() {
+                    let idx = g.indices(e);
+                    for &i in idx {
+                        s.extend(idx.iter().map(|&j| slot[&(i, j)]));
                     }
                 }
                 s
@@ -86,21 +93,20 @@ impl Pattern {
         let con_slots = model
             .constraints
             .iter()
-            .map(|c| {
-                let mut h = Vec::new();
-                for &i in &c.indices {
-                    for &j in &c.indices {
-                        h.push(slot[&(i, j)]);
+            .map(|g| {
+                let mut s = ConstraintSlots::default();
+                for e in 0..g.len() {
+                    let idx = g.indices(e);
+                    for &i in idx {
+                        s.hess.extend(idx.iter().map(|&j| slot[&(i, j)]));
+                    }
+                    for k in 0..g.rows() {
+                        let row = n + g.row(e) + k;
+                        s.jac.extend(idx.iter().map(|&j| slot[&(row, j)]));
+                        s.jac_t.extend(idx.iter().map(|&j| slot[&(j, row)]));
                     }
                 }
-                let (mut jac, mut jac_t) = (Vec::new(), Vec::new());
-                for k in 0..c.item.rows() {
-                    for &j in &c.indices {
-                        jac.push(slot[&(n + c.row + k, j)]);
-                        jac_t.push(slot[&(j, n + c.row + k)]);
-                    }
-                }
-                [h, jac, jac_t]
+                s
             })
             .collect();
         let diag_slots = (0..n).map(|i| slot.get(&(i, i)).copied()).collect();
@@ -136,39 +142,16 @@ pub struct AssemblyCoefficients {
     pub stiffness_lambda: f64,
 }
 
-/// Inputs of one evaluation at time `t`.
-pub struct Point<'a> {
-    /// Time.
-    pub t: f64,
-    /// Coordinates.
-    pub q: &'a [f64],
-    /// Velocities.
-    pub v: &'a [f64],
-    /// Accelerations.
-    pub a: &'a [f64],
-    /// Multipliers as they enter `C_qᵀλ` (possibly scaled).
-    pub lambda: &'a [f64],
-}
-
 /// Residual `[scale·r_dyn + C_qᵀλ ; C]` into `res` (length `n + m`).
 pub fn residual(model: &Model, s: &Point, scale: f64, res: &mut [f64]) {
     let n = model.n;
     res.fill(0.0);
     let (r, c) = res.split_at_mut(n);
-    for t in &model.terms {
-        t.item
-            .add_residual(&t.indices, s.t, s.q, s.v, s.a, scale, r);
+    for g in &model.terms {
+        g.add_residual(s, scale, r);
     }
-    for con in &model.constraints {
-        let rows = con.item.rows();
-        con.item.add_residual(
-            &con.indices,
-            s.t,
-            s.q,
-            &s.lambda[con.row..con.row + rows],
-            r,
-            &mut c[con.row..con.row + rows],
-        );
+    for g in &model.constraints {
+        g.add_residual(s, r, c);
     }
 }
 
@@ -186,76 +169,53 @@ pub fn residual_and_matrix(
     values.fill(0.0);
     let (r, c) = res.split_at_mut(n);
     let coef = KernelCoefficients {
-        scale: k.scale,
         mass: k.mass,
         damping: k.damping,
         stiffness: k.stiffness,
     };
-    for (t, slots) in model.terms.iter().zip(&pattern.term_slots) {
-        t.item
-            .add_jacobian(&t.indices, s.t, s.q, s.v, s.a, &coef, r, values, slots);
+    for (g, slots) in model.terms.iter().zip(&pattern.term_slots) {
+        g.add_jacobian(s, k.scale, &coef, r, values, slots);
     }
-    for (con, sl) in model.constraints.iter().zip(&pattern.con_slots) {
-        let rows = con.item.rows();
-        con.item.add_jacobian(
-            &con.indices,
-            s.t,
-            s.q,
-            &s.lambda[con.row..con.row + rows],
-            k.stiffness_lambda,
-            r,
-            &mut c[con.row..con.row + rows],
-            values,
-            &ConstraintSlots {
-                hess: &sl[0],
-                jac: &sl[1],
-                jac_t: &sl[2],
-            },
-        );
+    for (g, slots) in model.constraints.iter().zip(&pattern.con_slots) {
+        g.add_jacobian(s, k.stiffness_lambda, r, c, values, slots);
     }
 }
 
 /// Constraint values `C(t, q)` into `c` (length `m`).
 pub fn constraint_values(model: &Model, t: f64, q: &[f64], c: &mut [f64]) {
-    for con in &model.constraints {
-        let rows = con.item.rows();
-        con.item
-            .value(&con.indices, t, q, &mut c[con.row..con.row + rows]);
+    for g in &model.constraints {
+        g.values(t, q, c);
     }
 }
 
 /// Dense constraint Jacobian `C_q` (`m × n`).
 pub fn constraint_jacobian_dense(model: &Model, t: f64, q: &[f64]) -> nalgebra::DMatrix<f64> {
     let mut j = nalgebra::DMatrix::zeros(model.m, model.n);
-    for con in &model.constraints {
-        con.item.dense_jacobian(&con.indices, t, q, con.row, &mut j);
+    for g in &model.constraints {
+        g.add_dense_jacobian(t, q, &mut j);
     }
     j
 }
 
 /// `C_t` into `out` (length `m`).
 pub fn constraint_time_derivative(model: &Model, t: f64, q: &[f64], out: &mut [f64]) {
-    for con in &model.constraints {
-        let rows = con.item.rows();
-        con.item
-            .time_derivative(&con.indices, t, q, &mut out[con.row..con.row + rows]);
+    for g in &model.constraints {
+        g.time_derivative(t, q, out);
     }
 }
 
 /// `γ = C_qq(v,v) + 2C_qt v + C_tt` into `out` (length `m`).
 pub fn constraint_gamma(model: &Model, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-    for con in &model.constraints {
-        let rows = con.item.rows();
-        con.item
-            .gamma(&con.indices, t, q, v, &mut out[con.row..con.row + rows]);
+    for g in &model.constraints {
+        g.gamma(t, q, v, out);
     }
 }
 
 /// Sum of term energies `[T, V, h]` (kinetic, potential, energy function `v·L_v − L`).
 pub fn energies(model: &Model, t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
     let mut e = [0.0; 3];
-    for term in &model.terms {
-        let x = term.item.energy(&term.indices, t, q, v);
+    for g in &model.terms {
+        let x = g.energy(t, q, v);
         for k in 0..3 {
             e[k] += x[k];
         }
@@ -278,15 +238,22 @@ pub fn dense_term_blocks(
         nalgebra::DMatrix::zeros(n, n),
         nalgebra::DMatrix::zeros(n, n),
     ];
-    for term in &model.terms {
-        let b = term.item.dense_blocks(&term.indices, t, q, v, a);
-        for (k, blk) in b.iter().enumerate() {
-            for (li, &gi) in term.indices.iter().enumerate() {
-                if k == 0 {
-                    out[0][(gi, 0)] += blk[(li, 0)];
-                } else {
-                    for (lj, &gj) in term.indices.iter().enumerate() {
-                        out[k][(gi, gj)] += blk[(li, lj)];
+    let p = Point {
+        t,
+        q,
+        v,
+        a,
+        lambda: &[],
+    };
+    for g in &model.terms {
+        for e in 0..g.len() {
+            let b = g.dense_blocks(e, &p);
+            let idx = g.indices(e);
+            for (li, &gi) in idx.iter().enumerate() {
+                out[0][(gi, 0)] += b[0][(li, 0)];
+                for k in 1..4 {
+                    for (lj, &gj) in idx.iter().enumerate() {
+                        out[k][(gi, gj)] += b[k][(li, lj)];
                     }
                 }
             }
@@ -303,14 +270,14 @@ pub fn dense_constraint_hessian(
     lambda: &[f64],
 ) -> nalgebra::DMatrix<f64> {
     let mut h = nalgebra::DMatrix::zeros(model.n, model.n);
-    for con in &model.constraints {
-        let rows = con.item.rows();
-        let b = con
-            .item
-            .dense_blocks(&con.indices, t, q, &lambda[con.row..con.row + rows]);
-        for (li, &gi) in con.indices.iter().enumerate() {
-            for (lj, &gj) in con.indices.iter().enumerate() {
-                h[(gi, gj)] += b[2][(li, lj)];
+    for g in &model.constraints {
+        for e in 0..g.len() {
+            let b = g.dense_blocks(e, t, q, lambda);
+            let idx = g.indices(e);
+            for (li, &gi) in idx.iter().enumerate() {
+                for (lj, &gj) in idx.iter().enumerate() {
+                    h[(gi, gj)] += b[2][(li, lj)];
+                }
             }
         }
     }

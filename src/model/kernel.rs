@@ -1,24 +1,26 @@
-//! The type-erased element interface between a model and the assembly.
+//! The element interface between a model and the assembly: **kernels compute local blocks**.
+//!
+//! A term kernel sees only its own `N` coordinates: given the local `q`, `v`, `a` it returns its
+//! residual `r = d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q` and the weighted block
+//! `J = c_M·M + c_D·∂r/∂v + c_K·∂r/∂q` (`N × N`). A constraint kernel returns `C`, `C_q` and
+//! `Σ λ_k ∇²C_k` on its coordinates. Gathering the local inputs from the global arrays and
+//! scattering the blocks into the global residual and the fixed sparsity pattern is the
+//! assembly's job ([`crate::assembly`]), done for all elements of one kernel type in one
+//! monomorphized loop ([`group`](super::group)).
 //!
 //! [`TermAd`](crate::ad::TermAd) and [`ConstraintAd`](crate::ad::ConstraintAd) implement these
 //! traits for any [`Term`](crate::model::Term) and [`Constraint`](crate::model::Constraint) by
-//! forward AD. A hand-written kernel implements them directly for speed (see
-//! [`crate::library::mass_spring`]) and can be checked against the AD kernel of the same physics
-//! with [`compare_term_kernels`](crate::ad::compare_term_kernels) /
+//! forward AD. A hand-written kernel implements them directly for speed (the particle, spring,
+//! distance and load kernels of [`crate::model::elements`]) and is checked against the AD kernel
+//! of the same physics with [`compare_term_kernels`](crate::ad::compare_term_kernels) /
 //! [`compare_constraint_kernels`](crate::ad::compare_constraint_kernels).
-//!
-//! Conventions: `idx` are the kernel's global coordinate indices (`size()` of them); `q`, `v`, `a`,
-//! `r` are global arrays; `slots[i*N + j]` is the position of entry `(idx[i], idx[j])` in the
-//! global `values` array of the iteration matrix.
 
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, SMatrix, SVector};
 
-/// Factors of one assembly: a term adds `scale·r` to the residual and
-/// `scale·(mass·M + damping·∂r/∂v + stiffness·∂r/∂q)` to its matrix slots.
+/// Weights of the three Jacobian blocks of a term: `J = mass·M + damping·∂r/∂v +
+/// stiffness·∂r/∂q`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct KernelCoefficients {
-    /// Factor on the residual and every block.
-    pub scale: f64,
     /// Factor on `M = ∂r/∂a`.
     pub mass: f64,
     /// Factor on `∂r/∂v`.
@@ -27,97 +29,98 @@ pub struct KernelCoefficients {
     pub stiffness: f64,
 }
 
-/// A Lagrangian term as the assembly sees it: residual `r = d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q`, its
-/// Jacobian blocks and its energies, on `f64`.
-#[allow(clippy::too_many_arguments)]
-pub trait TermKernel: Send + Sync {
-    /// Number of local coordinates `N`.
-    fn size(&self) -> usize;
-    /// Add `scale·r` into `r[idx]`.
-    fn add_residual(
+/// A Lagrangian term on its `N` local coordinates, on `f64`: the residual
+/// `r = d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q`, its weighted Jacobian block and its energies.
+///
+/// The flags tell the assembly which local inputs to gather (a spring reads no accelerations, a
+/// load reads nothing but `t`); a kernel with a flag off receives zeros in that input.
+pub trait TermKernel<const N: usize>: Send + Sync + 'static {
+    /// Whether the kernel reads `q`.
+    const USES_Q: bool = true;
+    /// Whether the kernel reads `v`.
+    const USES_V: bool = true;
+    /// Whether the kernel reads `a`.
+    const USES_A: bool = true;
+    /// The residual `r(t, q, v, a)`.
+    fn residual(
         &self,
-        idx: &[usize],
         t: f64,
-        q: &[f64],
-        v: &[f64],
-        a: &[f64],
-        scale: f64,
-        r: &mut [f64],
-    );
-    /// Add `c.scale·r` into `r[idx]` and the weighted blocks into `values[slots]`.
-    fn add_jacobian(
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        a: &SVector<f64, N>,
+    ) -> SVector<f64, N>;
+    /// The residual and `J = c.mass·M + c.damping·∂r/∂v + c.stiffness·∂r/∂q`.
+    fn jacobian(
         &self,
-        idx: &[usize],
         t: f64,
-        q: &[f64],
-        v: &[f64],
-        a: &[f64],
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        a: &SVector<f64, N>,
         c: &KernelCoefficients,
-        r: &mut [f64],
-        values: &mut [f64],
-        slots: &[usize],
-    );
+    ) -> (SVector<f64, N>, SMatrix<f64, N, N>);
     /// `[T, V, v·∂L/∂v − L]`.
-    fn energy(&self, idx: &[usize], t: f64, q: &[f64], v: &[f64]) -> [f64; 3];
-    /// Local dense blocks `(r, M, ∂r/∂v, ∂r/∂q)` for checks (allocates).
-    fn dense_blocks(
-        &self,
-        idx: &[usize],
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        a: &[f64],
-    ) -> [DMatrix<f64>; 4];
+    fn energy(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3];
+    /// Dense `(r, M, ∂r/∂v, ∂r/∂q)` for checks: three [`jacobian`](TermKernel::jacobian) calls
+    /// with unit weights.
+    fn dense_blocks(&self, t: f64, q: &[f64], v: &[f64], a: &[f64]) -> [DMatrix<f64>; 4] {
+        let (q, v, a) = (local::<N>(q), local::<N>(v), local::<N>(a));
+        let unit = |mass, damping, stiffness| KernelCoefficients {
+            mass,
+            damping,
+            stiffness,
+        };
+        let (r, m) = self.jacobian(t, &q, &v, &a, &unit(1.0, 0.0, 0.0));
+        let (_, d) = self.jacobian(t, &q, &v, &a, &unit(0.0, 1.0, 0.0));
+        let (_, k) = self.jacobian(t, &q, &v, &a, &unit(0.0, 0.0, 1.0));
+        [
+            DMatrix::from_column_slice(N, 1, r.as_slice()),
+            DMatrix::from_column_slice(N, N, m.as_slice()),
+            DMatrix::from_column_slice(N, N, d.as_slice()),
+            DMatrix::from_column_slice(N, N, k.as_slice()),
+        ]
+    }
 }
 
-/// Slots of a constraint block in the global values array (row-major local indexing).
-pub struct ConstraintSlots<'a> {
-    /// `N×N`: `(idx[i], idx[j])`.
-    pub hess: &'a [usize],
-    /// `M×N`: `(n + row + k, idx[j])`.
-    pub jac: &'a [usize],
-    /// `M×N`: `(idx[j], n + row + k)`.
-    pub jac_t: &'a [usize],
+/// `C(t, q)`, `C_q` and `Σ λ_k ∇²C_k` of a constraint block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstraintBlocks<const N: usize, const M: usize> {
+    /// `C(t,q)`.
+    pub c: SVector<f64, M>,
+    /// `C_q`.
+    pub jac: SMatrix<f64, M, N>,
+    /// `∂(C_qᵀ λ)/∂q = Σ λ_k ∇²C_k`.
+    pub hess_lambda: SMatrix<f64, N, N>,
 }
 
-/// A block of `M` constraint rows `C(t, q_I) = 0` as the assembly sees it.
-#[allow(clippy::too_many_arguments)]
-pub trait ConstraintKernel: Send + Sync {
-    /// Number of local coordinates `N`.
-    fn size(&self) -> usize;
-    /// Number of rows `M`.
-    fn rows(&self) -> usize;
-    /// Write `C` into `c` (`M` values).
-    fn value(&self, idx: &[usize], t: f64, q: &[f64], c: &mut [f64]);
-    /// Write `C` into `c` and add `C_qᵀ λ` into `r`.
-    fn add_residual(
+/// A block of `M` constraint rows `C(t, q) = 0` on its `N` local coordinates, on `f64`.
+pub trait ConstraintKernel<const N: usize, const M: usize>: Send + Sync + 'static {
+    /// `C(t, q)`.
+    fn value(&self, t: f64, q: &SVector<f64, N>) -> SVector<f64, M>;
+    /// `C` and `C_q` (first derivatives only).
+    fn jacobian(&self, t: f64, q: &SVector<f64, N>) -> (SVector<f64, M>, SMatrix<f64, M, N>);
+    /// `C`, `C_q` and `Σ λ_k ∇²C_k` (second derivatives).
+    fn blocks(
         &self,
-        idx: &[usize],
         t: f64,
-        q: &[f64],
-        lambda: &[f64],
-        r: &mut [f64],
-        c: &mut [f64],
-    );
-    /// As `add_residual`, and add `stiffness·Σλ∇²C`, `C_q`, `C_qᵀ` into `values`.
-    fn add_jacobian(
-        &self,
-        idx: &[usize],
-        t: f64,
-        q: &[f64],
-        lambda: &[f64],
-        stiffness: f64,
-        r: &mut [f64],
-        c: &mut [f64],
-        values: &mut [f64],
-        slots: &ConstraintSlots,
-    );
-    /// Add `C_q` into rows `row..row+M` of the dense `jac` (all `n` columns).
-    fn dense_jacobian(&self, idx: &[usize], t: f64, q: &[f64], row: usize, jac: &mut DMatrix<f64>);
-    /// Write `C_t` into `out`.
-    fn time_derivative(&self, idx: &[usize], t: f64, q: &[f64], out: &mut [f64]);
-    /// Write `γ = C_qq(v,v) + 2C_qt v + C_tt` into `out`.
-    fn gamma(&self, idx: &[usize], t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
-    /// Local dense `(C, C_q, Σλ∇²C)` for checks (allocates).
-    fn dense_blocks(&self, idx: &[usize], t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3];
+        q: &SVector<f64, N>,
+        lambda: &SVector<f64, M>,
+    ) -> ConstraintBlocks<N, M>;
+    /// `C_t`.
+    fn time_derivative(&self, t: f64, q: &SVector<f64, N>) -> SVector<f64, M>;
+    /// `γ = C_qq(v,v) + 2C_qt v + C_tt`, so that `d²C/dt² = C_q q̈ + γ`.
+    fn gamma(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, M>;
+    /// Dense `(C, C_q, Σλ∇²C)` for checks.
+    fn dense_blocks(&self, t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3] {
+        let b = self.blocks(t, &local::<N>(q), &local::<M>(lambda));
+        [
+            DMatrix::from_column_slice(M, 1, b.c.as_slice()),
+            DMatrix::from_column_slice(M, N, b.jac.as_slice()),
+            DMatrix::from_column_slice(N, N, b.hess_lambda.as_slice()),
+        ]
+    }
+}
+
+/// The first `N` entries of `x` (zeros past its end).
+fn local<const N: usize>(x: &[f64]) -> SVector<f64, N> {
+    SVector::from_fn(|i, _| x.get(i).copied().unwrap_or(0.0))
 }

@@ -37,13 +37,16 @@
 //! assert_eq!((model.n_coords(), model.n_constraints()), (2, 1));
 //! ```
 
+mod builder;
 pub mod elements;
 pub mod geometry;
+pub mod group;
 pub mod kernel;
 mod state;
 
-use crate::error::ModelError;
-pub use kernel::{ConstraintKernel, ConstraintSlots, KernelCoefficients, TermKernel};
+pub use builder::{ConstraintKernelBox, ModelBuilder, TermKernelBox};
+use group::{Constraints, Terms};
+pub use kernel::{ConstraintBlocks, ConstraintKernel, KernelCoefficients, TermKernel};
 use nalgebra::SVector;
 use num_dual::DualNum;
 pub use state::{State, StateView};
@@ -116,41 +119,30 @@ pub trait Constraint<const N: usize, const M: usize>: Send + Sync {
     ) -> SVector<D, M>;
 }
 
-/// A term or constraint placed on global coordinates.
-pub(crate) struct Placed<T: ?Sized> {
-    pub indices: Vec<usize>,
-    pub item: Box<T>,
-}
-
-/// A named block of constraint rows.
-pub(crate) struct PlacedConstraint {
+/// The name and rows of a constraint block, in the order the blocks were added.
+#[derive(Clone, Debug)]
+pub(crate) struct BlockInfo {
     pub name: String,
-    pub indices: Vec<usize>,
     /// First multiplier (global constraint row) of this block.
     pub row: usize,
-    pub item: Box<dyn ConstraintKernel>,
+    pub rows: usize,
 }
 
-/// A mechanism: `n` generalized coordinates, a sum of Lagrangian terms and constraint blocks.
+/// A mechanism: `n` generalized coordinates, a sum of Lagrangian terms and constraint blocks,
+/// stored in groups by kernel type ([`group`]).
 pub struct Model {
     pub(crate) n: usize,
     pub(crate) m: usize,
     pub(crate) names: Vec<String>,
-    pub(crate) terms: Vec<Placed<dyn TermKernel>>,
-    pub(crate) constraints: Vec<PlacedConstraint>,
+    pub(crate) terms: Vec<Box<dyn Terms>>,
+    pub(crate) constraints: Vec<Box<dyn Constraints>>,
+    pub(crate) blocks: Vec<BlockInfo>,
 }
 
 impl Model {
     /// Start building a model with `n` generalized coordinates.
     pub fn builder(n: usize) -> ModelBuilder {
-        ModelBuilder {
-            n,
-            names: (0..n).map(|i| format!("q[{i}]")).collect(),
-            terms: Vec::new(),
-            constraints: Vec::new(),
-            m: 0,
-            error: None,
-        }
+        ModelBuilder::new(n)
     }
     /// Number of generalized coordinates `n`.
     pub fn n_coords(&self) -> usize {
@@ -166,10 +158,9 @@ impl Model {
     }
     /// Name of constraint row `row` (`name` for a one-row block, `name[k]` otherwise).
     pub fn constraint_row_name(&self, row: usize) -> String {
-        for c in &self.constraints {
-            let rows = c.item.rows();
-            if row >= c.row && row < c.row + rows {
-                return if rows == 1 {
+        for c in &self.blocks {
+            if row >= c.row && row < c.row + c.rows {
+                return if c.rows == 1 {
                     c.name.clone()
                 } else {
                     format!("{}[{}]", c.name, row - c.row)
@@ -178,145 +169,18 @@ impl Model {
         }
         format!("constraint row {row}")
     }
+    /// Constraint blocks in the order they were added: name and global rows.
+    pub fn constraint_blocks(&self) -> impl Iterator<Item = (&str, std::ops::Range<usize>)> {
+        self.blocks
+            .iter()
+            .map(|b| (b.name.as_str(), b.row..b.row + b.rows))
+    }
     /// Number of Lagrangian terms.
     pub fn n_terms(&self) -> usize {
-        self.terms.len()
+        self.terms.iter().map(|g| g.len()).sum()
     }
-}
-
-/// Builder for [`Model`]: add terms and constraints on coordinate indices.
-///
-/// Kernels are added here; [`term`](ModelBuilder::term) and
-/// [`constraint`](ModelBuilder::constraint), which derive a kernel from a [`Term`] or
-/// [`Constraint`] by forward AD, are defined in [`crate::ad`] (the model knows no derivation).
-#[must_use]
-pub struct ModelBuilder {
-    n: usize,
-    m: usize,
-    names: Vec<String>,
-    terms: Vec<Placed<dyn TermKernel>>,
-    constraints: Vec<PlacedConstraint>,
-    error: Option<ModelError>,
-}
-
-impl ModelBuilder {
-    fn check(&mut self, what: &str, indices: &[usize]) -> bool {
-        if self.error.is_some() {
-            return false;
-        }
-        if let Some(&bad) = indices.iter().find(|&&i| i >= self.n) {
-            self.error = Some(ModelError::IndexOutOfRange {
-                what: what.to_string(),
-                index: bad,
-                n: self.n,
-            });
-            return false;
-        }
-        let mut sorted = indices.to_vec();
-        sorted.sort_unstable();
-        if sorted.windows(2).any(|w| w[0] == w[1]) {
-            self.error = Some(ModelError::RepeatedIndex {
-                what: what.to_string(),
-            });
-            return false;
-        }
-        true
-    }
-
-    /// Name the coordinates (for output columns and messages).
-    pub fn coordinate_names<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
-        let names: Vec<String> = names.into_iter().map(Into::into).collect();
-        if names.len() != self.n && self.error.is_none() {
-            self.error = Some(ModelError::Invalid(format!(
-                "{} coordinate names given for {} coordinates",
-                names.len(),
-                self.n
-            )));
-        } else {
-            self.names = names;
-        }
-        self
-    }
-
-    /// Add a type-erased term kernel (hand-written or AD) on the global coordinates `indices`.
-    pub fn add_term_kernel(&mut self, indices: &[usize], kernel: Box<dyn TermKernel>) {
-        if kernel.size() != indices.len() && self.error.is_none() {
-            self.error = Some(ModelError::Invalid(format!(
-                "a term kernel of size {} was given {} indices",
-                kernel.size(),
-                indices.len()
-            )));
-            return;
-        }
-        if self.check("term", indices) {
-            self.terms.push(Placed {
-                indices: indices.to_vec(),
-                item: kernel,
-            });
-        }
-    }
-
-    /// Add a named type-erased constraint kernel on the global coordinates `indices`.
-    pub fn add_constraint_kernel(
-        &mut self,
-        name: impl Into<String>,
-        indices: &[usize],
-        kernel: Box<dyn ConstraintKernel>,
-    ) {
-        let name = name.into();
-        if kernel.size() != indices.len() && self.error.is_none() {
-            self.error = Some(ModelError::Invalid(format!(
-                "constraint '{name}': a kernel of size {} was given {} indices",
-                kernel.size(),
-                indices.len()
-            )));
-            return;
-        }
-        if self.check(&format!("constraint '{name}'"), indices) {
-            let rows = kernel.rows();
-            self.constraints.push(PlacedConstraint {
-                name,
-                indices: indices.to_vec(),
-                row: self.m,
-                item: kernel,
-            });
-            self.m += rows;
-        }
-    }
-
-    /// Number of coordinates of the model being built.
-    pub fn n_coords(&self) -> usize {
-        self.n
-    }
-
-    /// Finish the model; reports the first invalid index or name given to the builder.
-    pub fn build(self) -> Result<Model, ModelError> {
-        if let Some(e) = self.error {
-            return Err(e);
-        }
-        if self.n == 0 {
-            return Err(ModelError::Invalid(
-                "a model needs at least one coordinate".into(),
-            ));
-        }
-        let mut touched = vec![false; self.n];
-        for t in &self.terms {
-            for &i in &t.indices {
-                touched[i] = true;
-            }
-        }
-        if let Some(i) = touched.iter().position(|&b| !b) {
-            return Err(ModelError::Invalid(format!(
-                "coordinate {} ({}) appears in no Lagrangian term: its equation of motion would be empty",
-                i, self.names[i]
-            )));
-        }
-        Ok(Model {
-            n: self.n,
-            m: self.m,
-            names: self.names,
-            terms: self.terms,
-            constraints: self.constraints,
-        })
+    /// Number of kernel groups (terms, constraints): one per kernel type and size.
+    pub fn n_groups(&self) -> (usize, usize) {
+        (self.terms.len(), self.constraints.len())
     }
 }

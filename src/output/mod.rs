@@ -89,17 +89,15 @@ impl Solution {
 pub fn reaction_forces(model: &Model, state: &State) -> Vec<(String, Vec<f64>)> {
     let j = assembly::constraint_jacobian_dense(model, state.t, &state.q);
     model
-        .constraints
-        .iter()
-        .map(|c| {
-            let rows = c.item.rows();
-            let mut f = vec![0.0; model.n];
-            for k in c.row..c.row + rows {
+        .constraint_blocks()
+        .map(|(name, rows)| {
+            let mut f = vec![0.0; model.n_coords()];
+            for k in rows {
                 for (i, fi) in f.iter_mut().enumerate() {
                     *fi -= j[(k, i)] * state.lambda[k];
                 }
             }
-            (c.name.clone(), f)
+            (name.to_string(), f)
         })
         .collect()
 }

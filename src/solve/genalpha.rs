@@ -340,17 +340,20 @@ impl GenAlpha {
             *w = 1.0 / (d * (1.0 + q.abs()));
         }
         // constraint rows: relative to the size of the terms of C, max_j |∂C_k/∂q_j|·max(1, |q_j|)
-        for (con, sl) in self.model.constraints.iter().zip(&self.pattern.con_slots) {
-            let nl = con.indices.len();
-            for k in 0..con.item.rows() {
-                let mut s = 1.0f64;
-                for (j, &gj) in con.indices.iter().enumerate() {
-                    let x = self.values[sl[1][k * nl + j]].abs() * self.qn[gj].abs().max(1.0);
-                    if x.is_finite() {
-                        s = s.max(x);
+        // (the rows n + k of the first n columns hold exactly C_q)
+        let n = self.qn.len();
+        self.con_weight.fill(1.0);
+        for (j, q) in self.qn.iter().enumerate() {
+            let scale = q.abs().max(1.0);
+            for s in self.pattern.col_ptr[j]..self.pattern.col_ptr[j + 1] {
+                let row = self.pattern.row_idx[s];
+                if row >= n {
+                    let x = self.values[s].abs() * scale;
+                    let w = &mut self.con_weight[row - n];
+                    if x.is_finite() && x * *w > 1.0 {
+                        *w = 1.0 / x;
                     }
                 }
-                self.con_weight[con.row + k] = 1.0 / s;
             }
         }
     }

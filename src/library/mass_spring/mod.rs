@@ -21,7 +21,10 @@
 
 pub mod scenes;
 
-pub use crate::model::elements::{DistanceKernel, LoadKernel, PointMassKernel, SpringKernel};
+pub use crate::model::elements::{
+    AnchoredDistanceKernel, AnchoredSpringKernel, DistanceKernel, LoadKernel, PointMassKernel,
+    SpringKernel,
+};
 
 use crate::ad::place;
 use crate::error::Error;
@@ -329,7 +332,7 @@ impl<const D: usize> MassSpringSystem<D> {
         let err = |e: crate::error::ModelError| Error::from(e);
         for (i, m) in self.masses.iter().enumerate() {
             let idx: [usize; D] = std::array::from_fn(|k| D * i + k);
-            b.add_term_kernel(
+            b.add_boxed_term(
                 &idx,
                 place::point_mass(D, m.mass, &self.gravity, derivatives).map_err(err)?,
             );
@@ -344,11 +347,11 @@ impl<const D: usize> MassSpringSystem<D> {
                 (None, None) => continue, // between two fixed points: no effect
             };
             let kern = place::spring(D, anchor.as_ref().map(|p| &p[..]), k, l, c, derivatives);
-            b.add_term_kernel(&idx, kern.map_err(err)?);
+            b.add_boxed_term(&idx, kern.map_err(err)?);
         }
         for (i, f) in &self.loads {
             let idx: [usize; D] = std::array::from_fn(|k| D * i + k);
-            b.add_term_kernel(&idx, Box::new(LoadKernel { force: f.clone() }));
+            b.add_term_kernel(&idx, LoadKernel { force: f.clone() });
         }
         for (ci, c) in self.constraints.iter().enumerate() {
             let name = format!("distance {ci}");
@@ -360,7 +363,7 @@ impl<const D: usize> MassSpringSystem<D> {
                 (None, None) => continue, // refused by `check`
             };
             let kern = place::distance(D, anchor.as_ref().map(|p| &p[..]), c.length, derivatives);
-            b.add_constraint_kernel(name, &idx, kern.map_err(err)?);
+            b.add_boxed_constraint(name, &idx, kern.map_err(err)?);
         }
         Ok(b.build()?)
     }

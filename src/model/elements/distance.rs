@@ -1,12 +1,13 @@
 //! Distance constraints between two points (or a point and an anchor): the smooth form
 //! `½(|x₂ − x₁|² − ℓ²)` ([`Rod`], [`AnchoredRod`]), the length form `|x₂ − x₁| − ℓ`
-//! ([`Distance`], [`AnchoredDistance`]) and its hand kernel ([`DistanceKernel`]).
+//! ([`Distance`], [`AnchoredDistance`]) and their hand kernels ([`DistanceKernel`],
+//! [`AnchoredDistanceKernel`]).
 
 use super::points::sub;
-use super::{point, Mat, Points, V};
-use crate::model::kernel::{ConstraintKernel, ConstraintSlots};
+use super::{Mat, Points, V};
+use crate::model::kernel::{ConstraintBlocks, ConstraintKernel};
 use crate::model::Constraint;
-use nalgebra::{DMatrix, SVector};
+use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
 
 /// Distance between two points `x₁ = q[0..D]`, `x₂ = q[D..2D]` held at `length`:
@@ -125,172 +126,119 @@ impl<const D: usize> Constraint<D, 1> for AnchoredDistance<D> {
     }
 }
 
-/// Seed 000's distance constraint `C = |x₂ − x₁| − ℓ` (or `|x − p| − ℓ` with a fixed `p`):
+/// The hand kernel of [`Distance`], `C = |x₂ − x₁| − ℓ` (a length, so `λ` is the rod force):
 ///
 /// ```text
 /// C_q = [−nᵀ, nᵀ],   ∂(C_qᵀλ)/∂q = λ [Mₙ −Mₙ; −Mₙ Mₙ],   Mₙ = (I − n nᵀ)/L,
 /// C_t = 0,   γ = Δvᵀ Mₙ Δv
 /// ```
+///
+/// with `n` the unit vector from `x₁` to `x₂`. See [`AnchoredDistanceKernel`] for a fixed `x₁`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DistanceKernel<const D: usize> {
     /// Length `ℓ`.
     pub length: f64,
-    /// Fixed first point, if any.
-    pub anchor: Option<[f64; D]>,
 }
 
-impl<const D: usize> DistanceKernel<D> {
-    #[inline]
-    fn geometry(&self, idx: &[usize], q: &[f64]) -> V<D> {
-        match self.anchor {
-            Some(p) => point::<D>(q, idx, 0) - V::<D>::from(p),
-            None => point::<D>(q, idx, D) - point::<D>(q, idx, 0),
+/// The hand kernel of [`AnchoredDistance`], `C = |x − p| − ℓ` to the fixed point `p`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AnchoredDistanceKernel<const D: usize> {
+    /// The fixed point.
+    pub anchor: [f64; D],
+    /// Length `ℓ`.
+    pub length: f64,
+}
+
+/// `(L, n)` of the separation `d`.
+#[inline(always)]
+fn unit<const D: usize>(d: &V<D>) -> (f64, V<D>) {
+    let l = d.norm();
+    (l, d / l)
+}
+
+/// `λ Mₙ = λ (I − n nᵀ)/L`.
+#[inline(always)]
+fn curvature<const D: usize>(l: f64, n: &V<D>, lambda: f64) -> Mat<D> {
+    (Mat::<D>::identity() - n * n.transpose()) * (lambda / l)
+}
+
+/// `γ = (|Δv|² − (n·Δv)²)/L`.
+#[inline(always)]
+fn gamma_of<const D: usize>(d: &V<D>, dv: &V<D>) -> f64 {
+    let (l, n) = unit(d);
+    (dv.norm_squared() - n.dot(dv).powi(2)) / l
+}
+
+impl<const D: usize> ConstraintKernel<D, 1> for AnchoredDistanceKernel<D> {
+    fn value(&self, _t: f64, q: &V<D>) -> V<1> {
+        V::<1>::new((q - V::<D>::from(self.anchor)).norm() - self.length)
+    }
+    #[inline(always)]
+    fn jacobian(&self, _t: f64, q: &V<D>) -> (V<1>, SMatrix<f64, 1, D>) {
+        let (l, n) = unit(&(q - V::<D>::from(self.anchor)));
+        (V::<1>::new(l - self.length), n.transpose())
+    }
+    #[inline(always)]
+    fn blocks(&self, _t: f64, q: &V<D>, lambda: &V<1>) -> ConstraintBlocks<D, 1> {
+        let (l, n) = unit(&(q - V::<D>::from(self.anchor)));
+        ConstraintBlocks {
+            c: V::<1>::new(l - self.length),
+            jac: n.transpose(),
+            hess_lambda: curvature(l, &n, lambda[0]),
         }
     }
-    #[inline]
-    fn rel_velocity(&self, idx: &[usize], v: &[f64]) -> V<D> {
-        match self.anchor {
-            Some(_) => point::<D>(v, idx, 0),
-            None => point::<D>(v, idx, D) - point::<D>(v, idx, 0),
-        }
+    fn time_derivative(&self, _t: f64, _q: &V<D>) -> V<1> {
+        V::<1>::zeros()
     }
-    /// Local gradient entries `∂C/∂q_j`.
-    #[inline]
-    fn grad(&self, n: &V<D>, j: usize) -> f64 {
-        match self.anchor {
-            Some(_) => n[j],
-            None if j < D => -n[j],
-            None => n[j - D],
-        }
+    fn gamma(&self, _t: f64, q: &V<D>, v: &V<D>) -> V<1> {
+        V::<1>::new(gamma_of(&(q - V::<D>::from(self.anchor)), v))
     }
 }
 
-impl<const D: usize> ConstraintKernel for DistanceKernel<D> {
-    fn size(&self) -> usize {
-        if self.anchor.is_some() {
-            D
-        } else {
-            2 * D
-        }
-    }
-    fn rows(&self) -> usize {
-        1
-    }
-    fn value(&self, idx: &[usize], _t: f64, q: &[f64], c: &mut [f64]) {
-        c[0] = self.geometry(idx, q).norm() - self.length;
-    }
-    fn add_residual(
-        &self,
-        idx: &[usize],
-        _t: f64,
-        q: &[f64],
-        lambda: &[f64],
-        r: &mut [f64],
-        c: &mut [f64],
-    ) {
-        let d = self.geometry(idx, q);
-        let l = d.norm();
-        c[0] = l - self.length;
-        let n = d / l;
-        for j in 0..self.size() {
-            r[idx[j]] += self.grad(&n, j) * lambda[0];
-        }
-    }
-    fn add_jacobian(
-        &self,
-        idx: &[usize],
-        _t: f64,
-        q: &[f64],
-        lambda: &[f64],
-        stiffness: f64,
-        r: &mut [f64],
-        c: &mut [f64],
-        values: &mut [f64],
-        slots: &ConstraintSlots,
-    ) {
-        let d = self.geometry(idx, q);
-        let l = d.norm();
-        c[0] = l - self.length;
-        let n = d / l;
-        let nl = self.size();
-        for j in 0..nl {
-            let g = self.grad(&n, j);
-            r[idx[j]] += g * lambda[0];
-            values[slots.jac[j]] += g;
-            values[slots.jac_t[j]] += g;
-        }
-        let f = stiffness * lambda[0];
-        if f != 0.0 {
-            let mn = (Mat::<D>::identity() - n * n.transpose()) * (f / l);
-            for i in 0..nl {
-                for j in 0..nl {
-                    let sign = if self.anchor.is_some() || (i < D) == (j < D) {
-                        1.0
-                    } else {
-                        -1.0
-                    };
-                    values[slots.hess[i * nl + j]] += sign * mn[(i % D, j % D)];
+macro_rules! impl_distance_kernel {
+    ($d:literal, $n:literal) => {
+        impl ConstraintKernel<$n, 1> for DistanceKernel<$d> {
+            fn value(&self, _t: f64, q: &V<$n>) -> V<1> {
+                let d = q.fixed_rows::<$d>($d) - q.fixed_rows::<$d>(0);
+                V::<1>::new(d.norm() - self.length)
+            }
+            #[inline(always)]
+            fn jacobian(&self, _t: f64, q: &V<$n>) -> (V<1>, SMatrix<f64, 1, $n>) {
+                let (l, n) = unit(&(q.fixed_rows::<$d>($d) - q.fixed_rows::<$d>(0)));
+                let mut jac = SMatrix::<f64, 1, $n>::zeros();
+                jac.fixed_columns_mut::<$d>(0).copy_from(&(-n.transpose()));
+                jac.fixed_columns_mut::<$d>($d).copy_from(&n.transpose());
+                (V::<1>::new(l - self.length), jac)
+            }
+            #[inline(always)]
+            fn blocks(&self, t: f64, q: &V<$n>, lambda: &V<1>) -> ConstraintBlocks<$n, 1> {
+                let (c, jac) = self.jacobian(t, q);
+                let (l, n) = unit(&(q.fixed_rows::<$d>($d) - q.fixed_rows::<$d>(0)));
+                let m = curvature(l, &n, lambda[0]);
+                let mut h = Mat::<$n>::zeros();
+                h.fixed_view_mut::<$d, $d>(0, 0).copy_from(&m);
+                h.fixed_view_mut::<$d, $d>($d, $d).copy_from(&m);
+                h.fixed_view_mut::<$d, $d>(0, $d).copy_from(&(-m));
+                h.fixed_view_mut::<$d, $d>($d, 0).copy_from(&(-m));
+                ConstraintBlocks {
+                    c,
+                    jac,
+                    hess_lambda: h,
                 }
             }
+            fn time_derivative(&self, _t: f64, _q: &V<$n>) -> V<1> {
+                V::<1>::zeros()
+            }
+            fn gamma(&self, _t: f64, q: &V<$n>, v: &V<$n>) -> V<1> {
+                let d = q.fixed_rows::<$d>($d) - q.fixed_rows::<$d>(0);
+                let dv = v.fixed_rows::<$d>($d) - v.fixed_rows::<$d>(0);
+                V::<1>::new(gamma_of(&d, &dv))
+            }
         }
-    }
-    fn dense_jacobian(
-        &self,
-        idx: &[usize],
-        _t: f64,
-        q: &[f64],
-        row: usize,
-        jac: &mut DMatrix<f64>,
-    ) {
-        let d = self.geometry(idx, q);
-        let n = d / d.norm();
-        for j in 0..self.size() {
-            jac[(row, idx[j])] += self.grad(&n, j);
-        }
-    }
-    fn time_derivative(&self, _idx: &[usize], _t: f64, _q: &[f64], out: &mut [f64]) {
-        out[0] = 0.0;
-    }
-    fn gamma(&self, idx: &[usize], _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        let d = self.geometry(idx, q);
-        let l = d.norm();
-        let n = d / l;
-        let dv = self.rel_velocity(idx, v);
-        out[0] = (dv.norm_squared() - n.dot(&dv).powi(2)) / l;
-    }
-    fn dense_blocks(&self, idx: &[usize], t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3] {
-        let nl = self.size();
-        let local: Vec<usize> = (0..nl).collect();
-        let ql: Vec<f64> = idx.iter().map(|&i| q[i]).collect();
-        let slots_h: Vec<usize> = (0..nl * nl).collect();
-        let slots_j: Vec<usize> = (nl * nl..nl * nl + nl).collect();
-        let slots_jt: Vec<usize> = (nl * nl + nl..nl * nl + 2 * nl).collect();
-        let mut values = vec![0.0; nl * nl + 2 * nl];
-        let mut r = vec![0.0; nl];
-        let mut c = [0.0];
-        let sl = ConstraintSlots {
-            hess: &slots_h,
-            jac: &slots_j,
-            jac_t: &slots_jt,
-        };
-        self.add_jacobian(
-            &local,
-            t,
-            &ql,
-            lambda,
-            1.0,
-            &mut r,
-            &mut c,
-            &mut values,
-            &sl,
-        );
-        [
-            DMatrix::from_vec(1, 1, c.to_vec()),
-            DMatrix::from_row_slice(1, nl, &values[nl * nl..nl * nl + nl]),
-            DMatrix::from_row_slice(nl, nl, &values[..nl * nl]),
-        ]
-    }
+    };
 }
+impl_distance_kernel!(2, 4);
+impl_distance_kernel!(3, 6);
 
 /// The distance constraint between two points of the mechanism (bars, the rigidity of a planar
 /// body): `C = ½ (|P₁ − P₀|² − ℓ²)`, so `C_q = (P₁ − P₀)·∂(P₁ − P₀)/∂q` and `λ ℓ` is the bar's

@@ -7,7 +7,7 @@ use super::Points;
 use crate::expr::VExpr;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use crate::model::Term;
-use nalgebra::{DMatrix, SVector};
+use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
 use std::sync::Arc;
 
@@ -18,58 +18,31 @@ pub struct LoadKernel<const D: usize> {
     pub force: Arc<dyn Fn(f64) -> [f64; D] + Send + Sync>,
 }
 
-impl<const D: usize> TermKernel for LoadKernel<D> {
-    fn size(&self) -> usize {
-        D
-    }
-    fn add_residual(
+impl<const D: usize> TermKernel<D> for LoadKernel<D> {
+    const USES_Q: bool = false;
+    const USES_V: bool = false;
+    const USES_A: bool = false;
+    fn residual(
         &self,
-        idx: &[usize],
         t: f64,
-        _q: &[f64],
-        _v: &[f64],
-        _a: &[f64],
-        scale: f64,
-        r: &mut [f64],
-    ) {
-        let f = (self.force)(t);
-        for k in 0..D {
-            r[idx[k]] -= scale * f[k];
-        }
+        _q: &SVector<f64, D>,
+        _v: &SVector<f64, D>,
+        _a: &SVector<f64, D>,
+    ) -> SVector<f64, D> {
+        -SVector::<f64, D>::from((self.force)(t))
     }
-    fn add_jacobian(
+    fn jacobian(
         &self,
-        idx: &[usize],
         t: f64,
-        q: &[f64],
-        v: &[f64],
-        a: &[f64],
-        c: &KernelCoefficients,
-        r: &mut [f64],
-        _values: &mut [f64],
-        _slots: &[usize],
-    ) {
-        self.add_residual(idx, t, q, v, a, c.scale, r);
+        q: &SVector<f64, D>,
+        v: &SVector<f64, D>,
+        a: &SVector<f64, D>,
+        _c: &KernelCoefficients,
+    ) -> (SVector<f64, D>, SMatrix<f64, D, D>) {
+        (self.residual(t, q, v, a), SMatrix::zeros())
     }
-    fn energy(&self, _idx: &[usize], _t: f64, _q: &[f64], _v: &[f64]) -> [f64; 3] {
+    fn energy(&self, _t: f64, _q: &SVector<f64, D>, _v: &SVector<f64, D>) -> [f64; 3] {
         [0.0; 3]
-    }
-    fn dense_blocks(
-        &self,
-        idx: &[usize],
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        a: &[f64],
-    ) -> [DMatrix<f64>; 4] {
-        let mut r = vec![0.0; q.len()];
-        self.add_residual(idx, t, q, v, a, 1.0, &mut r);
-        [
-            DMatrix::from_iterator(D, 1, idx.iter().map(|&i| r[i])),
-            DMatrix::zeros(D, D),
-            DMatrix::zeros(D, D),
-            DMatrix::zeros(D, D),
-        ]
     }
 }
 

@@ -22,22 +22,19 @@ mod spring;
 mod torque;
 
 pub use body3::{second_moment, RigidBody3, Rigidity3, RigidityRow};
-pub use distance::{AnchoredDistance, AnchoredRod, Distance, DistanceBetween, DistanceKernel, Rod};
+pub use distance::{
+    AnchoredDistance, AnchoredDistanceKernel, AnchoredRod, Distance, DistanceBetween,
+    DistanceKernel, Rod,
+};
 pub use equation::Equation;
 pub use load::{LoadKernel, PointForce};
 pub use particle::{Particle, ParticleAt, PointMassKernel};
 pub use planar_body::PlanarBody;
 pub use points::{localize, Frame, LocalPoint, Points};
-pub use spring::{AnchoredSpring, Spring, SpringBetween, SpringKernel};
+pub use spring::{AnchoredSpring, AnchoredSpringKernel, Spring, SpringBetween, SpringKernel};
 pub use torque::{BodyTorque, PlanarTorque};
 
 use nalgebra::{SMatrix, SVector};
 
 type V<const D: usize> = SVector<f64, D>;
 type Mat<const D: usize> = SMatrix<f64, D, D>;
-
-/// The `D` components of the point at local offset `off` of `idx`, gathered from the global `x`.
-#[inline(always)]
-fn point<const D: usize>(x: &[f64], idx: &[usize], off: usize) -> V<D> {
-    V::<D>::from_fn(|k, _| x[idx[off + k]])
-}

@@ -1,10 +1,10 @@
 //! A point mass under uniform gravity: the AD form ([`Particle`]) and the hand kernel
 //! ([`PointMassKernel`]) of the same physics, held equal by tests (tests/mass_spring.rs).
 
-use super::{point, Points, V};
+use super::{Mat, Points, V};
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use crate::model::Term;
-use nalgebra::{DMatrix, SVector};
+use nalgebra::SVector;
 use num_dual::DualNum;
 
 /// A point mass in `D` dimensions under uniform gravity `g` (a vector):
@@ -59,63 +59,31 @@ pub struct PointMassKernel<const D: usize> {
     pub gravity: [f64; D],
 }
 
-impl<const D: usize> TermKernel for PointMassKernel<D> {
-    fn size(&self) -> usize {
-        D
+impl<const D: usize> TermKernel<D> for PointMassKernel<D> {
+    const USES_Q: bool = false;
+    const USES_V: bool = false;
+    #[inline(always)]
+    fn residual(&self, _t: f64, _q: &V<D>, _v: &V<D>, a: &V<D>) -> V<D> {
+        (a - V::<D>::from(self.gravity)) * self.mass
     }
-    fn add_residual(
+    #[inline(always)]
+    fn jacobian(
         &self,
-        idx: &[usize],
-        _t: f64,
-        _q: &[f64],
-        _v: &[f64],
-        a: &[f64],
-        scale: f64,
-        r: &mut [f64],
-    ) {
-        for k in 0..D {
-            r[idx[k]] += scale * self.mass * (a[idx[k]] - self.gravity[k]);
-        }
-    }
-    fn add_jacobian(
-        &self,
-        idx: &[usize],
         t: f64,
-        q: &[f64],
-        v: &[f64],
-        a: &[f64],
+        q: &V<D>,
+        v: &V<D>,
+        a: &V<D>,
         c: &KernelCoefficients,
-        r: &mut [f64],
-        values: &mut [f64],
-        slots: &[usize],
-    ) {
-        self.add_residual(idx, t, q, v, a, c.scale, r);
-        for k in 0..D {
-            values[slots[k * D + k]] += c.scale * c.mass * self.mass;
-        }
+    ) -> (V<D>, Mat<D>) {
+        (
+            self.residual(t, q, v, a),
+            Mat::<D>::identity() * (c.mass * self.mass),
+        )
     }
-    fn energy(&self, idx: &[usize], _t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
-        let (x, u) = (point::<D>(q, idx, 0), point::<D>(v, idx, 0));
-        let kin = 0.5 * self.mass * u.norm_squared();
-        let pot = -self.mass * x.dot(&V::<D>::from(self.gravity));
+    fn energy(&self, _t: f64, q: &V<D>, v: &V<D>) -> [f64; 3] {
+        let kin = 0.5 * self.mass * v.norm_squared();
+        let pot = -self.mass * q.dot(&V::<D>::from(self.gravity));
         [kin, pot, kin + pot]
-    }
-    fn dense_blocks(
-        &self,
-        idx: &[usize],
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        a: &[f64],
-    ) -> [DMatrix<f64>; 4] {
-        let mut r = vec![0.0; q.len()];
-        self.add_residual(idx, t, q, v, a, 1.0, &mut r);
-        [
-            DMatrix::from_iterator(D, 1, idx.iter().map(|&i| r[i])),
-            DMatrix::identity(D, D) * self.mass,
-            DMatrix::zeros(D, D),
-            DMatrix::zeros(D, D),
-        ]
     }
 }
 

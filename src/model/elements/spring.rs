@@ -1,11 +1,12 @@
 //! Springs between two points (or a point and a fixed anchor) with axial Rayleigh damping: the
-//! AD forms ([`Spring`], [`AnchoredSpring`]) and the hand kernel ([`SpringKernel`]).
+//! AD forms ([`Spring`], [`AnchoredSpring`]) and the hand kernels ([`SpringKernel`],
+//! [`AnchoredSpringKernel`]).
 
 use super::points::sub;
-use super::{point, Mat, Points, V};
+use super::{Mat, Points, V};
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use crate::model::Term;
-use nalgebra::{DMatrix, SVector};
+use nalgebra::SVector;
 use num_dual::DualNum;
 
 /// A spring between two points `x₁ = q[0..D]`, `x₂ = q[D..2D]` with stiffness `k`, rest length
@@ -134,9 +135,8 @@ impl<const D: usize> Term<D> for AnchoredSpring<D> {
 /// ∂g/∂Δv = c n nᵀ
 /// ```
 ///
-/// so `∂r/∂q = [G −G; −G G]` (material and geometric stiffness, seed 000 §4.1.1) and
-/// `∂r/∂v = [H −H; −H H]`. With `anchor` set, `x₁` is that fixed point and only `x₂` is a
-/// coordinate.
+/// so `∂r/∂q = [G −G; −G G]` (material and geometric stiffness) and `∂r/∂v = [H −H; −H H]`. Local coordinates: `x₁` then `x₂`; see
+/// [`AnchoredSpringKernel`] for a spring whose first end is fixed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpringKernel<const D: usize> {
     /// Stiffness `k`.
@@ -145,8 +145,15 @@ pub struct SpringKernel<const D: usize> {
     pub rest_length: f64,
     /// Axial damping `c`.
     pub damping: f64,
-    /// Fixed first end, if any.
-    pub anchor: Option<[f64; D]>,
+}
+
+/// [`SpringKernel`] from the fixed point `anchor` to a coordinate point `x₂ = q` (`x₁ = p`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AnchoredSpringKernel<const D: usize> {
+    /// The fixed end.
+    pub anchor: [f64; D],
+    /// The spring law.
+    pub spring: SpringKernel<D>,
 }
 
 impl<const D: usize> SpringKernel<D> {
@@ -156,31 +163,6 @@ impl<const D: usize> SpringKernel<D> {
             stiffness,
             rest_length,
             damping,
-            anchor: None,
-        }
-    }
-    /// Spring from the fixed point `anchor` to a coordinate point.
-    pub fn anchored(anchor: [f64; D], stiffness: f64, rest_length: f64, damping: f64) -> Self {
-        SpringKernel {
-            stiffness,
-            rest_length,
-            damping,
-            anchor: Some(anchor),
-        }
-    }
-
-    /// `(d, Δv)` from the local coordinates.
-    #[inline(always)]
-    fn geometry(&self, idx: &[usize], q: &[f64], v: &[f64]) -> (V<D>, V<D>) {
-        match self.anchor {
-            Some(p) => (
-                point::<D>(q, idx, 0) - V::<D>::from(p),
-                point::<D>(v, idx, 0),
-            ),
-            None => (
-                point::<D>(q, idx, D) - point::<D>(q, idx, 0),
-                point::<D>(v, idx, D) - point::<D>(v, idx, 0),
-            ),
         }
     }
 
@@ -197,145 +179,106 @@ impl<const D: usize> SpringKernel<D> {
         d * f
     }
 
-    #[inline]
-    fn jacobians(&self, d: &V<D>, dv: &V<D>) -> (V<D>, Mat<D>, Mat<D>) {
+    /// `g` and the weighted block `c_K ∂g/∂d + c_D ∂g/∂Δv`.
+    #[inline(always)]
+    fn weighted(&self, d: &V<D>, dv: &V<D>, c: &KernelCoefficients) -> (V<D>, Mat<D>) {
         let l = d.norm();
         let n = d / l;
         let s = n.dot(dv);
         let nn = n * n.transpose();
         let p = Mat::<D>::identity() - nn;
         let g = n * (self.stiffness * (l - self.rest_length) + self.damping * s);
-        let mut gd = nn * self.stiffness + p * (self.stiffness * (l - self.rest_length) / l);
+        let mut blk =
+            (nn * self.stiffness + p * (self.stiffness * (l - self.rest_length) / l)) * c.stiffness;
         if self.damping != 0.0 {
-            gd += (n * (p * dv).transpose() + p * s) * (self.damping / l);
+            blk += (n * (p * dv).transpose() + p * s) * (c.stiffness * self.damping / l);
+            blk += nn * (c.damping * self.damping);
         }
-        (g, gd, nn * self.damping)
+        (g, blk)
     }
 
-    fn scatter(&self, blk: &Mat<D>, f: f64, values: &mut [f64], slots: &[usize]) {
-        match self.anchor {
-            Some(_) => {
-                for i in 0..D {
-                    for j in 0..D {
-                        values[slots[i * D + j]] += f * blk[(i, j)];
-                    }
-                }
-            }
-            None => {
-                let n = 2 * D;
-                for i in 0..D {
-                    for j in 0..D {
-                        let x = f * blk[(i, j)];
-                        values[slots[i * n + j]] += x;
-                        values[slots[(i + D) * n + j + D]] += x;
-                        values[slots[i * n + j + D]] -= x;
-                        values[slots[(i + D) * n + j]] -= x;
-                    }
-                }
-            }
-        }
-    }
-}
-
-impl<const D: usize> TermKernel for SpringKernel<D> {
-    fn size(&self) -> usize {
-        if self.anchor.is_some() {
-            D
-        } else {
-            2 * D
-        }
-    }
-    fn add_residual(
-        &self,
-        idx: &[usize],
-        _t: f64,
-        q: &[f64],
-        v: &[f64],
-        _a: &[f64],
-        scale: f64,
-        r: &mut [f64],
-    ) {
-        let (d, dv) = self.geometry(idx, q, v);
-        let g = self.force(&d, &dv) * scale;
-        match self.anchor {
-            Some(_) => (0..D).for_each(|k| r[idx[k]] += g[k]),
-            None => (0..D).for_each(|k| {
-                r[idx[k]] -= g[k];
-                r[idx[D + k]] += g[k];
-            }),
-        }
-    }
-    fn add_jacobian(
-        &self,
-        idx: &[usize],
-        _t: f64,
-        q: &[f64],
-        v: &[f64],
-        _a: &[f64],
-        c: &KernelCoefficients,
-        r: &mut [f64],
-        values: &mut [f64],
-        slots: &[usize],
-    ) {
-        let (d, dv) = self.geometry(idx, q, v);
-        let (g, gd, h) = self.jacobians(&d, &dv);
-        let g = g * c.scale;
-        match self.anchor {
-            Some(_) => (0..D).for_each(|k| r[idx[k]] += g[k]),
-            None => (0..D).for_each(|k| {
-                r[idx[k]] -= g[k];
-                r[idx[D + k]] += g[k];
-            }),
-        }
-        self.scatter(&gd, c.scale * c.stiffness, values, slots);
-        if self.damping != 0.0 {
-            self.scatter(&h, c.scale * c.damping, values, slots);
-        }
-    }
-    fn energy(&self, idx: &[usize], _t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
-        let (d, _) = self.geometry(idx, q, v);
+    fn energy_of(&self, d: &V<D>) -> [f64; 3] {
         let e = 0.5 * self.stiffness * (d.norm() - self.rest_length).powi(2);
         [0.0, e, e]
     }
-    fn dense_blocks(
-        &self,
-        idx: &[usize],
-        t: f64,
-        q: &[f64],
-        v: &[f64],
-        a: &[f64],
-    ) -> [DMatrix<f64>; 4] {
-        let n = self.size();
-        let local: Vec<usize> = (0..n).collect();
-        let ql: Vec<f64> = idx.iter().map(|&i| q[i]).collect();
-        let vl: Vec<f64> = idx.iter().map(|&i| v[i]).collect();
-        let al: Vec<f64> = idx.iter().map(|&i| a[i]).collect();
-        let slots: Vec<usize> = (0..n * n).collect();
-        let mut r = vec![0.0; n];
-        let (mut kv, mut dv) = (vec![0.0; n * n], vec![0.0; n * n]);
-        let ck = KernelCoefficients {
-            scale: 1.0,
-            mass: 0.0,
-            damping: 0.0,
-            stiffness: 1.0,
-        };
-        self.add_jacobian(&local, t, &ql, &vl, &al, &ck, &mut r, &mut kv, &slots);
-        let cd = KernelCoefficients {
-            scale: 1.0,
-            mass: 0.0,
-            damping: 1.0,
-            stiffness: 0.0,
-        };
-        let mut r2 = vec![0.0; n];
-        self.add_jacobian(&local, t, &ql, &vl, &al, &cd, &mut r2, &mut dv, &slots);
-        [
-            DMatrix::from_vec(n, 1, r),
-            DMatrix::zeros(n, n),
-            DMatrix::from_row_slice(n, n, &dv),
-            DMatrix::from_row_slice(n, n, &kv),
-        ]
+}
+
+impl<const D: usize> AnchoredSpringKernel<D> {
+    /// Spring from the fixed point `anchor` to a coordinate point.
+    pub fn new(anchor: [f64; D], stiffness: f64, rest_length: f64, damping: f64) -> Self {
+        AnchoredSpringKernel {
+            anchor,
+            spring: SpringKernel::new(stiffness, rest_length, damping),
+        }
     }
 }
+
+impl<const D: usize> TermKernel<D> for AnchoredSpringKernel<D> {
+    const USES_A: bool = false;
+    #[inline(always)]
+    fn residual(&self, _t: f64, q: &V<D>, v: &V<D>, _a: &V<D>) -> V<D> {
+        self.spring.force(&(q - V::<D>::from(self.anchor)), v)
+    }
+    #[inline(always)]
+    fn jacobian(
+        &self,
+        _t: f64,
+        q: &V<D>,
+        v: &V<D>,
+        _a: &V<D>,
+        c: &KernelCoefficients,
+    ) -> (V<D>, Mat<D>) {
+        self.spring.weighted(&(q - V::<D>::from(self.anchor)), v, c)
+    }
+    fn energy(&self, _t: f64, q: &V<D>, _v: &V<D>) -> [f64; 3] {
+        self.spring.energy_of(&(q - V::<D>::from(self.anchor)))
+    }
+}
+
+macro_rules! impl_spring_kernel {
+    ($d:literal, $n:literal) => {
+        impl TermKernel<$n> for SpringKernel<$d> {
+            const USES_A: bool = false;
+            #[inline(always)]
+            fn residual(&self, _t: f64, q: &V<$n>, v: &V<$n>, _a: &V<$n>) -> V<$n> {
+                let d = q.fixed_rows::<$d>($d) - q.fixed_rows::<$d>(0);
+                let dv = v.fixed_rows::<$d>($d) - v.fixed_rows::<$d>(0);
+                let g = self.force(&d, &dv);
+                let mut r = V::<$n>::zeros();
+                r.fixed_rows_mut::<$d>(0).copy_from(&(-g));
+                r.fixed_rows_mut::<$d>($d).copy_from(&g);
+                r
+            }
+            #[inline(always)]
+            fn jacobian(
+                &self,
+                _t: f64,
+                q: &V<$n>,
+                v: &V<$n>,
+                _a: &V<$n>,
+                c: &KernelCoefficients,
+            ) -> (V<$n>, Mat<$n>) {
+                let d = q.fixed_rows::<$d>($d) - q.fixed_rows::<$d>(0);
+                let dv = v.fixed_rows::<$d>($d) - v.fixed_rows::<$d>(0);
+                let (g, blk) = self.weighted(&d, &dv, c);
+                let mut r = V::<$n>::zeros();
+                r.fixed_rows_mut::<$d>(0).copy_from(&(-g));
+                r.fixed_rows_mut::<$d>($d).copy_from(&g);
+                let mut j = Mat::<$n>::zeros();
+                j.fixed_view_mut::<$d, $d>(0, 0).copy_from(&blk);
+                j.fixed_view_mut::<$d, $d>($d, $d).copy_from(&blk);
+                j.fixed_view_mut::<$d, $d>(0, $d).copy_from(&(-blk));
+                j.fixed_view_mut::<$d, $d>($d, 0).copy_from(&(-blk));
+                (r, j)
+            }
+            fn energy(&self, _t: f64, q: &V<$n>, _v: &V<$n>) -> [f64; 3] {
+                self.energy_of(&(q.fixed_rows::<$d>($d) - q.fixed_rows::<$d>(0)))
+            }
+        }
+    };
+}
+impl_spring_kernel!(2, 4);
+impl_spring_kernel!(3, 6);
 
 /// A spring between two points of the mechanism (`y` = point 0, `z` = point 1, not necessarily
 /// coordinates), with a uniformly distributed mass and axial damping:

@@ -19,7 +19,7 @@ use crate::model::geometry::{Affine, PointMap};
 use crate::model::geometry::{
     Body as GeoBody, CoordKind, Geometry, Link, LinkKind, Momenta, NamedPoint, PointKind,
 };
-use crate::model::{ConstraintKernel, Model, ModelBuilder, TermKernel};
+use crate::model::{ConstraintKernelBox, Model, ModelBuilder, TermKernelBox};
 use crate::solve::{GenAlphaOptions, Method, Problem, Rk4Options};
 use serde_yaml::{Mapping, Value};
 use std::collections::HashMap;
@@ -51,8 +51,8 @@ struct Builder<'a> {
     coord_names: Vec<String>,
     coord_kinds: Vec<CoordKind>,
     guess: Vec<Option<f64>>,
-    terms: Vec<(Vec<usize>, Box<dyn TermKernel>)>,
-    cons: Vec<(String, Vec<usize>, Box<dyn ConstraintKernel>)>,
+    terms: Vec<(Vec<usize>, TermKernelBox)>,
+    cons: Vec<(String, Vec<usize>, ConstraintKernelBox)>,
     bodies: HashMap<String, Body>,
     /// Links and bodies for pictures.
     links: Vec<Link>,

@@ -275,10 +275,10 @@ pub(super) fn finish(
     let n = b.coord_names.len();
     let mut mb: ModelBuilder = Model::builder(n).coordinate_names(b.coord_names.clone());
     for (idx, k) in b.terms.drain(..) {
-        mb.add_term_kernel(&idx, k);
+        mb.add_boxed_term(&idx, k);
     }
     for (name, idx, k) in b.cons.drain(..) {
-        mb.add_constraint_kernel(name, &idx, k);
+        mb.add_boxed_constraint(name, &idx, k);
     }
     let model = mb
         .build()

@@ -1,0 +1,205 @@
+//! The assembly loop of one kernel type: gather the local inputs of each element, let the kernel
+//! compute its local blocks, scatter them into the global residual and the values of the fixed
+//! pattern. One loop per group, monomorphized for the kernel, so the kernel inlines into it.
+
+use crate::model::group::{ConstraintGroup, ConstraintSlots, Constraints, Point, TermGroup, Terms};
+use crate::model::kernel::{ConstraintKernel, KernelCoefficients, TermKernel};
+use nalgebra::{DMatrix, SVector};
+use std::any::Any;
+
+/// `x[idx]` as a local vector, or zeros when the kernel does not read it.
+#[inline(always)]
+fn gather<const N: usize>(uses: bool, idx: &[usize; N], x: &[f64]) -> SVector<f64, N> {
+    if uses {
+        SVector::from_fn(|i, _| x[idx[i]])
+    } else {
+        SVector::zeros()
+    }
+}
+
+impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+    fn len(&self) -> usize {
+        self.kernels.len()
+    }
+    fn size(&self) -> usize {
+        N
+    }
+    fn indices(&self, e: usize) -> &[usize] {
+        &self.indices[e]
+    }
+    fn add_residual(&self, p: &Point, scale: f64, r: &mut [f64]) {
+        for (k, idx) in self.kernels.iter().zip(&self.indices) {
+            let q = gather(K::USES_Q, idx, p.q);
+            let v = gather(K::USES_V, idx, p.v);
+            let a = gather(K::USES_A, idx, p.a);
+            let rl = k.residual(p.t, &q, &v, &a);
+            for i in 0..N {
+                r[idx[i]] += scale * rl[i];
+            }
+        }
+    }
+    fn add_jacobian(
+        &self,
+        p: &Point,
+        scale: f64,
+        c: &KernelCoefficients,
+        r: &mut [f64],
+        values: &mut [f64],
+        slots: &[usize],
+    ) {
+        let w = KernelCoefficients {
+            mass: scale * c.mass,
+            damping: scale * c.damping,
+            stiffness: scale * c.stiffness,
+        };
+        for ((k, idx), sl) in self
+            .kernels
+            .iter()
+            .zip(&self.indices)
+            .zip(slots.chunks_exact(N * N))
+        {
+            let q = gather(K::USES_Q, idx, p.q);
+            let v = gather(K::USES_V, idx, p.v);
+            let a = gather(K::USES_A, idx, p.a);
+            let (rl, j) = k.jacobian(p.t, &q, &v, &a, &w);
+            for i in 0..N {
+                r[idx[i]] += scale * rl[i];
+                for l in 0..N {
+                    values[sl[i * N + l]] += j[(i, l)];
+                }
+            }
+        }
+    }
+    fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
+        let mut e = [0.0; 3];
+        for (k, idx) in self.kernels.iter().zip(&self.indices) {
+            let x = k.energy(t, &gather(true, idx, q), &gather(true, idx, v));
+            for (s, x) in e.iter_mut().zip(x) {
+                *s += x;
+            }
+        }
+        e
+    }
+    fn dense_blocks(&self, e: usize, p: &Point) -> [DMatrix<f64>; 4] {
+        let idx = &self.indices[e];
+        let q = gather(true, idx, p.q);
+        let v = gather(true, idx, p.v);
+        let a = gather(true, idx, p.a);
+        self.kernels[e].dense_blocks(p.t, q.as_slice(), v.as_slice(), a.as_slice())
+    }
+}
+
+impl<K: ConstraintKernel<N, M>, const N: usize, const M: usize> Constraints
+    for ConstraintGroup<K, N, M>
+{
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+    fn len(&self) -> usize {
+        self.kernels.len()
+    }
+    fn size(&self) -> usize {
+        N
+    }
+    fn rows(&self) -> usize {
+        M
+    }
+    fn indices(&self, e: usize) -> &[usize] {
+        &self.indices[e]
+    }
+    fn row(&self, e: usize) -> usize {
+        self.rows[e]
+    }
+    fn values(&self, t: f64, q: &[f64], c: &mut [f64]) {
+        for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
+            let x = k.value(t, &gather(true, idx, q));
+            c[row..row + M].copy_from_slice(x.as_slice());
+        }
+    }
+    fn add_residual(&self, p: &Point, r: &mut [f64], c: &mut [f64]) {
+        for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
+            let (x, jac) = k.jacobian(p.t, &gather(true, idx, p.q));
+            for m in 0..M {
+                c[row + m] = x[m];
+                let l = p.lambda[row + m];
+                for j in 0..N {
+                    r[idx[j]] += jac[(m, j)] * l;
+                }
+            }
+        }
+    }
+    fn add_jacobian(
+        &self,
+        p: &Point,
+        stiffness: f64,
+        r: &mut [f64],
+        c: &mut [f64],
+        values: &mut [f64],
+        slots: &ConstraintSlots,
+    ) {
+        let blocks = self.kernels.iter().zip(&self.indices).zip(&self.rows);
+        let sl = slots
+            .hess
+            .chunks_exact(N * N)
+            .zip(slots.jac.chunks_exact(M * N))
+            .zip(slots.jac_t.chunks_exact(M * N));
+        for (((k, idx), &row), ((sh, sj), st)) in blocks.zip(sl) {
+            let q = gather(true, idx, p.q);
+            let lambda = SVector::<f64, M>::from_fn(|m, _| p.lambda[row + m]);
+            // the cheapest derivative order: second derivatives only where they are weighted
+            let b = if stiffness != 0.0 && lambda.iter().any(|&l| l != 0.0) {
+                let mut b = k.blocks(p.t, &q, &lambda);
+                b.hess_lambda *= stiffness;
+                for i in 0..N {
+                    for j in 0..N {
+                        values[sh[i * N + j]] += b.hess_lambda[(i, j)];
+                    }
+                }
+                (b.c, b.jac)
+            } else {
+                k.jacobian(p.t, &q)
+            };
+            let (x, jac) = b;
+            for m in 0..M {
+                c[row + m] = x[m];
+                let l = p.lambda[row + m];
+                for j in 0..N {
+                    let g = jac[(m, j)];
+                    r[idx[j]] += g * l;
+                    values[sj[m * N + j]] += g;
+                    values[st[m * N + j]] += g;
+                }
+            }
+        }
+    }
+    fn add_dense_jacobian(&self, t: f64, q: &[f64], jac: &mut DMatrix<f64>) {
+        for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
+            let (_, j) = k.jacobian(t, &gather(true, idx, q));
+            for m in 0..M {
+                for c in 0..N {
+                    jac[(row + m, idx[c])] += j[(m, c)];
+                }
+            }
+        }
+    }
+    fn time_derivative(&self, t: f64, q: &[f64], out: &mut [f64]) {
+        for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
+            let x = k.time_derivative(t, &gather(true, idx, q));
+            out[row..row + M].copy_from_slice(x.as_slice());
+        }
+    }
+    fn gamma(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
+            let x = k.gamma(t, &gather(true, idx, q), &gather(true, idx, v));
+            out[row..row + M].copy_from_slice(x.as_slice());
+        }
+    }
+    fn dense_blocks(&self, e: usize, t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3] {
+        let (idx, row) = (&self.indices[e], self.rows[e]);
+        let q = gather(true, idx, q);
+        self.kernels[e].dense_blocks(t, q.as_slice(), &lambda[row..row + M])
+    }
+}

@@ -1,0 +1,148 @@
+//! Elements stored by kernel type.
+//!
+//! A model keeps its kernels in **groups**: all elements of one kernel type `K` on `N` local
+//! coordinates sit in one [`TermGroup<K, N>`] (or [`ConstraintGroup<K, N, M>`]), with their global
+//! coordinate indices as fixed-size arrays. The assembly then visits each group through one
+//! dynamic call and runs a loop monomorphized for `K`: gather the local inputs, call the kernel
+//! for its local blocks, scatter them into the global arrays. The erased interfaces
+//! [`Terms`] and [`Constraints`] are that loop's entry points; their implementations are the
+//! assembly's ([`crate::assembly`]), the model only stores.
+
+use super::kernel::KernelCoefficients;
+use nalgebra::DMatrix;
+use std::any::Any;
+
+/// All elements of one term kernel type on `N` local coordinates.
+pub struct TermGroup<K, const N: usize> {
+    /// The kernels.
+    pub(crate) kernels: Vec<K>,
+    /// Their global coordinates.
+    pub(crate) indices: Vec<[usize; N]>,
+}
+
+/// All constraint blocks of one kernel type with `N` local coordinates and `M` rows.
+pub struct ConstraintGroup<K, const N: usize, const M: usize> {
+    /// The kernels.
+    pub(crate) kernels: Vec<K>,
+    /// Their global coordinates.
+    pub(crate) indices: Vec<[usize; N]>,
+    /// First global constraint row (multiplier) of each block.
+    pub(crate) rows: Vec<usize>,
+}
+
+impl<K, const N: usize> TermGroup<K, N> {
+    pub(crate) fn new() -> Self {
+        Self {
+            kernels: Vec::new(),
+            indices: Vec::new(),
+        }
+    }
+}
+
+impl<K, const N: usize, const M: usize> ConstraintGroup<K, N, M> {
+    pub(crate) fn new() -> Self {
+        Self {
+            kernels: Vec::new(),
+            indices: Vec::new(),
+            rows: Vec::new(),
+        }
+    }
+}
+
+/// Inputs of one evaluation at time `t`, as global arrays.
+#[derive(Clone, Copy)]
+pub struct Point<'a> {
+    /// Time.
+    pub t: f64,
+    /// Coordinates.
+    pub q: &'a [f64],
+    /// Velocities.
+    pub v: &'a [f64],
+    /// Accelerations.
+    pub a: &'a [f64],
+    /// Multipliers as they enter `C_qᵀλ` (possibly scaled).
+    pub lambda: &'a [f64],
+}
+
+/// Positions in the global values array (CSC order) of the entries of every block of a
+/// constraint group, element after element, each block row-major in local indices.
+#[derive(Clone, Debug, Default)]
+pub struct ConstraintSlots {
+    /// `N×N` per element: `(idx[i], idx[j])`.
+    pub hess: Vec<usize>,
+    /// `M×N` per element: `(n + row + k, idx[j])`.
+    pub jac: Vec<usize>,
+    /// `M×N` per element: `(idx[j], n + row + k)`.
+    pub jac_t: Vec<usize>,
+}
+
+/// A group of term kernels as the assembly drives it (implemented in [`crate::assembly`]).
+#[allow(clippy::len_without_is_empty)]
+pub trait Terms: Send + Sync {
+    /// For adding elements of the group's own type.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// Number of elements.
+    fn len(&self) -> usize;
+    /// Local coordinates per element `N`.
+    fn size(&self) -> usize;
+    /// Global coordinates of element `e`.
+    fn indices(&self, e: usize) -> &[usize];
+    /// Add `scale·r` of every element into `r`.
+    fn add_residual(&self, p: &Point, scale: f64, r: &mut [f64]);
+    /// Add `scale·r` into `r` and the weighted blocks `J` into `values` at the group's `slots`
+    /// (`N×N` per element, row-major).
+    fn add_jacobian(
+        &self,
+        p: &Point,
+        scale: f64,
+        c: &KernelCoefficients,
+        r: &mut [f64],
+        values: &mut [f64],
+        slots: &[usize],
+    );
+    /// Sum of `[T, V, v·∂L/∂v − L]` over the group.
+    fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> [f64; 3];
+    /// Local dense `(r, M, ∂r/∂v, ∂r/∂q)` of element `e` (allocates; for checks).
+    fn dense_blocks(&self, e: usize, p: &Point) -> [DMatrix<f64>; 4];
+}
+
+/// A group of constraint kernels as the assembly drives it (implemented in
+/// [`crate::assembly`]). Row-indexed outputs (`c`, `out`) are global (length `m`).
+#[allow(clippy::len_without_is_empty)]
+pub trait Constraints: Send + Sync {
+    /// For adding elements of the group's own type.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// Number of blocks.
+    fn len(&self) -> usize;
+    /// Local coordinates per block `N`.
+    fn size(&self) -> usize;
+    /// Rows per block `M`.
+    fn rows(&self) -> usize;
+    /// Global coordinates of block `e`.
+    fn indices(&self, e: usize) -> &[usize];
+    /// First global row of block `e`.
+    fn row(&self, e: usize) -> usize;
+    /// Write `C` into `c`.
+    fn values(&self, t: f64, q: &[f64], c: &mut [f64]);
+    /// Write `C` into `c` and add `C_qᵀλ` into `r`.
+    fn add_residual(&self, p: &Point, r: &mut [f64], c: &mut [f64]);
+    /// As `add_residual`, and add `stiffness·Σλ∇²C`, `C_q` and `C_qᵀ` into `values` at `slots`.
+    #[allow(clippy::too_many_arguments)]
+    fn add_jacobian(
+        &self,
+        p: &Point,
+        stiffness: f64,
+        r: &mut [f64],
+        c: &mut [f64],
+        values: &mut [f64],
+        slots: &ConstraintSlots,
+    );
+    /// Add `C_q` into the dense `m × n` matrix `jac`.
+    fn add_dense_jacobian(&self, t: f64, q: &[f64], jac: &mut DMatrix<f64>);
+    /// Write `C_t` into `out`.
+    fn time_derivative(&self, t: f64, q: &[f64], out: &mut [f64]);
+    /// Write `γ` into `out`.
+    fn gamma(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
+    /// Local dense `(C, C_q, Σλ∇²C)` of block `e` with the global multipliers `lambda`.
+    fn dense_blocks(&self, e: usize, t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3];
+}
