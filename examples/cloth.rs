@@ -33,7 +33,13 @@ struct Args {
 
 fn main() -> ExitCode {
     let a = Args::parse();
-    let (mut s, mid) = cloth(a.m);
+    let (mut s, mid) = match cloth(a.m) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     s.options.method.rho_inf = a.rho_inf;
     if let Some(tol) = a.newton_tol {
         s.options.method.newton_tol = tol;

@@ -36,6 +36,7 @@ pub mod expr;
 pub mod library;
 pub mod model;
 pub mod output;
+pub mod problem;
 pub mod simulation;
 pub mod solve;
 pub mod spec;

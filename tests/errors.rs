@@ -236,6 +236,13 @@ fn library_constructors_refuse_bad_input_instead_of_panicking() {
         assert!(matches!(e, Error::Model(ModelError::Invalid(_))), "{e}");
         assert!(e.to_string().contains("pendulum chain"), "{e}");
     }
+    // a cloth without particles
+    use lagrangian::library::mass_spring::scenes::cloth;
+    let Err(e) = cloth(0) else {
+        panic!("cloth(0) accepted")
+    };
+    assert!(e.to_string().contains("at least one particle"), "{e}");
+    assert!(cloth(1).is_ok());
 }
 
 #[test]

@@ -355,7 +355,7 @@ fn chain_and_cloth_converge_at_order_two() {
     let r = richardson_ratio(chain, [250, 500, 1000]);
     assert!((3.6..=4.4).contains(&r), "chain: ratio {r:.2}");
     let membrane = |steps: usize| {
-        let (mut s, _) = cloth(7);
+        let (mut s, _) = cloth(7).unwrap();
         s.options.method.newton_tol = 1e-13;
         s.simulate(0.3, steps).unwrap();
         s.state_vectors().0

@@ -60,7 +60,7 @@ fn cloth_file_equals_the_mass_spring_scene() {
         .newton_tol(1e-12)
         .reuse_factorization(true);
     let a = simulate_from(&m.model, &i.state, 0.05, opts.clone()).unwrap();
-    let (s, mid) = cloth(9);
+    let (s, mid) = cloth(9).unwrap();
     let sm = Arc::new(
         s.model(lagrangian::library::mass_spring::Derivatives::Hand)
             .unwrap(),

@@ -30,101 +30,11 @@
 use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
+use crate::problem::{GenAlphaOptions, LinearSolverKind};
 use crate::solve::integrator::{Integrator, StepOutcome};
-use crate::solve::linear::{LinearSolver, LinearSolverKind};
+use crate::solve::linear::LinearSolver;
 use crate::solve::Stats;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-
-/// Options of the generalized-α integrator: the one source of its defaults, each written on its
-/// field (builder style; `GenAlphaOptions::new(h)` is the default with step `h`).
-///
-/// The Newton defaults — `newton_tol = 1e-12`, modified Newton (`reuse_factorization = true`)
-/// with the multiplier and acceleration tests at `lambda_tol = 1e-8` — are the ones every path
-/// uses (mechanism files, mass–spring networks, pendulum chains); docs/maths.md §4 gives the
-/// measurements behind each.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[must_use]
-pub struct GenAlphaOptions {
-    /// Fixed step size `h`; default 1e-3.
-    pub h: f64,
-    /// Spectral radius at infinity `ρ∞ ∈ [0, 1)`; default 0.8.
-    pub rho_inf: f64,
-    /// Newton tolerance (relative displacement and constraint residual); default 1e-12.
-    pub newton_tol: f64,
-    /// Newton iteration limit per step; default 25.
-    pub max_newton_iterations: usize,
-    /// Tolerance on the last Newton increments of the multipliers and of the accelerations,
-    /// relative to `max |λ|` and `max |q̈|`, applied after a modified-Newton (reused matrix)
-    /// iteration (`λ = λ̃/(βh²)` and `q̈₊ = … + β'Δq` are resolved far less sharply than `q` by
-    /// the residual test); default 1e-8. The acceleration test is skipped on the Jacobi path.
-    pub lambda_tol: f64,
-    /// Keep the factorized iteration matrix across iterations and steps while Newton contracts
-    /// well ("modified Newton"); default `true`. `false` assembles and factorizes a fresh
-    /// Jacobian in every iteration (full Newton).
-    pub reuse_factorization: bool,
-    /// Contraction rate above which a reused factorization is refreshed; default 0.3.
-    pub reuse_contraction: f64,
-    /// Linear solver; default [`LinearSolverKind::Auto`].
-    #[serde(skip)]
-    pub linear_solver: LinearSolverKind,
-}
-
-impl Default for GenAlphaOptions {
-    fn default() -> Self {
-        GenAlphaOptions {
-            h: 1e-3,
-            rho_inf: 0.8,
-            newton_tol: 1e-12,
-            max_newton_iterations: 25,
-            lambda_tol: 1e-8,
-            reuse_factorization: true,
-            reuse_contraction: 0.3,
-            linear_solver: LinearSolverKind::Auto,
-        }
-    }
-}
-
-impl GenAlphaOptions {
-    /// Options with step size `h` and defaults otherwise.
-    pub fn new(h: f64) -> Self {
-        GenAlphaOptions {
-            h,
-            ..GenAlphaOptions::default()
-        }
-    }
-    /// Set `ρ∞`.
-    pub fn rho_inf(mut self, r: f64) -> Self {
-        self.rho_inf = r;
-        self
-    }
-    /// Set the Newton tolerance.
-    pub fn newton_tol(mut self, tol: f64) -> Self {
-        self.newton_tol = tol;
-        self
-    }
-    /// Set the relative tolerance on the last multiplier and acceleration increments.
-    pub fn lambda_tol(mut self, tol: f64) -> Self {
-        self.lambda_tol = tol;
-        self
-    }
-    /// Set the Newton iteration limit.
-    pub fn max_newton_iterations(mut self, k: usize) -> Self {
-        self.max_newton_iterations = k;
-        self
-    }
-    /// Reuse the factorization across iterations and steps (modified Newton) or not (full
-    /// Newton).
-    pub fn reuse_factorization(mut self, yes: bool) -> Self {
-        self.reuse_factorization = yes;
-        self
-    }
-    /// Choose the linear solver.
-    pub fn linear_solver(mut self, k: LinearSolverKind) -> Self {
-        self.linear_solver = k;
-        self
-    }
-}
 
 /// The generalized-α coefficients derived from `ρ∞`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -399,9 +309,20 @@ impl GenAlpha {
         }
     }
 
-    /// Advance one step of size `h`.
+    /// Advance one step of size `h`: predict, correct by Newton, accept.
     fn advance(&mut self) -> Result<(), SolveError> {
-        let (n, m) = (self.model.n, self.model.m);
+        let step = self.step + 1;
+        let t1 = self.t0 + step as f64 * self.opts.h;
+        self.predict();
+        let iterations = self.newton(t1, step)?;
+        self.stats.newton_iterations += iterations;
+        self.accept(step);
+        Ok(())
+    }
+
+    /// Predictor: `q̈₊` and `λ₊` extrapolated linearly from the last two steps (constant on the
+    /// first step), so the predicted `q₊` is `O(h⁴)` off and Newton usually needs one iteration.
+    fn predict(&mut self) {
         let h = self.opts.h;
         let GenAlphaParams {
             alpha_m,
@@ -409,12 +330,8 @@ impl GenAlpha {
             gamma,
             beta,
         } = self.p;
-        let step = self.step + 1;
-        let t1 = self.t0 + step as f64 * h;
         let c = (1.0 - alpha_f) / (1.0 - alpha_m);
         let bh2 = beta * h * h;
-        // predictor: q̈₊ and λ₊ extrapolated linearly from the last two steps (constant on the
-        // first step), so the predicted q₊ is O(h⁴) off and Newton usually needs one iteration
         let w = if self.step == 0 { 0.0 } else { 1.0 };
         let inv_1m = 1.0 / (1.0 - alpha_m);
         let (h1g, hg, hh) = (h * (1.0 - gamma), h * gamma, h * h * (0.5 - beta));
@@ -434,20 +351,30 @@ impl GenAlpha {
             *vn = v + h1g * a + hg * an;
             *qn = q + h * v + hh * a + bh2 * an;
         }
-        for k in 0..m {
-            self.lam_t[k] = bh2 * (self.lambda[k] + w * (self.lambda[k] - self.lambda_prev[k]));
+        for ((lt, l), lp) in self
+            .lam_t
+            .iter_mut()
+            .zip(&self.lambda)
+            .zip(&self.lambda_prev)
+        {
+            *lt = bh2 * (l + w * (l - lp));
         }
-        let gp = gamma / (beta * h);
-        let bp = (1.0 - alpha_m) / (bh2 * (1.0 - alpha_f));
+    }
+
+    /// Newton's method on the step's unknowns from the predicted point; the number of
+    /// iterations.
+    fn newton(&mut self, t1: f64, step: usize) -> Result<usize, SolveError> {
+        let bh2 = self.p.beta * self.opts.h * self.opts.h;
         let tol = self.opts.newton_tol;
-        let reuse = self.opts.reuse_factorization;
-        let mut err_prev = f64::INFINITY;
-        let mut iterations = 0usize;
-        let mut fresh_this_step = false;
-        let mut lam_inc = 0.0f64; // last multiplier increment (unscaled)
-        let mut last_fresh = false; // the last solve used a matrix assembled at its iterate
-        let mut fresh_run = 0usize; // consecutive iterations with a fresh matrix and no contraction
-        let mut acc_inc = 0.0f64; // last acceleration increment β'|Δq|
+        let mut it = NewtonState {
+            err_prev: f64::INFINITY,
+            iterations: 0,
+            fresh_this_step: false,
+            lam_inc: 0.0,
+            last_fresh: false,
+            fresh_run: 0,
+            acc_inc: 0.0,
+        };
         loop {
             self.residual(t1);
             let err = self.error();
@@ -463,118 +390,145 @@ impl GenAlpha {
             let lam_max = self.lam_t.iter().fold(0.0f64, |a, x| a.max(x.abs())) / bh2;
             // after a full Newton step (fresh matrix) the multiplier error is quadratic in its
             // increment; after a modified one it is of the size of the increment
-            let lam_ok = last_fresh || lam_inc <= self.opts.lambda_tol * (1.0 + lam_max);
+            let lam_ok = it.last_fresh || it.lam_inc <= self.opts.lambda_tol * (1.0 + lam_max);
             // the same for the accelerations: q̈₊ = … + β'Δq amplifies an error left in q by
             // 1/(βh²), and through `a` it reaches the next steps. Not on the Jacobi path (large
             // unconstrained networks, diagonally dominant matrices): there the displacement
             // estimate is accurate, and the test would double the iterations (docs/maths.md §4).
-            let acc_ok = last_fresh || self.lin.is_approximate() || {
+            let acc_ok = it.last_fresh || self.lin.is_approximate() || {
                 let acc_max = self.qddn.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-                acc_inc <= self.opts.lambda_tol * (1.0 + acc_max)
+                it.acc_inc <= self.opts.lambda_tol * (1.0 + acc_max)
             };
-            if err <= tol && iterations > 0 && lam_ok && acc_ok {
-                break;
+            if err <= tol && it.iterations > 0 && lam_ok && acc_ok {
+                return Ok(it.iterations);
             }
-            if iterations >= self.opts.max_newton_iterations {
-                return Err(SolveError::NewtonDiverged {
-                    t: t1,
-                    step,
-                    iterations,
-                    residual: err,
-                });
+            let diverged = SolveError::NewtonDiverged {
+                t: t1,
+                step,
+                iterations: it.iterations,
+                residual: err,
+            };
+            if it.iterations >= self.opts.max_newton_iterations {
+                return Err(diverged);
             }
-            let theta = err / err_prev;
-            if self.lin.is_approximate() && fresh_this_step && theta > self.opts.reuse_contraction {
-                // the diagonal approximation contracts poorly even when fresh: use the LU for good
-                self.lin =
-                    LinearSolver::new(LinearSolverKind::Sparse, &self.pattern).map_err(|s| {
-                        SolveError::SingularMatrix {
-                            t: t1,
-                            step,
-                            detail: format!(": {}", s.detail),
-                        }
-                    })?;
-                self.factor_valid = false;
-                self.stats.solver_switches += 1;
+            let theta = err / it.err_prev;
+            self.refresh_matrix(t1, step, theta, &mut it)?;
+            // A fresh Newton matrix that keeps failing to reduce the residual: give up early.
+            if it.fresh_run >= 4 {
+                return Err(diverged);
             }
-            let approx = self.lin.is_approximate();
-            let need = !reuse || !self.factor_valid || theta > self.opts.reuse_contraction;
-            last_fresh = need && !approx;
-            if need {
-                self.assemble_matrix(t1);
-                fresh_this_step = true;
-                if let Err(s) = self.lin.factorize(&self.pattern, &self.values) {
-                    if !approx {
-                        return Err(SolveError::SingularMatrix {
-                            t: t1,
-                            step,
-                            detail: format!(": {}", s.detail),
-                        });
-                    }
-                    // a zero diagonal: fall back to the LU
-                    self.lin = LinearSolver::new(LinearSolverKind::Sparse, &self.pattern).map_err(
-                        |s| SolveError::SingularMatrix {
-                            t: t1,
-                            step,
-                            detail: format!(": {}", s.detail),
-                        },
-                    )?;
-                    self.stats.solver_switches += 1;
-                    self.lin
-                        .factorize(&self.pattern, &self.values)
-                        .map_err(|s| SolveError::SingularMatrix {
-                            t: t1,
-                            step,
-                            detail: format!(": {}", s.detail),
-                        })?;
-                }
-                self.stats.factorizations += 1;
-                self.factor_valid = true;
-                if theta >= 1.0 {
-                    fresh_run += 1;
-                } else {
-                    fresh_run = 0;
-                }
-                // A fresh Newton matrix that keeps failing to reduce the residual: give up early.
-                if fresh_run >= 4 {
-                    return Err(SolveError::NewtonDiverged {
-                        t: t1,
-                        step,
-                        iterations,
-                        residual: err,
-                    });
-                }
-            }
-            self.res.iter_mut().for_each(|x| *x = -*x);
-            self.lin
-                .solve(&mut self.res)
-                .map_err(|s| SolveError::SingularMatrix {
-                    t: t1,
-                    step,
-                    detail: format!(": {}", s.detail),
-                })?;
-            acc_inc = bp * self.res[..n].iter().fold(0.0f64, |e, dq| e.max(dq.abs()));
-            for (((dq, qn), vn), qddn) in self.res[..n]
-                .iter()
-                .zip(self.qn.iter_mut())
-                .zip(self.vn.iter_mut())
-                .zip(self.qddn.iter_mut())
-            {
-                *qn += dq;
-                *vn += gp * dq;
-                *qddn += bp * dq;
-            }
-            lam_inc = 0.0;
-            for k in 0..m {
-                self.lam_t[k] += self.res[n + k];
-                lam_inc = lam_inc.max(self.res[n + k].abs());
-            }
-            lam_inc /= bh2;
-            iterations += 1;
-            err_prev = err;
+            self.correct(t1, step, &mut it)?;
+            it.iterations += 1;
+            it.err_prev = err;
         }
-        self.stats.newton_iterations += iterations;
-        // accept
+    }
+
+    /// Assemble and factorize the Newton matrix when it is stale (or reuse is off), switching
+    /// from the diagonal approximation to the sparse LU when the diagonal contracts poorly.
+    fn refresh_matrix(
+        &mut self,
+        t1: f64,
+        step: usize,
+        theta: f64,
+        it: &mut NewtonState,
+    ) -> Result<(), SolveError> {
+        let singular = |s: crate::solve::linear::Singular| SolveError::SingularMatrix {
+            t: t1,
+            step,
+            detail: format!(": {}", s.detail),
+        };
+        if self.lin.is_approximate() && it.fresh_this_step && theta > self.opts.reuse_contraction {
+            // the diagonal approximation contracts poorly even when fresh: use the LU for good
+            self.lin =
+                LinearSolver::new(LinearSolverKind::Sparse, &self.pattern).map_err(singular)?;
+            self.factor_valid = false;
+            self.stats.solver_switches += 1;
+        }
+        let approx = self.lin.is_approximate();
+        let need = !self.opts.reuse_factorization
+            || !self.factor_valid
+            || theta > self.opts.reuse_contraction;
+        it.last_fresh = need && !approx;
+        if !need {
+            return Ok(());
+        }
+        self.assemble_matrix(t1);
+        it.fresh_this_step = true;
+        if let Err(s) = self.lin.factorize(&self.pattern, &self.values) {
+            if !approx {
+                return Err(singular(s));
+            }
+            // a zero diagonal: fall back to the LU
+            self.lin =
+                LinearSolver::new(LinearSolverKind::Sparse, &self.pattern).map_err(singular)?;
+            self.stats.solver_switches += 1;
+            self.lin
+                .factorize(&self.pattern, &self.values)
+                .map_err(singular)?;
+        }
+        self.stats.factorizations += 1;
+        self.factor_valid = true;
+        if theta >= 1.0 {
+            it.fresh_run += 1;
+        } else {
+            it.fresh_run = 0;
+        }
+        Ok(())
+    }
+
+    /// Solve for the Newton increment and apply it to `q₊`, `v₊`, `q̈₊` and `λ₊`.
+    fn correct(&mut self, t1: f64, step: usize, it: &mut NewtonState) -> Result<(), SolveError> {
+        let n = self.model.n;
+        let GenAlphaParams {
+            alpha_m,
+            alpha_f,
+            gamma,
+            beta,
+        } = self.p;
+        let h = self.opts.h;
+        let bh2 = beta * h * h;
+        let gp = gamma / (beta * h);
+        let bp = (1.0 - alpha_m) / (bh2 * (1.0 - alpha_f));
+        self.res.iter_mut().for_each(|x| *x = -*x);
+        self.lin
+            .solve(&mut self.res)
+            .map_err(|s| SolveError::SingularMatrix {
+                t: t1,
+                step,
+                detail: format!(": {}", s.detail),
+            })?;
+        it.acc_inc = bp * self.res[..n].iter().fold(0.0f64, |e, dq| e.max(dq.abs()));
+        for (((dq, qn), vn), qddn) in self.res[..n]
+            .iter()
+            .zip(self.qn.iter_mut())
+            .zip(self.vn.iter_mut())
+            .zip(self.qddn.iter_mut())
+        {
+            *qn += dq;
+            *vn += gp * dq;
+            *qddn += bp * dq;
+        }
+        let mut lam_inc = 0.0f64;
+        for (lt, d) in self.lam_t.iter_mut().zip(&self.res[n..]) {
+            *lt += d;
+            lam_inc = lam_inc.max(d.abs());
+        }
+        it.lam_inc = lam_inc / bh2;
+        Ok(())
+    }
+
+    /// Accept the step: update `a`, rotate the state buffers, unscale `λ`.
+    fn accept(&mut self, step: usize) {
+        let GenAlphaParams {
+            alpha_m,
+            alpha_f,
+            beta,
+            ..
+        } = self.p;
+        let h = self.opts.h;
+        let bh2 = beta * h * h;
+        let c = (1.0 - alpha_f) / (1.0 - alpha_m);
+        let inv_1m = 1.0 / (1.0 - alpha_m);
         for ((a, qdd), qddn) in self.a.iter_mut().zip(&self.qdd).zip(&self.qddn) {
             let astar = (alpha_f * qdd - alpha_m * *a) * inv_1m;
             *a = astar + c * qddn;
@@ -584,13 +538,28 @@ impl GenAlpha {
         std::mem::swap(&mut self.qdd_prev, &mut self.qddn);
         std::mem::swap(&mut self.qdd, &mut self.qdd_prev);
         std::mem::swap(&mut self.lambda_prev, &mut self.lambda);
-        for k in 0..m {
-            self.lambda[k] = self.lam_t[k] / bh2;
+        for (l, lt) in self.lambda.iter_mut().zip(&self.lam_t) {
+            *l = lt / bh2;
         }
         self.step = step;
         self.stats.steps = step;
-        Ok(())
     }
+}
+
+/// The bookkeeping of one step's Newton iteration.
+struct NewtonState {
+    err_prev: f64,
+    iterations: usize,
+    /// A matrix was assembled during this step.
+    fresh_this_step: bool,
+    /// Last multiplier increment (unscaled).
+    lam_inc: f64,
+    /// The last solve used a matrix assembled at its iterate.
+    last_fresh: bool,
+    /// Consecutive iterations with a fresh matrix and no contraction.
+    fresh_run: usize,
+    /// Last acceleration increment `β'|Δq|`.
+    acc_inc: f64,
 }
 
 impl Integrator for GenAlpha {

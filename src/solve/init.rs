@@ -17,64 +17,27 @@ use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
 use crate::error::{Error, InitError};
 use crate::model::Model;
 use crate::model::State;
-use crate::solve::linear::{LinearSolver, LinearSolverKind};
+use crate::problem::{InitOptions, LinearSolverKind};
+use crate::solve::linear::LinearSolver;
 use argmin::core::{
     CostFunction, Error as ArgminError, Executor, IterState, Problem, Solver, State as _,
     TerminationReason, TerminationStatus, KV,
 };
 use nalgebra::{DMatrix, DVector};
 
-/// Options of [`consistent_initial_values`].
-#[derive(Clone, Debug, PartialEq)]
-#[must_use]
-pub struct InitOptions {
-    /// Initial time `t₀`; default 0.
-    pub t0: f64,
-    /// Coordinates held at their guessed values.
-    pub pinned_q: Vec<usize>,
-    /// Velocity components held at their guessed values.
-    pub pinned_v: Vec<usize>,
-    /// Tolerance on `max |C|` and on the position step; default 1e-12.
-    pub tol: f64,
-    /// Iteration limit of the position projection; default 500.
-    pub max_iterations: u64,
-    /// Linear solver for the acceleration-level system; default `Auto`.
-    pub linear_solver: LinearSolverKind,
-}
-
-impl Default for InitOptions {
-    fn default() -> Self {
-        InitOptions {
-            t0: 0.0,
-            pinned_q: Vec::new(),
-            pinned_v: Vec::new(),
-            tol: 1e-12,
-            max_iterations: 500,
-            linear_solver: LinearSolverKind::Auto,
-        }
-    }
-}
-
-impl InitOptions {
-    /// Set the initial time.
-    pub fn t0(mut self, t0: f64) -> Self {
-        self.t0 = t0;
-        self
-    }
-    /// Hold these coordinates at their guessed values.
-    pub fn pin_q(mut self, idx: impl IntoIterator<Item = usize>) -> Self {
-        self.pinned_q.extend(idx);
-        self
-    }
-    /// Hold these velocity components at their guessed values.
-    pub fn pin_v(mut self, idx: impl IntoIterator<Item = usize>) -> Self {
-        self.pinned_v.extend(idx);
-        self
-    }
-    /// Set the tolerance.
-    pub fn tol(mut self, tol: f64) -> Self {
-        self.tol = tol;
-        self
+impl crate::problem::Problem {
+    /// Consistent initial values at `t0`: positions nearest to the guesses with `pinned_q` held,
+    /// velocities with `pinned_v` held, then accelerations and multipliers
+    /// ([`consistent_initial_values`]).
+    pub fn initial_values(&self) -> Result<Initial, Error> {
+        self.validate()?;
+        let opts = InitOptions {
+            t0: self.t0,
+            pinned_q: self.pinned_q.clone(),
+            pinned_v: self.pinned_v.clone(),
+            ..InitOptions::default()
+        };
+        consistent_initial_values(&self.model, &self.q_guess, &self.v_guess, &opts)
     }
 }
 
@@ -129,78 +92,13 @@ pub fn consistent_initial_values(
     opts: &InitOptions,
 ) -> Result<Initial, Error> {
     let (n, m) = (model.n, model.m);
-    if q_guess.len() != n || v_guess.len() != n {
-        return Err(InitError::BadInput(format!(
-            "guesses have {} positions and {} velocities, the model has {n} coordinates",
-            q_guess.len(),
-            v_guess.len()
-        ))
-        .into());
-    }
-    if let Some(&i) = opts
-        .pinned_q
-        .iter()
-        .chain(&opts.pinned_v)
-        .find(|&&i| i >= n)
-    {
-        return Err(
-            InitError::BadInput(format!("pinned index {i} is not a coordinate (n = {n})")).into(),
-        );
-    }
-    if q_guess.iter().chain(v_guess).any(|x| !x.is_finite()) {
-        return Err(InitError::NonFinite {
-            what: "the guesses",
-        }
-        .into());
-    }
+    check_inputs(n, q_guess, v_guess, opts)?;
     let t = opts.t0;
     let free_q: Vec<usize> = (0..n).filter(|i| !opts.pinned_q.contains(i)).collect();
     let free_v: Vec<usize> = (0..n).filter(|i| !opts.pinned_v.contains(i)).collect();
 
     // 1. positions
-    let mut q = q_guess.to_vec();
-    let mut iterations = 0;
-    if m > 0 {
-        let problem = Projection {
-            model,
-            t,
-            guess: q_guess,
-            free: &free_q,
-        };
-        let c0 = problem.cost(&q).map_err(|_| InitError::NonFinite {
-            what: "the constraints",
-        })?;
-        if !c0.is_finite() {
-            return Err(InitError::NonFinite {
-                what: "the constraints",
-            }
-            .into());
-        }
-        let res = Executor::new(
-            problem,
-            ProjectionSolver {
-                tol: opts.tol,
-                step: f64::INFINITY,
-                mu: 1e-3,
-            },
-        )
-        .configure(|s| s.param(q.clone()).max_iters(opts.max_iterations))
-        .run();
-        match res {
-            Ok(r) => {
-                iterations = r.state.iter;
-                if let Some(p) = r.state.param.clone().or(r.state.best_param.clone()) {
-                    q = p;
-                }
-            }
-            Err(_) => {
-                return Err(InitError::NonFinite {
-                    what: "the position projection",
-                }
-                .into())
-            }
-        }
-    }
+    let (q, iterations) = project_positions(model, t, q_guess, &free_q, opts)?;
     let mut c = vec![0.0; m];
     assembly::constraint_values(model, t, &q, &mut c);
     let cmax = c.iter().fold(0.0f64, |a, x| a.max(x.abs()));
@@ -222,69 +120,31 @@ pub fn consistent_initial_values(
         .collect();
     let tol_c = opts.tol.max(1e-14) * 100.0;
     if !(cmax <= tol_c) {
-        let worst = (0..m)
-            .max_by(|&a, &b| c[a].abs().total_cmp(&c[b].abs()))
-            .map(|k| model.constraint_row_name(k))
-            .unwrap_or_default();
-        let conflicting: Vec<String> = dependent
-            .iter()
-            .filter(|&&r| c[r].abs() > tol_c)
-            .map(|&r| model.constraint_row_name(r))
-            .collect();
-        let mut hint = String::new();
-        if !conflicting.is_empty() {
-            hint = format!(
-                "; conflicting rows (dependent on earlier rows but not satisfied): {}",
-                conflicting.join(", ")
-            );
-        } else if !opts.pinned_q.is_empty() {
-            let jf = jac.select_columns(&free_q);
-            if dependent_rows(&jf).len() > dependent.len() {
-                hint =
-                    "; the pinned coordinates over-determine the constraints (unpin some)".into();
-            } else {
-                hint = "; the pinned values may lie outside the reachable set, or the guess is too far".into();
-            }
-        }
-        return Err(InitError::Unsatisfiable {
-            residual: cmax,
-            iterations,
-            worst,
-            hint,
-        }
-        .into());
+        return Err(unsatisfiable(model, &c, &jac, &dependent, &free_q, iterations, opts).into());
     }
 
     // 3. velocities
-    let mut v = v_guess.to_vec();
-    if m > 0 {
-        let mut ct = vec![0.0; m];
-        assembly::constraint_time_derivative(model, t, &q, &mut ct);
-        let jv = &jac * DVector::from_column_slice(&v) + DVector::from_column_slice(&ct);
-        let jf = jac.select_columns(&free_v);
-        let dv = pinv_solve(&jf, &(-&jv));
-        for (k, &i) in free_v.iter().enumerate() {
-            v[i] += dv[k];
-        }
-        let resid = &jac * DVector::from_column_slice(&v) + DVector::from_column_slice(&ct);
-        let vscale = 1.0 + v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-        let r = resid.amax();
-        if !(r <= 1e-9 * vscale) {
-            return Err(InitError::InconsistentVelocities { residual: r }.into());
-        }
-    }
+    let v = project_velocities(model, t, &q, v_guess, &jac, &free_v)?;
 
     // 4. accelerations and multipliers
     let (qdd, lambda) = accelerations(model, t, &q, &v, opts.linear_solver, &jac, &redundant)?;
 
-    let position_change = q
-        .iter()
-        .zip(q_guess)
-        .fold(0.0f64, |a, (x, g)| a.max((x - g).abs()));
-    let velocity_change = v
-        .iter()
-        .zip(v_guess)
-        .fold(0.0f64, |a, (x, g)| a.max((x - g).abs()));
+    let change = |x: &[f64], g: &[f64]| {
+        x.iter()
+            .zip(g)
+            .fold(0.0f64, |a, (x, g)| a.max((x - g).abs()))
+    };
+    let report = InitReport {
+        n_coords: n,
+        n_constraints: m,
+        rank,
+        dof: n - rank,
+        redundant,
+        position_iterations: iterations,
+        position_change: change(&q, q_guess),
+        velocity_change: change(&v, v_guess),
+        max_constraint: cmax,
+    };
     Ok(Initial {
         state: State {
             t,
@@ -293,18 +153,166 @@ pub fn consistent_initial_values(
             qdd,
             lambda,
         },
-        report: InitReport {
-            n_coords: n,
-            n_constraints: m,
-            rank,
-            dof: n - rank,
-            redundant,
-            position_iterations: iterations,
-            position_change,
-            velocity_change,
-            max_constraint: cmax,
-        },
+        report,
     })
+}
+
+/// Refuse guesses of the wrong size, pins that are not coordinates and non-finite guesses.
+fn check_inputs(
+    n: usize,
+    q_guess: &[f64],
+    v_guess: &[f64],
+    opts: &InitOptions,
+) -> Result<(), InitError> {
+    if q_guess.len() != n || v_guess.len() != n {
+        return Err(InitError::BadInput(format!(
+            "guesses have {} positions and {} velocities, the model has {n} coordinates",
+            q_guess.len(),
+            v_guess.len()
+        )));
+    }
+    if let Some(&i) = opts
+        .pinned_q
+        .iter()
+        .chain(&opts.pinned_v)
+        .find(|&&i| i >= n)
+    {
+        return Err(InitError::BadInput(format!(
+            "pinned index {i} is not a coordinate (n = {n})"
+        )));
+    }
+    if q_guess.iter().chain(v_guess).any(|x| !x.is_finite()) {
+        return Err(InitError::NonFinite {
+            what: "the guesses",
+        });
+    }
+    Ok(())
+}
+
+/// The positions nearest the guess (in the free coordinates) that satisfy `C(t, q) = 0`, and the
+/// iterations it took (Gauss–Newton with a Levenberg–Marquardt safeguard, [`ProjectionSolver`]).
+fn project_positions(
+    model: &Model,
+    t: f64,
+    q_guess: &[f64],
+    free_q: &[usize],
+    opts: &InitOptions,
+) -> Result<(Vec<f64>, u64), InitError> {
+    let mut q = q_guess.to_vec();
+    if model.m == 0 {
+        return Ok((q, 0));
+    }
+    let non_finite = InitError::NonFinite {
+        what: "the constraints",
+    };
+    let problem = Projection {
+        model,
+        t,
+        guess: q_guess,
+        free: free_q,
+    };
+    let c0 = problem.cost(&q).map_err(|_| non_finite.clone())?;
+    if !c0.is_finite() {
+        return Err(non_finite);
+    }
+    let res = Executor::new(
+        problem,
+        ProjectionSolver {
+            tol: opts.tol,
+            step: f64::INFINITY,
+            mu: 1e-3,
+        },
+    )
+    .configure(|s| s.param(q.clone()).max_iters(opts.max_iterations))
+    .run();
+    match res {
+        Ok(r) => {
+            if let Some(p) = r.state.param.clone().or(r.state.best_param.clone()) {
+                q = p;
+            }
+            Ok((q, r.state.iter))
+        }
+        Err(_) => Err(InitError::NonFinite {
+            what: "the position projection",
+        }),
+    }
+}
+
+/// The error for constraints the projection could not satisfy, with the worst row and a hint:
+/// conflicting dependent rows, or pins that over-determine the constraints.
+fn unsatisfiable(
+    model: &Model,
+    c: &[f64],
+    jac: &DMatrix<f64>,
+    dependent: &[usize],
+    free_q: &[usize],
+    iterations: u64,
+    opts: &InitOptions,
+) -> InitError {
+    let tol_c = opts.tol.max(1e-14) * 100.0;
+    let cmax = c.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    let worst = (0..c.len())
+        .max_by(|&a, &b| c[a].abs().total_cmp(&c[b].abs()))
+        .map(|k| model.constraint_row_name(k))
+        .unwrap_or_default();
+    let conflicting: Vec<String> = dependent
+        .iter()
+        .filter(|&&r| c[r].abs() > tol_c)
+        .map(|&r| model.constraint_row_name(r))
+        .collect();
+    let mut hint = String::new();
+    if !conflicting.is_empty() {
+        hint = format!(
+            "; conflicting rows (dependent on earlier rows but not satisfied): {}",
+            conflicting.join(", ")
+        );
+    } else if !opts.pinned_q.is_empty() {
+        let jf = jac.select_columns(free_q);
+        if dependent_rows(&jf).len() > dependent.len() {
+            hint = "; the pinned coordinates over-determine the constraints (unpin some)".into();
+        } else {
+            hint = "; the pinned values may lie outside the reachable set, or the guess is too far"
+                .into();
+        }
+    }
+    InitError::Unsatisfiable {
+        residual: cmax,
+        iterations,
+        worst,
+        hint,
+    }
+}
+
+/// The velocities nearest the guess (least-norm change in the free components) with
+/// `C_q v + C_t = 0`.
+fn project_velocities(
+    model: &Model,
+    t: f64,
+    q: &[f64],
+    v_guess: &[f64],
+    jac: &DMatrix<f64>,
+    free_v: &[usize],
+) -> Result<Vec<f64>, InitError> {
+    let mut v = v_guess.to_vec();
+    let m = model.m;
+    if m == 0 {
+        return Ok(v);
+    }
+    let mut ct = vec![0.0; m];
+    assembly::constraint_time_derivative(model, t, q, &mut ct);
+    let jv = jac * DVector::from_column_slice(&v) + DVector::from_column_slice(&ct);
+    let jf = jac.select_columns(free_v);
+    let dv = pinv_solve(&jf, &(-&jv));
+    for (k, &i) in free_v.iter().enumerate() {
+        v[i] += dv[k];
+    }
+    let resid = jac * DVector::from_column_slice(&v) + DVector::from_column_slice(&ct);
+    let vscale = 1.0 + v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    let r = resid.amax();
+    if !(r <= 1e-9 * vscale) {
+        return Err(InitError::InconsistentVelocities { residual: r });
+    }
+    Ok(v)
 }
 
 /// Solve `[M C_qᵀ; C_q 0][q̈; λ] = [−r(q,v,0); −γ]`.

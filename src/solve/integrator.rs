@@ -9,8 +9,8 @@
 
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
-use crate::solve::{GenAlpha, GenAlphaOptions, Rk4, Rk4Options, Stats};
-use serde::{Deserialize, Serialize};
+use crate::problem::Method;
+use crate::solve::{GenAlpha, Rk4, Stats};
 use std::sync::Arc;
 
 /// What one call of [`Integrator::step`] did.
@@ -44,59 +44,7 @@ pub trait Integrator: Send {
     fn stats(&self) -> &Stats;
 }
 
-/// A time-integration method with its options: what a [`Simulation`](crate::simulation::Simulation)
-/// builds its integrator from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "method", rename_all = "kebab-case")]
-pub enum Method {
-    /// Generalized-α on the index-3 DAE (the default).
-    #[serde(rename = "generalized-alpha")]
-    GenAlpha(GenAlphaOptions),
-    /// Classical explicit RK4 (unconstrained mechanisms only).
-    Rk4(Rk4Options),
-}
-
-impl Default for Method {
-    fn default() -> Self {
-        Method::GenAlpha(GenAlphaOptions::default())
-    }
-}
-
-impl From<GenAlphaOptions> for Method {
-    fn from(o: GenAlphaOptions) -> Self {
-        Method::GenAlpha(o)
-    }
-}
-
-impl From<Rk4Options> for Method {
-    fn from(o: Rk4Options) -> Self {
-        Method::Rk4(o)
-    }
-}
-
 impl Method {
-    /// The (initial) step size.
-    pub fn h(&self) -> f64 {
-        match self {
-            Method::GenAlpha(o) => o.h,
-            Method::Rk4(o) => o.h,
-        }
-    }
-    /// The same method with step size `h`.
-    pub fn with_h(mut self, h: f64) -> Self {
-        match &mut self {
-            Method::GenAlpha(o) => o.h = h,
-            Method::Rk4(o) => o.h = h,
-        }
-        self
-    }
-    /// The method's name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Method::GenAlpha(_) => "generalized-alpha",
-            Method::Rk4(_) => "rk4",
-        }
-    }
     /// Build the integrator from a consistent `state` of `model`.
     pub fn integrator(
         &self,

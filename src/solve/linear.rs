@@ -13,26 +13,13 @@
 //!   switches to the sparse LU for good as soon as a fresh diagonal contracts poorly.
 
 use crate::assembly::Pattern;
+pub use crate::problem::LinearSolverKind;
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::sparse::linalg::lu::{
     factorize_symbolic_lu, LuRef, LuSymbolicParams, NumericLu, SymbolicLu,
 };
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par};
-
-/// Which linear solver to use for the iteration matrix.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum LinearSolverKind {
-    /// Dense up to [`DENSE_LIMIT`] unknowns, sparse above.
-    #[default]
-    Auto,
-    /// Dense LU with partial pivoting.
-    Dense,
-    /// Sparse LU (faer) with a symbolic factorization computed once.
-    Sparse,
-    /// Diagonal of the iteration matrix (unconstrained systems only); see the module docs.
-    Jacobi,
-}
 
 /// Largest system (`n + m`) that `Auto` solves densely.
 pub const DENSE_LIMIT: usize = 48;

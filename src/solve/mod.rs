@@ -5,14 +5,14 @@ mod genalpha;
 mod init;
 mod integrator;
 pub mod linear;
-mod problem;
 mod rk4;
 mod stats;
 
-pub use genalpha::{GenAlpha, GenAlphaOptions, GenAlphaParams};
-pub use init::{consistent_initial_values, InitOptions, InitReport, Initial};
-pub use integrator::{Integrator, Method, StepOutcome};
-pub use linear::LinearSolverKind;
-pub use problem::{Overrides, Problem, Restart};
-pub use rk4::{Rk4, Rk4Options};
+pub use crate::problem::{
+    GenAlphaOptions, InitOptions, LinearSolverKind, Method, Overrides, Problem, Restart, Rk4Options,
+};
+pub use genalpha::{GenAlpha, GenAlphaParams};
+pub use init::{consistent_initial_values, InitReport, Initial};
+pub use integrator::{Integrator, StepOutcome};
+pub use rk4::Rk4;
 pub use stats::Stats;

@@ -6,32 +6,11 @@
 use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
+use crate::problem::{LinearSolverKind, Rk4Options};
 use crate::solve::integrator::{Integrator, StepOutcome};
-use crate::solve::linear::{LinearSolver, LinearSolverKind};
+use crate::solve::linear::LinearSolver;
 use crate::solve::Stats;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-
-/// Options of the RK4 integrator (defaults written on each field).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[must_use]
-pub struct Rk4Options {
-    /// Fixed step size `h`; default 1e-3.
-    pub h: f64,
-}
-
-impl Default for Rk4Options {
-    fn default() -> Self {
-        Rk4Options { h: 1e-3 }
-    }
-}
-
-impl Rk4Options {
-    /// Options with step size `h`.
-    pub fn new(h: f64) -> Self {
-        Rk4Options { h }
-    }
-}
 
 /// An RK4 stepper over an unconstrained [`Model`].
 pub struct Rk4 {

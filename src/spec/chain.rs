@@ -9,10 +9,10 @@
 //! assert_eq!((c.chain.rods.len(), c.steps), (2, 100));
 //! ```
 
-use super::{kind, path, sub, Ctx, SpecError};
+use super::{kind, path, sub, Ctx, Path_, SpecError};
 use crate::error::Error;
 use crate::library::spherical_chain::{Chart, ChartLog, Integrator, Rod, SphericalChain};
-use crate::solve::{GenAlphaOptions, Method, Problem, Rk4Options};
+use crate::problem::{GenAlphaOptions, Method, Problem, Rk4Options};
 use serde_yaml::Value;
 use std::sync::{Arc, Mutex};
 
@@ -126,87 +126,11 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<ChainSpec, SpecError> {
     if list.is_empty() {
         return Err(ctx.err(&pp, "at least one pendulum"));
     }
-    let mut rods = Vec::new();
-    for (i, item) in list.iter().enumerate() {
-        let pm = item.as_mapping().ok_or_else(|| {
-            ctx.err(
-                &pp,
-                format!(
-                    "pendulum {}: expected a mapping, found {}",
-                    i + 1,
-                    kind(item)
-                ),
-            )
-        })?;
-        ctx.keys(
-            pm,
-            &pp,
-            Some(&[
-                "length",
-                "mass",
-                "theta",
-                "phi",
-                "theta_dot",
-                "phi_dot",
-                "z_polar",
-                "com",
-                "inertia",
-                "damping",
-                "stiffness",
-            ]),
-        )?;
-        let num = |k: &str, default: Option<f64>| -> Result<f64, SpecError> {
-            match (pm.get(k), default) {
-                (Some(x), _) => ctx.num(x, &sub(&pp, k)),
-                (None, Some(d)) => Ok(d),
-                (None, None) => {
-                    Err(ctx.err(&pp, format!("pendulum {}: missing field '{k}'", i + 1)))
-                }
-            }
-        };
-        let mut rod = Rod::new(
-            num("length", None)?,
-            num("mass", None)?,
-            num("theta", None)?,
-            num("phi", None)?,
-        );
-        if !(rod.length > 0.0) || !(rod.mass > 0.0) {
-            return Err(ctx.err(
-                &sub(&pp, "length"),
-                format!("pendulum {}: length and mass must be positive", i + 1),
-            ));
-        }
-        rod.theta_dot = num("theta_dot", Some(0.0))?;
-        rod.phi_dot = num("phi_dot", Some(0.0))?;
-        rod.chart = match pm.get("z_polar") {
-            None | Some(Value::Bool(true)) => Chart::ZPolar,
-            Some(Value::Bool(false)) => Chart::XPolar,
-            Some(_) => return Err(ctx.err(&sub(&pp, "z_polar"), "expected true or false")),
-        };
-        rod.com = num("com", Some(1.0))?;
-        if !(0.0..=1.0).contains(&rod.com) {
-            return Err(ctx.err(
-                &sub(&pp, "com"),
-                "the centre of mass lies on the rod: 0 ≤ com ≤ 1",
-            ));
-        }
-        rod.inertia = num("inertia", Some(0.0))?;
-        rod.damping = num("damping", Some(0.0))?;
-        if rod.inertia < 0.0 || rod.damping < 0.0 {
-            return Err(ctx.err(
-                &pp,
-                format!(
-                    "pendulum {}: inertia and damping must not be negative",
-                    i + 1
-                ),
-            ));
-        }
-        if let Some(k) = pm.get("stiffness") {
-            let k = ctx.positive(k, &sub(&pp, "stiffness"), "stiffness")?;
-            rod.stiffness = Some(k);
-        }
-        rods.push(rod);
-    }
+    let rods = list
+        .iter()
+        .enumerate()
+        .map(|(i, item)| rod(&ctx, &pp, i, item))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut chain = SphericalChain::new(rods, g);
     if let Some(x) = m.get("switch_below") {
         chain.switch_below = ctx.num(x, &path(&["switch_below"]))?;
@@ -219,4 +143,84 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<ChainSpec, SpecError> {
         integrator,
         output_every,
     })
+}
+
+/// Pendulum `i` (0-based) of the `pendula` list at `pp`.
+fn rod(ctx: &Ctx, pp: &Path_, i: usize, item: &Value) -> Result<Rod, SpecError> {
+    let pm = item.as_mapping().ok_or_else(|| {
+        ctx.err(
+            pp,
+            format!(
+                "pendulum {}: expected a mapping, found {}",
+                i + 1,
+                kind(item)
+            ),
+        )
+    })?;
+    ctx.keys(
+        pm,
+        pp,
+        Some(&[
+            "length",
+            "mass",
+            "theta",
+            "phi",
+            "theta_dot",
+            "phi_dot",
+            "z_polar",
+            "com",
+            "inertia",
+            "damping",
+            "stiffness",
+        ]),
+    )?;
+    let num = |k: &str, default: Option<f64>| -> Result<f64, SpecError> {
+        match (pm.get(k), default) {
+            (Some(x), _) => ctx.num(x, &sub(pp, k)),
+            (None, Some(d)) => Ok(d),
+            (None, None) => Err(ctx.err(pp, format!("pendulum {}: missing field '{k}'", i + 1))),
+        }
+    };
+    let mut rod = Rod::new(
+        num("length", None)?,
+        num("mass", None)?,
+        num("theta", None)?,
+        num("phi", None)?,
+    );
+    if !(rod.length > 0.0) || !(rod.mass > 0.0) {
+        return Err(ctx.err(
+            &sub(pp, "length"),
+            format!("pendulum {}: length and mass must be positive", i + 1),
+        ));
+    }
+    rod.theta_dot = num("theta_dot", Some(0.0))?;
+    rod.phi_dot = num("phi_dot", Some(0.0))?;
+    rod.chart = match pm.get("z_polar") {
+        None | Some(Value::Bool(true)) => Chart::ZPolar,
+        Some(Value::Bool(false)) => Chart::XPolar,
+        Some(_) => return Err(ctx.err(&sub(pp, "z_polar"), "expected true or false")),
+    };
+    rod.com = num("com", Some(1.0))?;
+    if !(0.0..=1.0).contains(&rod.com) {
+        return Err(ctx.err(
+            &sub(pp, "com"),
+            "the centre of mass lies on the rod: 0 ≤ com ≤ 1",
+        ));
+    }
+    rod.inertia = num("inertia", Some(0.0))?;
+    rod.damping = num("damping", Some(0.0))?;
+    if rod.inertia < 0.0 || rod.damping < 0.0 {
+        return Err(ctx.err(
+            pp,
+            format!(
+                "pendulum {}: inertia and damping must not be negative",
+                i + 1
+            ),
+        ));
+    }
+    if let Some(k) = pm.get("stiffness") {
+        let k = ctx.positive(k, &sub(pp, "stiffness"), "stiffness")?;
+        rod.stiffness = Some(k);
+    }
+    Ok(rod)
 }

@@ -20,7 +20,7 @@ mod locate;
 pub use crate::expr::vector as vexpr;
 
 use crate::expr::Scope;
-use crate::solve::Problem;
+use crate::problem::Problem;
 pub use chain::{is_chain, ChainSpec};
 use serde_yaml::{Mapping, Value};
 use std::path::Path;

@@ -142,7 +142,7 @@ pub struct MassSpringSystem<const D: usize> {
 impl<const D: usize> MassSpringSystem<D> {
     /// An empty network with the given gravity vector.
     pub fn new(gravity: [f64; D]) -> Self {
-        assert!(D == 2 || D == 3, "mass–spring networks are 2D or 3D");
+        const { assert!(D == 2 || D == 3, "mass–spring networks are 2D or 3D") };
         MassSpringSystem {
             gravity,
             masses: Vec::new(),

@@ -2,6 +2,7 @@
 //! [`MassSpringSystem`] ready to `simulate`; the examples in `examples/` run them.
 
 use super::{MassSpringSystem, Node};
+use crate::error::ModelError;
 
 /// The Newton tolerance of the benchmark networks: their configuration in the comparison with
 /// Exudyn (benches/README.md). At `h = 1e-3` their discretization error is about 1e-6, far above
@@ -28,8 +29,13 @@ pub fn benchmark_chain(n: usize) -> MassSpringSystem<3> {
 /// of fixed points at `i` or `j ∈ {0, m+1}`, 4-neighbour springs `k = 100`, rest length 0.1, axial
 /// damping 0.01, gravity `(0, 0, −9.81)`; particle `i = j = (m+1) div 2` starts with velocity
 /// `(0, 0, 1)`; Newton tolerance [`BENCHMARK_NEWTON_TOL`]. Returns the system and the middle
-/// particle.
-pub fn cloth(m: usize) -> (MassSpringSystem<3>, Node) {
+/// particle; an error for `m = 0` (no particle).
+pub fn cloth(m: usize) -> Result<(MassSpringSystem<3>, Node), ModelError> {
+    if m == 0 {
+        return Err(ModelError::Invalid(
+            "a cloth needs at least one particle per side (m ≥ 1)".into(),
+        ));
+    }
     let mut s = MassSpringSystem::<3>::new([0.0, 0.0, -9.81]);
     s.options.method.newton_tol = BENCHMARK_NEWTON_TOL;
     let mid = m.div_ceil(2).max(1); // (m + 1) div 2
@@ -68,8 +74,12 @@ pub fn cloth(m: usize) -> (MassSpringSystem<3>, Node) {
             }
         }
     }
-    let centre = grid[mid][mid].expect("interior particle");
-    (s, centre)
+    match grid[mid][mid] {
+        Some(centre) => Ok((s, centre)),
+        None => Err(ModelError::Invalid(
+            "the cloth has no middle particle".into(),
+        )),
+    }
 }
 
 /// RMS of all displacement coordinates from `initial` positions.

@@ -20,7 +20,7 @@ use crate::model::geometry::{
     Body as GeoBody, CoordKind, Geometry, Link, LinkKind, Momenta, NamedPoint, PointKind,
 };
 use crate::model::{ConstraintKernelBox, Model, ModelBuilder, TermKernelBox};
-use crate::solve::{GenAlphaOptions, Method, Problem, Rk4Options};
+use crate::problem::{GenAlphaOptions, Method, Problem, Rk4Options};
 use serde_yaml::{Mapping, Value};
 use std::collections::HashMap;
 

@@ -1,13 +1,14 @@
 //! The problem to solve: a model with its initial-value problem, its named parameters and the
 //! geometry its results are shown with. Rust code, the library's mechanisms and mechanism files
-//! all produce this one type.
+//! all produce this one type. A problem is data: it names its method and options
+//! ([`Method`]) but runs nothing; [`crate::solve`] integrates it.
 
 use crate::error::{Error, SolveError};
 use crate::model::geometry::Geometry;
 use crate::model::{Model, StateView};
-use crate::solve::{
-    consistent_initial_values, GenAlphaOptions, InitOptions, Initial, Method, Rk4Options,
-};
+mod options;
+
+pub use options::{GenAlphaOptions, InitOptions, LinearSolverKind, Method, Rk4Options};
 use std::fmt;
 use std::sync::Arc;
 
@@ -196,20 +197,6 @@ impl Problem {
             return Err(SolveError::BadOptions("output_every must be positive".into()).into());
         }
         Ok(())
-    }
-
-    /// Consistent initial values at `t0`: positions nearest to the guesses with `pinned_q` held,
-    /// velocities with `pinned_v` held, then accelerations and multipliers
-    /// ([`consistent_initial_values`]).
-    pub fn initial_values(&self) -> Result<Initial, Error> {
-        self.validate()?;
-        let opts = InitOptions {
-            t0: self.t0,
-            pinned_q: self.pinned_q.clone(),
-            pinned_v: self.pinned_v.clone(),
-            ..InitOptions::default()
-        };
-        consistent_initial_values(&self.model, &self.q_guess, &self.v_guess, &opts)
     }
 
     /// Number of steps of size `h` from `t0` to `t_end` (rounded to whole steps, at least one).

@@ -1,0 +1,239 @@
+//! The methods and their options: data, with one source of defaults written on each field. The
+//! integrators that read them live in [`crate::solve`].
+
+use serde::{Deserialize, Serialize};
+
+/// A time-integration method with its options: what a [`Simulation`](crate::simulation::Simulation)
+/// builds its integrator from
+/// ([`Method::integrator`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "kebab-case")]
+pub enum Method {
+    /// Generalized-α on the index-3 DAE (the default).
+    #[serde(rename = "generalized-alpha")]
+    GenAlpha(GenAlphaOptions),
+    /// Classical explicit RK4 (unconstrained mechanisms only).
+    Rk4(Rk4Options),
+}
+
+impl Default for Method {
+    fn default() -> Self {
+        Method::GenAlpha(GenAlphaOptions::default())
+    }
+}
+
+impl From<GenAlphaOptions> for Method {
+    fn from(o: GenAlphaOptions) -> Self {
+        Method::GenAlpha(o)
+    }
+}
+
+impl From<Rk4Options> for Method {
+    fn from(o: Rk4Options) -> Self {
+        Method::Rk4(o)
+    }
+}
+
+impl Method {
+    /// The (initial) step size.
+    pub fn h(&self) -> f64 {
+        match self {
+            Method::GenAlpha(o) => o.h,
+            Method::Rk4(o) => o.h,
+        }
+    }
+    /// The same method with step size `h`.
+    pub fn with_h(mut self, h: f64) -> Self {
+        match &mut self {
+            Method::GenAlpha(o) => o.h = h,
+            Method::Rk4(o) => o.h = h,
+        }
+        self
+    }
+    /// The method's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Method::GenAlpha(_) => "generalized-alpha",
+            Method::Rk4(_) => "rk4",
+        }
+    }
+}
+
+/// Options of the generalized-α integrator: the one source of its defaults, each written on its
+/// field (builder style; `GenAlphaOptions::new(h)` is the default with step `h`).
+///
+/// The Newton defaults — `newton_tol = 1e-12`, modified Newton (`reuse_factorization = true`)
+/// with the multiplier and acceleration tests at `lambda_tol = 1e-8` — are the ones every path
+/// uses (mechanism files, mass–spring networks, pendulum chains); docs/maths.md §4 gives the
+/// measurements behind each.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[must_use]
+pub struct GenAlphaOptions {
+    /// Fixed step size `h`; default 1e-3.
+    pub h: f64,
+    /// Spectral radius at infinity `ρ∞ ∈ [0, 1)`; default 0.8.
+    pub rho_inf: f64,
+    /// Newton tolerance (relative displacement and constraint residual); default 1e-12.
+    pub newton_tol: f64,
+    /// Newton iteration limit per step; default 25.
+    pub max_newton_iterations: usize,
+    /// Tolerance on the last Newton increments of the multipliers and of the accelerations,
+    /// relative to `max |λ|` and `max |q̈|`, applied after a modified-Newton (reused matrix)
+    /// iteration (`λ = λ̃/(βh²)` and `q̈₊ = … + β'Δq` are resolved far less sharply than `q` by
+    /// the residual test); default 1e-8. The acceleration test is skipped on the Jacobi path.
+    pub lambda_tol: f64,
+    /// Keep the factorized iteration matrix across iterations and steps while Newton contracts
+    /// well ("modified Newton"); default `true`. `false` assembles and factorizes a fresh
+    /// Jacobian in every iteration (full Newton).
+    pub reuse_factorization: bool,
+    /// Contraction rate above which a reused factorization is refreshed; default 0.3.
+    pub reuse_contraction: f64,
+    /// Linear solver; default [`LinearSolverKind::Auto`].
+    #[serde(skip)]
+    pub linear_solver: LinearSolverKind,
+}
+
+impl Default for GenAlphaOptions {
+    fn default() -> Self {
+        GenAlphaOptions {
+            h: 1e-3,
+            rho_inf: 0.8,
+            newton_tol: 1e-12,
+            max_newton_iterations: 25,
+            lambda_tol: 1e-8,
+            reuse_factorization: true,
+            reuse_contraction: 0.3,
+            linear_solver: LinearSolverKind::Auto,
+        }
+    }
+}
+
+impl GenAlphaOptions {
+    /// Options with step size `h` and defaults otherwise.
+    pub fn new(h: f64) -> Self {
+        GenAlphaOptions {
+            h,
+            ..GenAlphaOptions::default()
+        }
+    }
+    /// Set `ρ∞`.
+    pub fn rho_inf(mut self, r: f64) -> Self {
+        self.rho_inf = r;
+        self
+    }
+    /// Set the Newton tolerance.
+    pub fn newton_tol(mut self, tol: f64) -> Self {
+        self.newton_tol = tol;
+        self
+    }
+    /// Set the relative tolerance on the last multiplier and acceleration increments.
+    pub fn lambda_tol(mut self, tol: f64) -> Self {
+        self.lambda_tol = tol;
+        self
+    }
+    /// Set the Newton iteration limit.
+    pub fn max_newton_iterations(mut self, k: usize) -> Self {
+        self.max_newton_iterations = k;
+        self
+    }
+    /// Reuse the factorization across iterations and steps (modified Newton) or not (full
+    /// Newton).
+    pub fn reuse_factorization(mut self, yes: bool) -> Self {
+        self.reuse_factorization = yes;
+        self
+    }
+    /// Choose the linear solver.
+    pub fn linear_solver(mut self, k: LinearSolverKind) -> Self {
+        self.linear_solver = k;
+        self
+    }
+}
+
+/// Options of the RK4 integrator (defaults written on each field).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[must_use]
+pub struct Rk4Options {
+    /// Fixed step size `h`; default 1e-3.
+    pub h: f64,
+}
+
+impl Default for Rk4Options {
+    fn default() -> Self {
+        Rk4Options { h: 1e-3 }
+    }
+}
+
+impl Rk4Options {
+    /// Options with step size `h`.
+    pub fn new(h: f64) -> Self {
+        Rk4Options { h }
+    }
+}
+
+/// Options of [`consistent_initial_values`](crate::solve::consistent_initial_values).
+#[derive(Clone, Debug, PartialEq)]
+#[must_use]
+pub struct InitOptions {
+    /// Initial time `t₀`; default 0.
+    pub t0: f64,
+    /// Coordinates held at their guessed values.
+    pub pinned_q: Vec<usize>,
+    /// Velocity components held at their guessed values.
+    pub pinned_v: Vec<usize>,
+    /// Tolerance on `max |C|` and on the position step; default 1e-12.
+    pub tol: f64,
+    /// Iteration limit of the position projection; default 500.
+    pub max_iterations: u64,
+    /// Linear solver for the acceleration-level system; default `Auto`.
+    pub linear_solver: LinearSolverKind,
+}
+
+impl Default for InitOptions {
+    fn default() -> Self {
+        InitOptions {
+            t0: 0.0,
+            pinned_q: Vec::new(),
+            pinned_v: Vec::new(),
+            tol: 1e-12,
+            max_iterations: 500,
+            linear_solver: LinearSolverKind::Auto,
+        }
+    }
+}
+
+impl InitOptions {
+    /// Set the initial time.
+    pub fn t0(mut self, t0: f64) -> Self {
+        self.t0 = t0;
+        self
+    }
+    /// Hold these coordinates at their guessed values.
+    pub fn pin_q(mut self, idx: impl IntoIterator<Item = usize>) -> Self {
+        self.pinned_q.extend(idx);
+        self
+    }
+    /// Hold these velocity components at their guessed values.
+    pub fn pin_v(mut self, idx: impl IntoIterator<Item = usize>) -> Self {
+        self.pinned_v.extend(idx);
+        self
+    }
+    /// Set the tolerance.
+    pub fn tol(mut self, tol: f64) -> Self {
+        self.tol = tol;
+        self
+    }
+}
+
+/// Which linear solver to use for the iteration matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LinearSolverKind {
+    /// Dense up to [`DENSE_LIMIT`](crate::solve::linear::DENSE_LIMIT) unknowns, sparse above.
+    #[default]
+    Auto,
+    /// Dense LU with partial pivoting.
+    Dense,
+    /// Sparse LU (faer) with a symbolic factorization computed once.
+    Sparse,
+    /// Diagonal of the iteration matrix (unconstrained systems only); see [`crate::solve::linear`].
+    Jacobi,
+}
