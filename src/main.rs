@@ -191,8 +191,28 @@ fn plot(dir: &Path, columns: &[String], out: Option<PathBuf>, size: &str) -> Res
     Ok(())
 }
 
+/// The work runs on a thread with a large stack: evaluating a mechanism file's expressions
+/// recurses once per level of nesting on nested dual numbers of up to ~100 KB
+/// (`expr::vector::MAX_DEPTH` bounds the levels).
+const STACK_BYTES: usize = 256 << 20;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let worker = std::thread::Builder::new()
+        .name("lagrangian".into())
+        .stack_size(STACK_BYTES)
+        .spawn(move || execute(cli));
+    match worker.map(|w| w.join()) {
+        Ok(Ok(code)) => code,
+        Ok(Err(_)) => ExitCode::FAILURE, // a panic: its message is already printed
+        Err(e) => {
+            esay!("error: cannot start the worker thread: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn execute(cli: Cli) -> ExitCode {
     let start = Instant::now();
     let result = match cli.cmd {
         None => {

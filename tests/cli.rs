@@ -316,7 +316,7 @@ fn bad_input_is_reported_with_place_and_field() {
 }
 
 #[test]
-fn inconsistent_guess_and_newton_failure_leave_no_results() {
+fn inconsistent_guess_and_newton_failure_keep_earlier_results() {
     // B pinned at distance 2 from O on a bar of length 1
     let yaml = GOOD.replace(
         "  positions: { B: [l, 0] }\n",
@@ -343,7 +343,8 @@ fn inconsistent_guess_and_newton_failure_leave_no_results() {
     assert!(!out.join("summary.json").exists());
     // Newton failure: a huge step; the message names t and the step, and suggests more steps
     let out = tmp("newton");
-    // an earlier complete result in the same directory must not survive a failed run
+    // an earlier complete result in the same directory survives a failed run unchanged
+    // (results are replaced only by a run that completed)
     let o = run(
         &[
             "run",
@@ -357,6 +358,13 @@ fn inconsistent_guess_and_newton_failure_leave_no_results() {
         None,
     );
     assert!(o.status.success() && out.join("summary.json").exists());
+    let before = [
+        std::fs::read(out.join("summary.json")).unwrap(),
+        std::fs::read(out.join("trajectory.csv")).unwrap(),
+    ];
+    // a stale partial directory of a process that no longer exists is cleaned up
+    let stale = out.join(".partial-4000000000");
+    std::fs::create_dir_all(&stale).unwrap();
     let o = run(
         &[
             "run",
@@ -375,7 +383,20 @@ fn inconsistent_guess_and_newton_failure_leave_no_results() {
         err.contains("at t = 5") && err.contains("step 1") && err.contains("--steps"),
         "{err}"
     );
-    assert!(!out.join("summary.json").exists() && !out.join("trajectory.csv").exists());
+    let after = [
+        std::fs::read(out.join("summary.json")).unwrap(),
+        std::fs::read(out.join("trajectory.csv")).unwrap(),
+    ];
+    assert!(
+        before == after,
+        "the earlier result was changed by a failed run"
+    );
+    assert!(!stale.exists(), "stale partial directory left");
+    assert!(std::fs::read_dir(&out).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with(".partial")));
     // a missing file
     let o = run(&["run", "/nonexistent/x.yaml"], None);
     assert!(

@@ -101,6 +101,37 @@ pub(crate) fn lex_number(s: &[u8], pos: &mut usize) -> Result<f64, ExprError> {
     })
 }
 
+/// `text` for an error message: whole when short, else about 60 characters around byte
+/// `offset` with `…` where it was cut.
+///
+/// ```
+/// use lagrangian::expr::excerpt;
+/// assert_eq!(excerpt("a + b", 2), "a + b");
+/// let long = format!("{}x{}", "1 + ".repeat(100), " + 2".repeat(100));
+/// let e = excerpt(&long, 400);
+/// assert!(e.len() < 80 && e.starts_with('…') && e.ends_with('…') && e.contains('x'));
+/// ```
+pub fn excerpt(text: &str, offset: usize) -> String {
+    const WIDTH: usize = 60;
+    if text.chars().count() <= WIDTH + 20 {
+        return text.to_string();
+    }
+    let mut start = offset.saturating_sub(WIDTH / 2).min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (start + WIDTH).min(text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    format!(
+        "{}{}{}",
+        if start > 0 { "…" } else { "" },
+        &text[start..end],
+        if end < text.len() { "…" } else { "" }
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

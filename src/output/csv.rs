@@ -1,9 +1,11 @@
 //! Writing results: trajectory CSV and run summary, atomically.
 //!
-//! A run writes into a hidden `DIR/.partial-<pid>/` directory; only when it has finished are
-//! `trajectory.csv` and then `summary.json` moved into `DIR`. Results of an earlier run in `DIR`
-//! are removed when a new run starts. So an interrupted or failed run never leaves a result
-//! that looks complete: `summary.json` exists only for finished runs.
+//! A run writes into a hidden `DIR/.partial-<pid>/` directory and leaves the results of an
+//! earlier run in `DIR` untouched while it runs. Only when it has finished are `trajectory.csv`
+//! and then `summary.json` moved into `DIR` (the old summary is removed first, so a summary
+//! always belongs to the trajectory beside it). A run that fails, panics or is interrupted
+//! leaves the earlier result as it was; its partial directory is removed on the way out, or —
+//! after a kill — by the next run in the same `DIR` (a `.partial-<pid>` whose process is gone).
 
 use crate::error::Error;
 use crate::output::columns::Columns;
@@ -14,6 +16,31 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+/// Remove `.partial-<pid>` directories in `dir` left by runs that no longer exist (killed, or
+/// out of disk). Where the process table cannot be read (no `/proc`), nothing is removed.
+fn remove_stale_partials(dir: &Path) {
+    let proc_ = Path::new("/proc");
+    if !proc_.join("self").exists() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(".partial-"))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !proc_.join(pid.to_string()).exists() {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
+}
+
 /// The files of one run, being written.
 pub struct RunFiles {
     dir: PathBuf,
@@ -22,16 +49,11 @@ pub struct RunFiles {
 }
 
 impl RunFiles {
-    /// Start a run in `dir`: remove earlier results there, open the partial CSV and write the
-    /// header `columns`.
+    /// Start a run in `dir`: open the partial CSV and write the header `columns` (earlier results
+    /// in `dir` stay until this run finishes).
     pub fn create(dir: &Path, columns: &[String]) -> io::Result<Self> {
         fs::create_dir_all(dir)?;
-        for f in ["summary.json", "trajectory.csv"] {
-            let p = dir.join(f);
-            if p.exists() {
-                fs::remove_file(p)?;
-            }
-        }
+        remove_stale_partials(dir);
         let partial = dir.join(format!(".partial-{}", std::process::id()));
         fs::create_dir_all(&partial)?;
         let mut csv = BufWriter::new(File::create(partial.join("trajectory.csv"))?);
@@ -61,6 +83,10 @@ impl RunFiles {
         self.csv.flush()?;
         let text = serde_json::to_string_pretty(summary).map_err(io::Error::other)?;
         fs::write(self.partial.join("summary.json"), text + "\n")?;
+        let old_summary = self.dir.join("summary.json");
+        if old_summary.exists() {
+            fs::remove_file(old_summary)?;
+        }
         fs::rename(
             self.partial.join("trajectory.csv"),
             self.dir.join("trajectory.csv"),

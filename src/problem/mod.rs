@@ -12,6 +12,10 @@ pub use options::{GenAlphaOptions, InitOptions, LinearSolverKind, Method, Rk4Opt
 use std::fmt;
 use std::sync::Arc;
 
+/// The most steps one run may take (10⁸: hours of computing for the smallest mechanisms, and
+/// the bound that keeps a mistyped step or span from running for ever).
+pub const MAX_STEPS: usize = 100_000_000;
+
 /// An event that replaces the problem during a run: after each accepted step the driver asks
 /// it whether to continue from a new problem (e.g. a pendulum chain in angle coordinates
 /// switching a rod to another chart). The new problem's guesses hold the current state in its
@@ -196,6 +200,16 @@ impl Problem {
         if self.output_every == 0 {
             return Err(SolveError::BadOptions("output_every must be positive".into()).into());
         }
+        let h = self.method.h();
+        let steps = (self.t_end - self.t0) / h;
+        if !(h > 0.0) || !(steps <= MAX_STEPS as f64) {
+            return Err(SolveError::BadOptions(format!(
+                "step {h} over [{}, {}] gives {steps:.3e} steps; the limit is {MAX_STEPS} \
+                 (a larger step, or a shorter span)",
+                self.t0, self.t_end
+            ))
+            .into());
+        }
         Ok(())
     }
 
@@ -236,8 +250,8 @@ impl Problem {
             steps = self.steps(self.method.h());
         }
         if let Some(s) = o.steps {
-            if s == 0 {
-                return Err(bad("--steps must be positive".into()));
+            if s == 0 || s > MAX_STEPS {
+                return Err(bad(format!("--steps must lie in 1..={MAX_STEPS}")));
             }
             steps = s;
         }

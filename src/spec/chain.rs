@@ -12,7 +12,7 @@
 use super::{kind, path, sub, Ctx, Path_, SpecError};
 use crate::error::Error;
 use crate::library::spherical_chain::{Chart, ChartLog, Integrator, Rod, SphericalChain};
-use crate::problem::{GenAlphaOptions, Method, Problem, Rk4Options};
+use crate::problem::{GenAlphaOptions, Method, Problem, Rk4Options, MAX_STEPS};
 use serde_yaml::Value;
 use std::sync::{Arc, Mutex};
 
@@ -95,10 +95,12 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<ChainSpec, SpecError> {
         &path(&["timedelta"]),
         "timedelta",
     )?;
-    let steps = ctx.positive(ctx.required(m, &root, "steps")?, &path(&["steps"]), "steps")?;
-    if steps.fract() != 0.0 {
-        return Err(ctx.err(&path(&["steps"]), "steps must be a whole number"));
-    }
+    let steps = ctx.count(
+        ctx.required(m, &root, "steps")?,
+        &path(&["steps"]),
+        "steps",
+        MAX_STEPS,
+    )?;
     let rho = m
         .get("rho_inf")
         .map(|x| ctx.num(x, &path(&["rho_inf"])))
@@ -115,9 +117,9 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<ChainSpec, SpecError> {
     };
     let output_every = m
         .get("output_every")
-        .map(|x| ctx.positive(x, &path(&["output_every"]), "output_every"))
+        .map(|x| ctx.count(x, &path(&["output_every"]), "output_every", MAX_STEPS))
         .transpose()?
-        .unwrap_or(1.0) as usize;
+        .unwrap_or(1);
     let pp = path(&["pendula"]);
     let list = ctx
         .required(m, &root, "pendula")?
@@ -139,7 +141,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<ChainSpec, SpecError> {
         title,
         chain,
         h,
-        steps: steps as usize,
+        steps,
         integrator,
         output_every,
     })

@@ -207,7 +207,8 @@ impl Ctx<'_> {
             } else {
                 ""
             };
-            self.err(p, format!("in '{text}': {e}{hint}"))
+            let shown = crate::expr::excerpt(&text, e.offset);
+            self.err(p, format!("in '{shown}': {e}{hint}"))
         })
     }
 
@@ -219,6 +220,18 @@ impl Ctx<'_> {
         } else {
             Err(self.err(p, format!("{what} must be positive, got {x}")))
         }
+    }
+
+    /// A whole number in `1..=max` (`what` names it in the message).
+    pub fn count(&self, v: &Value, p: &Path_, what: &str, max: usize) -> Result<usize, SpecError> {
+        let x = self.num(v, p)?;
+        if !(x >= 1.0) || x.fract() != 0.0 {
+            return Err(self.err(p, format!("{what} must be a whole number ≥ 1, got {x}")));
+        }
+        if x > max as f64 {
+            return Err(self.err(p, format!("{what} = {x} is above the limit of {max}")));
+        }
+        Ok(x as usize)
     }
 
     /// A vector of exactly `dim` numbers.
@@ -253,13 +266,19 @@ impl Ctx<'_> {
             Err(text) => text,
         };
         let lookup = |name: &str| self.scope.get(name).map(vexpr::Sym::Param);
-        let e = vexpr::VExpr::parse(&text, 3, &lookup)
-            .map_err(|e| self.err(p, format!("in '{text}': {e}")))?;
+        let e = vexpr::VExpr::parse(&text, 3, &lookup).map_err(|e| {
+            let shown = crate::expr::excerpt(&text, e.offset);
+            self.err(p, format!("in '{shown}': {e}"))
+        })?;
+        let shown = crate::expr::excerpt(&text, 0);
         if e.is_vector() {
-            return Err(self.err(p, format!("in '{text}': expected a number, found a vector")));
+            return Err(self.err(
+                p,
+                format!("in '{shown}': expected a number, found a vector"),
+            ));
         }
         if !e.eval_scalar::<f64>(&|_| f64::NAN, 0.0).is_finite() {
-            return Err(self.err(p, format!("in '{text}': not defined at t = 0")));
+            return Err(self.err(p, format!("in '{shown}': not defined at t = 0")));
         }
         Ok(e)
     }

@@ -99,7 +99,23 @@ enum Node {
 pub struct VExpr {
     node: Arc<Node>,
     vector: bool,
+    /// Longest path to a leaf (a leaf has depth 1).
+    depth: u32,
+    /// Operations one evaluation performs (shared parts counted each time they are used).
+    size: u64,
 }
+
+/// The deepest expression graph the toolkit evaluates. Evaluation recurses once per level, and
+/// on the largest dual numbers (the Jacobians of a term on 18 local coordinates) one level
+/// takes about 110 KB of stack (measured), so the limit needs about 5.3 MB: more than a
+/// spawned thread's default 2 MB, less than a main thread's 8 MB. The command line runs on a
+/// 256 MB stack; tests get 16 MB (`.cargo/config.toml`). Long sums are stored as balanced
+/// trees, so a sum of `n` terms costs about `log₂ n` levels.
+pub const MAX_DEPTH: u32 = 48;
+
+/// The most operations one evaluation of an expression may perform (a `Define` reused many
+/// times by later ones multiplies; this bounds the time a step can take).
+pub const MAX_SIZE: u64 = 200_000;
 
 /// A value: scalar or vector.
 #[derive(Clone, Copy, Debug)]
@@ -121,10 +137,28 @@ pub enum Sym {
 
 impl VExpr {
     fn new(node: Node, vector: bool) -> VExpr {
+        let (depth, size) = Self::stats(&node);
         VExpr {
             node: Arc::new(node),
             vector,
+            depth,
+            size,
         }
+    }
+    /// `(depth, size)` of a node from its children's.
+    fn stats(node: &Node) -> (u32, u64) {
+        let kids = Self::node_children(node);
+        let depth = 1 + kids.iter().map(|c| c.depth).max().unwrap_or(0);
+        let size = kids.iter().fold(1u64, |s, c| s.saturating_add(c.size));
+        (depth, size)
+    }
+    /// Longest path from this node to a leaf (a leaf has depth 1).
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+    /// Operations one evaluation performs.
+    pub fn size(&self) -> u64 {
+        self.size
     }
     /// The coordinate `q_j`.
     pub fn coord(j: usize) -> VExpr {
@@ -201,7 +235,10 @@ impl VExpr {
         self.children().iter().any(|c| c.any(f))
     }
     fn children(&self) -> Vec<&VExpr> {
-        match &*self.node {
+        Self::node_children(&self.node)
+    }
+    fn node_children(node: &Node) -> Vec<&VExpr> {
+        match node {
             Node::Coord(_) | Node::Time | Node::Const(_) | Node::ConstVec(_) => vec![],
             Node::Pack(c) => c.iter().collect(),
             Node::Neg(a) | Node::F(_, a) | Node::Perp(a) | Node::Norm(a) | Node::Comp(a, _) => {
@@ -352,95 +389,84 @@ impl VExpr {
     // ---- evaluation ----
 
     /// Value at coordinates `q(j)` and time `t`, on any dual number type.
+    ///
+    /// Each operation is evaluated in its own small (never inlined) frame, so one level of the
+    /// graph costs the stack only what that operation holds — a few values of `D` — however
+    /// large `D` is; the depth is bounded by [`MAX_DEPTH`] when the expression is parsed.
     pub fn eval<D: DualNum<Primitive = f64> + Copy>(&self, q: &dyn Fn(usize) -> D, t: D) -> Val<D> {
         use Val::{S, V};
-        let z = D::from(0.0);
         match &*self.node {
             Node::Coord(j) => S(q(*j)),
             Node::Time => S(t),
             Node::Const(x) => S(D::from(*x)),
             Node::ConstVec(x) => V(x.map(D::from)),
-            Node::Pack(c) => V([
-                c[0].eval_scalar(q, t),
-                c[1].eval_scalar(q, t),
-                c[2].eval_scalar(q, t),
-            ]),
-            Node::Neg(a) => match a.eval(q, t) {
+            Node::Pack(c) => pack3(c, q, t),
+            Node::Neg(a) => unary(a, q, t, |x| match x {
                 S(x) => S(-x),
                 V(x) => V(x.map(|c| -c)),
-            },
-            Node::Add(a, b) | Node::Sub(a, b) => {
-                let s = if matches!(&*self.node, Node::Sub(..)) {
-                    -1.0
-                } else {
-                    1.0
-                };
-                match (a.eval(q, t), b.eval(q, t)) {
-                    (S(x), S(y)) => S(x + y * s),
-                    (V(x), V(y)) => V(std::array::from_fn(|k| x[k] + y[k] * s)),
-                    _ => S(D::from(f64::NAN)),
-                }
-            }
-            Node::Mul(a, b) => match (a.eval(q, t), b.eval(q, t)) {
+            }),
+            Node::Add(a, b) => binary(a, b, q, t, |x, y| add(x, y, 1.0)),
+            Node::Sub(a, b) => binary(a, b, q, t, |x, y| add(x, y, -1.0)),
+            Node::Mul(a, b) => binary(a, b, q, t, |x, y| match (x, y) {
                 (S(x), S(y)) => S(x * y),
                 (S(x), V(y)) | (V(y), S(x)) => V(y.map(|c| c * x)),
                 _ => S(D::from(f64::NAN)),
-            },
-            Node::Div(a, b) => {
-                let y = b.eval_scalar(q, t);
-                match a.eval(q, t) {
-                    S(x) => S(x / y),
-                    V(x) => {
-                        let r = y.recip();
-                        V(x.map(|c| c * r))
-                    }
+            }),
+            Node::Div(a, b) => binary(a, b, q, t, |x, y| match (x, y) {
+                (S(x), S(y)) => S(x / y),
+                (V(x), S(y)) => {
+                    let r = y.recip();
+                    V(x.map(|c| c * r))
                 }
-            }
+                _ => S(D::from(f64::NAN)),
+            }),
             Node::Pow(a, b) => {
-                let (x, y) = (a.eval_scalar(q, t), b.eval_scalar(q, t));
-                match b.as_const() {
-                    Some(p) if p == p.round() && p.abs() <= 16.0 => S(x.powi(p as i32)),
-                    Some(p) => S(x.powf(p)),
-                    None => S((x.ln() * y).exp()),
-                }
-            }
-            Node::Atan2(a, b) => S(a.eval_scalar(q, t).atan2(b.eval_scalar(q, t))),
-            Node::F(f, a) => {
-                let x = a.eval_scalar(q, t);
-                S(match f {
-                    Func::Sqrt => x.sqrt(),
-                    Func::Sin => x.sin(),
-                    Func::Cos => x.cos(),
-                    Func::Tan => x.tan(),
-                    Func::Asin => x.asin(),
-                    Func::Acos => x.acos(),
-                    Func::Atan => x.atan(),
-                    Func::Exp => x.exp(),
-                    Func::Ln => x.ln(),
-                    Func::Abs => x.abs(),
+                let p = b.as_const();
+                binary(a, b, q, t, move |x, y| match (x, y, p) {
+                    (S(x), _, Some(p)) if p == p.round() && p.abs() <= 16.0 => S(x.powi(p as i32)),
+                    (S(x), _, Some(p)) => S(x.powf(p)),
+                    (S(x), S(y), None) => S((x.ln() * y).exp()),
+                    _ => S(D::from(f64::NAN)),
                 })
             }
-            Node::Dot(a, b) => {
-                let (x, y) = (a.eval_vector(q, t), b.eval_vector(q, t));
-                S(x[0] * y[0] + x[1] * y[1] + x[2] * y[2])
+            Node::Atan2(a, b) => binary(a, b, q, t, |x, y| match (x, y) {
+                (S(x), S(y)) => S(x.atan2(y)),
+                _ => S(D::from(f64::NAN)),
+            }),
+            Node::F(f, a) => {
+                let f = *f;
+                unary(a, q, t, move |x| match x {
+                    S(x) => S(apply(f, x)),
+                    V(_) => S(D::from(f64::NAN)),
+                })
             }
-            Node::Cross(a, b) => {
-                let (x, y) = (a.eval_vector(q, t), b.eval_vector(q, t));
-                V([
+            Node::Dot(a, b) => binary(a, b, q, t, |x, y| match (x, y) {
+                (V(x), V(y)) => S(x[0] * y[0] + x[1] * y[1] + x[2] * y[2]),
+                _ => S(D::from(f64::NAN)),
+            }),
+            Node::Cross(a, b) => binary(a, b, q, t, |x, y| match (x, y) {
+                (V(x), V(y)) => V([
                     x[1] * y[2] - x[2] * y[1],
                     x[2] * y[0] - x[0] * y[2],
                     x[0] * y[1] - x[1] * y[0],
-                ])
+                ]),
+                _ => V([D::from(f64::NAN); 3]),
+            }),
+            Node::Perp(a) => unary(a, q, t, |x| match x {
+                V(x) => V([-x[1], x[0], D::from(0.0)]),
+                S(_) => V([D::from(f64::NAN); 3]),
+            }),
+            Node::Norm(a) => unary(a, q, t, |x| match x {
+                V(x) => S((x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt()),
+                S(_) => S(D::from(f64::NAN)),
+            }),
+            Node::Comp(a, k) => {
+                let k = *k;
+                unary(a, q, t, move |x| match x {
+                    V(x) => S(x[k]),
+                    S(_) => S(D::from(f64::NAN)),
+                })
             }
-            Node::Perp(a) => {
-                let x = a.eval_vector(q, t);
-                V([-x[1], x[0], z])
-            }
-            Node::Norm(a) => {
-                let x = a.eval_vector(q, t);
-                S((x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt())
-            }
-            Node::Comp(a, k) => S(a.eval_vector(q, t)[*k]),
         }
     }
 
@@ -491,6 +517,67 @@ impl VExpr {
         let lift = |j: usize| Dual::new(q(j), dq(j));
         let x = self.eval_vector::<Dual<D>>(&lift, Dual::new(t, dt));
         (x.map(|c| c.re), x.map(|c| c.eps))
+    }
+}
+
+/// One child evaluated in its own frame, then combined.
+#[inline(never)]
+fn unary<D: DualNum<Primitive = f64> + Copy>(
+    a: &VExpr,
+    q: &dyn Fn(usize) -> D,
+    t: D,
+    f: impl Fn(Val<D>) -> Val<D>,
+) -> Val<D> {
+    f(a.eval(q, t))
+}
+
+/// Two children evaluated in their own frame, then combined.
+#[inline(never)]
+fn binary<D: DualNum<Primitive = f64> + Copy>(
+    a: &VExpr,
+    b: &VExpr,
+    q: &dyn Fn(usize) -> D,
+    t: D,
+    f: impl Fn(Val<D>, Val<D>) -> Val<D>,
+) -> Val<D> {
+    let x = a.eval(q, t);
+    let y = b.eval(q, t);
+    f(x, y)
+}
+
+#[inline(never)]
+fn pack3<D: DualNum<Primitive = f64> + Copy>(
+    c: &[VExpr; 3],
+    q: &dyn Fn(usize) -> D,
+    t: D,
+) -> Val<D> {
+    let x = c[0].eval_scalar(q, t);
+    let y = c[1].eval_scalar(q, t);
+    let z = c[2].eval_scalar(q, t);
+    Val::V([x, y, z])
+}
+
+/// `x + s·y` on equal kinds (NaN otherwise).
+fn add<D: DualNum<Primitive = f64> + Copy>(x: Val<D>, y: Val<D>, s: f64) -> Val<D> {
+    match (x, y) {
+        (Val::S(x), Val::S(y)) => Val::S(x + y * s),
+        (Val::V(x), Val::V(y)) => Val::V(std::array::from_fn(|k| x[k] + y[k] * s)),
+        _ => Val::S(D::from(f64::NAN)),
+    }
+}
+
+fn apply<D: DualNum<Primitive = f64> + Copy>(f: Func, x: D) -> D {
+    match f {
+        Func::Sqrt => x.sqrt(),
+        Func::Sin => x.sin(),
+        Func::Cos => x.cos(),
+        Func::Tan => x.tan(),
+        Func::Asin => x.asin(),
+        Func::Acos => x.acos(),
+        Func::Atan => x.atan(),
+        Func::Exp => x.exp(),
+        Func::Ln => x.ln(),
+        Func::Abs => x.abs(),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The parser of the vector expression language: text → type-checked, constant-folded graph.
 
-use super::{Node, Sym, VExpr, FUNCS};
+use super::{Node, Sym, VExpr, FUNCS, MAX_DEPTH, MAX_SIZE};
 use crate::expr::{lex_number, ExprError};
 
 impl VExpr {
@@ -15,12 +15,14 @@ impl VExpr {
             pos: 0,
             dim,
             lookup,
+            nesting: 0,
         };
         let e = p.expr()?;
         p.skip_ws();
         if p.pos < p.s.len() {
             return Err(p.err(format!("unexpected '{}'", p.s[p.pos] as char)));
         }
+        p.check_size(&e, 0)?;
         Ok(e)
     }
 }
@@ -30,7 +32,15 @@ struct Parser<'a> {
     pos: usize,
     dim: usize,
     lookup: &'a dyn Fn(&str) -> Option<Sym>,
+    /// Current recursion depth of the parser (parentheses, signs, powers, arguments).
+    nesting: usize,
 }
+
+/// The deepest nesting of parentheses, signs and powers the parser follows.
+pub const MAX_NESTING: usize = 100;
+
+/// Sums of more terms than this are stored as balanced trees (fewer levels to evaluate).
+const BALANCE_ABOVE: usize = 8;
 
 impl Parser<'_> {
     fn err(&self, message: String) -> ExprError {
@@ -58,15 +68,65 @@ impl Parser<'_> {
         self.pos += 1;
         Ok(())
     }
+    /// Refuse an expression too deep or too large to evaluate (see [`MAX_DEPTH`], [`MAX_SIZE`]).
+    fn check_size(&self, e: &VExpr, offset: usize) -> Result<(), ExprError> {
+        if e.depth() > MAX_DEPTH {
+            return Err(Self::at(offset)(format!(
+                "the expression nests {} operations deep (with the definitions it uses); the \
+                 limit is {MAX_DEPTH}: split it into Define entries of smaller depth, or write \
+                 long sums as sums (they are balanced)",
+                e.depth()
+            )));
+        }
+        if e.size() > MAX_SIZE {
+            return Err(Self::at(offset)(format!(
+                "the expression expands to {} operations (definitions used repeatedly count \
+                 each time); the limit is {MAX_SIZE}",
+                e.size()
+            )));
+        }
+        Ok(())
+    }
     fn expr(&mut self) -> Result<VExpr, ExprError> {
-        let mut a = self.term()?;
+        let first = self.term()?;
+        let mut terms = vec![(first, false, self.pos)];
         while let Some(c @ (b'+' | b'-')) = self.peek() {
             let off = self.pos;
             self.pos += 1;
             let b = self.term()?;
-            a = VExpr::sum(a, b, c == b'-').map_err(Self::at(off))?;
+            if b.vector != terms[0].0.vector {
+                // the type error of the two-term sum, at this operator
+                if let Err(e) = VExpr::sum(terms[0].0.clone(), b.clone(), c == b'-') {
+                    return Err(Self::at(off)(e));
+                }
+            }
+            terms.push((b, c == b'-', off));
         }
-        Ok(a)
+        if terms.len() <= BALANCE_ABOVE {
+            let mut it = terms.into_iter();
+            let (mut a, _, _) = it.next().expect("one term");
+            for (b, minus, off) in it {
+                a = VExpr::sum(a, b, minus).map_err(Self::at(off))?;
+            }
+            return Ok(a);
+        }
+        Self::balanced(&terms)
+    }
+    /// `Σ ±tᵢ` as a balanced tree; the first term's sign is taken as `+` (the caller's job).
+    fn balanced(terms: &[(VExpr, bool, usize)]) -> Result<VExpr, ExprError> {
+        if terms.len() == 1 {
+            return Ok(terms[0].0.clone());
+        }
+        let mid = terms.len() / 2;
+        let left = Self::balanced(&terms[..mid])?;
+        // the right half relative to its first sign: a − (b − c) = a − b + c
+        let flip = terms[mid].1;
+        let right: Vec<_> = terms[mid..]
+            .iter()
+            .map(|(e, minus, off)| (e.clone(), *minus != flip, *off))
+            .collect();
+        let right = Self::balanced(&right)?;
+        VExpr::sum(left, right, flip).map_err(Self::at(terms[mid].2))
     }
     fn term(&mut self) -> Result<VExpr, ExprError> {
         let mut a = self.unary()?;
@@ -85,10 +145,29 @@ impl Parser<'_> {
                 VExpr::quotient(a, b)
             }
             .map_err(Self::at(off))?;
+            if a.depth() > MAX_DEPTH {
+                self.check_size(&a, off)?;
+            }
         }
         Ok(a)
     }
     fn unary(&mut self) -> Result<VExpr, ExprError> {
+        if self.nesting >= MAX_NESTING {
+            return Err(self.err(format!(
+                "parentheses, signs or powers nested more than {MAX_NESTING} deep"
+            )));
+        }
+        self.nesting += 1;
+        let e = self.unary_inner();
+        self.nesting -= 1;
+        let e = e?;
+        // products and powers build depth without nesting: stop them early
+        if e.depth() > MAX_DEPTH {
+            self.check_size(&e, self.pos)?;
+        }
+        Ok(e)
+    }
+    fn unary_inner(&mut self) -> Result<VExpr, ExprError> {
         match self.peek() {
             Some(b'-') => {
                 self.pos += 1;

@@ -2,6 +2,10 @@
 
 use super::*;
 
+/// The most points one `Chains` or `Grids` entry may generate (10⁶: a model of millions of
+/// coordinates needs gigabytes before it takes a step).
+pub const MAX_GENERATED: usize = 1_000_000;
+
 pub(super) fn chain(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
     let m: &Mapping = b.ctx.map(val, p)?;
     b.ctx.keys(
@@ -29,13 +33,9 @@ pub(super) fn chain(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
     let end = b
         .ctx
         .vector(b.ctx.required(m, p, "to")?, &sub(p, "to"), b.dim)?;
-    let nv = b
+    let n = b
         .ctx
-        .positive(b.ctx.required(m, p, "n")?, &sub(p, "n"), "n")?;
-    if nv.fract() != 0.0 {
-        return Err(b.ctx.err(&sub(p, "n"), "n must be a whole number"));
-    }
-    let n = nv as usize;
+        .count(b.ctx.required(m, p, "n")?, &sub(p, "n"), "n", MAX_GENERATED)?;
     let mass = b
         .ctx
         .positive(b.ctx.required(m, p, "mass")?, &sub(p, "mass"), "a mass")?;
@@ -44,11 +44,7 @@ pub(super) fn chain(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
         &sub(p, "stiffness"),
         "a stiffness",
     )?;
-    let c = m
-        .get("damping")
-        .map(|x| b.ctx.num(x, &sub(p, "damping")))
-        .transpose()?
-        .unwrap_or(0.0);
+    let c = non_negative_damping(b, m, p)?;
     let step: [f64; 3] = std::array::from_fn(|i| (end[i] - start[i]) / n as f64);
     let len = step.iter().map(|x| x * x).sum::<f64>().sqrt();
     let mut prev = fa;
@@ -85,6 +81,15 @@ pub(super) fn grid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
     if nv.iter().take(2).any(|x| !(*x >= 1.0) || x.fract() != 0.0) {
         return Err(b.ctx.err(&sub(p, "n"), "expected two whole numbers ≥ 1"));
     }
+    if nv[0] * nv[1] > MAX_GENERATED as f64 {
+        return Err(b.ctx.err(
+            &sub(p, "n"),
+            format!(
+                "{} × {} points is above the limit of {MAX_GENERATED} per generator",
+                nv[0], nv[1]
+            ),
+        ));
+    }
     let (n0, n1) = (nv[0] as usize, nv[1] as usize);
     let sp = b
         .ctx
@@ -104,11 +109,7 @@ pub(super) fn grid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
         &sub(p, "stiffness"),
         "a stiffness",
     )?;
-    let c = m
-        .get("damping")
-        .map(|x| b.ctx.num(x, &sub(p, "damping")))
-        .transpose()?
-        .unwrap_or(0.0);
+    let c = non_negative_damping(b, m, p)?;
     let rim = match m.get("rim") {
         None | Some(Value::Null) => true,
         Some(Value::String(s)) if s == "fixed" => true,
@@ -162,4 +163,19 @@ pub(super) fn grid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
         }
     }
     Ok(())
+}
+
+/// The optional `damping` of a generator: a number ≥ 0 (negative damping feeds energy in).
+fn non_negative_damping(b: &Builder, m: &Mapping, p: &Path_) -> Result<f64, SpecError> {
+    let Some(x) = m.get("damping") else {
+        return Ok(0.0);
+    };
+    let q = sub(p, "damping");
+    let c = b.ctx.num(x, &q)?;
+    if !(c >= 0.0) {
+        return Err(b
+            .ctx
+            .err(&q, format!("damping must not be negative, got {c}")));
+    }
+    Ok(c)
 }

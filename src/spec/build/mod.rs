@@ -238,8 +238,10 @@ impl<'a> Builder<'a> {
                     .err(p, format!("expected an expression, found {}", kind(other))))
             }
         };
-        VExpr::parse(&text, self.dim, &|n| self.symbol(n))
-            .map_err(|e| self.ctx.err(p, format!("in '{text}': {e}")))
+        VExpr::parse(&text, self.dim, &|n| self.symbol(n)).map_err(|e| {
+            let shown = crate::expr::excerpt(&text, e.offset);
+            self.ctx.err(p, format!("in '{shown}': {e}"))
+        })
     }
 
     /// Add a placed term (none: it acts on fixed points only and cannot affect the motion).

@@ -2,6 +2,7 @@
 //! assembly of the [`Problem`].
 
 use super::*;
+use crate::problem::MAX_STEPS;
 
 /// The initial-value problem of a file.
 pub(super) struct Guesses {
@@ -190,11 +191,7 @@ pub(super) fn solver_params(
     }
     if let Some(x) = m.get("steps") {
         let q = sub(&p, "steps");
-        let s = b.ctx.positive(x, &q, "steps")?;
-        if s.fract() != 0.0 {
-            return Err(b.ctx.err(&q, "steps must be a whole number"));
-        }
-        steps = s as usize;
+        steps = b.ctx.count(x, &q, "steps", MAX_STEPS)?;
     }
     if let Some(x) = m.get("step") {
         let q = sub(&p, "step");
@@ -202,7 +199,27 @@ pub(super) fn solver_params(
             return Err(b.ctx.err(&q, "give either step or steps, not both"));
         }
         let h = b.ctx.positive(x, &q, "the step")?;
-        steps = (span / h).round().max(1.0) as usize;
+        let n = (span / h).round().max(1.0);
+        if !(n <= MAX_STEPS as f64) {
+            return Err(b.ctx.err(
+                &q,
+                format!(
+                    "step {h} over a span of {span} gives {n:.3e} steps; the limit is {MAX_STEPS}"
+                ),
+            ));
+        }
+        if (n * h - span).abs() > 1e-9 * span {
+            return Err(b.ctx.err(
+                &q,
+                format!(
+                    "step {h} does not divide the span {span} into whole steps (the nearest is \
+                     {} steps of {}); give steps instead",
+                    n,
+                    span / n
+                ),
+            ));
+        }
+        steps = n as usize;
     }
     if let Some(x) = m.get("rho_inf") {
         let q = sub(&p, "rho_inf");
@@ -216,8 +233,7 @@ pub(super) fn solver_params(
     }
     if let Some(x) = m.get("output_every") {
         let q = sub(&p, "output_every");
-        let s = b.ctx.positive(x, &q, "output_every")?;
-        output_every = s.round() as usize;
+        output_every = b.ctx.count(x, &q, "output_every", MAX_STEPS)?;
     }
     if let Some(x) = m.get("integrator") {
         rk4 = match x.as_str() {

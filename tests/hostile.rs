@@ -1,0 +1,160 @@
+//! Hostile and careless input: each is refused quickly with its place named, or (long sums) just
+//! works — never a stack overflow, a panic, a run without end or unbounded memory.
+
+use lagrangian::expr::vector::{Sym, VExpr, MAX_DEPTH};
+use lagrangian::problem::{Overrides, MAX_STEPS};
+use lagrangian::spec;
+
+const RSCR: &str = include_str!("../mechanisms/rscr.yaml");
+const JOINT: &str = "    C: C1 + mu*v                # the cylindrical joint";
+
+fn rscr_with(c: &str) -> String {
+    assert!(RSCR.contains(JOINT));
+    RSCR.replace(JOINT, &format!("    C: {c}"))
+}
+
+fn lookup(name: &str) -> Option<Sym> {
+    match name {
+        "x" => Some(Sym::Item(VExpr::coord(0))),
+        _ => None,
+    }
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let cases = [
+        format!("{}x{}", "(".repeat(10_000), ")".repeat(10_000)),
+        format!("{}x", "-".repeat(90_000)),
+        vec!["x"; 30_000].join("**"),
+        vec!["sin(x"; 5_000].join(" + ") + &")".repeat(5_000),
+    ];
+    for text in &cases {
+        let e = VExpr::parse(text, 3, &lookup).unwrap_err();
+        assert!(e.message.contains("nested more than"), "{}", e.message);
+    }
+    // a long product is stopped at the depth limit
+    let e = VExpr::parse(&vec!["x"; 40_000].join("*"), 3, &lookup).unwrap_err();
+    assert!(e.message.contains("limit is"), "{}", e.message);
+}
+
+#[test]
+fn long_sums_are_balanced_and_evaluate() {
+    // 40,000 terms: depth about log₂ 40,000
+    let text = vec!["x"; 40_000].join(" + ");
+    let e = VExpr::parse(&text, 3, &lookup).unwrap();
+    assert!(e.depth() <= 20, "depth {}", e.depth());
+    assert_eq!(e.eval_scalar::<f64>(&|_| 0.5, 0.0), 20_000.0);
+    // signs survive the balancing: x − x + x − x … (10,001 terms) = x
+    let text = (0..10_001)
+        .map(|k| {
+            if k == 0 {
+                "x"
+            } else if k % 2 == 1 {
+                "- x"
+            } else {
+                "+ x"
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let e = VExpr::parse(&text, 3, &lookup).unwrap();
+    assert_eq!(e.eval_scalar::<f64>(&|_| 0.25, 0.0), 0.25);
+    const { assert!(MAX_DEPTH >= 40) };
+}
+
+#[test]
+fn a_define_of_two_thousand_terms_runs() {
+    let c = format!("C1 + mu*v{}", " + 0*mu*v".repeat(2000));
+    let problem = spec::parse(&rscr_with(&c), "rscr_long.yaml").unwrap();
+    let plain = spec::parse(RSCR, "rscr.yaml").unwrap();
+    let a = problem.initial_values().unwrap();
+    let b = plain.initial_values().unwrap();
+    for (x, y) in a.state.q.iter().zip(&b.state.q) {
+        assert!((x - y).abs() < 1e-12, "{x} vs {y}");
+    }
+}
+
+#[test]
+fn too_deep_definitions_are_refused_with_their_place() {
+    let mut c = String::from("C1 + mu*v\n");
+    for k in 1..=60 {
+        c += &format!("    x{k}: x{} + 0.001*mu*v\n", k - 1);
+    }
+    let text = RSCR.replace(JOINT, &format!("    x0: {c}    C: x60"));
+    let e = spec::parse(&text, "deep.yaml").unwrap_err().to_string();
+    assert!(e.contains("deep.yaml:") && e.contains("Define.x"), "{e}");
+    assert!(e.contains("limit is"), "{e}");
+}
+
+#[test]
+fn long_expressions_are_cut_in_messages() {
+    let c = format!("C1 + mu*v{} + undefined_name", " + 0*mu*v".repeat(3000));
+    let e = spec::parse(&rscr_with(&c), "long.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("undefined_name"), "{e}");
+    assert!(e.len() < 400, "{} characters: {e}", e.len());
+}
+
+fn with_solver(params: &str) -> String {
+    let base = include_str!("../mechanisms/double_pendulum.yaml");
+    let head = &base[..base.find("SolverParams:").expect("a SolverParams section")];
+    format!("{head}SolverParams: {{ {params} }}\n")
+}
+
+#[test]
+fn counts_are_whole_and_bounded() {
+    for (params, says) in [
+        ("output_every: 0.4", "whole number"),
+        ("output_every: 2.5", "whole number"),
+        ("steps: 1e30", "limit"),
+        ("steps: 10.5", "whole number"),
+        ("step: 1e-300", "limit"),
+        ("step: 100", "does not divide"),
+    ] {
+        let e = spec::parse(&with_solver(params), "p.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(says) && e.contains("SolverParams"),
+            "{params}: {e}"
+        );
+    }
+    let chain = "g: 9.81\ntimedelta: 1e-3\nsteps: 10\noutput_every: 0.4\npendula:\n  - { length: 1, mass: 1, theta: 1, phi: 0 }\n";
+    let e = spec::parse_chain(chain, "c.yaml").unwrap_err().to_string();
+    assert!(e.contains("output_every") && e.contains("whole"), "{e}");
+    let chain = chain
+        .replace("output_every: 0.4", "output_every: 1")
+        .replace("steps: 10", "steps: 1e19");
+    let e = spec::parse_chain(&chain, "c.yaml").unwrap_err().to_string();
+    assert!(e.contains("limit"), "{e}");
+    // the command line's --steps and a vanishing step
+    let mut p = spec::parse(include_str!("../mechanisms/double_pendulum.yaml"), "d.yaml").unwrap();
+    let ov = Overrides {
+        steps: Some(usize::MAX),
+        ..Overrides::default()
+    };
+    assert!(p
+        .apply(&ov)
+        .unwrap_err()
+        .to_string()
+        .contains(&MAX_STEPS.to_string()));
+    let p = p.method(lagrangian::solve::GenAlphaOptions::new(1e-300));
+    assert!(p.validate().unwrap_err().to_string().contains("limit"));
+}
+
+#[test]
+fn huge_generators_are_refused_before_allocating() {
+    let base = "Dimension: 3\nPartData:\n  Fixed: { O: [0, 0, 0] }\n";
+    for (gen, says) in [
+        ("Grids:\n    P: { n: [1000000, 1000000], spacing: [0.1, 0.1], mass: 1, stiffness: 1 }\n", "limit"),
+        ("Grids:\n    P: { n: [1000000000, 1], spacing: [0.1, 0.1], mass: 1, stiffness: 1 }\n", "limit"),
+        ("Chains:\n    C: { from: O, to: [1, 0, 0], n: 1000000000, mass: 1, stiffness: 1 }\n", "limit"),
+        ("Chains:\n    C: { from: O, to: [1, 0, 0], n: 2.5, mass: 1, stiffness: 1 }\n", "whole"),
+        ("Chains:\n    C: { from: O, to: [1, 0, 0], n: 5, mass: 1, stiffness: 1, damping: -1 }\n", "negative"),
+    ] {
+        let text = format!("{base}  {gen}");
+        let e = spec::parse(&text, "g.yaml").unwrap_err().to_string();
+        assert!(e.contains(says) && e.contains("g.yaml:"), "{gen}: {e}");
+    }
+}
