@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 use lagrangian::output::csv::CsvWriter;
 use lagrangian::output::progress::Progress;
 use lagrangian::output::summary::{RunFacts, Summary, Tally};
+use lagrangian::output::Interrupt;
 use lagrangian::prelude::*;
 use lagrangian::solve::Overrides;
 use lagrangian::spec;
@@ -98,6 +99,10 @@ fn run(
     source: Option<String>,
     start: Instant,
 ) -> Result<(), String> {
+    // Ctrl-C / SIGTERM end the run after the current step; its results go to OUT/interrupted
+    let stop = Interrupt::new();
+    let flag = stop.flag();
+    let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
     problem.apply(ov).map_err(|e| e.to_string())?;
     let steps = problem.steps(problem.method.h());
     let mut sim = Simulation::new(problem.clone(), problem.method.clone())
@@ -110,7 +115,11 @@ fn run(
         steps,
         !quiet && std::io::stderr().is_terminal() && steps >= 2000,
     );
-    let end = sim.run(problem.t_end, &mut [&mut csv, &mut tally, &mut progress]);
+    let mut watch = stop.clone();
+    let end = sim.run(
+        problem.t_end,
+        &mut [&mut csv, &mut tally, &mut progress, &mut watch],
+    );
     progress.finish();
     let end = end.map_err(|e| match e {
         Error::Solve(e) => format!("{e} (for example --steps {})", steps * 4),
@@ -128,13 +137,24 @@ fn run(
                 RunEnd::Stopped { t } => Some(t),
                 RunEnd::Completed => None,
             },
+            interrupted: stop.raised(),
             source,
             last: sim.view(),
         },
         &mut tally,
     );
-    csv.finish(&summary)
+    let dir = match stop.raised() {
+        true => out.join("interrupted"),
+        false => out.to_path_buf(),
+    };
+    csv.finish_in(&summary, &dir)
         .map_err(|e| format!("cannot write the results: {e}"))?;
+    if let (RunEnd::Stopped { t }, true) = (end, stop.raised()) {
+        let at = dir.display();
+        return Err(format!(
+            "interrupted at t = {t}: the partial results are in {at}"
+        ));
+    }
     if !quiet {
         say!("{summary}");
         let files = ["trajectory.csv", "summary.json"].map(|f| out.join(f).display().to_string());
@@ -156,18 +176,11 @@ fn check(p: &Problem) -> Result<(), String> {
 }
 
 fn plot(dir: &Path, columns: &[String], out: Option<PathBuf>, size: &str) -> Result<(), String> {
-    use lagrangian::output::plot::{diagnostics_sheet, plot_columns, Table};
-    let (w, h) = size
-        .split_once('x')
-        .and_then(|(a, b)| Some((a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?)))
-        .filter(|&(a, b)| (100..=10000).contains(&a) && (100..=10000).contains(&b))
+    use lagrangian::output::plot::{diagnostics_sheet, parse_size, plot_columns, run_title, Table};
+    let (w, h) = parse_size(size)
         .ok_or_else(|| format!("--size {size}: expected WIDTHxHEIGHT, e.g. 1200x800"))?;
     let table = Table::read(&dir.join("trajectory.csv")).map_err(|e| e.to_string())?;
-    let title = std::fs::read_to_string(dir.join("summary.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| v["title"].as_str().map(String::from))
-        .unwrap_or_else(|| dir.display().to_string());
+    let title = run_title(dir);
     let files = if columns.is_empty() {
         diagnostics_sheet(
             &table,
@@ -190,6 +203,13 @@ fn plot(dir: &Path, columns: &[String], out: Option<PathBuf>, size: &str) -> Res
     }
     Ok(())
 }
+
+const NEXT: &str = "
+  cargo run --release -- check mechanisms/double_pendulum.yaml
+  cargo run --release -- run mechanisms/cloth.yaml --t-end 0.5
+  cargo run --release -- plot out/mechanism0    (energies, momenta, constraint residual)
+  cargo run --release -- run mechanisms/spherical_pendulums.yaml   (angle coordinates)
+  cargo run --release -- run YOUR_FILE.yaml --out DIR   (format: docs/yaml.md)";
 
 /// The work runs on a thread with a large stack: evaluating a mechanism file's expressions
 /// recurses once per level of nesting on nested dual numbers of up to ~100 KB
@@ -231,18 +251,8 @@ fn execute(cli: Cli) -> ExitCode {
                     )
                 });
             if r.is_ok() {
-                say!(
-                    "\nnext: plot or inspect {}, or try",
-                    out.join("trajectory.csv").display()
-                );
-                say!("  cargo run --release -- check mechanisms/double_pendulum.yaml");
-                say!("  cargo run --release -- run mechanisms/cloth.yaml --t-end 0.5");
-                say!(
-                    "  cargo run --release -- plot {}    (energies, momenta, constraint residual)",
-                    out.display()
-                );
-                say!("  cargo run --release -- run mechanisms/spherical_pendulums.yaml   (angle coordinates)");
-                say!("  cargo run --release -- run YOUR_FILE.yaml --out DIR   (format: docs/yaml.md)");
+                let csv = out.join("trajectory.csv");
+                say!("\nnext: plot or inspect {}, or try{NEXT}", csv.display());
             }
             r
         }

@@ -707,3 +707,67 @@ fn check_shows_derived_points() {
         assert!((got[k] - expect[k]).abs() < 1e-7, "{line}");
     }
 }
+
+#[test]
+fn ctrl_c_and_sigterm_keep_the_earlier_result_and_file_the_partial_one() {
+    for signal in ["INT", "TERM"] {
+        let out = tmp(&format!("sig{signal}"));
+        let dir = out.to_str().unwrap();
+        // an earlier complete result
+        let o = run(
+            &[
+                "run",
+                &mech("double_pendulum.yaml"),
+                "--out",
+                dir,
+                "--t-end",
+                "0.1",
+                "--quiet",
+            ],
+            None,
+        );
+        assert!(o.status.success());
+        let before = std::fs::read(out.join("summary.json")).unwrap();
+        // a long run, interrupted after a second
+        let child = bin()
+            .args([
+                "run",
+                &mech("cloth.yaml"),
+                "--out",
+                dir,
+                "--t-end",
+                "1000",
+                "--quiet",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        let pid = child.id().to_string();
+        let k = Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status();
+        assert!(k.unwrap().success());
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && err.contains("interrupted at t ="),
+            "{signal}: {err}"
+        );
+        assert_eq!(std::fs::read(out.join("summary.json")).unwrap(), before);
+        let s: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(out.join("interrupted/summary.json")).unwrap(),
+        )
+        .unwrap();
+        let t = s["stopped_at"].as_f64().unwrap();
+        assert!(s["interrupted"] == true && t > 0.0 && t < 1000.0, "{s}");
+        let csv = std::fs::read_to_string(out.join("interrupted/trajectory.csv")).unwrap();
+        assert!(csv.lines().count() >= 2);
+        assert!(std::fs::read_dir(&out).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".partial")));
+    }
+}

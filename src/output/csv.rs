@@ -79,7 +79,16 @@ impl RunFiles {
     }
 
     /// Finish: write the summary and move both files into place (summary last).
-    pub fn finish<S: serde::Serialize>(mut self, summary: &S) -> io::Result<()> {
+    pub fn finish<S: serde::Serialize>(self, summary: &S) -> io::Result<()> {
+        let dir = self.dir.clone();
+        self.finish_in(summary, &dir)
+    }
+
+    /// Finish into `dir` instead (created if needed): for an interrupted run, a folder beside
+    /// the earlier complete result.
+    pub fn finish_in<S: serde::Serialize>(mut self, summary: &S, dir: &Path) -> io::Result<()> {
+        self.dir = dir.to_path_buf();
+        fs::create_dir_all(dir)?;
         self.csv.flush()?;
         let text = serde_json::to_string_pretty(summary).map_err(io::Error::other)?;
         fs::write(self.partial.join("summary.json"), text + "\n")?;
@@ -134,9 +143,15 @@ impl CsvWriter {
     }
 
     /// Write the summary and move the results into place.
-    pub fn finish(mut self, summary: &Summary) -> Result<(), Error> {
+    pub fn finish(self, summary: &Summary) -> Result<(), Error> {
+        let dir = self.dir.clone();
+        self.finish_in(summary, &dir)
+    }
+
+    /// Write the summary and move the results into `dir` (see [`RunFiles::finish_in`]).
+    pub fn finish_in(mut self, summary: &Summary, dir: &Path) -> Result<(), Error> {
         match self.files.take() {
-            Some(f) => f.finish(summary).map_err(|e| Error::io(&self.dir, e)),
+            Some(f) => f.finish_in(summary, dir).map_err(|e| Error::io(dir, e)),
             None => Ok(()),
         }
     }

@@ -13,7 +13,7 @@ use crate::assembly;
 use crate::model::Model;
 pub use crate::model::State;
 pub use crate::solve::Stats;
-pub use observe::{Control, Event, Observer, Recorder};
+pub use observe::{Control, Event, Interrupt, Observer, Recorder};
 use serde::Serialize;
 pub use summary::Summary;
 

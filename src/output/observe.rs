@@ -85,3 +85,45 @@ impl<F: FnMut(&Event<'_>) -> Control> Observer for F {
         Ok(self(ev))
     }
 }
+
+/// Stops the run when its flag is raised — by a Ctrl-C / SIGTERM handler (the command line), a
+/// GUI button or another thread. The run then ends as [`RunEnd::Stopped`](crate::simulation::RunEnd)
+/// at the last completed step.
+///
+/// ```
+/// use lagrangian::output::{Control, Event, Interrupt, Observer};
+/// use std::sync::atomic::Ordering;
+/// let mut stop = Interrupt::new();
+/// let flag = stop.flag();
+/// flag.store(true, Ordering::Relaxed);
+/// assert!(stop.raised());
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Interrupt {
+    flag: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Interrupt {
+    /// A lowered flag.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// The flag to raise (shared).
+    pub fn flag(&self) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+        self.flag.clone()
+    }
+    /// Whether the flag was raised.
+    pub fn raised(&self) -> bool {
+        self.flag.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Observer for Interrupt {
+    fn observe(&mut self, _event: &Event<'_>) -> Result<Control, Error> {
+        Ok(if self.raised() {
+            Control::Stop
+        } else {
+            Control::Continue
+        })
+    }
+}

@@ -337,3 +337,26 @@ pub fn diagnostics_sheet(
     }
     Ok(vec![png, svg])
 }
+
+/// `WIDTHxHEIGHT` in pixels, each in `100..=10000`.
+///
+/// ```
+/// use lagrangian::output::plot::parse_size;
+/// assert_eq!(parse_size("1200x800"), Some((1200, 800)));
+/// assert_eq!(parse_size("5x5"), None);
+/// ```
+pub fn parse_size(size: &str) -> Option<(u32, u32)> {
+    let (a, b) = size.split_once('x')?;
+    let (w, h) = (a.trim().parse::<u32>().ok()?, b.trim().parse::<u32>().ok()?);
+    let ok = |x: u32| (100..=10000).contains(&x);
+    (ok(w) && ok(h)).then_some((w, h))
+}
+
+/// The title of the run in `dir` (from its summary.json), or the folder's name.
+pub fn run_title(dir: &std::path::Path) -> String {
+    std::fs::read_to_string(dir.join("summary.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v["title"].as_str().map(String::from))
+        .unwrap_or_else(|| dir.display().to_string())
+}

@@ -36,6 +36,9 @@ pub struct Summary {
     pub t_end: f64,
     /// Time at which an observer stopped the run early, if it did.
     pub stopped_at: Option<f64>,
+    /// Whether the run was interrupted (Ctrl-C, SIGTERM) rather than completed.
+    #[serde(default)]
+    pub interrupted: bool,
     /// Number of coordinates `n`.
     pub coordinates: usize,
     /// Number of constraint rows `m`.
@@ -121,6 +124,8 @@ pub struct RunFacts<'a> {
     pub build_seconds: f64,
     /// Time at which an observer stopped the run, if it did.
     pub stopped_at: Option<f64>,
+    /// Whether the stop was an interruption (Ctrl-C, SIGTERM).
+    pub interrupted: bool,
     /// The input file, if any.
     pub source: Option<String>,
     /// The final state.
@@ -163,6 +168,7 @@ impl Summary {
             t0: tally.first.map_or(p.t0, |x| x.0),
             t_end: facts.last.t,
             stopped_at: facts.stopped_at,
+            interrupted: facts.interrupted,
             coordinates: p.model.n_coords(),
             constraints: p.model.n_constraints(),
             dof: facts.init.map(|r| r.dof),
@@ -222,8 +228,10 @@ impl std::fmt::Display for Summary {
         if s.stats.restarts > 0 {
             write!(f, "\n  {} restarts (chart switches)", s.stats.restarts)?;
         }
-        if let Some(t) = s.stopped_at {
-            write!(f, "\n  stopped by an observer at t = {t}")?;
+        match (s.stopped_at, s.interrupted) {
+            (Some(t), true) => write!(f, "\n  interrupted at t = {t}")?,
+            (Some(t), false) => write!(f, "\n  stopped by an observer at t = {t}")?,
+            _ => {}
         }
         for n in &s.notes {
             write!(f, "\n  note: {n}")?;
