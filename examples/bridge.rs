@@ -1,4 +1,4 @@
-//! Seed 001 §6.3: a cross-braced bridge deck anchored at both ends under gravity and a periodic load.
+//! The mass–spring course examples, §6.3: a cross-braced bridge deck anchored at both ends under gravity and a periodic load.
 //!
 //! `cargo run --release --example bridge -- --t-end 4.0 --steps 4000`
 

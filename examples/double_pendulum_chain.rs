@@ -1,4 +1,4 @@
-//! Seed 001, exercise 3: a double pendulum hanging from a spring chain.
+//! The mass–spring course, exercise 3: a double pendulum hanging from a spring chain.
 //!
 //! `cargo run --release --example double_pendulum_chain -- --t-end 3.0 --steps 3000`
 

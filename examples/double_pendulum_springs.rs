@@ -1,4 +1,4 @@
-//! Seed 001, exercise 3: a double pendulum whose rods are stiff springs.
+//! The mass–spring course, exercise 3: a double pendulum whose rods are stiff springs.
 //!
 //! `cargo run --release --example double_pendulum_springs -- --t-end 2.0 --steps 4000`
 

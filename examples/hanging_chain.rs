@@ -1,4 +1,4 @@
-//! Seed 001 §6.2: ten masses on springs hanging from a fixed point.
+//! The mass–spring course examples, §6.2: ten masses on springs hanging from a fixed point.
 //!
 //! `cargo run --release --example hanging_chain -- --t-end 5.0 --steps 800`
 

@@ -1,4 +1,4 @@
-//! Seed 001 §6.4: a spinning kreisel — a ring of masses on springs around a fixed tip.
+//! The mass–spring course examples, §6.4: a spinning kreisel — a ring of masses on springs around a fixed tip.
 //!
 //! `cargo run --release --example kreisel -- --t-end 3.0 --steps 3000`
 

@@ -1,4 +1,4 @@
-//! Seed 001 §6.1: a rigid-rod pendulum through a distance constraint.
+//! The mass–spring course examples, §6.1: a rigid-rod pendulum through a distance constraint.
 //!
 //! `cargo run --release --example rod_pendulum -- --t-end 5.0 --steps 600`
 

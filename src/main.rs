@@ -1,5 +1,5 @@
 //! The `lagrangian` command line: `run` a mechanism file, `check` it, or — without arguments —
-//! run the bundled default mechanism (seed 003's Mechanism0).
+//! run the bundled default mechanism (DAETS' Mechanism0).
 
 use clap::{Parser, Subcommand};
 use lagrangian::output::csv::CsvWriter;

@@ -1,5 +1,5 @@
 //! `lagrangian plot` produces valid PNG and SVG files of the requested size, for a mechanism run
-//! and for a spherical-pendulum (seed 002) run; bad requests are clear errors.
+//! and for a spherical-pendulum (after the PHYS389 3D N-pendulum simulator) run; bad requests are clear errors.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -152,7 +152,7 @@ fn spherical_pendulum_file_runs_with_diagnostics_and_plots() {
             "column {c} missing: {header}"
         );
     }
-    // RK4 as the seed had
+    // RK4 as the PHYS389 simulator had
     let rk = tmp("chain-rk4");
     let text = std::fs::read_to_string(&file)
         .unwrap()

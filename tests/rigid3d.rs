@@ -1,4 +1,4 @@
-//! 3D rigid bodies in John–Ned natural coordinates (seed 003, `Rigids` in `Dimension: 3`):
+//! 3D rigid bodies in John–Ned natural coordinates (DAETS, `Rigids` in `Dimension: 3`):
 //!
 //! * a body on a fixed hinge is a compound pendulum, `I_axis φ̈ = −m g d sin φ` with
 //!   `I_axis = I_xx + m d²` — checked against the exact pendulum solution

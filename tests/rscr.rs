@@ -1,4 +1,4 @@
-//! Seed 003's RSCR mechanism (`mechanisms/rscr.yaml`): a 3D linkage with one degree of freedom
+//! DAETS' RSCR mechanism (`mechanisms/rscr.yaml`): a 3D linkage with one degree of freedom
 //! in John–Ned natural coordinates q = (C1, B, μ), with the cylinder axis v and the slider point
 //! C = C1 + μ v *assigned* (Define) rather than carried as coordinates.
 //!

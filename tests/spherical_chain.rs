@@ -1,4 +1,4 @@
-//! N spherical pendulums in angle coordinates (seed 002) against the Cartesian index-3 chain;
+//! N spherical pendulums in angle coordinates (after the PHYS389 3D N-pendulum simulator) against the Cartesian index-3 chain;
 //! chart switching through the pole; conservation of energy and of the vertical angular momentum;
 //! monotone energy decay with joint damping; RK4 against generalized-α.
 

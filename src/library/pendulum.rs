@@ -204,7 +204,7 @@ pub fn double_pendulum_positions(l: [f64; 2], theta: [f64; 2]) -> [f64; 4] {
     ]
 }
 
-/// 3D chain of `N` pendulums in Cartesian coordinates (seed 003): bob `i` at `q[3i..3i+3]`,
+/// 3D chain of `N` pendulums in Cartesian coordinates (DAETS): bob `i` at `q[3i..3i+3]`,
 /// rods of length `l` between consecutive bobs, the first to the origin, gravity `(0, 0, −g)`.
 /// `3N` coordinates, `N` constraints. Errors: no bob, a length list of another size, a mass or
 /// length that is not positive and finite, a non-finite `g`.

@@ -1,4 +1,4 @@
-//! N connected spherical pendulums in angle coordinates (seed 002), written as a Lagrangian and
+//! N connected spherical pendulums in angle coordinates (after the PHYS389 3D N-pendulum simulator), written as a Lagrangian and
 //! differentiated by AD, with each rod switching independently between a z-polar and an x-polar
 //! chart near its chart's poles.
 //!
@@ -11,7 +11,7 @@
 //!
 //! length `ℓ_i` (a coordinate too for elastic rods, with `V = ½ k (ℓ − L)²`), vector
 //! `r_i = ℓ_i e_i`, joint `p_k = Σ_{i≤k} r_i`, and its mass `m_k` at `c_k = p_{k−1} + f_k r_k`
-//! (`f = 1`: at the end, as in the seed) with moment of inertia `I_k` about `c_k` perpendicular to
+//! (`f = 1`: at the end, as in the PHYS389 simulator) with moment of inertia `I_k` about `c_k` perpendicular to
 //! the rod. With weights `w_i^(k) = 1 (i < k), f_k (i = k), 0 (i > k)`:
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! Classical explicit Runge–Kutta of order 4 for unconstrained (ODE) mechanisms, as seed 002 used:
+//! Classical explicit Runge–Kutta of order 4 for unconstrained (ODE) mechanisms, as the PHYS389 N-pendulum simulator used:
 //! `q̇ = v`, `M(q) v̇ = f(t, q, v)` with `f = −r(t, q, v, 0)`, the accelerations from one
 //! (dense or sparse) LU of the mass matrix per stage. For comparison with generalized-α; it is
 //! only conditionally stable (stiff springs need tiny steps).

@@ -1,5 +1,5 @@
-//! Seed 002's pendulum configuration (its `config.toml`, as YAML): N spherical pendulums in angle
-//! coordinates, with the seed's future work as optional keys.
+//! The PHYS389 N-pendulum simulator's configuration (its `config.toml`, as YAML): N spherical pendulums in angle
+//! coordinates, with that project's future work as optional keys.
 //!
 //! ```
 //! let text = "title: two rods\ng: 9.81\ntimedelta: 1e-3\nsteps: 100\npendula:\n\

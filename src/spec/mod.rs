@@ -1,4 +1,4 @@
-//! Mechanism files (YAML, after DAETS' mechanism facility, seed 003): schema, parameter
+//! Mechanism files (YAML, after DAETS' mechanism facility): schema, parameter
 //! expressions, and the translation into a [`Model`](crate::model::Model). The format is documented in
 //! `docs/yaml.md`; every error names `file:line:column` and the field.
 //!
@@ -40,7 +40,7 @@ pub fn load(path: &Path) -> Result<Problem, SpecError> {
     parse(&text, &file)
 }
 
-/// Build a pendulum-chain file (seed 002's configuration, see [`chain`]) from YAML text.
+/// Build a pendulum-chain file (the PHYS389 N-pendulum simulator's configuration, see [`chain`]) from YAML text.
 pub fn parse_chain(text: &str, file: &str) -> Result<ChainSpec, SpecError> {
     let value = yaml(text, file)?;
     let ctx = Ctx {

@@ -4,7 +4,7 @@
 //! An expression is a small graph whose leaves are coordinates `q_j`, the time `t` and
 //! constants (parameters are folded in when the text is parsed). It is evaluated on any dual
 //! number type, so the Euler–Lagrange machinery differentiates it like hand-written Rust: a
-//! derived point `C = C₁ + μ v` of seed 003's RSCR mechanism becomes a point whose position,
+//! derived point `C = C₁ + μ v` of DAETS' RSCR mechanism becomes a point whose position,
 //! velocity `Ċ = Ċ₁ + μ̇ v + μ v̇` and Jacobian are all exact.
 //!
 //! Grammar (on top of the scalar expressions of [`scalar`](super::scalar)): vector literals

@@ -1,10 +1,10 @@
-//! Mass–spring networks in 2D and 3D (seeds 000, 001): masses, fixed points, springs with
+//! Mass–spring networks in 2D and 3D (after a C++ mass–spring course framework): masses, fixed points, springs with
 //! optional axial damping, distance constraints, gravity and time-dependent loads — a mechanism
 //! definition on the toolkit, integrated by the same generalized-α solver.
 //!
 //! ```
 //! use lagrangian::library::mass_spring::MassSpringSystem;
-//! // Seed 000's Python example: a fixed point, two masses, two springs, one distance constraint.
+//! // The mass–spring course's Python example: a fixed point, two masses, two springs, one distance constraint.
 //! let mut mss = MassSpringSystem::<3>::new([0.0, -9.81, 0.0]);
 //! let f = mss.add_fix([0.0, 0.0, 0.0]);
 //! let m1 = mss.add_mass(1.0, [1.0, 0.0, 0.0]);
@@ -170,7 +170,7 @@ impl<const D: usize> MassSpringSystem<D> {
         self.fixes.push(pos);
         Node::Fix(self.fixes.len() - 1)
     }
-    /// Add a spring `(rest length, stiffness)` between two nodes (seed order).
+    /// Add a spring `(rest length, stiffness)` between two nodes (the course code's order).
     pub fn add_spring(&mut self, a: Node, b: Node, rest_length: f64, stiffness: f64) {
         self.add_damped_spring(a, b, rest_length, stiffness, 0.0);
     }
@@ -443,7 +443,7 @@ impl<const D: usize> MassSpringSystem<D> {
             .geometry(self.geometry()))
     }
 
-    /// Integrate from the current state over `t_end` seconds in `steps` equal steps (seed
+    /// Integrate from the current state over `t_end` seconds in `steps` equal steps (the course code's
     /// semantics: `simulate(tend, steps)`), with consistent initial values first, through the
     /// shared [`Simulation`]. Positions, velocities and constraint forces are updated; the
     /// records asked for by `options.output_every` are returned. On error the system is left

@@ -1,4 +1,4 @@
-//! Ready-made networks: the seeds' examples and the benchmark systems. Each function returns a
+//! Ready-made networks: the mass–spring course's examples and the benchmark systems. Each function returns a
 //! [`MassSpringSystem`] ready to `simulate`; the examples in `examples/` run them.
 
 use super::{MassSpringSystem, Node};
@@ -94,7 +94,7 @@ pub fn rms_displacement<const D: usize>(s: &MassSpringSystem<D>, initial: &[f64]
         .sqrt()
 }
 
-/// Seed 001 §6.2: a chain of `n` unit masses on springs (rest length 1, `k = 20`) hanging
+/// The mass–spring course examples, §6.2: a chain of `n` unit masses on springs (rest length 1, `k = 20`) hanging
 /// straight down from a fixed point, gravity `(0, −9.81, 0)`.
 pub fn hanging_chain(n: usize) -> MassSpringSystem<3> {
     let mut s = MassSpringSystem::<3>::new([0.0, -9.81, 0.0]);
@@ -107,7 +107,7 @@ pub fn hanging_chain(n: usize) -> MassSpringSystem<3> {
     s
 }
 
-/// Seed 001 §6.3: a bridge girder of `2 × (nx + 1)` nodes in the vertical `x–z` plane (panels
+/// The mass–spring course examples, §6.3: a bridge girder of `2 × (nx + 1)` nodes in the vertical `x–z` plane (panels
 /// 1 m × 1 m), anchored at both ends (`i = 0` and `i = nx` are fixed), springs (`k = 10⁵`,
 /// damping 10) along the chords, on the verticals and on both diagonals of every panel
 /// (cross-bracing), gravity `(0, 0, −9.81)` and a periodic load `F_z = amplitude · sin(ω t)` on
@@ -150,7 +150,7 @@ pub fn bridge(nx: usize, amplitude: f64, omega: f64) -> MassSpringSystem<3> {
     s
 }
 
-/// Seed 001 §6.1: a rigid-rod pendulum — a fixed point and a mass kept at distance `length` by a
+/// The mass–spring course examples, §6.1: a rigid-rod pendulum — a fixed point and a mass kept at distance `length` by a
 /// distance constraint, released from the horizontal, gravity `(0, −g, 0)`.
 pub fn rod_pendulum(mass: f64, length: f64, g: f64) -> (MassSpringSystem<3>, Node) {
     let mut s = MassSpringSystem::<3>::new([0.0, -g, 0.0]);
@@ -160,7 +160,7 @@ pub fn rod_pendulum(mass: f64, length: f64, g: f64) -> (MassSpringSystem<3>, Nod
     (s, m)
 }
 
-/// Seed 001, exercise 3: a double pendulum (two rigid rods of length 0.5, masses 1) hanging from
+/// The mass–spring course, exercise 3: a double pendulum (two rigid rods of length 0.5, masses 1) hanging from
 /// the end of a spring chain of `n` masses (0.2 kg, `k = 500`, spacing 0.25) from a fixed point;
 /// the pendulum starts horizontal. Gravity `(0, −9.81, 0)`. Returns the system and the two bobs.
 pub fn double_pendulum_on_chain(n: usize) -> (MassSpringSystem<3>, [Node; 2]) {
@@ -176,7 +176,7 @@ pub fn double_pendulum_on_chain(n: usize) -> (MassSpringSystem<3>, [Node; 2]) {
     (s, [b1, b2])
 }
 
-/// Seed 001, exercise 3: a double pendulum whose rods are stiff springs (`k`, rest length = rod
+/// The mass–spring course, exercise 3: a double pendulum whose rods are stiff springs (`k`, rest length = rod
 /// length) instead of constraints; as `k → ∞` it approaches the rigid double pendulum.
 /// Pivot at the origin, bobs at angles `θ₁, θ₂` from the downward vertical, gravity `(0, −g, 0)`.
 pub fn double_pendulum_springs(
@@ -201,7 +201,7 @@ pub fn double_pendulum_springs(
     (s, [b1, b2])
 }
 
-/// Seed 001 §6.4: a spinning "kreisel" (top) — `n` masses (0.1 kg) on a horizontal circle of
+/// The mass–spring course examples, §6.4: a spinning "kreisel" (top) — `n` masses (0.1 kg) on a horizontal circle of
 /// radius `r` at height `height` above a fixed tip at the origin, joined to their neighbours and
 /// to the tip by springs (`k = 100`, at rest length), given the circular velocity `ω × x` about
 /// the vertical axis. Gravity `(0, 0, −9.81)`.

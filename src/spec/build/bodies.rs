@@ -119,7 +119,7 @@ pub(super) fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
     Ok(())
 }
 
-/// A 3D rigid body in John–Ned natural coordinates (seed 003): basic items `[A, B, C]`
+/// A 3D rigid body in John–Ned natural coordinates (DAETS): basic items `[A, B, C]`
 /// (a point, then points or vectors), local frame `A = 0`, `B = (b, 0, 0)`, `C = (c₁, c₂, 0)`.
 /// Basic-item names, the local positions of the named points, and those of the basic items from
 /// `Basic`/`Geom`: `B = (b, 0, 0)` with `b > 0`,
