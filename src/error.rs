@@ -62,6 +62,16 @@ pub enum InitError {
         /// Names of redundant rows, if any.
         redundant: String,
     },
+    /// Constraint rows that depend on earlier ones: the index-3 system with them is singular.
+    #[error(
+        "redundant constraints: {rows} depend on earlier constraints (the same condition \
+         written twice, or a closed loop over-constrained); the integrator needs independent \
+         constraints: remove them"
+    )]
+    Redundant {
+        /// The dependent rows, named.
+        rows: String,
+    },
     /// An evaluation returned NaN or infinity.
     #[error("non-finite value in {what} at the initial point")]
     NonFinite {
@@ -107,6 +117,18 @@ pub enum SolveError {
         step: usize,
         /// Where.
         what: &'static str,
+    },
+    /// An output value (a derived point, an expression, an energy) is NaN or infinite while the
+    /// state is finite: the quantity is undefined there.
+    #[error(
+        "output column '{column}' is not finite at t = {t}: the quantity is undefined there \
+         (e.g. the square root of a negative number, or a division by zero)"
+    )]
+    NonFiniteOutput {
+        /// Time.
+        t: f64,
+        /// The column.
+        column: String,
     },
     /// Bad options.
     #[error("invalid solver options: {0}")]

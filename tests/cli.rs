@@ -761,7 +761,11 @@ fn ctrl_c_and_sigterm_keep_the_earlier_result_and_file_the_partial_one() {
         )
         .unwrap();
         let t = s["stopped_at"].as_f64().unwrap();
-        assert!(s["interrupted"] == true && t > 0.0 && t < 1000.0, "{s}");
+        // (under load the signal may arrive during initialization: then t = 0)
+        assert!(
+            s["interrupted"] == true && (0.0..1000.0).contains(&t),
+            "{s}"
+        );
         let csv = std::fs::read_to_string(out.join("interrupted/trajectory.csv")).unwrap();
         assert!(csv.lines().count() >= 2);
         assert!(std::fs::read_dir(&out).unwrap().all(|e| !e

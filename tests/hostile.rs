@@ -158,3 +158,48 @@ fn huge_generators_are_refused_before_allocating() {
         assert!(e.contains(says) && e.contains("g.yaml:"), "{gen}: {e}");
     }
 }
+
+#[test]
+fn redundant_constraints_get_the_same_verdict_in_check_and_run() {
+    // the bar OA written twice (as OA and AO)
+    let text = include_str!("../mechanisms/double_pendulum.yaml").replace(
+        "Bars: { OA: l1, AB: l2 }",
+        "Bars: { OA: l1, AB: l2, AO: l1 }",
+    );
+    let problem = spec::parse(&text, "twice.yaml").unwrap();
+    // `check` initializes through Problem::initial_values, `run` through Simulation::new
+    let check = problem.initial_values().unwrap_err().to_string();
+    let run = lagrangian::simulation::Simulation::new(problem.clone(), problem.method.clone())
+        .err()
+        .expect("a run with a redundant bar must be refused")
+        .to_string();
+    for e in [&check, &run] {
+        assert!(
+            e.contains("redundant constraints") && e.contains("AO"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn an_undefined_output_stops_the_run_naming_the_column() {
+    // P9 is defined only while C1.x > 0 (C1.x starts at 0.3 and swings to −0.3)
+    let text = rscr_with("C1 + mu*v\n    P9: C1 + [0, 0, sqrt(C1.x)]");
+    let problem = spec::parse(&text, "nan.yaml").unwrap();
+    let dir = std::env::temp_dir().join(format!("lagrangian-nan-{}", std::process::id()));
+    let mut sim =
+        lagrangian::simulation::Simulation::new(problem.clone(), problem.method.clone()).unwrap();
+    let mut csv = lagrangian::output::csv::CsvWriter::create(&dir, &problem, 1).unwrap();
+    let e = sim
+        .run(problem.t_end, &mut [&mut csv])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("'P9.z'") && e.contains("not finite at t ="),
+        "{e}"
+    );
+    drop(csv);
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "files left: {left:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

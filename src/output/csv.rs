@@ -177,6 +177,11 @@ impl Observer for CsvWriter {
     fn observe(&mut self, ev: &Event<'_>) -> Result<Control, Error> {
         if ev.is_output(self.every) {
             self.columns.row(ev.problem, ev.state, &mut self.row);
+            if let Some(k) = self.row.iter().position(|x| !x.is_finite()) {
+                let column = self.columns.names()[k].clone();
+                let t = ev.state.t;
+                return Err(crate::error::SolveError::NonFiniteOutput { t, column }.into());
+            }
             if let Some(f) = &mut self.files {
                 f.row(&self.row)
                     .map_err(|e| Error::io(&self.dir.join("trajectory.csv"), e))?;

@@ -28,7 +28,8 @@ use nalgebra::{DMatrix, DVector};
 impl crate::problem::Problem {
     /// Consistent initial values at `t0`: positions nearest to the guesses with `pinned_q` held,
     /// velocities with `pinned_v` held, then accelerations and multipliers
-    /// ([`consistent_initial_values`]).
+    /// ([`consistent_initial_values`]). Redundant constraints are refused here, naming them —
+    /// the integrator could not run with them — so `check` and `run` give the same verdict.
     pub fn initial_values(&self) -> Result<Initial, Error> {
         self.validate()?;
         let opts = InitOptions {
@@ -37,7 +38,12 @@ impl crate::problem::Problem {
             pinned_v: self.pinned_v.clone(),
             ..InitOptions::default()
         };
-        consistent_initial_values(&self.model, &self.q_guess, &self.v_guess, &opts)
+        let init = consistent_initial_values(&self.model, &self.q_guess, &self.v_guess, &opts)?;
+        if !init.report.redundant.is_empty() {
+            let rows = init.report.redundant.join(", ");
+            return Err(InitError::Redundant { rows }.into());
+        }
+        Ok(init)
     }
 }
 
