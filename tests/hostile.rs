@@ -203,3 +203,14 @@ fn an_undefined_output_stops_the_run_naming_the_column() {
     assert!(left.is_empty(), "files left: {left:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_title_that_is_not_a_text_is_refused() {
+    let text = include_str!("../mechanisms/double_pendulum.yaml")
+        .replace("Title: double pendulum", "Title: [a, b]");
+    let e = spec::parse(&text, "t.yaml").unwrap_err().to_string();
+    assert!(
+        e.contains("t.yaml:3:") && e.contains("Title") && e.contains("text"),
+        "{e}"
+    );
+}

@@ -363,10 +363,11 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
     let title = match get("Title") {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Null) | None => "untitled".into(),
-        Some(other) => other
-            .as_f64()
-            .map(|x| x.to_string())
-            .unwrap_or_else(|| "untitled".into()),
+        Some(Value::Number(x)) => x.to_string(),
+        Some(other) => {
+            let p = path(&["Title"]);
+            return Err(ctx.err(&p, format!("expected a text, found {}", kind(other))));
+        }
     };
     let dim_v =
         get("Dimension").ok_or_else(|| ctx.err(&root_p, "missing field 'Dimension' (2 or 3)"))?;
