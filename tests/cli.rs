@@ -775,3 +775,21 @@ fn ctrl_c_and_sigterm_keep_the_earlier_result_and_file_the_partial_one() {
             .starts_with(".partial")));
     }
 }
+
+#[test]
+fn check_reads_a_pipe() {
+    use std::io::Write as _;
+    let mut child = bin()
+        .args(["check", "/dev/stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let text = std::fs::read(mech("double_pendulum.yaml")).unwrap();
+    child.stdin.take().unwrap().write_all(&text).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("λ[bar OA]"), "{out}");
+}
