@@ -190,3 +190,18 @@ fn spherical_pendulum_file_runs_with_diagnostics_and_plots() {
         "{err}"
     );
 }
+
+#[test]
+fn a_column_spanning_the_whole_double_range_plots_quickly() {
+    let d = tmp("huge");
+    std::fs::write(
+        d.join("trajectory.csv"),
+        "t,x,kinetic,potential,total,max_constraint_residual\n0,-1e308,1e308,-1e308,0,0\n1,1e308,0,1,2,1e308\n",
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    run_ok(&["plot", d.to_str().unwrap(), "--columns", "x"]);
+    run_ok(&["plot", d.to_str().unwrap()]);
+    assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
+    assert!(d.join("plot.png").exists() && d.join("diagnostics.svg").exists());
+}

@@ -144,12 +144,7 @@ where
         lo = 0.0;
         hi = 1.0;
     }
-    let pad = if hi > lo {
-        0.05 * (hi - lo)
-    } else {
-        0.5 * lo.abs().max(1e-12)
-    };
-    let (lo, hi) = (lo - pad, hi + pad);
+    let (lo, hi) = padded(lo, hi);
     let t1 = if t1 > t0 { t1 } else { t0 + 1.0 };
     let names: Vec<&str> = cols.iter().map(|&c| table.columns[c].as_str()).collect();
     let mut chart = ChartBuilder::on(area)
@@ -359,4 +354,28 @@ pub fn run_title(dir: &std::path::Path) -> String {
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
         .and_then(|v| v["title"].as_str().map(String::from))
         .unwrap_or_else(|| dir.display().to_string())
+}
+
+/// The axis range for data in `[lo, hi]`: 5 % margins, and a width that stays finite (values
+/// near ±1.8e308 would make it infinite, and the axis generation would never end): the range
+/// is clipped to ±1e307.
+fn padded(lo: f64, hi: f64) -> (f64, f64) {
+    const BIG: f64 = 1e307;
+    let (lo, hi) = (lo.clamp(-BIG, BIG), hi.clamp(-BIG, BIG));
+    let pad = if hi > lo {
+        0.05 * (hi - lo)
+    } else {
+        0.5 * lo.abs().max(1e-12)
+    };
+    ((lo - pad).max(-2.0 * BIG), (hi + pad).min(2.0 * BIG))
+}
+
+#[cfg(test)]
+mod range_tests {
+    #[test]
+    fn huge_ranges_stay_finite() {
+        let (lo, hi) = super::padded(-1e308, 1e308);
+        assert!(lo.is_finite() && hi.is_finite() && (hi - lo).is_finite());
+        assert_eq!(super::padded(0.0, 10.0), (-0.5, 10.5));
+    }
 }
