@@ -157,6 +157,47 @@ pub fn term_blocks<T: Term<N>, const N: usize>(
     term_blocks_static(term, t, &qf, &vf, &af)
 }
 
+/// The AD pass seeded on `q`: the residual and `K = ∂r/∂q`.
+#[inline]
+fn stiffness_pass<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    a: &SVector<f64, N>,
+) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+    type S<const N: usize> = DualSVec<f64, N>;
+    let q_seed = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(q[i]).derivative(i));
+    let v_plain = v.map(S::from_re);
+    let (rq, _) = el_residual(term, S::from_re(t), &q_seed, &v_plain, &a.map(S::from_re));
+    let mut k = SMatrix::<f64, N, N>::zeros();
+    for i in 0..N {
+        k.set_row(i, &rq[i].eps.unwrap_generic(Const::<N>, U1).transpose());
+    }
+    (rq.map(|x| x.re), k)
+}
+
+/// The AD pass seeded on `v`: the residual, `D = ∂r/∂v` and (from the momenta) `M = ∂r/∂a`.
+#[inline]
+fn velocity_pass<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    a: &SVector<f64, N>,
+) -> (SVector<f64, N>, SMatrix<f64, N, N>, SMatrix<f64, N, N>) {
+    type S<const N: usize> = DualSVec<f64, N>;
+    let v_seed = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(v[i]).derivative(i));
+    let q_plain = q.map(S::from_re);
+    let (rv, p) = el_residual(term, S::from_re(t), &q_plain, &v_seed, &a.map(S::from_re));
+    let (mut d, mut m) = (SMatrix::<f64, N, N>::zeros(), SMatrix::<f64, N, N>::zeros());
+    for i in 0..N {
+        d.set_row(i, &rv[i].eps.unwrap_generic(Const::<N>, U1).transpose());
+        m.set_row(i, &p[i].eps.unwrap_generic(Const::<N>, U1).transpose());
+    }
+    (rv.map(|x| x.re), d, m)
+}
+
 #[inline]
 fn term_blocks_static<T: Term<N>, const N: usize>(
     term: &T,
@@ -165,34 +206,14 @@ fn term_blocks_static<T: Term<N>, const N: usize>(
     v: &SVector<f64, N>,
     a: &SVector<f64, N>,
 ) -> TermBlocks<N> {
-    type S<const N: usize> = DualSVec<f64, N>;
-    let ts = S::<N>::from_re(t);
-    let a_s = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(a[i]));
-    // pass seeded on q
-    let q_seed = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(q[i]).derivative(i));
-    let v_plain = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(v[i]));
-    let (rq, _) = el_residual(term, ts, &q_seed, &v_plain, &a_s);
-    // pass seeded on v
-    let q_plain = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(q[i]));
-    let v_seed = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(v[i]).derivative(i));
-    let (rv, p) = el_residual(term, ts, &q_plain, &v_seed, &a_s);
-    let mut out = TermBlocks::<N> {
-        r: SVector::from_fn(|i, _| rv[i].re),
-        mass: SMatrix::zeros(),
-        damping: SMatrix::zeros(),
-        stiffness: SMatrix::zeros(),
-    };
-    for i in 0..N {
-        let kq = rq[i].eps.unwrap_generic(Const::<N>, U1);
-        let cv = rv[i].eps.unwrap_generic(Const::<N>, U1);
-        let mv = p[i].eps.unwrap_generic(Const::<N>, U1);
-        for j in 0..N {
-            out.stiffness[(i, j)] = kq[j];
-            out.damping[(i, j)] = cv[j];
-            out.mass[(i, j)] = mv[j];
-        }
+    let (_, stiffness) = stiffness_pass(term, t, q, v, a);
+    let (r, damping, mass) = velocity_pass(term, t, q, v, a);
+    TermBlocks {
+        r,
+        mass,
+        damping,
+        stiffness,
     }
-    out
 }
 
 /// Energies of one term: kinetic `T`, potential `V` and the energy function
@@ -323,35 +344,17 @@ fn weighted_blocks<T: Term<N>, const N: usize>(
     a: &SVector<f64, N>,
     c: &KernelCoefficients,
 ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-    type S<const N: usize> = DualSVec<f64, N>;
-    let ts = S::<N>::from_re(t);
-    let a_s = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(a[i]));
     let mut j = SMatrix::<f64, N, N>::zeros();
     let mut r = None;
     if c.stiffness != 0.0 {
-        let q_seed = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(q[i]).derivative(i));
-        let v_plain = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(v[i]));
-        let (rq, _) = el_residual(term, ts, &q_seed, &v_plain, &a_s);
-        for i in 0..N {
-            let kq = rq[i].eps.unwrap_generic(Const::<N>, U1);
-            for l in 0..N {
-                j[(i, l)] = c.stiffness * kq[l];
-            }
-        }
-        r = Some(rq.map(|x| x.re));
+        let (rq, k) = stiffness_pass(term, t, q, v, a);
+        j = k * c.stiffness;
+        r = Some(rq);
     }
     if c.mass != 0.0 || c.damping != 0.0 {
-        let q_plain = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(q[i]));
-        let v_seed = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(v[i]).derivative(i));
-        let (rv, p) = el_residual(term, ts, &q_plain, &v_seed, &a_s);
-        for i in 0..N {
-            let cv = rv[i].eps.unwrap_generic(Const::<N>, U1);
-            let mv = p[i].eps.unwrap_generic(Const::<N>, U1);
-            for l in 0..N {
-                j[(i, l)] += c.mass * mv[l] + c.damping * cv[l];
-            }
-        }
-        r = Some(rv.map(|x| x.re));
+        let (rv, d, m) = velocity_pass(term, t, q, v, a);
+        j += m * c.mass + d * c.damping;
+        r = Some(rv);
     }
     let r = r.unwrap_or_else(|| el_residual(term, t, q, v, a).0);
     (r, j)

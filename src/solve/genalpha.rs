@@ -249,20 +249,25 @@ impl GenAlpha {
             let d = if d > 0.0 && d.is_finite() { d } else { 1.0 };
             *w = 1.0 / (d * (1.0 + q.abs()));
         }
-        // constraint rows: relative to the size of the terms of C, max_j |∂C_k/∂q_j|·max(1, |q_j|)
-        // (the rows n + k of the first n columns hold exactly C_q)
+        // constraint rows: relative to the size of the terms of C, max_j |∂C_k/∂q_j|·max(1, |q_j|).
+        // Rows n + k of the first n columns hold exactly C_q, and rows are sorted within a column,
+        // so they come last: walk each column backwards until a dynamic row.
         let n = self.qn.len();
         self.con_weight.fill(1.0);
+        if self.con_weight.is_empty() {
+            return;
+        }
         for (j, q) in self.qn.iter().enumerate() {
             let scale = q.abs().max(1.0);
-            for s in self.pattern.col_ptr[j]..self.pattern.col_ptr[j + 1] {
+            for s in (self.pattern.col_ptr[j]..self.pattern.col_ptr[j + 1]).rev() {
                 let row = self.pattern.row_idx[s];
-                if row >= n {
-                    let x = self.values[s].abs() * scale;
-                    let w = &mut self.con_weight[row - n];
-                    if x.is_finite() && x * *w > 1.0 {
-                        *w = 1.0 / x;
-                    }
+                if row < n {
+                    break;
+                }
+                let x = self.values[s].abs() * scale;
+                let w = &mut self.con_weight[row - n];
+                if x.is_finite() && x * *w > 1.0 {
+                    *w = 1.0 / x;
                 }
             }
         }
