@@ -10,7 +10,7 @@
 //! [`model`] (what a mechanism is) → [`ad`] (residual and Jacobians by AD) → [`assembly`]
 //! (global matrices on a fixed pattern) → [`solve`] (consistent initialization, generalized-α) →
 //! [`output`] (observers: records, CSV, summary) → [`simulation`] (the one run loop over a
-//! [`solve::Problem`]). [`library`] ships mechanisms; [`spec`] reads mechanism files.
+//! [`solve::Problem`]) → [`run`] (a run into a folder, as the command line does it). [`library`] ships mechanisms; [`spec`] reads mechanism files.
 //!
 //! ```
 //! use lagrangian::prelude::*;
@@ -37,6 +37,7 @@ pub mod library;
 pub mod model;
 pub mod output;
 pub mod problem;
+pub mod run;
 pub mod simulation;
 pub mod solve;
 pub mod spec;

@@ -2,11 +2,10 @@
 //! run the bundled default mechanism (DAETS' Mechanism0).
 
 use clap::{Parser, Subcommand};
-use lagrangian::output::csv::CsvWriter;
-use lagrangian::output::progress::Progress;
-use lagrangian::output::summary::{RunFacts, Summary, Tally};
+use lagrangian::error::{InitError, SolveError};
 use lagrangian::output::Interrupt;
 use lagrangian::prelude::*;
+use lagrangian::run::{run_to_folder, RunOptions};
 use lagrangian::solve::Overrides;
 use lagrangian::spec;
 use std::io::IsTerminal;
@@ -90,7 +89,7 @@ macro_rules! esay {
 const DEFAULT_NAME: &str = "mechanisms/mechanism0.yaml";
 const DEFAULT_TEXT: &str = include_str!("../mechanisms/mechanism0.yaml");
 
-/// `lagrangian run`: the problem through the shared run loop into CSV, summary and terminal.
+/// `lagrangian run`: the problem through [`run_to_folder`], the summary on the terminal.
 fn run(
     mut problem: Problem,
     out: &Path,
@@ -100,65 +99,40 @@ fn run(
     start: Instant,
 ) -> Result<(), String> {
     // Ctrl-C / SIGTERM end the run after the current step; its results go to OUT/interrupted
-    let stop = Interrupt::new();
-    let flag = stop.flag();
+    let interrupt = Interrupt::new();
+    let flag = interrupt.flag();
     let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
     problem.apply(ov).map_err(|e| e.to_string())?;
     let steps = problem.steps(problem.method.h());
-    let mut sim = Simulation::new(problem.clone(), problem.method.clone())
-        .map_err(|e| format!("initial values: {e}"))?;
-    let build_seconds = start.elapsed().as_secs_f64();
-    let mut csv =
-        CsvWriter::create(out, &problem, problem.output_every).map_err(|e| e.to_string())?;
-    let mut tally = Tally::new();
-    let mut progress = Progress::new(
-        steps,
-        !quiet && std::io::stderr().is_terminal() && steps >= 2000,
-    );
-    let mut watch = stop.clone();
-    let end = sim.run(
-        problem.t_end,
-        &mut [&mut csv, &mut tally, &mut progress, &mut watch],
-    );
-    progress.finish();
-    let end = end.map_err(|e| match e {
-        Error::Solve(e) => format!("{e} (for example --steps {})", steps * 4),
+    let opts = RunOptions {
+        progress: !quiet && std::io::stderr().is_terminal(),
+        source,
+        interrupt,
+        started: Some(start),
+        ..RunOptions::new(out)
+    };
+    let report = run_to_folder(problem, &opts).map_err(|e| match e {
+        Error::Solve(e @ SolveError::NewtonDiverged { .. }) => {
+            format!("{e} (for example --steps {})", steps * 4)
+        }
+        Error::Init(InitError::BadInput(e)) => format!("initial values: {e}"),
+        Error::Init(e) => format!("initial values: {e}"),
         e => e.to_string(),
     })?;
-    let stats = sim.stats();
-    let summary = Summary::new(
-        &RunFacts {
-            problem: sim.problem(),
-            method: sim.method(),
-            init: sim.init_report(),
-            stats: &stats,
-            build_seconds,
-            stopped_at: match end {
-                RunEnd::Stopped { t } => Some(t),
-                RunEnd::Completed => None,
-            },
-            interrupted: stop.raised(),
-            source,
-            last: sim.view(),
-        },
-        &mut tally,
-    );
-    let dir = match stop.raised() {
-        true => out.join("interrupted"),
-        false => out.to_path_buf(),
-    };
-    csv.finish_in(&summary, &dir)
-        .map_err(|e| format!("cannot write the results: {e}"))?;
-    if let (RunEnd::Stopped { t }, true) = (end, stop.raised()) {
-        let at = dir.display();
+    if report.interrupted() {
+        let (t, at) = (report.summary.t_end, report.dir.display());
         return Err(format!(
             "interrupted at t = {t}: the partial results are in {at}"
         ));
     }
     if !quiet {
-        say!("{summary}");
-        let files = ["trajectory.csv", "summary.json"].map(|f| out.join(f).display().to_string());
-        say!("  wrote {} and {}", files[0], files[1]);
+        say!("{}", report.summary);
+        let files: Vec<_> = report
+            .files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect();
+        say!("  wrote {}", files.join(" and "));
     }
     Ok(())
 }

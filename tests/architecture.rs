@@ -31,6 +31,19 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
             ]),
         ),
         (
+            "run",
+            below(&[
+                "error",
+                "expr",
+                "model",
+                "assembly",
+                "problem",
+                "solve",
+                "output",
+                "simulation",
+            ]),
+        ),
+        (
             "library",
             below(&[
                 "error",
@@ -57,6 +70,7 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
                 "solve",
                 "output",
                 "simulation",
+                "run",
                 "spec",
                 "prelude",
             ]),

@@ -233,6 +233,50 @@ pub fn term_energy<T: Term<N>, const N: usize>(term: &T, t: f64, q: &[f64], v: &
     ]
 }
 
+/// Powers of one term: `[Q·v, v·∂R/∂v, −∂L/∂t]` (applied forces, Rayleigh dissipation,
+/// explicit time dependence), each by one first-order forward pass along `v` or `t`.
+///
+/// ```
+/// use lagrangian::prelude::*;
+/// use lagrangian::ad::term_power;
+/// // a damped, forced oscillator with a time-dependent spring: L = ½v² − ½(1 + t)q²,
+/// // R = ½·0.3·v², Q = 2
+/// struct Osc;
+/// impl Term<1> for Osc {
+///     fn kinetic<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, _q: &SVector<D, 1>, v: &SVector<D, 1>) -> D {
+///         v[0] * v[0] * 0.5
+///     }
+///     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, t: D, q: &SVector<D, 1>) -> D {
+///         (t + 1.0) * q[0] * q[0] * 0.5
+///     }
+///     fn dissipation<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, _q: &SVector<D, 1>, v: &SVector<D, 1>) -> D {
+///         v[0] * v[0] * 0.15
+///     }
+///     fn force<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, _q: &SVector<D, 1>, _v: &SVector<D, 1>) -> SVector<D, 1> {
+///         SVector::from([D::from(2.0)])
+///     }
+/// }
+/// // at q = 2, v = 3: Q·v = 6, v·∂R/∂v = 0.3·9 = 2.7, −∂L/∂t = ½q² = 2
+/// let [w, d, e] = term_power::<_, 1>(&Osc, 0.5, &[2.0], &[3.0]);
+/// assert_eq!(w, 6.0);
+/// assert!((d - 2.7).abs() < 1e-14 && (e - 2.0).abs() < 1e-14);
+/// ```
+pub fn term_power<T: Term<N>, const N: usize>(term: &T, t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
+    let qf = SVector::<f64, N>::from_column_slice(q);
+    let vf = SVector::<f64, N>::from_column_slice(v);
+    let (applied, dissipated) = if term.has_dissipation_or_force() {
+        let qd = qf.map(Dual64::from_re);
+        let vd = SVector::<Dual64, N>::from_fn(|i, _| Dual64::new(vf[i], vf[i]));
+        let r = term.dissipation(Dual64::from_re(t), &qd, &vd);
+        (term.force(t, &qf, &vf).dot(&vf), r.eps)
+    } else {
+        (0.0, 0.0)
+    };
+    let td = Dual64::from_re(t).derivative();
+    let l = term.lagrangian(td, &qf.map(Dual64::from_re), &vf.map(Dual64::from_re));
+    [applied, dissipated, -l.eps]
+}
+
 /// `C`, `C_q` and `∂(C_qᵀλ)/∂q` in one second-order forward pass.
 ///
 /// ```
@@ -382,6 +426,9 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
     }
     fn energy(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
         term_energy(&self.term, t, q.as_slice(), v.as_slice())
+    }
+    fn power(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
+        term_power(&self.term, t, q.as_slice(), v.as_slice())
     }
 }
 

@@ -83,6 +83,16 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
         }
         e
     }
+    fn power(&self, t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
+        let mut e = [0.0; 3];
+        for (k, idx) in self.kernels.iter().zip(&self.indices) {
+            let x = k.power(t, &gather(true, idx, q), &gather(true, idx, v));
+            for (s, x) in e.iter_mut().zip(x) {
+                *s += x;
+            }
+        }
+        e
+    }
     fn dense_blocks(&self, e: usize, p: &Point) -> [DMatrix<f64>; 4] {
         let idx = &self.indices[e];
         let q = gather(true, idx, p.q);
@@ -189,6 +199,14 @@ impl<K: ConstraintKernel<N, M>, const N: usize, const M: usize> Constraints
         for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
             let x = k.time_derivative(t, &gather(true, idx, q));
             out[row..row + M].copy_from_slice(x.as_slice());
+        }
+    }
+    fn local_jacobian(&self, e: usize, t: f64, q: &[f64], out: &mut [f64]) {
+        let (_, j) = self.kernels[e].jacobian(t, &gather(true, &self.indices[e], q));
+        for k in 0..M {
+            for l in 0..N {
+                out[k * N + l] = j[(k, l)];
+            }
         }
     }
     fn gamma(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {

@@ -223,6 +223,63 @@ pub fn energies(model: &Model, t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
     e
 }
 
+/// Sum of the term powers `[Q·v, v·∂R/∂v, −∂L/∂t]`: applied forces, Rayleigh dissipation and
+/// an explicit time dependence of `L` (see [`TermKernel::power`](crate::model::TermKernel::power)).
+pub fn powers(model: &Model, t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
+    let mut e = [0.0; 3];
+    for g in &model.terms {
+        let x = g.power(t, q, v);
+        for k in 0..3 {
+            e[k] += x[k];
+        }
+    }
+    e
+}
+
+/// The power of the driving (rheonomic) constraints, `λᵀ C_t`, with `ct` a workspace of
+/// length `m` (zero for scleronomic constraints).
+pub fn drive_power(model: &Model, t: f64, q: &[f64], lambda: &[f64], ct: &mut [f64]) -> f64 {
+    constraint_time_derivative(model, t, q, ct);
+    ct.iter().zip(lambda).map(|(c, l)| c * l).sum()
+}
+
+/// One constraint element of a model: its group and place in the group. Blocks (in the order
+/// of [`Model::constraint_blocks`]) and elements correspond one to one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConstraintElement {
+    group: usize,
+    element: usize,
+}
+
+/// The constraint element of every block, in block order.
+pub fn constraint_elements(model: &Model) -> Vec<ConstraintElement> {
+    let mut by_row: Vec<(usize, ConstraintElement)> = Vec::with_capacity(model.blocks.len());
+    for (group, g) in model.constraints.iter().enumerate() {
+        for element in 0..g.len() {
+            by_row.push((g.row(element), ConstraintElement { group, element }));
+        }
+    }
+    by_row.sort_by_key(|x| x.0);
+    let mut out = Vec::with_capacity(model.blocks.len());
+    for b in &model.blocks {
+        if let Ok(i) = by_row.binary_search_by_key(&b.row, |x| x.0) {
+            out.push(by_row[i].1);
+        }
+    }
+    out
+}
+
+impl ConstraintElement {
+    /// The global coordinates the element acts on.
+    pub fn indices<'m>(&self, model: &'m Model) -> &'m [usize] {
+        model.constraints[self.group].indices(self.element)
+    }
+    /// Its `C_q` (`rows × indices().len()`, row-major) into `out`.
+    pub fn jacobian(&self, model: &Model, t: f64, q: &[f64], out: &mut [f64]) {
+        model.constraints[self.group].local_jacobian(self.element, t, q, out)
+    }
+}
+
 /// Dense global blocks `(r, M, ∂r/∂v, ∂r/∂q)` of all terms, for checks and small problems.
 pub fn dense_term_blocks(
     model: &Model,

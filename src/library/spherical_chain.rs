@@ -606,7 +606,6 @@ impl SphericalChain {
     ) -> Result<Problem, Error> {
         let (q, v) = self.vectors();
         let mut g = Geometry::new(3);
-        g.point_velocities = true;
         for k in 0..self.rods.len() {
             let chain = self.clone();
             let bob = move |q: &[f64], v: &[f64], _t: f64| {

@@ -258,6 +258,29 @@ pub struct Link {
     pub kind: LinkKind,
     /// The two end points (names of [`Geometry::points`]).
     pub ends: [String; 2],
+    /// For a bar: the distance constraint that holds its length, whose multiplier gives the
+    /// force on the ends.
+    pub constraint: Option<BarConstraint>,
+}
+
+/// The distance constraint of a bar: a function `C = f(L)` of the distance `L` between its
+/// ends, so the force on the end `a` is `−λ ∂C/∂x_a = λ f′(L) n` (`n` the unit vector from `a`
+/// to the other end) and the tension is `λ f′(L)`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BarConstraint {
+    /// The constraint block's name.
+    pub block: String,
+    /// Which `f`.
+    pub form: DistanceForm,
+}
+
+/// How a distance constraint is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum DistanceForm {
+    /// `C = ½(L² − ℓ²)`: `f′(L) = L`.
+    HalfSquare,
+    /// `C = L − ℓ`: `f′(L) = 1` (`λ` is the tension).
+    Length,
 }
 
 /// A rigid body and the basic items that carry it.
@@ -322,8 +345,6 @@ pub struct Geometry {
     pub dimension: usize,
     /// Named points, in order of definition (fixed ones included).
     pub points: Vec<NamedPoint>,
-    /// Whether output shows point velocities beside positions.
-    pub point_velocities: bool,
     /// Links between points.
     pub links: Vec<Link>,
     /// Rigid bodies.

@@ -102,6 +102,9 @@ pub trait Terms: Send + Sync {
     );
     /// Sum of `[T, V, v·∂L/∂v − L]` over the group.
     fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> [f64; 3];
+    /// Sum of the powers `[Q·v, v·∂R/∂v, −∂L/∂t]` over the group
+    /// ([`TermKernel::power`](super::TermKernel::power)).
+    fn power(&self, t: f64, q: &[f64], v: &[f64]) -> [f64; 3];
     /// Local dense `(r, M, ∂r/∂v, ∂r/∂q)` of element `e` (allocates; for checks).
     fn dense_blocks(&self, e: usize, p: &Point) -> [DMatrix<f64>; 4];
 }
@@ -141,6 +144,8 @@ pub trait Constraints: Send + Sync {
     fn add_dense_jacobian(&self, t: f64, q: &[f64], jac: &mut DMatrix<f64>);
     /// Write `C_t` into `out`.
     fn time_derivative(&self, t: f64, q: &[f64], out: &mut [f64]);
+    /// `C_q` of element `e` into `out` (`M×N`, row-major in its local indices).
+    fn local_jacobian(&self, e: usize, t: f64, q: &[f64], out: &mut [f64]);
     /// Write `γ` into `out`.
     fn gamma(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
     /// Local dense `(C, C_q, Σλ∇²C)` of block `e` with the global multipliers `lambda`.

@@ -60,6 +60,11 @@ pub trait TermKernel<const N: usize>: Send + Sync + 'static {
     ) -> (SVector<f64, N>, SMatrix<f64, N, N>);
     /// `[T, V, v·∂L/∂v − L]`.
     fn energy(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3];
+    /// The powers that change the energy function `h = v·∂L/∂v − L`:
+    /// `[Q·v, v·∂R/∂v, −∂L/∂t]` — the power of the applied forces, the power dissipated by
+    /// the Rayleigh function, and the power of an explicit time dependence of `L`. Along a
+    /// motion, `dh/dt = Q·v − v·∂R/∂v − ∂L/∂t + λᵀC_t` summed over the terms and constraints.
+    fn power(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3];
     /// Dense `(r, M, ∂r/∂v, ∂r/∂q)` for checks: three [`jacobian`](TermKernel::jacobian) calls
     /// with unit weights.
     fn dense_blocks(&self, t: f64, q: &[f64], v: &[f64], a: &[f64]) -> [DMatrix<f64>; 4] {

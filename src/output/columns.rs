@@ -1,56 +1,92 @@
 //! The column schema of a run's trajectory: what each row holds, computed from a state and the
-//! problem's geometry. One schema for every kind of mechanism.
+//! problem's geometry. One schema for every kind of mechanism; the problem's
+//! [`Outputs`](crate::problem::Outputs) chooses the groups, in this order:
 //!
-//! `t`; each moving point's position `A.x, A.y[, A.z]` (and velocity `A.vx …` when the geometry
-//! asks for point velocities); the coordinates that are not point components, by name (vectors,
-//! scalars, angles); total linear and angular momentum `Px … |P|, Lx … |L|` (2D: `Px, Py, |P|,
-//! Lz`) when the geometry defines momenta; `kinetic`, `potential`, `total` (the energy function
-//! `v·∂L/∂v − L`) and `max_constraint_residual`.
+//! | group | columns |
+//! | --- | --- |
+//! | (always) | `t` |
+//! | positions | each moving point `A.x, A.y[, A.z]`; the coordinates that are not point components, by name (`mu`, `u.x`, `theta1`); every coordinate when the geometry has no points |
+//! | velocities | `A.vx …` for the same points; `mu.v`, `u.vx` for those coordinates |
+//! | accelerations | every coordinate: `A.ax …`, `mu.a` |
+//! | multipliers | `lambda:<constraint>` (`lambda:<constraint>:<k>` for a block of several rows) |
+//! | reactions | `reaction:<constraint>:<coordinate>` = `−(C_qᵀλ)` on each coordinate the constraint acts on; for a bar also `force:<bar>:<end>.x …` (the force the bar exerts on each end, fixed ends included) and `tension:<bar>` |
+//! | momenta | `Px … |P|, Lx … |L|` (2D: `Px, Py, |P|, Lz`) when the geometry defines momenta |
+//! | energies | `kinetic`, `potential`, `total` (the energy function `v·∂L/∂v − L`), `max_constraint_residual` |
+//! | ledger | `work_forces`, `work_drives`, `work_time`, `dissipated`, `balance_error` ([`Ledger`]) |
 
-use crate::assembly::{self, Pattern};
-use crate::model::geometry::{CoordKind, Momenta, PointKind};
+use crate::assembly::{self, ConstraintElement, Pattern};
+use crate::model::geometry::{CoordKind, DistanceForm, Momenta, PointKind};
 use crate::model::{Model, StateView};
+use crate::output::ledger::Ledger;
 use crate::solve::Problem;
+use std::ops::Range;
 use std::sync::Arc;
 
 const AXES: [&str; 3] = ["x", "y", "z"];
 
+/// The name of the rate of coordinate `name`: `A.x` → `A.vx`, `mu` → `mu.v` (`d = "v"`), or
+/// `A.ax`, `mu.a` (`d = "a"`).
+fn rate_name(name: &str, d: &str) -> String {
+    match name.rsplit_once('.') {
+        Some((base, axis)) => format!("{base}.{d}{axis}"),
+        None => format!("{name}.{d}"),
+    }
+}
+
+/// A column-safe name: no commas, quotes or line breaks.
+fn safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if matches!(c, ',' | '"' | '\n' | '\r') {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// The reaction columns of one constraint block.
+struct Reaction {
+    element: ConstraintElement,
+    rows: Range<usize>,
+}
+
+/// The force columns of one bar.
+struct Bar {
+    ends: [usize; 2],
+    row: usize,
+    form: DistanceForm,
+}
+
 /// The columns of a problem's trajectory and the workspace to compute a row.
 pub struct Columns {
     names: Vec<String>,
+    groups: Vec<(&'static str, Range<usize>)>,
     dim: usize,
-    points: Vec<usize>,
+    positions: bool,
     velocities: bool,
+    accelerations: bool,
+    multipliers: bool,
+    energies: bool,
+    points: Vec<usize>,
     extra: Vec<usize>,
-    momenta: bool,
-    /// The pattern `p = M v` is assembled on (Noether momenta), built on first use for the model
-    /// it belongs to (a restart may change the model).
-    pattern: Option<(Arc<Model>, Pattern)>,
-    p: Vec<f64>,
+    reactions: Vec<Reaction>,
+    bars: Vec<Bar>,
+    momenta: Option<MomentaWork>,
+    ledger: Option<Ledger>,
     c: Vec<f64>,
+    jac: Vec<f64>,
 }
 
 impl Columns {
-    /// The schema of `problem`.
+    /// The schema of `problem` (its geometry and [`Outputs`](crate::problem::Outputs)).
     pub fn new(problem: &Problem) -> Self {
-        let g = &problem.geometry;
-        let model = &problem.model;
+        let (g, model, o) = (&problem.geometry, &problem.model, &problem.outputs);
         let dim = g.dimension.clamp(1, 3);
-        let mut names = vec!["t".to_string()];
         let points: Vec<usize> = (0..g.points.len())
             .filter(|&i| g.points[i].kind != PointKind::Fixed)
             .collect();
-        for &i in &points {
-            let name = &g.points[i].name;
-            for a in &AXES[..dim] {
-                names.push(format!("{name}.{a}"));
-            }
-            if g.point_velocities {
-                for a in &AXES[..dim] {
-                    names.push(format!("{name}.v{a}"));
-                }
-            }
-        }
         let kind = |i: usize| {
             g.coordinate_kinds
                 .get(i)
@@ -62,29 +98,137 @@ impl Columns {
         let extra: Vec<usize> = (0..model.n_coords())
             .filter(|&i| points.is_empty() || !matches!(kind(i), CoordKind::Point(_)))
             .collect();
-        names.extend(extra.iter().map(|&i| model.coordinate_names()[i].clone()));
-        let momenta = !matches!(g.momenta, Momenta::None);
-        if momenta {
+        let coord = |i: usize| safe(&model.coordinate_names()[i]);
+        let mut s = Columns {
+            names: vec!["t".to_string()],
+            groups: Vec::new(),
+            dim,
+            positions: o.positions,
+            velocities: o.velocities,
+            accelerations: o.accelerations,
+            multipliers: o.multipliers,
+            energies: o.energies,
+            points,
+            extra,
+            reactions: Vec::new(),
+            bars: Vec::new(),
+            momenta: None,
+            ledger: o.ledger.then(Ledger::new),
+            c: vec![0.0; model.n_constraints()],
+            jac: Vec::new(),
+        };
+        let point_names = |s: &Columns, d: &str| -> Vec<String> {
+            let mut out = Vec::new();
+            for &i in &s.points {
+                for a in &AXES[..dim] {
+                    out.push(format!("{}.{d}{a}", safe(&g.points[i].name)));
+                }
+            }
+            out
+        };
+        if o.positions {
+            let mut names = point_names(&s, "");
+            names.extend(s.extra.iter().map(|&i| coord(i)));
+            s.group("positions", names);
+        }
+        if o.velocities {
+            let mut names = point_names(&s, "v");
+            names.extend(s.extra.iter().map(|&i| rate_name(&coord(i), "v")));
+            s.group("velocities", names);
+        }
+        if o.accelerations {
+            let names = (0..model.n_coords()).map(|i| rate_name(&coord(i), "a"));
+            s.group("accelerations", names.collect());
+        }
+        if o.multipliers {
+            let mut names = Vec::new();
+            for (block, rows) in model.constraint_blocks() {
+                let one = rows.len() == 1;
+                for k in 0..rows.len() {
+                    names.push(match one {
+                        true => format!("lambda:{}", safe(block)),
+                        false => format!("lambda:{}:{}", safe(block), k + 1),
+                    });
+                }
+            }
+            s.group("multipliers", names);
+        }
+        if o.reactions {
+            let names = s.reaction_columns(problem);
+            s.group("reactions", names);
+        }
+        if o.momenta && !matches!(g.momenta, Momenta::None) {
             let cols: &[&str] = if dim == 2 {
                 &["Px", "Py", "|P|", "Lz"]
             } else {
                 &["Px", "Py", "Pz", "|P|", "Lx", "Ly", "Lz", "|L|"]
             };
-            names.extend(cols.iter().map(|s| s.to_string()));
+            s.momenta = Some(MomentaWork::default());
+            s.group("momenta", cols.iter().map(|c| c.to_string()).collect());
+        }
+        if o.energies {
+            let cols = ["kinetic", "potential", "total", "max_constraint_residual"];
+            s.group("energies", cols.map(String::from).to_vec());
+        }
+        if o.ledger {
+            let cols = [
+                "work_forces",
+                "work_drives",
+                "work_time",
+                "dissipated",
+                "balance_error",
+            ];
+            s.group("ledger", cols.map(String::from).to_vec());
+        }
+        s
+    }
+
+    fn group(&mut self, name: &'static str, names: Vec<String>) {
+        let start = self.names.len();
+        self.names.extend(names);
+        self.groups.push((name, start..self.names.len()));
+    }
+
+    /// The reaction columns; fills `self.reactions` and `self.bars`.
+    fn reaction_columns(&mut self, problem: &Problem) -> Vec<String> {
+        let (g, model) = (&problem.geometry, &problem.model);
+        let mut names = Vec::new();
+        let elements = assembly::constraint_elements(model);
+        let mut width = 0;
+        for ((block, rows), element) in model.constraint_blocks().zip(elements) {
+            let idx = element.indices(model);
+            width = width.max(idx.len() * rows.len());
+            for &i in idx {
+                let c = &model.coordinate_names()[i];
+                names.push(format!("reaction:{}:{}", safe(block), safe(c)));
+            }
+            self.reactions.push(Reaction { element, rows });
+        }
+        self.jac = vec![0.0; width];
+        for link in &g.links {
+            let Some(bc) = &link.constraint else { continue };
+            let row = model.constraint_blocks().find(|(b, _)| *b == bc.block);
+            let ends = link
+                .ends
+                .clone()
+                .map(|e| g.points.iter().position(|p| p.name == e));
+            let (Some((_, rows)), [Some(a), Some(b)]) = (row, ends) else {
+                continue;
+            };
+            for &e in &[a, b] {
+                for ax in &AXES[..self.dim] {
+                    let (bar, p) = (safe(&link.name), safe(&g.points[e].name));
+                    names.push(format!("force:{bar}:{p}.{ax}"));
+                }
+            }
+            names.push(format!("tension:{}", safe(&link.name)));
+            self.bars.push(Bar {
+                ends: [a, b],
+                row: rows.start,
+                form: bc.form,
+            });
         }
         names
-            .extend(["kinetic", "potential", "total", "max_constraint_residual"].map(String::from));
-        Columns {
-            names,
-            dim,
-            points,
-            velocities: g.point_velocities,
-            extra,
-            momenta,
-            pattern: None,
-            p: vec![0.0; model.n_coords()],
-            c: vec![0.0; model.n_constraints()],
-        }
     }
 
     /// The column names.
@@ -92,21 +236,52 @@ impl Columns {
         &self.names
     }
 
-    /// The row of state `s` into `row` (cleared first).
+    /// The column groups that are on, with their column ranges (`t` is column 0, in none).
+    pub fn groups(&self) -> &[(&'static str, Range<usize>)] {
+        &self.groups
+    }
+
+    /// See the state of every accepted step (the ledger integrates over all of them, not only
+    /// the rows written).
+    pub fn advance(&mut self, problem: &Problem, s: StateView<'_>) {
+        if let Some(l) = &mut self.ledger {
+            l.add(problem, s);
+        }
+    }
+
+    /// The ledger, when the columns include it.
+    pub fn ledger(&self) -> Option<&Ledger> {
+        self.ledger.as_ref()
+    }
+
+    /// The row of state `s` into `row` (cleared first). Call [`advance`](Self::advance) with
+    /// every state first.
     pub fn row(&mut self, problem: &Problem, s: StateView<'_>, row: &mut Vec<f64>) {
         let (g, model, dim) = (&problem.geometry, &problem.model, self.dim);
         row.clear();
         row.push(s.t);
-        for &i in &self.points {
-            let (x, v) = g.points[i].map.position_velocity(s.q, s.v, s.t);
-            row.extend_from_slice(&x[..dim]);
-            if self.velocities {
+        if self.positions {
+            for &i in &self.points {
+                row.extend_from_slice(&g.points[i].map.eval(s.q, s.t)[..dim]);
+            }
+            row.extend(self.extra.iter().map(|&i| s.q[i]));
+        }
+        if self.velocities {
+            for &i in &self.points {
+                let (_, v) = g.points[i].map.position_velocity(s.q, s.v, s.t);
                 row.extend_from_slice(&v[..dim]);
             }
+            row.extend(self.extra.iter().map(|&i| s.v[i]));
         }
-        row.extend(self.extra.iter().map(|&i| s.q[i]));
-        if self.momenta {
-            let (lin, ang) = self.momenta(problem, s);
+        if self.accelerations {
+            row.extend_from_slice(s.qdd);
+        }
+        if self.multipliers {
+            row.extend_from_slice(s.lambda);
+        }
+        self.reactions_row(problem, s, row);
+        if let Some(m) = &mut self.momenta {
+            let (lin, ang) = m.momenta(problem, s);
             let norm = |v: &[f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
             if dim == 2 {
                 row.extend([lin[0], lin[1], norm(&lin), ang[2]]);
@@ -115,12 +290,78 @@ impl Columns {
                 row.extend([ang[0], ang[1], ang[2], norm(&ang)]);
             }
         }
-        let [kinetic, potential, energy] = assembly::energies(model, s.t, s.q, s.v);
-        assembly::constraint_values(model, s.t, s.q, &mut self.c);
-        let max_c = self.c.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        row.extend([kinetic, potential, energy, max_c]);
+        if self.energies {
+            let [kinetic, potential, energy] = assembly::energies(model, s.t, s.q, s.v);
+            self.c.resize(model.n_constraints(), 0.0);
+            assembly::constraint_values(model, s.t, s.q, &mut self.c);
+            let max_c = self.c.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            row.extend([kinetic, potential, energy, max_c]);
+        }
+        if let Some(l) = &self.ledger {
+            let l = l.totals();
+            row.extend([
+                l.work_forces,
+                l.work_drives,
+                l.work_time,
+                l.dissipated,
+                l.balance_error,
+            ]);
+        }
     }
 
+    fn reactions_row(&mut self, problem: &Problem, s: StateView<'_>, row: &mut Vec<f64>) {
+        let model = &problem.model;
+        for r in &self.reactions {
+            let n = r.element.indices(model).len();
+            let jac = &mut self.jac[..n * r.rows.len()];
+            r.element.jacobian(model, s.t, s.q, jac);
+            for j in 0..n {
+                let f: f64 = r
+                    .rows
+                    .clone()
+                    .enumerate()
+                    .map(|(k, row)| jac[k * n + j] * s.lambda[row])
+                    .sum();
+                row.push(-f);
+            }
+        }
+        let (g, dim) = (&problem.geometry, self.dim);
+        for b in &self.bars {
+            let xa = g.points[b.ends[0]].map.eval(s.q, s.t);
+            let xb = g.points[b.ends[1]].map.eval(s.q, s.t);
+            let d: [f64; 3] = std::array::from_fn(|k| xb[k] - xa[k]);
+            let d = &d[..dim];
+            let len = d.iter().map(|x| x * x).sum::<f64>().sqrt();
+            // tension T = λ f′(L); the force on end a is T n, on end b −T n
+            let tension = s.lambda[b.row]
+                * match b.form {
+                    DistanceForm::HalfSquare => len,
+                    DistanceForm::Length => 1.0,
+                };
+            row.extend(d.iter().map(|x| tension * x / len));
+            row.extend(d.iter().map(|x| -tension * x / len));
+            row.push(tension);
+        }
+    }
+
+    /// Total linear and angular momentum (about the origin) of state `s` (zeros when the
+    /// geometry defines none).
+    pub fn momenta(&mut self, problem: &Problem, s: StateView<'_>) -> ([f64; 3], [f64; 3]) {
+        self.momenta
+            .get_or_insert_with(MomentaWork::default)
+            .momenta(problem, s)
+    }
+}
+
+/// The workspace of total momenta: the pattern `p = M v` is assembled on (Noether momenta),
+/// built on first use for the model it belongs to (a restart may change the model).
+#[derive(Default)]
+pub struct MomentaWork {
+    pattern: Option<(Arc<Model>, Pattern)>,
+    p: Vec<f64>,
+}
+
+impl MomentaWork {
     /// Total linear and angular momentum (about the origin) of state `s`.
     pub fn momenta(&mut self, problem: &Problem, s: StateView<'_>) -> ([f64; 3], [f64; 3]) {
         let (g, model) = (&problem.geometry, &problem.model);
@@ -164,4 +405,67 @@ fn noether(kinds: &[CoordKind], dim: usize, q: &[f64], p: &[f64]) -> ([f64; 3], 
         }
     }
     (lin, ang)
+}
+
+/// Keeps the rows of a problem's [`Columns`] in memory: every `every`-th step, the first and the
+/// last (an observer; the schema is built from the problem of the first state it sees).
+///
+/// ```
+/// use lagrangian::prelude::*;
+/// use lagrangian::library::pendulum::planar_pendulum;
+/// use lagrangian::output::columns::ColumnRecorder;
+/// let problem = Problem::new(planar_pendulum(1.0, 1.0, 9.81)).guess(&[1.0, 0.0], &[0.0, 0.0]);
+/// let mut sim = Simulation::new(problem, GenAlphaOptions::new(1e-3))?;
+/// let mut table = ColumnRecorder::every(100);
+/// sim.run(0.5, &mut [&mut table])?;
+/// assert_eq!(table.rows.len(), 6);
+/// // released at rest: the rod force starts at zero (λ = 0)
+/// assert!(table.column("lambda:rod").unwrap()[0].abs() < 1e-9);
+/// # Ok::<(), lagrangian::Error>(())
+/// ```
+#[derive(Default)]
+pub struct ColumnRecorder {
+    columns: Option<Columns>,
+    every: usize,
+    row: Vec<f64>,
+    /// The rows, in time order.
+    pub rows: Vec<Vec<f64>>,
+}
+
+impl ColumnRecorder {
+    /// A recorder keeping every `every`-th step.
+    pub fn every(every: usize) -> Self {
+        ColumnRecorder {
+            every: every.max(1),
+            ..Default::default()
+        }
+    }
+    /// The column names (empty before the first state).
+    pub fn names(&self) -> &[String] {
+        self.columns.as_ref().map_or(&[], |c| c.names())
+    }
+    /// The values of column `name` over the rows.
+    pub fn column(&self, name: &str) -> Option<Vec<f64>> {
+        let k = self.names().iter().position(|n| n == name)?;
+        Some(self.rows.iter().map(|r| r[k]).collect())
+    }
+    /// The energy ledger so far (when the problem's outputs include it).
+    pub fn ledger(&self) -> Option<crate::output::ledger::LedgerTotals> {
+        self.columns.as_ref()?.ledger().map(|l| l.totals())
+    }
+}
+
+impl crate::output::Observer for ColumnRecorder {
+    fn observe(
+        &mut self,
+        ev: &crate::output::Event<'_>,
+    ) -> Result<crate::output::Control, crate::error::Error> {
+        let columns = self.columns.get_or_insert_with(|| Columns::new(ev.problem));
+        columns.advance(ev.problem, ev.state);
+        if ev.is_output(self.every) {
+            columns.row(ev.problem, ev.state, &mut self.row);
+            self.rows.push(self.row.clone());
+        }
+        Ok(crate::output::Control::Continue)
+    }
 }

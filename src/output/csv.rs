@@ -9,6 +9,7 @@
 
 use crate::error::Error;
 use crate::output::columns::Columns;
+use crate::output::ledger::LedgerTotals;
 use crate::output::observe::{Control, Event, Observer};
 use crate::output::summary::Summary;
 use crate::solve::Problem;
@@ -142,6 +143,11 @@ impl CsvWriter {
         self.columns.names()
     }
 
+    /// The energy ledger so far, when the columns include it.
+    pub fn ledger(&self) -> Option<LedgerTotals> {
+        self.columns.ledger().map(|l| l.totals())
+    }
+
     /// Write the summary and move the results into place.
     pub fn finish(self, summary: &Summary) -> Result<(), Error> {
         let dir = self.dir.clone();
@@ -175,6 +181,7 @@ impl Drop for CsvWriter {
 
 impl Observer for CsvWriter {
     fn observe(&mut self, ev: &Event<'_>) -> Result<Control, Error> {
+        self.columns.advance(ev.problem, ev.state);
         if ev.is_output(self.every) {
             self.columns.row(ev.problem, ev.state, &mut self.row);
             if let Some(k) = self.row.iter().position(|x| !x.is_finite()) {

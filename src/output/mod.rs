@@ -4,6 +4,7 @@
 pub mod check;
 pub mod columns;
 pub mod csv;
+pub mod ledger;
 pub mod observe;
 pub mod plot;
 pub mod progress;

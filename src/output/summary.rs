@@ -4,8 +4,10 @@
 use crate::assembly;
 use crate::error::Error;
 use crate::model::StateView;
-use crate::output::columns::Columns;
+use crate::output::columns::MomentaWork;
+use crate::output::ledger::LedgerTotals;
 use crate::output::observe::{Control, Event, Observer};
+use crate::problem::Outputs;
 use crate::solve::{InitReport, Method, Problem, Stats};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -59,8 +61,12 @@ pub struct Summary {
     pub energy_start: f64,
     /// … at the end.
     pub energy_end: f64,
-    /// `energy_end − energy_start`.
+    /// `energy_end − energy_start`: physical change and integration error together (the
+    /// ledger separates them).
     pub energy_drift: f64,
+    /// Where the energy went: work of forces, drives and time dependence, dissipation, and the
+    /// balance error `E(t) − E(0) − W + D` (when the run kept a ledger).
+    pub ledger: Option<LedgerTotals>,
     /// Total linear momentum at the start (if the geometry defines momenta).
     pub momentum_start: Option<[f64; 3]>,
     /// … at the end.
@@ -69,6 +75,12 @@ pub struct Summary {
     pub angular_momentum_start: Option<[f64; 3]>,
     /// … at the end.
     pub angular_momentum_end: Option<[f64; 3]>,
+    /// Keep every `output_every`-th step.
+    pub output_every: usize,
+    /// The column groups and formats written.
+    pub outputs: Outputs,
+    /// Settings changed from the problem's source (command-line options, `--set`).
+    pub overrides: Vec<String>,
     /// Settings that were read but had no effect.
     pub notes: Vec<String>,
 }
@@ -82,8 +94,8 @@ pub struct Tally {
     /// `max |C|` so far.
     pub max_constraint: f64,
     c: Vec<f64>,
-    /// Momenta workspace, kept for the summary (built on the first state).
-    columns: Option<Columns>,
+    /// Momenta workspace, kept for the summary.
+    momenta: MomentaWork,
 }
 
 impl Tally {
@@ -103,8 +115,8 @@ impl Observer for Tally {
             .max_constraint
             .max(if c.is_nan() { f64::INFINITY } else { c });
         if self.first.is_none() {
-            let cols = self.columns.get_or_insert_with(|| Columns::new(ev.problem));
-            self.first = Some((ev.state.t, figures(ev.problem, cols, ev.state)));
+            let f = figures(ev.problem, &mut self.momenta, ev.state);
+            self.first = Some((ev.state.t, f));
         }
         Ok(Control::Continue)
     }
@@ -130,14 +142,16 @@ pub struct RunFacts<'a> {
     pub source: Option<String>,
     /// The final state.
     pub last: StateView<'a>,
+    /// The energy ledger at the end, if the run kept one.
+    pub ledger: Option<LedgerTotals>,
 }
 
 /// Energy function, linear and angular momentum of a state.
 type Figures = (f64, [f64; 3], [f64; 3]);
 
-fn figures(p: &Problem, cols: &mut Columns, s: StateView<'_>) -> Figures {
+fn figures(p: &Problem, m: &mut MomentaWork, s: StateView<'_>) -> Figures {
     let [_, _, e] = assembly::energies(&p.model, s.t, s.q, s.v);
-    let (lin, ang) = cols.momenta(p, s);
+    let (lin, ang) = m.momenta(p, s);
     (e, lin, ang)
 }
 
@@ -145,10 +159,9 @@ impl Summary {
     /// The summary of a finished run.
     pub fn new(facts: &RunFacts<'_>, tally: &mut Tally) -> Self {
         let p = facts.problem;
-        let cols = tally.columns.get_or_insert_with(|| Columns::new(p));
         let with_momenta = !matches!(p.geometry.momenta, crate::model::geometry::Momenta::None);
         let first = tally.first.map(|x| x.1);
-        let last = Some(figures(p, cols, facts.last));
+        let last = Some(figures(p, &mut tally.momenta, facts.last));
         let (e0, e1) = (
             first.map_or(f64::NAN, |x| x.0),
             last.map_or(f64::NAN, |x| x.0),
@@ -183,6 +196,10 @@ impl Summary {
             momentum_end: mom(last, 0),
             angular_momentum_start: mom(first, 1),
             angular_momentum_end: mom(last, 1),
+            ledger: facts.ledger,
+            output_every: p.output_every,
+            outputs: p.outputs.clone(),
+            overrides: p.overrides.clone(),
             notes: p.notes.clone(),
         }
     }
@@ -222,6 +239,25 @@ impl std::fmt::Display for Summary {
             "  energy {:.6} → {:.6} (drift {:.3e}); max |C| {:.2e}",
             s.energy_start, s.energy_end, s.energy_drift, s.max_constraint_residual
         )?;
+        if let Some(l) = &s.ledger {
+            let mut parts = Vec::new();
+            for (name, w) in [
+                ("forces", l.work_forces),
+                ("drives", l.work_drives),
+                ("time-dependent L", l.work_time),
+            ] {
+                if w != 0.0 {
+                    parts.push(format!("work of {name} {w:.6}"));
+                }
+            }
+            if l.dissipated != 0.0 {
+                parts.push(format!("dissipated {:.6}", l.dissipated));
+            }
+            if !parts.is_empty() {
+                write!(f, "\n  ledger: {}", parts.join(", "))?;
+            }
+            write!(f, "\n  energy balance error {:.3e}", l.balance_error)?;
+        }
         if let (Some(a), Some(b)) = (s.angular_momentum_start, s.angular_momentum_end) {
             write!(f, "\n  angular momentum Lz {:.6} → {:.6}", a[2], b[2])?;
         }

@@ -7,8 +7,10 @@ use crate::error::{Error, SolveError};
 use crate::model::geometry::Geometry;
 use crate::model::{Model, StateView};
 mod options;
+mod outputs;
 
 pub use options::{GenAlphaOptions, InitOptions, LinearSolverKind, Method, Rk4Options};
+pub use outputs::{Outputs, GROUPS};
 use std::fmt;
 use std::sync::Arc;
 
@@ -70,8 +72,13 @@ pub struct Problem {
     pub method: Method,
     /// Keep (record, write) every `output_every`-th step; the first and last always. Default 1.
     pub output_every: usize,
+    /// The column groups and formats a run writes.
+    pub outputs: Outputs,
     /// Settings that were read but have no effect (e.g. DAETS' Taylor order).
     pub notes: Vec<String>,
+    /// Settings changed from the problem's source, as `name=value` (command-line options,
+    /// parameter overrides), for the record.
+    pub overrides: Vec<String>,
     /// An event that replaces the problem during a run.
     pub restart: Option<Arc<dyn Restart>>,
 }
@@ -107,7 +114,9 @@ impl Problem {
             geometry: Geometry::default(),
             method: Method::default(),
             output_every: 1,
+            outputs: Outputs::default(),
             notes: Vec::new(),
+            overrides: Vec::new(),
             restart: None,
         }
     }
@@ -150,6 +159,11 @@ impl Problem {
     /// Keep every `k`-th step.
     pub fn output_every(mut self, k: usize) -> Self {
         self.output_every = k;
+        self
+    }
+    /// Choose the column groups and formats a run writes.
+    pub fn outputs(mut self, outputs: Outputs) -> Self {
+        self.outputs = outputs;
         self
     }
     /// Set the geometry.
@@ -272,6 +286,17 @@ impl Problem {
         .with_h(h);
         if let (Some(r), Method::GenAlpha(g)) = (o.rho_inf, &mut self.method) {
             g.rho_inf = r;
+        }
+        let given = [
+            ("t_end", o.t_end.map(|x| x.to_string())),
+            ("steps", o.steps.map(|x| x.to_string())),
+            ("rho_inf", o.rho_inf.map(|x| x.to_string())),
+            ("integrator", o.integrator.clone()),
+        ];
+        for (name, value) in given {
+            if let Some(v) = value {
+                self.overrides.push(format!("{name}={v}"));
+            }
         }
         Ok(())
     }

@@ -29,7 +29,8 @@ pub use crate::model::elements::{
 use crate::ad::place;
 use crate::error::Error;
 use crate::model::geometry::{
-    Affine, CoordKind, Geometry, Link, LinkKind, Momenta, NamedPoint, PointKind, PointMap,
+    Affine, BarConstraint, CoordKind, DistanceForm, Geometry, Link, LinkKind, Momenta, NamedPoint,
+    PointKind, PointMap,
 };
 use crate::model::{Model, State};
 use crate::output::{Recorder, Solution};
@@ -403,6 +404,7 @@ impl<const D: usize> MassSpringSystem<D> {
                 name: format!("spring {i}"),
                 kind: LinkKind::Spring,
                 ends: s.nodes.map(name),
+                constraint: None,
             });
         }
         for (i, c) in self.constraints.iter().enumerate() {
@@ -410,6 +412,10 @@ impl<const D: usize> MassSpringSystem<D> {
                 name: format!("distance {i}"),
                 kind: LinkKind::Bar,
                 ends: c.nodes.map(name),
+                constraint: Some(BarConstraint {
+                    block: format!("distance {i}"),
+                    form: DistanceForm::Length,
+                }),
             });
         }
         g.coordinate_kinds = (0..self.n_coords())

@@ -197,6 +197,12 @@ impl<const D: usize> SpringKernel<D> {
         (g, blk)
     }
 
+    /// `[0, c ṡ², 0]` with `ṡ = d·Δv/|d|` the rate of extension.
+    fn power_of(&self, d: &V<D>, dv: &V<D>) -> [f64; 3] {
+        let s = d.dot(dv) / d.norm();
+        [0.0, self.damping * s * s, 0.0]
+    }
+
     fn energy_of(&self, d: &V<D>) -> [f64; 3] {
         let e = 0.5 * self.stiffness * (d.norm() - self.rest_length).powi(2);
         [0.0, e, e]
@@ -232,6 +238,9 @@ impl<const D: usize> TermKernel<D> for AnchoredSpringKernel<D> {
     }
     fn energy(&self, _t: f64, q: &V<D>, _v: &V<D>) -> [f64; 3] {
         self.spring.energy_of(&(q - V::<D>::from(self.anchor)))
+    }
+    fn power(&self, _t: f64, q: &V<D>, v: &V<D>) -> [f64; 3] {
+        self.spring.power_of(&(q - V::<D>::from(self.anchor)), v)
     }
 }
 
@@ -273,6 +282,10 @@ macro_rules! impl_spring_kernel {
             }
             fn energy(&self, _t: f64, q: &V<$n>, _v: &V<$n>) -> [f64; 3] {
                 self.energy_of(&(q.fixed_rows::<$d>($d) - q.fixed_rows::<$d>(0)))
+            }
+            fn power(&self, _t: f64, q: &V<$n>, v: &V<$n>) -> [f64; 3] {
+                let d = q.fixed_rows::<$d>($d) - q.fixed_rows::<$d>(0);
+                self.power_of(&d, &(v.fixed_rows::<$d>($d) - v.fixed_rows::<$d>(0)))
             }
         }
     };

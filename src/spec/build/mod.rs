@@ -17,7 +17,8 @@ use crate::expr::{Sym, VExpr};
 use crate::model::elements::{DistanceBetween, Frame};
 use crate::model::geometry::{Affine, PointMap};
 use crate::model::geometry::{
-    Body as GeoBody, CoordKind, Geometry, Link, LinkKind, Momenta, NamedPoint, PointKind,
+    BarConstraint, Body as GeoBody, CoordKind, DistanceForm, Geometry, Link, LinkKind, Momenta,
+    NamedPoint, PointKind,
 };
 use crate::model::{ConstraintKernelBox, Model, ModelBuilder, TermKernelBox};
 use crate::problem::{GenAlphaOptions, Method, Problem, Rk4Options};
@@ -92,10 +93,16 @@ impl<'a> Builder<'a> {
     /// Record a link between the two points named by `key` (already checked).
     fn link(&mut self, key: &str, kind: LinkKind) {
         if let Some([a, c]) = split_points(key).and_then(|v| <[String; 2]>::try_from(v).ok()) {
+            let constraint =
+                matches!(kind, LinkKind::Bar | LinkKind::MassiveBar).then(|| BarConstraint {
+                    block: format!("bar {key}"),
+                    form: DistanceForm::HalfSquare,
+                });
             self.links.push(Link {
                 name: key.to_string(),
                 kind,
                 ends: [a, c],
+                constraint,
             });
         }
     }

@@ -1,0 +1,109 @@
+//! The energy ledger of a run: where the energy went.
+//!
+//! Along a motion of `d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q + C_qᵀλ = 0` the energy function
+//! `E = v·∂L/∂v − L` changes by
+//!
+//! ```text
+//! dE/dt = Q·v − v·∂R/∂v − ∂L/∂t + λᵀC_t
+//! ```
+//!
+//! (applied forces, Rayleigh dissipation, an explicit time dependence of `L`, driving
+//! constraints; on the constraint manifold `C_q v = −C_t`). The ledger integrates each power
+//! over the run with the trapezoidal rule on the accepted steps — second order, like
+//! generalized-α — so `balance_error = E(t) − E(0) − W + D` (with `W` all work done and `D` the
+//! energy dissipated) is the integrator's error alone: for a conservative mechanism its energy
+//! drift, for a damped or driven one a quantity that vanishes as `h²`.
+//!
+//! ```
+//! use lagrangian::prelude::*;
+//! use lagrangian::library::pendulum::planar_pendulum;
+//! use lagrangian::output::ledger::Ledger;
+//! let problem = Problem::new(planar_pendulum(1.0, 1.0, 9.81)).guess(&[1.0, 0.0], &[0.0, 0.0]);
+//! let mut sim = Simulation::new(problem, GenAlphaOptions::new(1e-3))?;
+//! let mut ledger = Ledger::new();
+//! sim.run(1.0, &mut [&mut ledger])?;
+//! let l = ledger.totals();
+//! // no forces, no damping, no drives: the energy change is the balance error
+//! assert_eq!((l.work_forces, l.dissipated, l.work_drives), (0.0, 0.0, 0.0));
+//! assert_eq!(l.balance_error, l.energy_change);
+//! assert!(l.balance_error.abs() < 1e-2);
+//! # Ok::<(), lagrangian::Error>(())
+//! ```
+
+use crate::assembly;
+use crate::error::Error;
+use crate::model::StateView;
+use crate::output::observe::{Control, Event, Observer};
+use crate::solve::Problem;
+use serde::{Deserialize, Serialize};
+
+/// The ledger's figures at one instant (accumulated from the start of the run).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LedgerTotals {
+    /// `∫ Q·v dt`: work done by applied forces and torques.
+    pub work_forces: f64,
+    /// `∫ λᵀC_t dt`: work done by driving (rheonomic) constraints.
+    pub work_drives: f64,
+    /// `∫ −∂L/∂t dt`: work of an explicit time dependence of the Lagrangian.
+    pub work_time: f64,
+    /// `∫ v·∂R/∂v dt`: energy dissipated by Rayleigh terms (`2R` for quadratic `R`).
+    pub dissipated: f64,
+    /// `E(t) − E(0)`: the change of the energy function.
+    pub energy_change: f64,
+    /// `E(t) − E(0) − (W_forces + W_drives + W_time) + D`: the integrator's error.
+    pub balance_error: f64,
+}
+
+/// Integrates the powers of [`assembly::powers`] and [`assembly::drive_power`] over every
+/// accepted step (an observer; it must see every step, so give it no output stride).
+#[derive(Clone, Debug, Default)]
+pub struct Ledger {
+    /// `(t, [Q·v, v·∂R/∂v, −∂L/∂t, λᵀC_t])` of the last state seen.
+    last: Option<(f64, [f64; 4])>,
+    /// Energy function of the first state.
+    e0: Option<f64>,
+    totals: LedgerTotals,
+    ct: Vec<f64>,
+}
+
+impl Ledger {
+    /// An empty ledger.
+    pub fn new() -> Self {
+        Ledger::default()
+    }
+
+    /// The figures so far.
+    pub fn totals(&self) -> LedgerTotals {
+        self.totals
+    }
+
+    /// Account for the state `s` (the next accepted step, or the first state).
+    pub fn add(&mut self, problem: &Problem, s: StateView<'_>) {
+        let model = &problem.model;
+        self.ct.resize(model.n_constraints(), 0.0);
+        let [forces, dissipated, time] = assembly::powers(model, s.t, s.q, s.v);
+        let drives = assembly::drive_power(model, s.t, s.q, s.lambda, &mut self.ct);
+        let p = [forces, dissipated, time, drives];
+        let [_, _, e] = assembly::energies(model, s.t, s.q, s.v);
+        let tot = &mut self.totals;
+        if let Some((t0, p0)) = self.last {
+            let w = 0.5 * (s.t - t0);
+            tot.work_forces += w * (p0[0] + p[0]);
+            tot.dissipated += w * (p0[1] + p[1]);
+            tot.work_time += w * (p0[2] + p[2]);
+            tot.work_drives += w * (p0[3] + p[3]);
+        }
+        let e0 = *self.e0.get_or_insert(e);
+        tot.energy_change = e - e0;
+        tot.balance_error = tot.energy_change - (tot.work_forces + tot.work_drives + tot.work_time)
+            + tot.dissipated;
+        self.last = Some((s.t, p));
+    }
+}
+
+impl Observer for Ledger {
+    fn observe(&mut self, ev: &Event<'_>) -> Result<Control, Error> {
+        self.add(ev.problem, ev.state);
+        Ok(Control::Continue)
+    }
+}

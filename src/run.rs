@@ -1,0 +1,132 @@
+//! A run into a folder: the problem through the one run loop into `trajectory.csv` and
+//! `summary.json`, with progress on the terminal and clean interruption — what `lagrangian run`
+//! does, as a library function a Rust or Python user can call too.
+//!
+//! ```
+//! use lagrangian::prelude::*;
+//! use lagrangian::library::pendulum::planar_pendulum;
+//! use lagrangian::run::{run_to_folder, RunOptions};
+//! let dir = std::env::temp_dir().join(format!("lagrangian-doc-run-{}", std::process::id()));
+//! let problem = Problem::new(planar_pendulum(1.0, 1.0, 9.81))
+//!     .guess(&[1.0, 0.0], &[0.0, 0.0])
+//!     .method(GenAlphaOptions::new(1e-3))
+//!     .t_end(0.5);
+//! let report = run_to_folder(problem, &RunOptions::new(&dir))?;
+//! assert_eq!(report.summary.stats.steps, 500);
+//! assert!(report.summary.max_constraint_residual < 1e-10);
+//! assert!(dir.join("trajectory.csv").exists() && dir.join("summary.json").exists());
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # Ok::<(), lagrangian::Error>(())
+//! ```
+
+use crate::error::Error;
+use crate::output::csv::CsvWriter;
+use crate::output::progress::Progress;
+use crate::output::summary::{RunFacts, Summary, Tally};
+use crate::output::{Interrupt, Observer};
+use crate::simulation::{RunEnd, Simulation};
+use crate::solve::Problem;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// How to run a problem into a folder.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// The output folder (created if needed). An earlier result there is replaced only when
+    /// this run completes; an interrupted run's results go to `out/interrupted`.
+    pub out: PathBuf,
+    /// Show a progress bar on the terminal (only when stderr is a terminal and the run is long).
+    pub progress: bool,
+    /// The input file, for the summary.
+    pub source: Option<String>,
+    /// A flag that ends the run after the current step when raised (Ctrl-C, another thread).
+    pub interrupt: Interrupt,
+    /// When the work started (parsing included), for `build_seconds`; default: the call.
+    pub started: Option<Instant>,
+}
+
+impl RunOptions {
+    /// Write into `out`, no progress bar, no source.
+    pub fn new(out: impl AsRef<Path>) -> Self {
+        RunOptions {
+            out: out.as_ref().to_path_buf(),
+            progress: false,
+            source: None,
+            interrupt: Interrupt::new(),
+            started: None,
+        }
+    }
+}
+
+/// What a run into a folder produced.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// The summary (also written as `summary.json`).
+    pub summary: Summary,
+    /// The folder the results are in (`out`, or `out/interrupted`).
+    pub dir: PathBuf,
+    /// The files written, in `dir`.
+    pub files: Vec<PathBuf>,
+    /// How the run ended.
+    pub end: RunEnd,
+}
+
+impl RunReport {
+    /// Whether the run was interrupted before its end time.
+    pub fn interrupted(&self) -> bool {
+        self.summary.interrupted
+    }
+}
+
+/// Integrate `problem` from consistent initial values to its end time with its own method,
+/// writing the trajectory and the summary into `opts.out` atomically (see
+/// [`crate::output::csv`]). A run that fails leaves an earlier result in the folder unchanged.
+pub fn run_to_folder(problem: Problem, opts: &RunOptions) -> Result<RunReport, Error> {
+    let start = opts.started.unwrap_or_else(Instant::now);
+    let steps = problem.steps(problem.method.h());
+    let mut sim = Simulation::new(problem.clone(), problem.method.clone())?;
+    let build_seconds = start.elapsed().as_secs_f64();
+    let mut csv = CsvWriter::create(&opts.out, &problem, problem.output_every)?;
+    let mut tally = Tally::new();
+    let mut progress = Progress::new(steps, opts.progress && steps >= 2000);
+    let mut watch = opts.interrupt.clone();
+    let observers: &mut [&mut dyn Observer] =
+        &mut [&mut csv, &mut tally, &mut progress, &mut watch];
+    let end = sim.run(problem.t_end, observers);
+    progress.finish();
+    let end = end?;
+    let interrupted = opts.interrupt.raised() && matches!(end, RunEnd::Stopped { .. });
+    let stats = sim.stats();
+    let summary = Summary::new(
+        &RunFacts {
+            problem: sim.problem(),
+            method: sim.method(),
+            init: sim.init_report(),
+            stats: &stats,
+            build_seconds,
+            stopped_at: match end {
+                RunEnd::Stopped { t } => Some(t),
+                RunEnd::Completed => None,
+            },
+            interrupted,
+            source: opts.source.clone(),
+            last: sim.view(),
+            ledger: csv.ledger(),
+        },
+        &mut tally,
+    );
+    let dir = match interrupted {
+        true => opts.out.join("interrupted"),
+        false => opts.out.clone(),
+    };
+    csv.finish_in(&summary, &dir)?;
+    let files = ["trajectory.csv", "summary.json"]
+        .map(|f| dir.join(f))
+        .to_vec();
+    Ok(RunReport {
+        summary,
+        dir,
+        files,
+        end,
+    })
+}
