@@ -24,16 +24,21 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Integrate a mechanism file; write DIR/trajectory.csv and DIR/summary.json.
+    /// Integrate a mechanism file; write DIR/trajectory.csv (or DIR/npy/) and DIR/summary.json.
     Run {
         /// The mechanism (YAML).
         file: PathBuf,
         /// Output directory (default: out/<file name>).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Number of steps (overrides SolverParams).
-        #[arg(long)]
+        #[command(flatten)]
+        set: Settings,
+        /// Number of steps over the span (overrides SolverParams).
+        #[arg(long, conflicts_with = "step")]
         steps: Option<usize>,
+        /// Step size; the last step is shortened to land on the end time.
+        #[arg(long)]
+        step: Option<f64>,
         /// End time (overrides ProblemData.tend).
         #[arg(long = "t-end")]
         t_end: Option<f64>,
@@ -43,6 +48,15 @@ enum Cmd {
         /// Integrator: genalpha, or rk4 for unconstrained mechanisms (overrides SolverParams).
         #[arg(long)]
         integrator: Option<String>,
+        /// Write every K-th step (overrides SolverParams.output_every).
+        #[arg(long = "output-every")]
+        output_every: Option<usize>,
+        /// Column groups: positions,velocities,accelerations,multipliers,reactions,momenta,energies,ledger.
+        #[arg(long, value_delimiter = ',')]
+        columns: Option<Vec<String>>,
+        /// Formats: csv, npy or csv,npy.
+        #[arg(long, value_delimiter = ',')]
+        format: Option<Vec<String>>,
         /// No progress bar and no summary on the terminal.
         #[arg(long)]
         quiet: bool,
@@ -52,6 +66,11 @@ enum Cmd {
     Check {
         /// The mechanism (YAML).
         file: PathBuf,
+        #[command(flatten)]
+        set: Settings,
+        /// Print every coordinate, constraint and value (default: the first 24 of each).
+        #[arg(long)]
+        verbose: bool,
     },
     /// Plot a run: chosen columns of DIR/trajectory.csv against time, or (without --columns) the
     /// diagnostics sheet (energies, momenta, constraint residual, coordinates). PNG and SVG.
@@ -68,6 +87,14 @@ enum Cmd {
         #[arg(long, default_value = "1200x800")]
         size: String,
     },
+}
+
+/// Parameter overrides shared by `run` and `check`.
+#[derive(clap::Args)]
+struct Settings {
+    /// Change a PhysicalParams value, e.g. --set k=200 (repeatable); what depends on it follows.
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = spec::parse_set)]
+    sets: Vec<(String, f64)>,
 }
 
 /// `println!` that ignores a closed stdout (e.g. `lagrangian run … | head`): never panics.
@@ -103,7 +130,7 @@ fn run(
     let flag = interrupt.flag();
     let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
     problem.apply(ov).map_err(|e| e.to_string())?;
-    let steps = problem.steps(problem.method.h());
+    let h = problem.method.h();
     let opts = RunOptions {
         progress: !quiet && std::io::stderr().is_terminal(),
         source,
@@ -113,9 +140,9 @@ fn run(
     };
     let report = run_to_folder(problem, &opts).map_err(|e| match e {
         Error::Solve(e @ SolveError::NewtonDiverged { .. }) => {
-            format!("{e} (for example --steps {})", steps * 4)
+            format!("{e} (for example --step {:e})", h / 4.0)
         }
-        Error::Init(InitError::BadInput(e)) => format!("initial values: {e}"),
+        e @ Error::Init(InitError::BadInput(_)) => e.to_string(),
         Error::Init(e) => format!("initial values: {e}"),
         e => e.to_string(),
     })?;
@@ -138,41 +165,22 @@ fn run(
 }
 
 /// `lagrangian check`: coordinates, constraints, degrees of freedom, consistent initial point.
-fn check(p: &Problem) -> Result<(), String> {
+fn check(p: &Problem, verbose: bool) -> Result<(), String> {
     let init = p
         .initial_values()
         .map_err(|e| format!("initial values: {e}"))?;
     say!(
         "{}",
-        lagrangian::output::check::check_report(p, &init).trim_end()
+        lagrangian::output::check::check_report(p, &init, verbose).trim_end()
     );
     Ok(())
 }
 
 fn plot(dir: &Path, columns: &[String], out: Option<PathBuf>, size: &str) -> Result<(), String> {
-    use lagrangian::output::plot::{diagnostics_sheet, parse_size, plot_columns, run_title, Table};
-    let (w, h) = parse_size(size)
+    let size = lagrangian::output::plot::parse_size(size)
         .ok_or_else(|| format!("--size {size}: expected WIDTHxHEIGHT, e.g. 1200x800"))?;
-    let table = Table::read(&dir.join("trajectory.csv")).map_err(|e| e.to_string())?;
-    let title = run_title(dir);
-    let files = if columns.is_empty() {
-        diagnostics_sheet(
-            &table,
-            &title,
-            &out.unwrap_or_else(|| dir.join("diagnostics")),
-            (w, h),
-        )
-    } else {
-        plot_columns(
-            &table,
-            columns,
-            &title,
-            &out.unwrap_or_else(|| dir.join("plot")),
-            (w, h),
-        )
-    }
-    .map_err(|e| e.to_string())?;
-    for f in files {
+    let files = lagrangian::output::plot::plot_run(dir, columns, out, size);
+    for f in files.map_err(|e| e.to_string())? {
         say!("wrote {}", f.display());
     }
     Ok(())
@@ -233,10 +241,15 @@ fn execute(cli: Cli) -> ExitCode {
         Some(Cmd::Run {
             file,
             out,
+            set,
             steps,
+            step,
             t_end,
             rho_inf,
             integrator,
+            output_every,
+            columns,
+            format,
             quiet,
         }) => {
             let stem = file
@@ -245,17 +258,21 @@ fn execute(cli: Cli) -> ExitCode {
             let out = out.unwrap_or_else(|| PathBuf::from("out").join(stem));
             let ov = Overrides {
                 steps,
+                step,
                 t_end,
                 rho_inf,
                 integrator,
+                output_every,
+                columns,
+                formats: format,
             };
-            spec::load(&file)
+            spec::load_with(&file, &set.sets)
                 .map_err(|e| e.to_string())
                 .and_then(|p| run(p, &out, &ov, quiet, Some(file.display().to_string()), start))
         }
-        Some(Cmd::Check { file }) => spec::load(&file)
+        Some(Cmd::Check { file, set, verbose }) => spec::load_with(&file, &set.sets)
             .map_err(|e| e.to_string())
-            .and_then(|p| check(&p)),
+            .and_then(|p| check(&p, verbose)),
         Some(Cmd::Plot {
             dir,
             columns,

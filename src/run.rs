@@ -65,7 +65,7 @@ pub struct RunReport {
     pub summary: Summary,
     /// The folder the results are in (`out`, or `out/interrupted`).
     pub dir: PathBuf,
-    /// The files written, in `dir`.
+    /// The files written, in `dir` (`trajectory.csv`, the `npy` folder, `summary.json`).
     pub files: Vec<PathBuf>,
     /// How the run ended.
     pub end: RunEnd,

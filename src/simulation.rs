@@ -176,8 +176,9 @@ impl Simulation {
         Ok(())
     }
 
-    /// Step until `t_end` (to whole steps: while more than half a step remains), calling every
-    /// observer with the current state first and after every accepted step.
+    /// Step until `t_end`, calling every observer with the current state first and after every
+    /// accepted step. The last step is shortened when less than a step remains, so the run
+    /// lands on `t_end` (to 10⁻⁹ h).
     pub fn run(
         &mut self,
         t_end: f64,
@@ -186,7 +187,7 @@ impl Simulation {
         if t_end.is_nan() || t_end.is_infinite() {
             return Err(SolveError::BadOptions(format!("end time {t_end} is not finite")).into());
         }
-        let remaining = |s: &Self| t_end - s.integrator.t() > 0.5 * s.integrator.h();
+        let remaining = |s: &Self| t_end - s.integrator.t() > 1e-9 * s.integrator.h();
         let mut last = !remaining(self);
         if self.notify(observers, last)? == Control::Stop {
             return Ok(RunEnd::Stopped { t: self.t() });
@@ -194,6 +195,10 @@ impl Simulation {
         let start = Instant::now();
         let result = (|| {
             while !last {
+                let rest = t_end - self.integrator.t();
+                if rest < self.integrator.h() * (1.0 - 1e-12) {
+                    self.integrator.set_h(rest);
+                }
                 self.step()?;
                 last = !remaining(self);
                 if self.notify(observers, last)? == Control::Stop {

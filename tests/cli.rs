@@ -2,77 +2,10 @@
 //! reports the model; bad input ends with `file:line:column`, the field, a non-zero exit code and
 //! no output file.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-static N: AtomicUsize = AtomicUsize::new(0);
-
-fn tmp(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "lagrangian-cli-{}-{}-{tag}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_lagrangian"))
-}
-
-fn mech(name: &str) -> String {
-    format!("{}/mechanisms/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run(args: &[&str], cwd: Option<&Path>) -> Output {
-    let mut c = bin();
-    c.args(args);
-    if let Some(d) = cwd {
-        c.current_dir(d);
-    }
-    c.output().unwrap()
-}
-
-fn summary(dir: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
-}
-
-/// `lagrangian run` on a bundled file up to `t_end`, into a fresh directory; it must succeed.
-fn run_bundled(file: &str, t_end: &str) -> PathBuf {
-    let out = tmp(file.trim_end_matches(".yaml"));
-    let o = run(
-        &[
-            "run",
-            &mech(file),
-            "--out",
-            out.to_str().unwrap(),
-            "--t-end",
-            t_end,
-            "--quiet",
-        ],
-        None,
-    );
-    assert!(
-        o.status.success(),
-        "{file}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    out
-}
-
-/// `trajectory.csv` of a run: the header and the rows.
-fn trajectory(out: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
-    let csv = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
-    let mut lines = csv.lines();
-    let header = lines.next().unwrap().split(',').map(String::from).collect();
-    let rows = lines
-        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
-        .collect();
-    (header, rows)
-}
+mod common;
+use common::*;
+use std::path::Path;
+use std::process::Command;
 
 #[test]
 fn bundled_mechanisms_run_and_write_complete_results() {
@@ -389,7 +322,7 @@ fn inconsistent_guess_and_newton_failure_keep_earlier_results() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success(), "{err}");
     assert!(
-        err.contains("at t = 5") && err.contains("step 1") && err.contains("--steps"),
+        err.contains("at t = 5") && err.contains("step 1") && err.contains("--step 1.25e0"),
         "{err}"
     );
     let after = [

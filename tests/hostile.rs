@@ -110,7 +110,7 @@ fn counts_are_whole_and_bounded() {
         ("steps: 1e30", "limit"),
         ("steps: 10.5", "whole number"),
         ("step: 1e-300", "limit"),
-        ("step: 100", "does not divide"),
+        ("step: 100", "longer than the span"),
     ] {
         let e = spec::parse(&with_solver(params), "p.yaml")
             .unwrap_err()

@@ -263,6 +263,15 @@ pub struct Link {
     pub constraint: Option<BarConstraint>,
 }
 
+/// A drive: its name and the constraint block `s(q) − f(t) = 0` it is made of.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Drive {
+    /// The drive's name (`motor`).
+    pub name: String,
+    /// The constraint block's name (`drive motor`).
+    pub block: String,
+}
+
 /// The distance constraint of a bar: a function `C = f(L)` of the distance `L` between its
 /// ends, so the force on the end `a` is `−λ ∂C/∂x_a = λ f′(L) n` (`n` the unit vector from `a`
 /// to the other end) and the tension is `λ f′(L)`.
@@ -347,6 +356,9 @@ pub struct Geometry {
     pub points: Vec<NamedPoint>,
     /// Links between points.
     pub links: Vec<Link>,
+    /// Drives: constraints `s(q) − f(t) = 0` that prescribe the motion of a quantity `s`; the
+    /// force or torque each delivers along `s` is `−λ` of its constraint.
+    pub drives: Vec<Drive>,
     /// Rigid bodies.
     pub bodies: Vec<Body>,
     /// What each coordinate is (empty: all [`CoordKind::Scalar`]).

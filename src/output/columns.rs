@@ -9,7 +9,7 @@
 //! | velocities | `A.vx …` for the same points; `mu.v`, `u.vx` for those coordinates |
 //! | accelerations | every coordinate: `A.ax …`, `mu.a` |
 //! | multipliers | `lambda:<constraint>` (`lambda:<constraint>:<k>` for a block of several rows) |
-//! | reactions | `reaction:<constraint>:<coordinate>` = `−(C_qᵀλ)` on each coordinate the constraint acts on; for a bar also `force:<bar>:<end>.x …` (the force the bar exerts on each end, fixed ends included) and `tension:<bar>` |
+//! | reactions | `reaction:<constraint>:<coordinate>` = `−(C_qᵀλ)` on each coordinate the constraint acts on; for a bar also `force:<bar>:<end>.x …` (the force the bar exerts on each end, fixed ends included) and `tension:<bar>`; for a drive `s(q) = f(t)` the force or torque it delivers along `s`, `drive:<name>` = `−λ` |
 //! | momenta | `Px … |P|, Lx … |L|` (2D: `Px, Py, |P|, Lz`) when the geometry defines momenta |
 //! | energies | `kinetic`, `potential`, `total` (the energy function `v·∂L/∂v − L`), `max_constraint_residual` |
 //! | ledger | `work_forces`, `work_drives`, `work_time`, `dissipated`, `balance_error` ([`Ledger`]) |
@@ -73,6 +73,8 @@ pub struct Columns {
     extra: Vec<usize>,
     reactions: Vec<Reaction>,
     bars: Vec<Bar>,
+    /// The constraint row of each drive.
+    drives: Vec<usize>,
     momenta: Option<MomentaWork>,
     ledger: Option<Ledger>,
     c: Vec<f64>,
@@ -112,6 +114,7 @@ impl Columns {
             extra,
             reactions: Vec::new(),
             bars: Vec::new(),
+            drives: Vec::new(),
             momenta: None,
             ledger: o.ledger.then(Ledger::new),
             c: vec![0.0; model.n_constraints()],
@@ -228,6 +231,12 @@ impl Columns {
                 form: bc.form,
             });
         }
+        for d in &g.drives {
+            if let Some((_, rows)) = model.constraint_blocks().find(|(b, _)| *b == d.block) {
+                names.push(format!("drive:{}", safe(&d.name)));
+                self.drives.push(rows.start);
+            }
+        }
         names
     }
 
@@ -342,6 +351,7 @@ impl Columns {
             row.extend(d.iter().map(|x| -tension * x / len));
             row.push(tension);
         }
+        row.extend(self.drives.iter().map(|&k| -s.lambda[k]));
     }
 
     /// Total linear and angular momentum (about the origin) of state `s` (zeros when the

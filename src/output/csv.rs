@@ -1,4 +1,4 @@
-//! Writing results: trajectory CSV and run summary, atomically.
+//! Writing results: trajectory (CSV, NumPy) and run summary, atomically.
 //!
 //! A run writes into a hidden `DIR/.partial-<pid>/` directory and leaves the results of an
 //! earlier run in `DIR` untouched while it runs. Only when it has finished are `trajectory.csv`
@@ -10,11 +10,13 @@
 use crate::error::Error;
 use crate::output::columns::Columns;
 use crate::output::ledger::LedgerTotals;
+use crate::output::npy::NpyFile;
 use crate::output::observe::{Control, Event, Observer};
 use crate::output::summary::Summary;
 use crate::solve::Problem;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// Remove `.partial-<pid>` directories in `dir` left by runs that no longer exist (killed, or
@@ -42,65 +44,118 @@ fn remove_stale_partials(dir: &Path) {
     }
 }
 
-/// The files of one run, being written.
+/// The files of one run, being written: `trajectory.csv` and/or `npy/<group>.npy`.
 pub struct RunFiles {
     dir: PathBuf,
     partial: PathBuf,
-    csv: BufWriter<File>,
+    csv: Option<BufWriter<File>>,
+    /// `t.npy` and one file per group, with the group's column range.
+    npy: Vec<(Range<usize>, NpyFile)>,
+}
+
+/// The formats a run writes and the column groups the `.npy` files follow.
+pub struct Formats<'a> {
+    /// Write `trajectory.csv`.
+    pub csv: bool,
+    /// Write `npy/t.npy` and `npy/<group>.npy` for these groups (name, column range), with
+    /// `npy/columns.json` naming the columns of each.
+    pub npy: Option<&'a [(&'static str, Range<usize>)]>,
 }
 
 impl RunFiles {
-    /// Start a run in `dir`: open the partial CSV and write the header `columns` (earlier results
-    /// in `dir` stay until this run finishes).
-    pub fn create(dir: &Path, columns: &[String]) -> io::Result<Self> {
+    /// Start a run in `dir`: open the partial files and write the CSV header `columns` (earlier
+    /// results in `dir` stay until this run finishes).
+    pub fn create(dir: &Path, columns: &[String], formats: Formats<'_>) -> io::Result<Self> {
         fs::create_dir_all(dir)?;
         remove_stale_partials(dir);
         let partial = dir.join(format!(".partial-{}", std::process::id()));
         fs::create_dir_all(&partial)?;
-        let mut csv = BufWriter::new(File::create(partial.join("trajectory.csv"))?);
-        writeln!(csv, "{}", columns.join(","))?;
+        let csv = match formats.csv {
+            true => {
+                let mut csv = BufWriter::new(File::create(partial.join("trajectory.csv"))?);
+                writeln!(csv, "{}", columns.join(","))?;
+                Some(csv)
+            }
+            false => None,
+        };
+        let mut npy = Vec::new();
+        if let Some(groups) = formats.npy {
+            let folder = partial.join("npy");
+            fs::create_dir_all(&folder)?;
+            npy.push((0..1, NpyFile::create(&folder.join("t.npy"), None)?));
+            let mut names = serde_json::Map::new();
+            names.insert("t".into(), serde_json::json!(["t"]));
+            for (g, range) in groups {
+                let file = NpyFile::create(&folder.join(format!("{g}.npy")), Some(range.len()))?;
+                npy.push((range.clone(), file));
+                names.insert(g.to_string(), serde_json::json!(columns[range.clone()]));
+            }
+            let text = serde_json::to_string_pretty(&names).map_err(io::Error::other)?;
+            fs::write(folder.join("columns.json"), text + "\n")?;
+        }
         Ok(RunFiles {
             dir: dir.to_path_buf(),
             partial,
             csv,
+            npy,
         })
     }
 
     /// Append one row.
     pub fn row(&mut self, values: &[f64]) -> io::Result<()> {
-        let mut first = true;
-        for v in values {
-            if !first {
-                self.csv.write_all(b",")?;
+        if let Some(csv) = &mut self.csv {
+            let mut first = true;
+            for v in values {
+                if !first {
+                    csv.write_all(b",")?;
+                }
+                first = false;
+                write!(csv, "{v:.12e}")?;
             }
-            first = false;
-            write!(self.csv, "{v:.12e}")?;
+            csv.write_all(b"\n")?;
         }
-        self.csv.write_all(b"\n")
+        for (range, f) in &mut self.npy {
+            f.row(&values[range.clone()])?;
+        }
+        Ok(())
     }
 
-    /// Finish: write the summary and move both files into place (summary last).
+    /// Finish: write the summary and move the files into place (summary last).
     pub fn finish<S: serde::Serialize>(self, summary: &S) -> io::Result<()> {
         let dir = self.dir.clone();
         self.finish_in(summary, &dir)
     }
 
     /// Finish into `dir` instead (created if needed): for an interrupted run, a folder beside
-    /// the earlier complete result.
+    /// the earlier complete result. Results of an earlier run that this run does not write
+    /// (a format it left out) are removed, so every file in `dir` belongs to the new summary.
     pub fn finish_in<S: serde::Serialize>(mut self, summary: &S, dir: &Path) -> io::Result<()> {
         self.dir = dir.to_path_buf();
         fs::create_dir_all(dir)?;
-        self.csv.flush()?;
+        if let Some(csv) = &mut self.csv {
+            csv.flush()?;
+        }
+        for (_, f) in self.npy.drain(..) {
+            f.finish()?;
+        }
         let text = serde_json::to_string_pretty(summary).map_err(io::Error::other)?;
         fs::write(self.partial.join("summary.json"), text + "\n")?;
         let old_summary = self.dir.join("summary.json");
         if old_summary.exists() {
             fs::remove_file(old_summary)?;
         }
-        fs::rename(
-            self.partial.join("trajectory.csv"),
-            self.dir.join("trajectory.csv"),
-        )?;
+        let (csv, npy) = (self.dir.join("trajectory.csv"), self.dir.join("npy"));
+        match self.csv.is_some() {
+            true => fs::rename(self.partial.join("trajectory.csv"), &csv)?,
+            false if csv.exists() => fs::remove_file(&csv)?,
+            false => {}
+        }
+        if npy.exists() {
+            fs::remove_dir_all(&npy)?;
+        }
+        if self.partial.join("npy").exists() {
+            fs::rename(self.partial.join("npy"), &npy)?;
+        }
         fs::rename(
             self.partial.join("summary.json"),
             self.dir.join("summary.json"),
@@ -128,7 +183,13 @@ impl CsvWriter {
     /// Start writing `problem`'s trajectory into `dir` (see [`RunFiles::create`]).
     pub fn create(dir: &Path, problem: &Problem, every: usize) -> Result<Self, Error> {
         let columns = Columns::new(problem);
-        let files = RunFiles::create(dir, columns.names()).map_err(|e| Error::io(dir, e))?;
+        let o = &problem.outputs;
+        let formats = Formats {
+            csv: o.csv,
+            npy: o.npy.then_some(columns.groups()),
+        };
+        let files =
+            RunFiles::create(dir, columns.names(), formats).map_err(|e| Error::io(dir, e))?;
         Ok(CsvWriter {
             row: Vec::with_capacity(columns.names().len()),
             files: Some(files),
@@ -190,8 +251,7 @@ impl Observer for CsvWriter {
                 return Err(crate::error::SolveError::NonFiniteOutput { t, column }.into());
             }
             if let Some(f) = &mut self.files {
-                f.row(&self.row)
-                    .map_err(|e| Error::io(&self.dir.join("trajectory.csv"), e))?;
+                f.row(&self.row).map_err(|e| Error::io(&self.dir, e))?;
             }
         }
         Ok(Control::Continue)

@@ -5,6 +5,7 @@ pub mod check;
 pub mod columns;
 pub mod csv;
 pub mod ledger;
+pub mod npy;
 pub mod observe;
 pub mod plot;
 pub mod progress;

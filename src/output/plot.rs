@@ -356,6 +356,29 @@ pub fn run_title(dir: &std::path::Path) -> String {
         .unwrap_or_else(|| dir.display().to_string())
 }
 
+/// `lagrangian plot DIR`: the diagnostics sheet of the run in `dir` (no `columns`) or the
+/// chosen columns against `t`, as PNG and SVG at `out` (default `DIR/diagnostics` or
+/// `DIR/plot`); the files written.
+pub fn plot_run(
+    dir: &Path,
+    columns: &[String],
+    out: Option<PathBuf>,
+    size: (u32, u32),
+) -> Result<Vec<PathBuf>, PlotError> {
+    let table = Table::read(&dir.join("trajectory.csv"))?;
+    let title = run_title(dir);
+    match columns.is_empty() {
+        true => {
+            let out = out.unwrap_or_else(|| dir.join("diagnostics"));
+            diagnostics_sheet(&table, &title, &out, size)
+        }
+        false => {
+            let out = out.unwrap_or_else(|| dir.join("plot"));
+            plot_columns(&table, columns, &title, &out, size)
+        }
+    }
+}
+
 /// The axis range for data in `[lo, hi]`: 5 % margins, and a width that stays finite (values
 /// near ±1.8e308 would make it infinite, and the axis generation would never end): the range
 /// is clipped to ±1e307.

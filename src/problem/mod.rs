@@ -227,32 +227,53 @@ impl Problem {
         Ok(())
     }
 
-    /// Number of steps of size `h` from `t0` to `t_end` (rounded to whole steps, at least one).
+    /// Number of steps of size `h` from `t0` to `t_end`, the last one possibly shorter (at
+    /// least one).
     pub fn steps(&self, h: f64) -> usize {
-        (((self.t_end - self.t0) / h).round().max(1.0)).min(usize::MAX as f64) as usize
+        (((self.t_end - self.t0) / h - 1e-9).ceil().max(1.0)).min(usize::MAX as f64) as usize
     }
 }
 
-/// Changes to a problem's time span and method, as the command line offers them
-/// (`--steps`, `--t-end`, `--rho-inf`, `--integrator`).
+/// Changes to a problem's time span, method and outputs, as the command line offers them
+/// (`--t-end`, `--steps`, `--step`, `--rho-inf`, `--integrator`, `--output-every`,
+/// `--columns`, `--format`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Overrides {
     /// Number of steps over the time span (the step size follows).
     pub steps: Option<usize>,
-    /// End time (the number of steps follows from the current step size).
+    /// Step size (the last step is shortened to land on the end time).
+    pub step: Option<f64>,
+    /// End time (the step size stays).
     pub t_end: Option<f64>,
     /// `ρ∞` of generalized-α.
     pub rho_inf: Option<f64>,
     /// `genalpha` or `rk4`.
     pub integrator: Option<String>,
+    /// Keep every k-th step.
+    pub output_every: Option<usize>,
+    /// The column groups to write ([`GROUPS`]).
+    pub columns: Option<Vec<String>>,
+    /// The formats to write (`csv`, `npy`).
+    pub formats: Option<Vec<String>>,
 }
 
 impl Problem {
-    /// Apply `o`: first the end time (keeping the step size, to whole steps), then the number
-    /// of steps, then the method.
+    /// Apply `o`: the end time (keeping the step size), then the number of steps or the step
+    /// size, then the method and the outputs. Each change is recorded in
+    /// [`overrides`](Problem::overrides).
+    ///
+    /// ```
+    /// use lagrangian::prelude::*;
+    /// use lagrangian::library::pendulum::planar_pendulum;
+    /// use lagrangian::problem::Overrides;
+    /// let mut p = Problem::new(planar_pendulum(1.0, 1.0, 9.81)).method(GenAlphaOptions::new(0.01));
+    /// p.apply(&Overrides { t_end: Some(2.0), steps: Some(400), ..Default::default() })?;
+    /// assert_eq!((p.t_end, p.method.h()), (2.0, 0.005));
+    /// assert_eq!(p.overrides, ["t_end=2", "steps=400"]);
+    /// # Ok::<(), lagrangian::Error>(())
+    /// ```
     pub fn apply(&mut self, o: &Overrides) -> Result<(), Error> {
         let bad = |m: String| Error::from(SolveError::BadOptions(m));
-        let mut steps = self.steps(self.method.h());
         if let Some(t) = o.t_end {
             if !(t > self.t0) || !t.is_finite() {
                 return Err(bad(format!(
@@ -261,15 +282,25 @@ impl Problem {
                 )));
             }
             self.t_end = t;
-            steps = self.steps(self.method.h());
         }
-        if let Some(s) = o.steps {
-            if s == 0 || s > MAX_STEPS {
-                return Err(bad(format!("--steps must lie in 1..={MAX_STEPS}")));
+        let span = self.t_end - self.t0;
+        let h = match (o.steps, o.step) {
+            (Some(_), Some(_)) => {
+                return Err(bad("give either --steps or --step, not both".into()))
             }
-            steps = s;
-        }
-        let h = (self.t_end - self.t0) / steps as f64;
+            (Some(s), None) if s == 0 || s > MAX_STEPS => {
+                return Err(bad(format!("--steps must lie in 1..={MAX_STEPS}")))
+            }
+            (Some(s), None) => span / s as f64,
+            (None, Some(h)) if !(h > 0.0 && h.is_finite() && span / h <= MAX_STEPS as f64) => {
+                return Err(bad(format!(
+                    "--step {h} must be positive and give at most {MAX_STEPS} steps over [{}, {}]",
+                    self.t0, self.t_end
+                )))
+            }
+            (None, Some(h)) => h,
+            (None, None) => self.method.h(),
+        };
         self.method = match o.integrator.as_deref() {
             None => self.method.clone(),
             Some("rk4") => Rk4Options::new(h).into(),
@@ -285,13 +316,40 @@ impl Problem {
         }
         .with_h(h);
         if let (Some(r), Method::GenAlpha(g)) = (o.rho_inf, &mut self.method) {
+            if !(0.0..1.0).contains(&r) {
+                return Err(bad(format!("--rho-inf {r} must lie in [0, 1)")));
+            }
             g.rho_inf = r;
         }
+        if let Some(k) = o.output_every {
+            if k == 0 || k > MAX_STEPS {
+                return Err(bad(format!("--output-every must lie in 1..={MAX_STEPS}")));
+            }
+            self.output_every = k;
+        }
+        if let Some(c) = &o.columns {
+            self.outputs = Outputs::from_names(c)
+                .map_err(|e| bad(format!("--columns: {e}")))?
+                .formats(&self.outputs.formats_names())
+                .map_err(bad)?;
+        }
+        if let Some(f) = &o.formats {
+            self.outputs = self
+                .outputs
+                .clone()
+                .formats(f)
+                .map_err(|e| bad(format!("--format: {e}")))?;
+        }
+        let list = |v: &Option<Vec<String>>| v.as_ref().map(|v| v.join(","));
         let given = [
             ("t_end", o.t_end.map(|x| x.to_string())),
             ("steps", o.steps.map(|x| x.to_string())),
+            ("step", o.step.map(|x| x.to_string())),
             ("rho_inf", o.rho_inf.map(|x| x.to_string())),
             ("integrator", o.integrator.clone()),
+            ("output_every", o.output_every.map(|x| x.to_string())),
+            ("columns", list(&o.columns)),
+            ("format", list(&o.formats)),
         ];
         for (name, value) in given {
             if let Some(v) = value {

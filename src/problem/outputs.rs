@@ -38,7 +38,8 @@ pub struct Outputs {
     pub multipliers: bool,
     /// For every constraint the generalized force `−C_qᵀλ` on each coordinate it acts on
     /// (`reaction:<constraint>:<coordinate>`); for bars also the force on each end point
-    /// (`force:<bar>:<point>.x …`) and the tension (`tension:<bar>`).
+    /// (`force:<bar>:<point>.x …`) and the tension (`tension:<bar>`); for a drive the force or
+    /// torque it delivers (`drive:<name>`).
     pub reactions: bool,
     /// Total linear and angular momentum (when the geometry defines them).
     pub momenta: bool,
@@ -111,6 +112,14 @@ impl Outputs {
             return Err("no output format: expected csv, npy or both".into());
         }
         Ok(self)
+    }
+
+    /// The names of the formats that are on (`csv`, `npy`).
+    pub fn formats_names(&self) -> Vec<&'static str> {
+        [("csv", self.csv), ("npy", self.npy)]
+            .into_iter()
+            .filter_map(|(n, on)| on.then_some(n))
+            .collect()
     }
 
     /// The names of the groups that are on, in [`GROUPS`] order.

@@ -583,6 +583,14 @@ impl Integrator for GenAlpha {
     fn step(&mut self) -> Result<StepOutcome, SolveError> {
         self.advance().map(|()| StepOutcome::Accepted)
     }
+    fn set_h(&mut self, h: f64) {
+        if h != self.opts.h && h > 0.0 && h.is_finite() {
+            // keep t = t0 + step·h; the iteration matrix depends on h: factorize afresh
+            self.t0 = self.t() - self.step as f64 * h;
+            self.opts.h = h;
+            self.factor_valid = false;
+        }
+    }
     fn view(&self) -> StateView<'_> {
         StateView {
             t: self.t(),

@@ -34,6 +34,9 @@ pub trait Integrator: Send {
     fn h(&self) -> f64;
     /// Attempt one step.
     fn step(&mut self) -> Result<StepOutcome, SolveError>;
+    /// Use step size `h` from the next attempt on (the run loop shortens the last step so a
+    /// run lands exactly on its end time).
+    fn set_h(&mut self, h: f64);
     /// The current state, borrowed (no allocation).
     fn view(&self) -> StateView<'_>;
     /// The current state, copied.

@@ -187,6 +187,12 @@ impl Integrator for Rk4 {
     fn h(&self) -> f64 {
         self.h
     }
+    fn set_h(&mut self, h: f64) {
+        if h != self.h && h > 0.0 && h.is_finite() {
+            self.t0 = self.t() - self.step as f64 * h;
+            self.h = h;
+        }
+    }
     fn step(&mut self) -> Result<StepOutcome, SolveError> {
         self.advance().map(|()| StepOutcome::Accepted)
     }

@@ -29,15 +29,53 @@ pub use crate::error::SpecError;
 
 /// Read and build a mechanism file (a mechanism or a pendulum chain).
 pub fn load(path: &Path) -> Result<Problem, SpecError> {
+    load_with(path, &[])
+}
+
+/// A parameter assignment `NAME=VALUE` (the command line's `--set`).
+///
+/// ```
+/// use lagrangian::spec::parse_set;
+/// assert_eq!(parse_set("k=200"), Ok(("k".to_string(), 200.0)));
+/// assert!(parse_set("k").is_err() && parse_set("k=abc").is_err() && parse_set("k=inf").is_err());
+/// ```
+pub fn parse_set(s: &str) -> Result<(String, f64), String> {
+    let (name, value) = s.split_once('=').ok_or("expected NAME=VALUE, e.g. k=200")?;
+    let x: f64 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{value}' is not a number"))?;
+    match x.is_finite() {
+        true => Ok((name.trim().to_string(), x)),
+        false => Err(format!("'{value}' is not a finite number")),
+    }
+}
+
+/// [`load`] with parameters changed: each `(name, value)` replaces the value of a
+/// `PhysicalParams` entry, and everything that depends on it is evaluated with the new value
+/// (as if the file had been edited).
+pub fn load_with(path: &Path, sets: &[(String, f64)]) -> Result<Problem, SpecError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| SpecError {
+    let err = |line, column, message| SpecError {
         file: file.clone(),
-        line: 1,
-        column: 1,
+        line,
+        column,
         field: String::new(),
-        message: format!("cannot read the file: {e}"),
+        message,
+    };
+    let bytes = std::fs::read(path).map_err(|e| err(1, 1, format!("cannot read the file: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let good = String::from_utf8_lossy(good);
+        let line = good.matches('\n').count() + 1;
+        let column = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        err(
+            line,
+            column,
+            "the file is not UTF-8 text (an invalid byte here)".into(),
+        )
     })?;
-    parse(&text, &file)
+    parse_with(&text, &file, sets)
 }
 
 /// Build a pendulum-chain file (the PHYS389 N-pendulum simulator's configuration, see [`chain`]) from YAML text.
@@ -48,6 +86,7 @@ pub fn parse_chain(text: &str, file: &str) -> Result<ChainSpec, SpecError> {
         file,
         scope: Scope::default(),
         names: Vec::new(),
+        sets: Vec::new(),
     };
     chain::build(ctx, &value)
 }
@@ -68,17 +107,47 @@ fn yaml(text: &str, file: &str) -> Result<Value, SpecError> {
 /// Build a mechanism file's [`Problem`] from YAML text (a mechanism, or a pendulum chain when it
 /// has `pendula`); `file` is used in error messages.
 pub fn parse(text: &str, file: &str) -> Result<Problem, SpecError> {
+    parse_with(text, file, &[])
+}
+
+/// [`parse`] with parameters changed (see [`load_with`]).
+///
+/// ```
+/// use lagrangian::spec;
+/// let text = "Dimension: 2\nPhysicalParams: { l: 2, m: 3*l }\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, Bars: { OA: l } }\n\
+///             ProblemData: { tend: 1, positions: { A: [l, 0] } }\n";
+/// let p = spec::parse_with(text, "f.yaml", &[("l".into(), 5.0)])?;
+/// assert_eq!(p.parameters, [("l".to_string(), 5.0), ("m".to_string(), 15.0)]);
+/// assert_eq!(p.q_guess, [5.0, 0.0]);
+/// assert_eq!(p.overrides, ["l=5"]);
+/// let e = spec::parse_with(text, "f.yaml", &[("k".into(), 1.0)]).unwrap_err();
+/// assert!(e.to_string().contains("no parameter 'k'"), "{e}");
+/// # Ok::<(), lagrangian::error::SpecError>(())
+/// ```
+pub fn parse_with(text: &str, file: &str, sets: &[(String, f64)]) -> Result<Problem, SpecError> {
     let value = yaml(text, file)?;
     let ctx = Ctx {
         text,
         file,
         scope: Scope::default(),
         names: Vec::new(),
+        sets: sets.to_vec(),
     };
     let chain = value
         .as_mapping()
         .is_some_and(|m| m.contains_key("pendula"));
     if chain {
+        if let Some((name, _)) = sets.first() {
+            return Err(SpecError {
+                file: file.to_string(),
+                line: 1,
+                column: 1,
+                field: String::new(),
+                message: format!(
+                    "--set {name}: a pendulum-chain file has no named parameters (edit the file)"
+                ),
+            });
+        }
         let c = chain::build(ctx, &value)?;
         return c.problem().map_err(|e| SpecError {
             file: file.to_string(),
@@ -97,6 +166,8 @@ pub(crate) struct Ctx<'a> {
     pub file: &'a str,
     pub scope: Scope,
     pub names: Vec<String>,
+    /// Parameter values that replace the file's (`--set`).
+    pub sets: Vec<(String, f64)>,
 }
 
 /// A path of keys into the document.

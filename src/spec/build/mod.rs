@@ -17,8 +17,8 @@ use crate::expr::{Sym, VExpr};
 use crate::model::elements::{DistanceBetween, Frame};
 use crate::model::geometry::{Affine, PointMap};
 use crate::model::geometry::{
-    BarConstraint, Body as GeoBody, CoordKind, DistanceForm, Geometry, Link, LinkKind, Momenta,
-    NamedPoint, PointKind,
+    BarConstraint, Body as GeoBody, CoordKind, DistanceForm, Drive, Geometry, Link, LinkKind,
+    Momenta, NamedPoint, PointKind,
 };
 use crate::model::{ConstraintKernelBox, Model, ModelBuilder, TermKernelBox};
 use crate::problem::{GenAlphaOptions, Method, Problem, Rk4Options};
@@ -57,6 +57,7 @@ struct Builder<'a> {
     bodies: HashMap<String, Body>,
     /// Links and bodies for pictures.
     links: Vec<Link>,
+    drives: Vec<Drive>,
     body_items: Vec<GeoBody>,
     notes: Vec<String>,
     /// The `PartData` path (for errors about the mechanism as a whole).
@@ -363,6 +364,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
             "AppliedForces",
             "ProblemData",
             "SolverParams",
+            "Output",
             "Animation",
         ]),
     )?;
@@ -403,6 +405,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
         cons: Vec::new(),
         bodies: HashMap::new(),
         links: Vec::new(),
+        drives: Vec::new(),
         body_items: Vec::new(),
         notes: Vec::new(),
         part_path: path(&["PartData"]),
@@ -435,6 +438,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
             "Springs",
             "Bars",
             "Equations",
+            "Drives",
         ]),
     )?;
     let part = |k: &str| {
@@ -449,9 +453,11 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
     sections::elements(&mut b, &part)?;
     sections::loads(&mut b, fmap, &fp)?;
     sections::equations(&mut b, part("Equations"))?;
+    sections::drives(&mut b, part("Drives"))?;
     let guesses = problem::problem_data(&mut b, get("ProblemData"), &root_p)?;
-    let method = problem::solver_params(&mut b, get("SolverParams"), &guesses)?;
-    problem::finish(b, title, guesses, method, get("Animation"))
+    let (method, every) = problem::solver_params(&mut b, get("SolverParams"), &guesses)?;
+    let output = problem::output(&b, get("Output"), every, get("SolverParams"))?;
+    problem::finish(b, title, guesses, (method, output), get("Animation"))
 }
 
 fn short(v: &Value) -> String {

@@ -2,7 +2,7 @@
 //! assembly of the [`Problem`].
 
 use super::*;
-use crate::problem::MAX_STEPS;
+use crate::problem::{Outputs, MAX_STEPS};
 
 /// The initial-value problem of a file.
 pub(super) struct Guesses {
@@ -155,9 +155,12 @@ pub(super) fn solver_params(
     let span = g.t_end - g.t0;
     let mut opts = GenAlphaOptions::default();
     let mut steps = (span / opts.h).round().max(1.0) as usize;
-    let (mut output_every, mut rk4) = (1, false);
+    let (mut output_every, mut rk4, mut h_given) = (1, false, None);
     let Some(sp) = value.filter(|v| !v.is_null()) else {
-        return Ok((opts.clone().into_method(span, steps, rk4), output_every));
+        return Ok((
+            opts.clone().into_method(span / steps as f64, rk4),
+            output_every,
+        ));
     };
     let p = path(&["SolverParams"]);
     let m = b.ctx.map(sp, &p)?;
@@ -208,18 +211,15 @@ pub(super) fn solver_params(
                 ),
             ));
         }
-        if (n * h - span).abs() > 1e-9 * span {
+        if h > span * (1.0 + 1e-9) {
             return Err(b.ctx.err(
                 &q,
-                format!(
-                    "step {h} does not divide the span {span} into whole steps (the nearest is \
-                     {} steps of {}); give steps instead",
-                    n,
-                    span / n
-                ),
+                format!("step {h} is longer than the span {span} (give steps: 1 for one step)"),
             ));
         }
-        steps = n as usize;
+        // a step that does not divide the span: the last one is shortened to land on tend
+        h_given = Some(h);
+        steps = (span / h - 1e-9).ceil().max(1.0) as usize;
     }
     if let Some(x) = m.get("rho_inf") {
         let q = sub(&p, "rho_inf");
@@ -252,17 +252,17 @@ pub(super) fn solver_params(
                 .err(&sub(&p, "reuse_factorization"), "expected true or false")
         })?;
     }
-    Ok((opts.into_method(span, steps, rk4), output_every))
+    let h = h_given.unwrap_or(span / steps as f64);
+    Ok((opts.into_method(h, rk4), output_every))
 }
 
 trait IntoMethod {
     /// Generalized-α with these options, or RK4, at the step `span/steps`.
-    fn into_method(self, span: f64, steps: usize, rk4: bool) -> Method;
+    fn into_method(self, h: f64, rk4: bool) -> Method;
 }
 
 impl IntoMethod for GenAlphaOptions {
-    fn into_method(self, span: f64, steps: usize, rk4: bool) -> Method {
-        let h = span / steps as f64;
+    fn into_method(self, h: f64, rk4: bool) -> Method {
         if rk4 {
             Rk4Options::new(h).into()
         } else {
@@ -273,11 +273,75 @@ impl IntoMethod for GenAlphaOptions {
 
 /// The model, the geometry (points in order of definition, links, bodies, coordinate kinds,
 /// Noether momenta, the `Animation` settings) and the [`Problem`].
+/// `Output`: the column groups, the formats and the output stride (which `SolverParams` may
+/// give as `output_every` instead).
+pub(super) fn output(
+    b: &Builder,
+    v: Option<&Value>,
+    every: usize,
+    solver: Option<&Value>,
+) -> Result<(Outputs, usize), SpecError> {
+    let Some(v) = v.filter(|v| !v.is_null()) else {
+        return Ok((Outputs::default(), every));
+    };
+    let p = path(&["Output"]);
+    let m = b.ctx.map(v, &p)?;
+    let keys = b.ctx.keys(m, &p, Some(&["columns", "format", "every"]))?;
+    let names = |v: &Value, q: &Path_| -> Result<Vec<String>, SpecError> {
+        match v {
+            Value::String(s) => Ok(vec![s.clone()]),
+            Value::Sequence(items) => items
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .map(String::from)
+                        .ok_or_else(|| b.ctx.err(q, format!("expected names, found {}", kind(x))))
+                })
+                .collect(),
+            other => Err(b.ctx.err(
+                q,
+                format!("expected a list of names, found {}", kind(other)),
+            )),
+        }
+    };
+    let mut outputs = Outputs::default();
+    let mut every = every;
+    for (key, val) in keys {
+        let q = sub(&p, &key);
+        match key.as_str() {
+            "columns" => {
+                let formats = outputs.formats_names();
+                outputs = Outputs::from_names(&names(val, &q)?)
+                    .and_then(|o| o.formats(&formats))
+                    .map_err(|e| b.ctx.err(&q, e))?;
+            }
+            "format" => {
+                outputs = outputs
+                    .formats(&names(val, &q)?)
+                    .map_err(|e| b.ctx.err(&q, e))?;
+            }
+            _ => {
+                let given = solver
+                    .and_then(|s| s.as_mapping())
+                    .is_some_and(|s| s.contains_key("output_every"));
+                if given {
+                    return Err(b.ctx.err(
+                        &q,
+                        "the output stride is given twice (also SolverParams.output_every)",
+                    ));
+                }
+                every = b.ctx.count(val, &q, "every", MAX_STEPS)?;
+            }
+        }
+    }
+    Ok((outputs, every))
+}
+
 pub(super) fn finish(
     mut b: Builder,
     title: String,
     g: Guesses,
-    (method, output_every): (Method, usize),
+    (method, (outputs, output_every)): (Method, (Outputs, usize)),
     animation: Option<&Value>,
 ) -> Result<Problem, SpecError> {
     // Animation: kept for viewers (camera settings), not used by the solver
@@ -326,6 +390,7 @@ pub(super) fn finish(
             .push(NamedPoint::new(name.clone(), kind, map));
     }
     geometry.links = std::mem::take(&mut b.links);
+    geometry.drives = std::mem::take(&mut b.drives);
     geometry.bodies = std::mem::take(&mut b.body_items);
     geometry.coordinate_kinds = std::mem::take(&mut b.coord_kinds);
     geometry.momenta = Momenta::Noether;
@@ -339,10 +404,14 @@ pub(super) fn finish(
         .t_end(t_end)
         .method(method)
         .output_every(output_every)
+        .outputs(outputs)
         .geometry(geometry);
     problem.parameters = (b.ctx.names.iter())
         .filter_map(|n| b.ctx.scope.get(n).map(|v| (n.clone(), v)))
         .collect();
     problem.notes = b.notes;
+    problem.overrides = (b.ctx.sets.iter())
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect();
     Ok(problem)
 }

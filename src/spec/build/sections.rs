@@ -24,13 +24,25 @@ pub(super) fn physical_params(b: &mut Builder, value: Option<&Value>) -> Result<
                         .ctx
                         .err(&q, format!("'{name}' cannot be a parameter name")));
                 }
-                let x = b.ctx.num(val, &q)?;
+                let x = match b.ctx.sets.iter().find(|(n, _)| *n == name) {
+                    Some(&(_, x)) => x,
+                    None => b.ctx.num(val, &q)?,
+                };
                 b.ctx.scope.set(&name, x);
                 b.ctx.names.push(name);
             }
         }
     }
-
+    if let Some((name, _)) = b.ctx.sets.iter().find(|(n, _)| !b.ctx.names.contains(n)) {
+        let known = match b.ctx.names.is_empty() {
+            true => "the file has none".to_string(),
+            false => format!("the file's parameters: {}", b.ctx.names.join(", ")),
+        };
+        return Err(b.ctx.err(
+            &path(&["PhysicalParams"]),
+            format!("--set {name}: there is no parameter '{name}' ({known})"),
+        ));
+    }
     Ok(())
 }
 
@@ -391,5 +403,36 @@ pub(super) fn equations(b: &mut Builder, value: Option<&Value>) -> Result<(), Sp
         }
     }
 
+    Ok(())
+}
+
+/// `Drives`: prescribed motions `s(q) = f(t)` of a scalar quantity `s` (a coordinate, an angle,
+/// a distance), each a constraint named `drive <name>` whose `−λ` is the force or torque the
+/// drive delivers along `s` (the column `drive:<name>`).
+pub(super) fn drives(b: &mut Builder, value: Option<&Value>) -> Result<(), SpecError> {
+    let Some(v) = value else { return Ok(()) };
+    let p = sub(&b.part_path, "Drives");
+    let m = b.ctx.map(v, &p)?;
+    for (name, val) in b.ctx.keys(m, &p, None)? {
+        let q = sub(&p, &name);
+        let dm = b.ctx.map(val, &q)?;
+        b.ctx.keys(dm, &q, Some(&["quantity", "motion"]))?;
+        let scalar = |key: &str| -> Result<VExpr, SpecError> {
+            let k = sub(&q, key);
+            let e = b.vexpr(b.ctx.required(dm, &q, key)?, &k)?;
+            match e.is_vector() {
+                true => Err(b
+                    .ctx
+                    .err(&k, format!("the {key} of a drive must be a scalar"))),
+                false => Ok(e),
+            }
+        };
+        let (s, f) = (scalar("quantity")?, scalar("motion")?);
+        let c = VExpr::sum(s, f, true).map_err(|e| b.ctx.err(&q, e))?;
+        let block = format!("drive {name}");
+        b.equation(&block, &c, &q)?;
+        b.checks.push((q, c));
+        b.drives.push(Drive { name, block });
+    }
     Ok(())
 }
