@@ -430,6 +430,14 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
     fn power(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
         term_power(&self.term, t, q.as_slice(), v.as_slice())
     }
+    fn momentum(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, N> {
+        let tv = DualSVec::<f64, N>::from_re(t);
+        let qd = q.map(DualSVec::<f64, N>::from_re);
+        let vd =
+            SVector::<DualSVec<f64, N>, N>::from_fn(|i, _| DualSVec::from_re(v[i]).derivative(i));
+        let l = self.term.lagrangian(tv, &qd, &vd);
+        l.eps.unwrap_generic(Const::<N>, U1)
+    }
 }
 
 /// A [`Constraint`] turned into a [`ConstraintKernel`] by forward AD.

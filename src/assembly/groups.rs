@@ -83,6 +83,14 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
         }
         e
     }
+    fn add_momentum(&self, t: f64, q: &[f64], v: &[f64], p: &mut [f64]) {
+        for (k, idx) in self.kernels.iter().zip(&self.indices) {
+            let x = k.momentum(t, &gather(true, idx, q), &gather(true, idx, v));
+            for (i, &g) in idx.iter().enumerate() {
+                p[g] += x[i];
+            }
+        }
+    }
     fn power(&self, t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
         let mut e = [0.0; 3];
         for (k, idx) in self.kernels.iter().zip(&self.indices) {

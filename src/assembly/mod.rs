@@ -341,36 +341,11 @@ pub fn dense_constraint_hessian(
     h
 }
 
-/// Generalized momenta `p = M(q) v` (exact `∂L/∂v` when `T` is quadratic in `v` with no linear
-/// terms, as for every point-based mechanism) into `p` (length `n`). Allocates: for output.
-pub fn momenta(model: &Model, pattern: &Pattern, t: f64, q: &[f64], v: &[f64], p: &mut [f64]) {
-    let n = model.n;
-    let zeros = vec![0.0; n];
-    let lam = vec![0.0; model.m];
-    let mut res = vec![0.0; pattern.dim];
-    let mut values = vec![0.0; pattern.nnz()];
-    let k = AssemblyCoefficients {
-        scale: 1.0,
-        mass: 1.0,
-        damping: 0.0,
-        stiffness: 0.0,
-        stiffness_lambda: 0.0,
-    };
-    let pt = Point {
-        t,
-        q,
-        v,
-        a: &zeros,
-        lambda: &lam,
-    };
-    residual_and_matrix(model, pattern, &pt, &k, &mut res, &mut values);
-    p[..n].fill(0.0);
-    for col in 0..n {
-        for s in pattern.col_ptr[col]..pattern.col_ptr[col + 1] {
-            let row = pattern.row_idx[s];
-            if row < n {
-                p[row] += values[s] * v[col];
-            }
-        }
+/// Generalized momenta `p = ∂L/∂v`, summed over the terms, into `p` (length `n`); for a
+/// kinetic energy quadratic in `v` this is `M(q) v`.
+pub fn momenta(model: &Model, t: f64, q: &[f64], v: &[f64], p: &mut [f64]) {
+    p[..model.n].fill(0.0);
+    for g in &model.terms {
+        g.add_momentum(t, q, v, p);
     }
 }

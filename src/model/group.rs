@@ -102,6 +102,8 @@ pub trait Terms: Send + Sync {
     );
     /// Sum of `[T, V, v·∂L/∂v − L]` over the group.
     fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> [f64; 3];
+    /// Add every element's momentum `∂L/∂v` into `p` (global).
+    fn add_momentum(&self, t: f64, q: &[f64], v: &[f64], p: &mut [f64]);
     /// Sum of the powers `[Q·v, v·∂R/∂v, −∂L/∂t]` over the group
     /// ([`TermKernel::power`](super::TermKernel::power)).
     fn power(&self, t: f64, q: &[f64], v: &[f64]) -> [f64; 3];

@@ -60,6 +60,8 @@ pub trait TermKernel<const N: usize>: Send + Sync + 'static {
     ) -> (SVector<f64, N>, SMatrix<f64, N, N>);
     /// `[T, V, v·∂L/∂v − L]`.
     fn energy(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3];
+    /// The generalized momentum `p = ∂L/∂v` (`N` entries).
+    fn momentum(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, N>;
     /// The powers that change the energy function `h = v·∂L/∂v − L`:
     /// `[Q·v, v·∂R/∂v, −∂L/∂t]` — the power of the applied forces, the power dissipated by
     /// the Rayleigh function, and the power of an explicit time dependence of `L`. Along a

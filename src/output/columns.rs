@@ -14,13 +14,12 @@
 //! | energies | `kinetic`, `potential`, `total` (the energy function `v·∂L/∂v − L`), `max_constraint_residual` |
 //! | ledger | `work_forces`, `work_drives`, `work_time`, `dissipated`, `balance_error` ([`Ledger`]) |
 
-use crate::assembly::{self, ConstraintElement, Pattern};
+use crate::assembly::{self, ConstraintElement};
 use crate::model::geometry::{CoordKind, DistanceForm, Momenta, PointKind};
-use crate::model::{Model, StateView};
+use crate::model::StateView;
 use crate::output::ledger::Ledger;
 use crate::solve::Problem;
 use std::ops::Range;
-use std::sync::Arc;
 
 const AXES: [&str; 3] = ["x", "y", "z"];
 
@@ -363,11 +362,9 @@ impl Columns {
     }
 }
 
-/// The workspace of total momenta: the pattern `p = M v` is assembled on (Noether momenta),
-/// built on first use for the model it belongs to (a restart may change the model).
+/// The workspace of total momenta (`p = ∂L/∂v`, for the Noether momenta).
 #[derive(Default)]
 pub struct MomentaWork {
-    pattern: Option<(Arc<Model>, Pattern)>,
     p: Vec<f64>,
 }
 
@@ -378,13 +375,8 @@ impl MomentaWork {
         match &g.momenta {
             Momenta::Custom(f) => f.momenta(s.q, s.v, s.t),
             Momenta::Noether => {
-                if !matches!(&self.pattern, Some((m, _)) if Arc::ptr_eq(m, model)) {
-                    self.pattern = Some((model.clone(), Pattern::new(model)));
-                    self.p.resize(model.n_coords(), 0.0);
-                }
-                if let Some((_, pattern)) = &self.pattern {
-                    assembly::momenta(model, pattern, s.t, s.q, s.v, &mut self.p);
-                }
+                self.p.resize(model.n_coords(), 0.0);
+                assembly::momenta(model, s.t, s.q, s.v, &mut self.p);
                 noether(&g.coordinate_kinds, g.dimension, s.q, &self.p)
             }
             Momenta::None => ([0.0; 3], [0.0; 3]),

@@ -44,6 +44,9 @@ impl<const D: usize> TermKernel<D> for LoadKernel<D> {
     fn energy(&self, _t: f64, _q: &SVector<f64, D>, _v: &SVector<f64, D>) -> [f64; 3] {
         [0.0; 3]
     }
+    fn momentum(&self, _t: f64, _q: &SVector<f64, D>, _v: &SVector<f64, D>) -> SVector<f64, D> {
+        SVector::zeros()
+    }
     fn power(&self, t: f64, _q: &SVector<f64, D>, v: &SVector<f64, D>) -> [f64; 3] {
         [SVector::<f64, D>::from((self.force)(t)).dot(v), 0.0, 0.0]
     }

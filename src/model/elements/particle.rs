@@ -85,6 +85,9 @@ impl<const D: usize> TermKernel<D> for PointMassKernel<D> {
         let pot = -self.mass * q.dot(&V::<D>::from(self.gravity));
         [kin, pot, kin + pot]
     }
+    fn momentum(&self, _t: f64, _q: &V<D>, v: &V<D>) -> V<D> {
+        v * self.mass
+    }
     fn power(&self, _t: f64, _q: &V<D>, _v: &V<D>) -> [f64; 3] {
         [0.0; 3]
     }

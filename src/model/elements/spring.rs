@@ -239,6 +239,9 @@ impl<const D: usize> TermKernel<D> for AnchoredSpringKernel<D> {
     fn energy(&self, _t: f64, q: &V<D>, _v: &V<D>) -> [f64; 3] {
         self.spring.energy_of(&(q - V::<D>::from(self.anchor)))
     }
+    fn momentum(&self, _t: f64, _q: &V<D>, _v: &V<D>) -> V<D> {
+        V::<D>::zeros()
+    }
     fn power(&self, _t: f64, q: &V<D>, v: &V<D>) -> [f64; 3] {
         self.spring.power_of(&(q - V::<D>::from(self.anchor)), v)
     }
@@ -282,6 +285,9 @@ macro_rules! impl_spring_kernel {
             }
             fn energy(&self, _t: f64, q: &V<$n>, _v: &V<$n>) -> [f64; 3] {
                 self.energy_of(&(q.fixed_rows::<$d>($d) - q.fixed_rows::<$d>(0)))
+            }
+            fn momentum(&self, _t: f64, _q: &V<$n>, _v: &V<$n>) -> V<$n> {
+                V::<$n>::zeros()
             }
             fn power(&self, _t: f64, q: &V<$n>, v: &V<$n>) -> [f64; 3] {
                 let d = q.fixed_rows::<$d>($d) - q.fixed_rows::<$d>(0);
