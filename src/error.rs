@@ -109,7 +109,7 @@ pub enum SolveError {
         detail: String,
     },
     /// A NaN or infinity appeared.
-    #[error("non-finite value in the {what} at t = {t} (step {step}); try a smaller step size")]
+    #[error("non-finite value in the {what} at t = {t} (step {step}){detail}")]
     NonFinite {
         /// Time.
         t: f64,
@@ -117,6 +117,8 @@ pub enum SolveError {
         step: usize,
         /// Where.
         what: &'static str,
+        /// Which element, and what to do: `": …"`.
+        detail: String,
     },
     /// An output value (a derived point, an expression, an energy) is NaN or infinite while the
     /// state is finite: the quantity is undefined there.

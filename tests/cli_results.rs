@@ -254,3 +254,38 @@ fn the_integrator_option_holds_for_pendulum_chain_files() {
     assert_eq!(s["newton_iterations"].as_u64(), Some(0));
     assert_eq!(s["overrides"][1].as_str(), Some("integrator=rk4"));
 }
+
+/// A force that becomes undefined at a finite state is named, with no "smaller step" hint.
+#[test]
+fn a_non_finite_force_names_its_element() {
+    let dir = tmp("nan-force");
+    let text = "
+Dimension: 2
+PartData:
+  Fixed: { O: [0, 0] }
+  Particles: { B: 1 }
+  Bars: { OB: 1 }
+AppliedForces:
+  Forces: { B: [0, sqrt(0.05 - t)] }
+ProblemData:
+  tend: 0.1
+  positions: { B: [1, 0] }
+";
+    let file = dir.join("nan.yaml");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join("out");
+    let o = run(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    fails_with(&o, "the term on B.x, B.y is not finite at a finite state");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("smaller step"), "{err}");
+    assert!(!out.join("summary.json").exists());
+}

@@ -1,6 +1,7 @@
-//! Fuzzing the mechanism loader: no input — random bytes, random edits of valid files, random
-//! scalar and vector expressions (token soup and well-formed formulas) — makes it panic; it
-//! returns a mechanism or an error with a place.
+//! Fuzzing the mechanism loader: no input — random bytes, random edits of valid files, numbers
+//! mutated toward fractional, huge and tiny values or wrapped in deep nesting and long sums,
+//! random scalar and vector expressions (token soup and well-formed formulas) — makes it panic;
+//! it returns a mechanism or an error with a place, and what builds initializes and steps.
 
 use proptest::prelude::*;
 
@@ -48,6 +49,26 @@ proptest! {
     }
 
     #[test]
+    fn mutated_numbers_are_refused_or_run(file in 0usize..6, k in 0usize..400, kind in 0usize..14) {
+        let text = load_text(FILES[file]);
+        let mutated = mutate_number(&text, k, &mutation(kind, "1"));
+        check(&mutated);
+        // what builds must also initialize and take a few steps without a panic (errors are fine)
+        if let Ok(p) = lagrangian::spec::parse(&mutated, "fuzz.yaml") {
+            if p.validate().is_ok() {
+                if let Ok(mut sim) = lagrangian::simulation::Simulation::new(p.clone(), p.method.clone()) {
+                    let mut n = 0;
+                    let mut budget = |_: &lagrangian::output::Event| {
+                        n += 1;
+                        if n > 20 { lagrangian::output::Control::Stop } else { lagrangian::output::Control::Continue }
+                    };
+                    let _ = sim.run(p.t_end, &mut [&mut budget]);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn random_expressions_never_panic(expr in "[0-9a-z+*/()., \\-]{0,30}") {
         let text = format!("Title: e\nDimension: 2\nPhysicalParams: {{ a: 1, b: {expr:?} }}\nPartData:\n  Particles: {{ B: b }}\nProblemData:\n  tend: 1\n  positions: {{ B: [a, b] }}\n");
         check(&text);
@@ -74,6 +95,57 @@ proptest! {
                 let _ = lagrangian::simulation::simulate_from(&m.model, &i.state, 0.01, opts);
             }
         }
+    }
+}
+
+/// Replace the `k`-th number of `text` (modulo their count) by `with`.
+fn mutate_number(text: &str, k: usize, with: &str) -> String {
+    let b = text.as_bytes();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let starts = b[i].is_ascii_digit()
+            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'));
+        if starts {
+            let j = (i..b.len())
+                .find(|&j| {
+                    !(b[j].is_ascii_digit()
+                        || b[j] == b'.'
+                        || b[j] == b'e'
+                        || b[j] == b'-' && b[j - 1] == b'e')
+                })
+                .unwrap_or(b.len());
+            spans.push((i, j));
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    if spans.is_empty() {
+        return text.to_string();
+    }
+    let (a, e) = spans[k % spans.len()];
+    format!("{}{with}{}", &text[..a], &text[e..])
+}
+
+/// What a careless or hostile edit puts in place of a number: fractional counts, huge and tiny
+/// values, YAML's special floats, deep nesting past the limit, long sums.
+fn mutation(kind: usize, x: &str) -> String {
+    match kind {
+        0 => "0.4".into(),
+        1 => "2.5".into(),
+        2 => "1e30".into(),
+        3 => "1e308".into(),
+        4 => "18446744073709551615".into(),
+        5 => "1e-300".into(),
+        6 => "5e-324".into(),
+        7 => "0".into(),
+        8 => format!("-{x}"),
+        9 => ".nan".into(),
+        10 => "-.inf".into(),
+        11 => format!("\"{}{x}{}\"", "(".repeat(150), ")".repeat(150)),
+        12 => format!("\"{}\"", vec![x; 3000].join(" + ")),
+        _ => format!("\"{}{x}\"", "-".repeat(5000)),
     }
 }
 

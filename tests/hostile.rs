@@ -111,6 +111,10 @@ fn counts_are_whole_and_bounded() {
         ("steps: 10.5", "whole number"),
         ("step: 1e-300", "limit"),
         ("step: 100", "longer than the span"),
+        (
+            "newton_tol: 1e-300",
+            "below the roundoff of double precision",
+        ),
     ] {
         let e = spec::parse(&with_solver(params), "p.yaml")
             .unwrap_err()

@@ -83,6 +83,16 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
         }
         e
     }
+    fn first_non_finite(&self, p: &Point) -> Option<usize> {
+        (self.kernels.iter().zip(&self.indices)).position(|(k, idx)| {
+            let (q, v, a) = (
+                gather(true, idx, p.q),
+                gather(true, idx, p.v),
+                gather(true, idx, p.a),
+            );
+            k.residual(p.t, &q, &v, &a).iter().any(|x| !x.is_finite())
+        })
+    }
     fn add_momentum(&self, t: f64, q: &[f64], v: &[f64], p: &mut [f64]) {
         for (k, idx) in self.kernels.iter().zip(&self.indices) {
             let x = k.momentum(t, &gather(true, idx, q), &gather(true, idx, v));
@@ -208,6 +218,13 @@ impl<K: ConstraintKernel<N, M>, const N: usize, const M: usize> Constraints
             let x = k.time_derivative(t, &gather(true, idx, q));
             out[row..row + M].copy_from_slice(x.as_slice());
         }
+    }
+    fn first_non_finite(&self, t: f64, q: &[f64]) -> Option<usize> {
+        (self.kernels.iter().zip(&self.indices)).position(|(k, idx)| {
+            k.value(t, &gather(true, idx, q))
+                .iter()
+                .any(|x| !x.is_finite())
+        })
     }
     fn local_jacobian(&self, e: usize, t: f64, q: &[f64], out: &mut [f64]) {
         let (_, j) = self.kernels[e].jacobian(t, &gather(true, &self.indices[e], q));

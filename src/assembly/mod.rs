@@ -243,6 +243,29 @@ pub fn drive_power(model: &Model, t: f64, q: &[f64], lambda: &[f64], ct: &mut [f
     ct.iter().zip(lambda).map(|(c, l)| c * l).sum()
 }
 
+/// Which element makes the residual at `p` non-finite, described for an error message: the
+/// constraint by its name, a term by the coordinates it acts on. `None` when every element is
+/// finite there (or the state itself is not).
+pub fn locate_non_finite(model: &Model, p: &Point) -> Option<String> {
+    let names = &model.names;
+    for g in &model.terms {
+        if let Some(e) = g.first_non_finite(p) {
+            let on: Vec<&str> = g.indices(e).iter().map(|&i| names[i].as_str()).collect();
+            return Some(format!("the term on {}", on.join(", ")));
+        }
+    }
+    for g in &model.constraints {
+        if let Some(e) = g.first_non_finite(p.t, p.q) {
+            let row = g.row(e);
+            let name = (model.constraint_blocks())
+                .find(|(_, rows)| rows.contains(&row))
+                .map_or_else(|| format!("row {row}"), |(n, _)| n.to_string());
+            return Some(format!("the constraint '{name}'"));
+        }
+    }
+    None
+}
+
 /// One constraint element of a model: its group and place in the group. Blocks (in the order
 /// of [`Model::constraint_blocks`]) and elements correspond one to one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -102,6 +102,8 @@ pub trait Terms: Send + Sync {
     );
     /// Sum of `[T, V, v·∂L/∂v − L]` over the group.
     fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> [f64; 3];
+    /// The first element whose residual at `p` is not finite (for error messages).
+    fn first_non_finite(&self, p: &Point) -> Option<usize>;
     /// Add every element's momentum `∂L/∂v` into `p` (global).
     fn add_momentum(&self, t: f64, q: &[f64], v: &[f64], p: &mut [f64]);
     /// Sum of the powers `[Q·v, v·∂R/∂v, −∂L/∂t]` over the group
@@ -146,6 +148,8 @@ pub trait Constraints: Send + Sync {
     fn add_dense_jacobian(&self, t: f64, q: &[f64], jac: &mut DMatrix<f64>);
     /// Write `C_t` into `out`.
     fn time_derivative(&self, t: f64, q: &[f64], out: &mut [f64]);
+    /// The first element whose value `C(t, q)` is not finite (for error messages).
+    fn first_non_finite(&self, t: f64, q: &[f64]) -> Option<usize>;
     /// `C_q` of element `e` into `out` (`M×N`, row-major in its local indices).
     fn local_jacobian(&self, e: usize, t: f64, q: &[f64], out: &mut [f64]);
     /// Write `γ` into `out`.

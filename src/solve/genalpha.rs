@@ -273,6 +273,29 @@ impl GenAlpha {
         }
     }
 
+    /// Why the residual at the current iterate is not finite: the state diverged (a smaller
+    /// step may help), or an element is undefined at a finite state (named).
+    fn non_finite_detail(&self, t: f64) -> String {
+        let state = [&self.qn, &self.vn, &self.qddn, &self.lam_t];
+        if state.iter().any(|x| x.iter().any(|v| !v.is_finite())) {
+            return ": the state diverged; try a smaller step size".into();
+        }
+        let pt = Point {
+            t,
+            q: &self.qn,
+            v: &self.vn,
+            a: &self.qddn,
+            lambda: &self.lam_t,
+        };
+        match assembly::locate_non_finite(&self.model, &pt) {
+            Some(e) => format!(
+                ": {e} is not finite at a finite state (an expression undefined there, e.g. \
+                 the square root of a negative number or a division by zero)"
+            ),
+            None => String::new(),
+        }
+    }
+
     fn residual(&mut self, t: f64) {
         let pt = Point {
             t,
@@ -388,6 +411,7 @@ impl GenAlpha {
                     t: t1,
                     step,
                     what: "residual",
+                    detail: self.non_finite_detail(t1),
                 });
             }
             // At least one correction: the predicted q̈₊ is an extrapolation, and a small

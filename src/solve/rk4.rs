@@ -131,10 +131,23 @@ impl Rk4 {
                 detail: format!(" (mass matrix): {}", s.detail),
             })?;
         if self.kv[k].iter().any(|x| !x.is_finite()) {
+            let finite = self.qs.iter().chain(&self.vs).all(|x| x.is_finite());
+            let pt = Point {
+                t,
+                q: &self.qs,
+                v: &self.vs,
+                a: &self.zeros,
+                lambda: &[],
+            };
+            let detail = match assembly::locate_non_finite(&self.model, &pt).filter(|_| finite) {
+                Some(e) => format!(": {e} is not finite at a finite state"),
+                None => ": the state diverged; try a smaller step size".into(),
+            };
             return Err(SolveError::NonFinite {
                 t,
                 step,
                 what: "accelerations",
+                detail,
             });
         }
         Ok(())

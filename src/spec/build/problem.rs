@@ -229,7 +229,18 @@ pub(super) fn solver_params(
         }
     }
     if let Some(x) = m.get("newton_tol") {
-        opts.newton_tol = b.ctx.positive(x, &sub(&p, "newton_tol"), "newton_tol")?;
+        let q = sub(&p, "newton_tol");
+        opts.newton_tol = b.ctx.positive(x, &q, "newton_tol")?;
+        if opts.newton_tol < 1e-15 {
+            return Err(b.ctx.err(
+                &q,
+                format!(
+                    "newton_tol {} is below the roundoff of double precision (1e-15): Newton \
+                     could never reach it",
+                    opts.newton_tol
+                ),
+            ));
+        }
     }
     if let Some(x) = m.get("output_every") {
         let q = sub(&p, "output_every");
