@@ -14,12 +14,21 @@
 //! | energies | `kinetic`, `potential`, `total` (the energy function `v·∂L/∂v − L`), `max_constraint_residual` |
 //! | ledger | `work_forces`, `work_drives`, `work_time`, `dissipated`, `balance_error` ([`Ledger`]) |
 
+//!
+//! For a constrained model, the accelerations, multipliers, reactions and drive efforts of a row
+//! are those of its state `(q, v)`, from the acceleration-level equations
+//! ([`StateSolver`]): exact to roundoff for the computed motion, without the start-up
+//! oscillation and the `1/(βh²)` roundoff of index-3 multipliers (docs/maths.md §9).
+
 use crate::assembly::{self, ConstraintElement};
 use crate::model::geometry::{CoordKind, DistanceForm, Momenta, PointKind};
-use crate::model::StateView;
+use crate::model::{Model, StateView};
 use crate::output::ledger::Ledger;
+use crate::problem::LinearSolverKind;
 use crate::solve::Problem;
+use crate::solve::StateSolver;
 use std::ops::Range;
+use std::sync::Arc;
 
 const AXES: [&str; 3] = ["x", "y", "z"];
 
@@ -76,6 +85,11 @@ pub struct Columns {
     drives: Vec<usize>,
     momenta: Option<MomentaWork>,
     ledger: Option<Ledger>,
+    /// `(q̈, λ)` of each written state from the acceleration-level equations (constrained
+    /// models, when accelerations, multipliers or reactions are written), for its model.
+    state_solver: Option<(Arc<Model>, StateSolver)>,
+    qdd: Vec<f64>,
+    lambda: Vec<f64>,
     c: Vec<f64>,
     jac: Vec<f64>,
 }
@@ -116,6 +130,9 @@ impl Columns {
             drives: Vec::new(),
             momenta: None,
             ledger: o.ledger.then(Ledger::new),
+            state_solver: None,
+            qdd: Vec::new(),
+            lambda: Vec::new(),
             c: vec![0.0; model.n_constraints()],
             jac: Vec::new(),
         };
@@ -265,6 +282,64 @@ impl Columns {
     /// The row of state `s` into `row` (cleared first). Call [`advance`](Self::advance) with
     /// every state first.
     pub fn row(&mut self, problem: &Problem, s: StateView<'_>, row: &mut Vec<f64>) {
+        let (mut qdd, mut lambda) = (
+            std::mem::take(&mut self.qdd),
+            std::mem::take(&mut self.lambda),
+        );
+        let resolved = self.resolve(problem, s, &mut qdd, &mut lambda);
+        let s = match resolved {
+            true => StateView {
+                qdd: &qdd,
+                lambda: &lambda,
+                ..s
+            },
+            false => s,
+        };
+        self.row_of(problem, s, row);
+        (self.qdd, self.lambda) = (qdd, lambda);
+    }
+
+    /// `(q̈, λ)` of the state `s` from the acceleration-level equations into `qdd`, `lambda`,
+    /// when the model has constraints and the columns show accelerations, multipliers or
+    /// reactions; `false` (the integrator's values stand) otherwise, or where the equations are
+    /// singular.
+    fn resolve(
+        &mut self,
+        problem: &Problem,
+        s: StateView<'_>,
+        qdd: &mut Vec<f64>,
+        lambda: &mut Vec<f64>,
+    ) -> bool {
+        let model = &problem.model;
+        let wanted = self.accelerations
+            || self.multipliers
+            || !self.reactions.is_empty()
+            || !self.drives.is_empty();
+        if model.n_constraints() == 0 || !wanted {
+            return false;
+        }
+        if !matches!(&self.state_solver, Some((m, _)) if Arc::ptr_eq(m, model)) {
+            self.state_solver = Some((
+                model.clone(),
+                StateSolver::new(model, LinearSolverKind::Auto),
+            ));
+        }
+        let Some((_, solver)) = &mut self.state_solver else {
+            return false;
+        };
+        match solver.solve(model, s.t, s.q, s.v) {
+            Ok((a, l)) => {
+                qdd.clear();
+                qdd.extend_from_slice(a);
+                lambda.clear();
+                lambda.extend_from_slice(l);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn row_of(&mut self, problem: &Problem, s: StateView<'_>, row: &mut Vec<f64>) {
         let (g, model, dim) = (&problem.geometry, &problem.model, self.dim);
         row.clear();
         row.push(s.t);

@@ -28,6 +28,20 @@ pub trait Restart: Send + Sync {
     fn check(&self, state: StateView<'_>) -> Result<Option<Problem>, Error>;
 }
 
+/// How to build a problem again with named parameters changed (a mechanism file keeps its
+/// text; a Rust function can be one: any `Fn(&[(String, f64)]) -> Result<Problem, Error>`).
+pub trait Rebuild: Send + Sync {
+    /// The problem with these parameter values (name, value), everything that depends on them
+    /// evaluated again.
+    fn rebuild(&self, parameters: &[(String, f64)]) -> Result<Problem, Error>;
+}
+
+impl<F: Fn(&[(String, f64)]) -> Result<Problem, Error> + Send + Sync> Rebuild for F {
+    fn rebuild(&self, parameters: &[(String, f64)]) -> Result<Problem, Error> {
+        self(parameters)
+    }
+}
+
 /// A mechanism's initial-value problem: data, cheap to clone (`Clone + Send + Sync + 'static`),
 /// so a worker thread, a parameter sweep or a Python object can own it.
 ///
@@ -81,6 +95,9 @@ pub struct Problem {
     pub overrides: Vec<String>,
     /// An event that replaces the problem during a run.
     pub restart: Option<Arc<dyn Restart>>,
+    /// How to build this problem again with other parameter values
+    /// ([`with_parameters`](Problem::with_parameters)).
+    pub source: Option<Arc<dyn Rebuild>>,
 }
 
 impl fmt::Debug for Problem {
@@ -118,6 +135,7 @@ impl Problem {
             notes: Vec::new(),
             overrides: Vec::new(),
             restart: None,
+            source: None,
         }
     }
     /// Set the title.
@@ -180,6 +198,42 @@ impl Problem {
     pub fn restart(mut self, r: impl Restart + 'static) -> Self {
         self.restart = Some(Arc::new(r));
         self
+    }
+
+    /// The problem with named parameters changed: built again from its
+    /// [`source`](Problem::source), so everything computed from them (masses, lengths, guesses,
+    /// forces) follows — as editing a mechanism file would. The run settings of `self` (end
+    /// time, method and step, output stride and columns) are kept; the changes are added to
+    /// [`overrides`](Problem::overrides).
+    ///
+    /// ```
+    /// use lagrangian::spec;
+    /// let text = "Dimension: 2\nPhysicalParams: { l: 2, m: 3*l }\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, Bars: { OA: l } }\n\
+    ///             ProblemData: { tend: 1, positions: { A: [l, 0] } }\n";
+    /// let p = spec::parse(text, "f.yaml")?.t_end(3.0);
+    /// let q = p.with_parameters(&[("l", 5.0)])?;
+    /// assert_eq!(q.parameters, [("l".to_string(), 5.0), ("m".to_string(), 15.0)]);
+    /// assert_eq!((q.q_guess[0], q.t_end), (5.0, 3.0));
+    /// # Ok::<(), lagrangian::Error>(())
+    /// ```
+    pub fn with_parameters(&self, sets: &[(&str, f64)]) -> Result<Problem, Error> {
+        let source = self.source.as_ref().ok_or_else(|| {
+            SolveError::BadOptions(
+                "this problem has no source to rebuild it from (a mechanism file, or a \
+                 `Rebuild` set on `Problem::source`)"
+                    .into(),
+            )
+        })?;
+        let sets: Vec<(String, f64)> = sets.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        let mut p = source.rebuild(&sets)?;
+        p.t_end = self.t_end;
+        p.method = self.method.clone();
+        p.output_every = self.output_every;
+        p.outputs = self.outputs.clone();
+        let mut overrides = self.overrides.clone();
+        overrides.extend(sets.iter().map(|(n, v)| format!("{n}={v}")));
+        p.overrides = overrides;
+        Ok(p)
     }
 
     /// Check sizes and times (before anything is solved).

@@ -13,12 +13,12 @@
 //! 4. **Accelerations and multipliers**: `[M C_qᵀ; C_q 0][q̈; λ] = [f; −γ]`, where `f = −r(q,v,0)`
 //!    and `γ = C_qq(v,v) + 2C_qt v + C_tt`.
 
-use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
+use crate::assembly::{self, Point};
 use crate::error::{Error, InitError};
 use crate::model::Model;
 use crate::model::State;
 use crate::problem::{InitOptions, LinearSolverKind};
-use crate::solve::linear::LinearSolver;
+use crate::solve::StateSolver;
 use argmin::core::{
     CostFunction, Error as ArgminError, Executor, IterState, Problem, Solver, State as _,
     TerminationReason, TerminationStatus, KV,
@@ -332,18 +332,14 @@ fn accelerations(
     redundant: &[String],
 ) -> Result<(Vec<f64>, Vec<f64>), Error> {
     let (n, m) = (model.n, model.m);
-    let pattern = Pattern::new(model);
+    if redundant.is_empty() {
+        let mut solver = StateSolver::new(model, kind);
+        let (qdd, lambda) = solver.solve(model, t, q, v)?;
+        return Ok((qdd.to_vec(), lambda.to_vec()));
+    }
     let zeros_n = vec![0.0; n];
     let zeros_m = vec![0.0; m];
     let mut res = vec![0.0; n + m];
-    let mut values = vec![0.0; pattern.nnz()];
-    let k = AssemblyCoefficients {
-        scale: 1.0,
-        mass: 1.0,
-        damping: 0.0,
-        stiffness: 0.0,
-        stiffness_lambda: 0.0,
-    };
     let pt = Point {
         t,
         q,
@@ -351,7 +347,7 @@ fn accelerations(
         a: &zeros_n,
         lambda: &zeros_m,
     };
-    assembly::residual_and_matrix(model, &pattern, &pt, &k, &mut res, &mut values);
+    assembly::residual(model, &pt, 1.0, &mut res);
     let mut rhs = vec![0.0; n + m];
     for i in 0..n {
         rhs[i] = -res[i];
@@ -364,45 +360,22 @@ fn accelerations(
     if rhs.iter().any(|x| !x.is_finite()) {
         return Err(InitError::NonFinite { what: "the forces" }.into());
     }
-    let solved = if redundant.is_empty() {
-        let mut lin = LinearSolver::new(kind, &pattern).ok();
-        match lin.as_mut().map(|l| l.factorize(&pattern, &values)) {
-            Some(Ok(())) => {
-                let mut x = rhs.clone();
-                lin.as_mut().and_then(|l| l.solve(&mut x).ok()).map(|_| x)
-            }
-            _ => None,
+    // Redundant rows: q̈ is still unique if M is regular on the null space of C_q; take the
+    // least-norm multipliers.
+    let mut a = DMatrix::zeros(n + m, n + m);
+    let [_, mm, _, _] = assembly::dense_term_blocks(model, t, q, v, &zeros_n);
+    a.view_mut((0, 0), (n, n)).copy_from(&mm);
+    a.view_mut((n, 0), (m, n)).copy_from(jac);
+    a.view_mut((0, n), (n, m)).copy_from(&jac.transpose());
+    let x = pinv_solve(&a, &DVector::from_vec(rhs.clone()));
+    let r = (&a * &x - DVector::from_vec(rhs)).amax();
+    if !(r <= 1e-8 * (1.0 + x.amax())) {
+        return Err(InitError::SingularAugmented {
+            redundant: format!("; redundant: {}", redundant.join(", ")),
         }
-    } else {
-        None
-    };
-    let x = match solved {
-        Some(x) => x,
-        None => {
-            if redundant.is_empty() {
-                return Err(InitError::SingularAugmented {
-                    redundant: String::new(),
-                }
-                .into());
-            }
-            // Redundant rows: q̈ is still unique if M is regular on the null space of C_q;
-            // take the least-norm multipliers.
-            let mut a = DMatrix::zeros(n + m, n + m);
-            let [_, mm, _, _] = assembly::dense_term_blocks(model, t, q, v, &zeros_n);
-            a.view_mut((0, 0), (n, n)).copy_from(&mm);
-            a.view_mut((n, 0), (m, n)).copy_from(jac);
-            a.view_mut((0, n), (n, m)).copy_from(&jac.transpose());
-            let x = pinv_solve(&a, &DVector::from_vec(rhs.clone()));
-            let r = (&a * &x - DVector::from_vec(rhs)).amax();
-            if !(r <= 1e-8 * (1.0 + x.amax())) {
-                return Err(InitError::SingularAugmented {
-                    redundant: format!("; redundant: {}", redundant.join(", ")),
-                }
-                .into());
-            }
-            x.as_slice().to_vec()
-        }
-    };
+        .into());
+    }
+    let x = x.as_slice();
     Ok((x[..n].to_vec(), x[n..].to_vec()))
 }
 

@@ -1,6 +1,7 @@
 //! Solving: consistent initialization, the problem to solve, generalized-α and RK4 behind one
 //! [`Integrator`] interface, Newton and linear solvers.
 
+mod dynamics;
 mod genalpha;
 mod init;
 mod integrator;
@@ -11,6 +12,7 @@ mod stats;
 pub use crate::problem::{
     GenAlphaOptions, InitOptions, LinearSolverKind, Method, Overrides, Problem, Restart, Rk4Options,
 };
+pub use dynamics::StateSolver;
 pub use genalpha::{GenAlpha, GenAlphaParams};
 pub use init::{consistent_initial_values, InitReport, Initial};
 pub use integrator::{Integrator, StepOutcome};

@@ -24,6 +24,7 @@ use crate::problem::Problem;
 pub use chain::{is_chain, ChainSpec};
 use serde_yaml::{Mapping, Value};
 use std::path::Path;
+use std::sync::Arc;
 
 pub use crate::error::SpecError;
 
@@ -157,7 +158,33 @@ pub fn parse_with(text: &str, file: &str, sets: &[(String, f64)]) -> Result<Prob
             message: e.to_string(),
         });
     }
-    build::build(ctx, &value)
+    let mut problem = build::build(ctx, &value)?;
+    problem.source = Some(Arc::new(FileSource {
+        text: text.to_string(),
+        file: file.to_string(),
+        sets: sets.to_vec(),
+    }));
+    Ok(problem)
+}
+
+/// A mechanism file's text, to build its problem again with other parameter values.
+struct FileSource {
+    text: String,
+    file: String,
+    sets: Vec<(String, f64)>,
+}
+
+impl crate::problem::Rebuild for FileSource {
+    fn rebuild(&self, parameters: &[(String, f64)]) -> Result<Problem, crate::error::Error> {
+        let mut sets = self.sets.clone();
+        for (n, v) in parameters {
+            match sets.iter_mut().find(|(m, _)| m == n) {
+                Some(s) => s.1 = *v,
+                None => sets.push((n.clone(), *v)),
+            }
+        }
+        Ok(parse_with(&self.text, &self.file, &sets)?)
+    }
 }
 
 /// Loader state: the text (for positions), the file name, the parameters defined so far.
