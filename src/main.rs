@@ -159,7 +159,7 @@ fn run(
             .iter()
             .map(|f| f.display().to_string())
             .collect();
-        say!("  wrote {}", files.join(" and "));
+        say!("  wrote {}", files.join(", "));
     }
     Ok(())
 }

@@ -120,9 +120,17 @@ pub fn run_to_folder(problem: Problem, opts: &RunOptions) -> Result<RunReport, E
         false => opts.out.clone(),
     };
     csv.finish_in(&summary, &dir)?;
-    let files = ["trajectory.csv", "summary.json"]
-        .map(|f| dir.join(f))
-        .to_vec();
+    let o = &summary.outputs;
+    let files = [
+        (o.csv, "trajectory.csv"),
+        (o.npy, "npy"),
+        (true, "scene.json"),
+        (true, "summary.json"),
+    ]
+    .into_iter()
+    .filter(|&(on, _)| on)
+    .map(|(_, f)| dir.join(f))
+    .collect();
     Ok(RunReport {
         summary,
         dir,

@@ -289,3 +289,38 @@ ProblemData:
     assert!(!err.contains("smaller step"), "{err}");
     assert!(!out.join("summary.json").exists());
 }
+
+/// `run` writes the scene beside the trajectory: fixed points with their place, moving points
+/// with trajectory columns that exist, links by kind, bodies, the file's Animation settings.
+#[test]
+fn run_writes_the_scene() {
+    let out = run_bundled("mechanism0.yaml", "0.01");
+    let scene: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("scene.json")).unwrap()).unwrap();
+    let (header, _) = trajectory(&out);
+    assert_eq!(scene["dimension"].as_u64(), Some(2));
+    let points = scene["points"].as_array().unwrap();
+    let o = points.iter().find(|p| p["name"] == "O").unwrap();
+    assert_eq!(o["kind"], "fixed");
+    assert_eq!(o["position"], serde_json::json!([0.0, 0.0, 0.0]));
+    for p in points.iter().filter(|p| p["kind"] != "fixed") {
+        for c in p["columns"].as_array().unwrap() {
+            assert!(
+                header.iter().any(|h| h == c.as_str().unwrap()),
+                "{c} not in the trajectory"
+            );
+        }
+    }
+    let kinds: Vec<&str> = (scene["links"].as_array().unwrap().iter())
+        .map(|l| l["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"massive-spring"), "{kinds:?}");
+    assert!(scene["animation"].is_object(), "{}", scene["animation"]);
+    assert_eq!(scene["bodies"][0]["name"], "OA");
+    // the tennis racket: a 3D body on a point and two vectors
+    let out = run_bundled("tennis_racket.yaml", "0.01");
+    let scene: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("scene.json")).unwrap()).unwrap();
+    assert_eq!(scene["dimension"].as_u64(), Some(3));
+    assert!(!scene["bodies"].as_array().unwrap().is_empty());
+}

@@ -12,6 +12,7 @@ use crate::output::columns::Columns;
 use crate::output::ledger::LedgerTotals;
 use crate::output::npy::NpyFile;
 use crate::output::observe::{Control, Event, Observer};
+use crate::output::scene::Scene;
 use crate::output::summary::Summary;
 use crate::solve::Problem;
 use std::fs::{self, File};
@@ -51,6 +52,8 @@ pub struct RunFiles {
     csv: Option<BufWriter<File>>,
     /// `t.npy` and one file per group, with the group's column range.
     npy: Vec<(Range<usize>, NpyFile)>,
+    /// Further files written whole into the partial directory (`scene.json`).
+    extra: Vec<String>,
 }
 
 /// The formats a run writes and the column groups the `.npy` files follow.
@@ -98,7 +101,15 @@ impl RunFiles {
             partial,
             csv,
             npy,
+            extra: Vec::new(),
         })
+    }
+
+    /// Write a further file `name` of the run now (moved into place with the others).
+    pub fn write_file(&mut self, name: &str, text: &str) -> io::Result<()> {
+        fs::write(self.partial.join(name), text)?;
+        self.extra.push(name.to_string());
+        Ok(())
     }
 
     /// Append one row.
@@ -156,6 +167,9 @@ impl RunFiles {
         if self.partial.join("npy").exists() {
             fs::rename(self.partial.join("npy"), &npy)?;
         }
+        for name in &self.extra {
+            fs::rename(self.partial.join(name), self.dir.join(name))?;
+        }
         fs::rename(
             self.partial.join("summary.json"),
             self.dir.join("summary.json"),
@@ -188,8 +202,13 @@ impl CsvWriter {
             csv: o.csv,
             npy: o.npy.then_some(columns.groups()),
         };
-        let files =
+        let mut files =
             RunFiles::create(dir, columns.names(), formats).map_err(|e| Error::io(dir, e))?;
+        let scene =
+            serde_json::to_string_pretty(&Scene::of(problem)).map_err(std::io::Error::other);
+        scene
+            .and_then(|s| files.write_file("scene.json", &(s + "\n")))
+            .map_err(|e| Error::io(dir, e))?;
         Ok(CsvWriter {
             row: Vec::with_capacity(columns.names().len()),
             files: Some(files),

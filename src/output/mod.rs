@@ -9,6 +9,7 @@ pub mod npy;
 pub mod observe;
 pub mod plot;
 pub mod progress;
+pub mod scene;
 pub mod summary;
 
 use crate::assembly;
