@@ -2,13 +2,14 @@
 //! run the bundled default mechanism (DAETS' Mechanism0).
 
 use clap::{Parser, Subcommand};
-use lagrangian::error::{InitError, SolveError};
-use lagrangian::output::Interrupt;
+use lagrangian::output::animation::{self, AnimationOptions};
+use lagrangian::output::{plot, Interrupt};
 use lagrangian::prelude::*;
-use lagrangian::run::{run_to_folder, RunOptions};
+use lagrangian::run::{describe, run_to_folder, RunOptions};
 use lagrangian::solve::Overrides;
 use lagrangian::spec;
 use std::io::IsTerminal;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -72,6 +73,17 @@ enum Cmd {
         #[arg(long)]
         verbose: bool,
     },
+    /// Write DIR/animation.html: the run's motion in one offline page (2D, 3D; play, slider).
+    Animate {
+        /// A run's output directory (with scene.json).
+        dir: PathBuf,
+        /// Frames per second of simulated time.
+        #[arg(long, default_value_t = 30.0)]
+        fps: f64,
+        /// At most this many frames.
+        #[arg(long = "max-frames", default_value_t = 1000)]
+        frames: usize,
+    },
     /// Plot a run: chosen columns of DIR/trajectory.csv against time, or (without --columns) the
     /// diagnostics sheet (energies, momenta, constraint residual, coordinates). PNG and SVG.
     Plot {
@@ -105,14 +117,6 @@ macro_rules! say {
     }};
 }
 
-/// `eprintln!` that ignores a closed stderr.
-macro_rules! esay {
-    ($($t:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($t)*);
-    }};
-}
-
 const DEFAULT_NAME: &str = "mechanisms/mechanism0.yaml";
 const DEFAULT_TEXT: &str = include_str!("../mechanisms/mechanism0.yaml");
 
@@ -138,14 +142,7 @@ fn run(
         started: Some(start),
         ..RunOptions::new(out)
     };
-    let report = run_to_folder(problem, &opts).map_err(|e| match e {
-        Error::Solve(e @ SolveError::NewtonDiverged { .. }) => {
-            format!("{e} (for example --step {:e})", h / 4.0)
-        }
-        e @ Error::Init(InitError::BadInput(_)) => e.to_string(),
-        Error::Init(e) => format!("initial values: {e}"),
-        e => e.to_string(),
-    })?;
+    let report = run_to_folder(problem, &opts).map_err(|e| describe(&e, h))?;
     if report.interrupted() {
         let (t, at) = (report.summary.t_end, report.dir.display());
         return Err(format!(
@@ -176,10 +173,8 @@ fn check(p: &Problem, verbose: bool) -> Result<(), String> {
     Ok(())
 }
 
-fn plot(dir: &Path, columns: &[String], out: Option<PathBuf>, size: &str) -> Result<(), String> {
-    let size = lagrangian::output::plot::parse_size(size)
-        .ok_or_else(|| format!("--size {size}: expected WIDTHxHEIGHT, e.g. 1200x800"))?;
-    let files = lagrangian::output::plot::plot_run(dir, columns, out, size);
+/// Print the files a picture command wrote.
+fn wrote(files: Result<Vec<PathBuf>, lagrangian::error::PlotError>) -> Result<(), String> {
     for f in files.map_err(|e| e.to_string())? {
         say!("wrote {}", f.display());
     }
@@ -190,12 +185,11 @@ const NEXT: &str = "
   cargo run --release -- check mechanisms/double_pendulum.yaml
   cargo run --release -- run mechanisms/cloth.yaml --t-end 0.5
   cargo run --release -- plot out/mechanism0    (energies, momenta, constraint residual)
+  cargo run --release -- animate out/mechanism0 (out/mechanism0/animation.html)
   cargo run --release -- run mechanisms/spherical_pendulums.yaml   (angle coordinates)
   cargo run --release -- run YOUR_FILE.yaml --out DIR   (format: docs/yaml.md)";
 
-/// The work runs on a thread with a large stack: evaluating a mechanism file's expressions
-/// recurses once per level of nesting on nested dual numbers of up to ~100 KB
-/// (`expr::vector::MAX_DEPTH` bounds the levels).
+/// A large stack: expressions recurse once per nesting level (≤ `expr::vector::MAX_DEPTH`).
 const STACK_BYTES: usize = 256 << 20;
 
 fn main() -> ExitCode {
@@ -208,7 +202,10 @@ fn main() -> ExitCode {
         Ok(Ok(code)) => code,
         Ok(Err(_)) => ExitCode::FAILURE, // a panic: its message is already printed
         Err(e) => {
-            esay!("error: cannot start the worker thread: {e}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: cannot start the worker thread: {e}"
+            );
             ExitCode::FAILURE
         }
     }
@@ -278,12 +275,24 @@ fn execute(cli: Cli) -> ExitCode {
             columns,
             out,
             size,
-        }) => plot(&dir, &columns, out, &size),
+        }) => match plot::parse_size(&size) {
+            Some(size) => wrote(plot::plot_run(&dir, &columns, out, size)),
+            None => Err(format!(
+                "--size {size}: expected WIDTHxHEIGHT, e.g. 1200x800"
+            )),
+        },
+        Some(Cmd::Animate { dir, fps, frames }) => {
+            let opts = AnimationOptions {
+                fps,
+                max_frames: frames,
+            };
+            wrote(animation::write_html(&dir, &opts).map(|f| vec![f]))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            esay!("error: {e}");
+            let _ = writeln!(std::io::stderr(), "error: {e}");
             ExitCode::FAILURE
         }
     }

@@ -19,7 +19,7 @@
 //! # Ok::<(), lagrangian::Error>(())
 //! ```
 
-use crate::error::Error;
+use crate::error::{Error, InitError, SolveError};
 use crate::output::csv::CsvWriter;
 use crate::output::progress::Progress;
 use crate::output::summary::{RunFacts, Summary, Tally};
@@ -137,4 +137,25 @@ pub fn run_to_folder(problem: Problem, opts: &RunOptions) -> Result<RunReport, E
         files,
         end,
     })
+}
+
+/// The message of a run's error for a user who ran it with step `h`: a diverged Newton
+/// iteration suggests a quarter of the step (the only failure a smaller step cures), and a
+/// failed initialization says so.
+///
+/// ```
+/// use lagrangian::error::{Error, SolveError};
+/// use lagrangian::run::describe;
+/// let e = Error::from(SolveError::NewtonDiverged { t: 1.0, step: 10, iterations: 9, residual: 2.0 });
+/// assert!(describe(&e, 0.1).ends_with("(for example --step 2.5e-2)"));
+/// ```
+pub fn describe(e: &Error, h: f64) -> String {
+    match e {
+        Error::Solve(e @ SolveError::NewtonDiverged { .. }) => {
+            format!("{e} (for example --step {:e})", h / 4.0)
+        }
+        Error::Init(InitError::BadInput(_)) => e.to_string(),
+        Error::Init(e) => format!("initial values: {e}"),
+        e => e.to_string(),
+    }
 }

@@ -1,6 +1,7 @@
 //! What happened: observers of a run (in-memory records, CSV, progress, the summary tally),
 //! the column schema, the typed summary, reaction forces and plots.
 
+pub mod animation;
 pub mod check;
 pub mod columns;
 pub mod csv;
