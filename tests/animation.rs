@@ -10,12 +10,18 @@ use std::path::Path;
 /// The inline data of an animation page.
 fn data(html: &str) -> serde_json::Value {
     let start = html.find("const DATA = ").expect("inline data") + "const DATA = ".len();
-    let end = start + html[start..].find(";\nconst scene").expect("end of the data");
+    let end = start
+        + html[start..]
+            .find(";\nconst scene")
+            .expect("end of the data");
     serde_json::from_str(&html[start..end]).expect("the inline data are JSON")
 }
 
 fn animate(dir: &Path, extra: &[&str]) -> String {
-    let o = run(&[&["animate", dir.to_str().unwrap()][..], extra].concat(), None);
+    let o = run(
+        &[&["animate", dir.to_str().unwrap()][..], extra].concat(),
+        None,
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     std::fs::read_to_string(dir.join("animation.html")).unwrap()
 }
@@ -29,17 +35,31 @@ fn check_frames(dir: &Path, html: &str, fps: f64, max_frames: usize) {
     let frames = d["frames"].as_array().unwrap();
     assert_eq!(frames.len(), chosen.len());
     let dim = d["scene"]["dimension"].as_u64().unwrap() as usize;
-    let moving: Vec<&str> = d["moving"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+    let moving: Vec<&str> = d["moving"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
     assert!(!moving.is_empty());
     let axes = ["x", "y", "z"];
-    let scale = rows.iter().flat_map(|r| r[1..].iter()).fold(0.0f64, |m, x| m.max(x.abs()));
+    let scale = rows
+        .iter()
+        .flat_map(|r| r[1..].iter())
+        .fold(0.0f64, |m, x| m.max(x.abs()));
     for (f, &r) in chosen.iter().enumerate() {
         assert_eq!(d["t"][f].as_f64().unwrap(), times[r]);
         for (k, name) in moving.iter().enumerate() {
             for a in 0..dim {
-                let col = header.iter().position(|h| *h == format!("{name}.{}", axes[a])).unwrap();
+                let col = header
+                    .iter()
+                    .position(|h| *h == format!("{name}.{}", axes[a]))
+                    .unwrap();
                 let shown = frames[f][k * dim + a].as_f64().unwrap();
-                assert!((shown - rows[r][col]).abs() <= 1e-5 * scale.max(1.0), "{name} frame {f}");
+                assert!(
+                    (shown - rows[r][col]).abs() <= 1e-5 * scale.max(1.0),
+                    "{name} frame {f}"
+                );
             }
         }
     }
@@ -52,7 +72,10 @@ fn a_2d_and_a_3d_run_animate_offline() {
         let html = animate(&out, &["--fps", "20"]);
         // one file, nothing fetched
         for needle in ["http://", "https://", "<script src", "<link"] {
-            assert!(!html.contains(needle), "{file}: the page refers to '{needle}'");
+            assert!(
+                !html.contains(needle),
+                "{file}: the page refers to '{needle}'"
+            );
         }
         assert!(html.contains("window.__lagrangian"));
         check_frames(&out, &html, 20.0, 1000);
@@ -63,7 +86,9 @@ fn a_2d_and_a_3d_run_animate_offline() {
 fn frames_are_bounded_and_npy_runs_animate_too() {
     let out = tmp("anim-npy");
     let m0 = mech("mechanism0.yaml");
-    let args = ["run", &m0, "--t-end", "3", "--format", "csv,npy", "--quiet", "--out"];
+    let args = [
+        "run", &m0, "--t-end", "3", "--format", "csv,npy", "--quiet", "--out",
+    ];
     let o = run(&[&args[..], &[out.to_str().unwrap()]].concat(), None);
     assert!(o.status.success());
     let html = animate(&out, &["--max-frames", "50"]);
@@ -84,8 +109,20 @@ fn frames_are_bounded_and_npy_runs_animate_too() {
 fn the_cloth_animation_stays_small() {
     let out = tmp("anim-cloth");
     let cloth = mech("cloth.yaml");
-    let args = ["run", &cloth, "--t-end", "0.1", "--output-every", "1", "--columns", "positions"];
-    let o = run(&[&args[..], &["--quiet", "--out", out.to_str().unwrap()]].concat(), None);
+    let args = [
+        "run",
+        &cloth,
+        "--t-end",
+        "0.1",
+        "--output-every",
+        "1",
+        "--columns",
+        "positions",
+    ];
+    let o = run(
+        &[&args[..], &["--quiet", "--out", out.to_str().unwrap()]].concat(),
+        None,
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let html = animate(&out, &["--fps", "1000"]);
     let d = data(&html);
