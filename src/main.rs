@@ -1,7 +1,7 @@
 //! The `lagrangian` command line: `run` a mechanism file, `check` it, or — without arguments —
 //! run the bundled default mechanism (DAETS' Mechanism0).
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
 use lagrangian::output::animation::{self, AnimationOptions};
 use lagrangian::output::{plot, Interrupt};
 use lagrangian::prelude::*;
@@ -14,100 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// Lagrangian mechanics of multibody systems: Euler–Lagrange equations by AD, index-3
-/// generalized-α.
-#[derive(Parser)]
-#[command(name = "lagrangian", version, about)]
-struct Cli {
-    #[command(subcommand)]
-    cmd: Option<Cmd>,
-}
-
-#[derive(Subcommand)]
-enum Cmd {
-    /// Integrate a mechanism file; write DIR/trajectory.csv (or DIR/npy/) and DIR/summary.json.
-    Run {
-        /// The mechanism (YAML).
-        file: PathBuf,
-        /// Output directory (default: out/<file name>).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        #[command(flatten)]
-        set: Settings,
-        /// Number of steps over the span (overrides SolverParams).
-        #[arg(long, conflicts_with = "step")]
-        steps: Option<usize>,
-        /// Step size; the last step is shortened to land on the end time.
-        #[arg(long)]
-        step: Option<f64>,
-        /// End time (overrides ProblemData.tend).
-        #[arg(long = "t-end")]
-        t_end: Option<f64>,
-        /// Spectral radius at infinity (overrides SolverParams.rho_inf).
-        #[arg(long = "rho-inf")]
-        rho_inf: Option<f64>,
-        /// Integrator: genalpha, or rk4 for unconstrained mechanisms (overrides SolverParams).
-        #[arg(long)]
-        integrator: Option<String>,
-        /// Write every K-th step (overrides SolverParams.output_every).
-        #[arg(long = "output-every")]
-        output_every: Option<usize>,
-        /// Column groups: positions,velocities,accelerations,multipliers,reactions,momenta,energies,ledger.
-        #[arg(long, value_delimiter = ',')]
-        columns: Option<Vec<String>>,
-        /// Formats: csv, npy or csv,npy.
-        #[arg(long, value_delimiter = ',')]
-        format: Option<Vec<String>>,
-        /// No progress bar and no summary on the terminal.
-        #[arg(long)]
-        quiet: bool,
-    },
-    /// Parse, build and initialize a mechanism file; print its coordinates, constraints,
-    /// degrees of freedom and consistent initial point.
-    Check {
-        /// The mechanism (YAML).
-        file: PathBuf,
-        #[command(flatten)]
-        set: Settings,
-        /// Print every coordinate, constraint and value (default: the first 24 of each).
-        #[arg(long)]
-        verbose: bool,
-    },
-    /// Write DIR/animation.html: the run's motion in one offline page (2D, 3D; play, slider).
-    Animate {
-        /// A run's output directory (with scene.json).
-        dir: PathBuf,
-        /// Frames per second of simulated time.
-        #[arg(long, default_value_t = 30.0)]
-        fps: f64,
-        /// At most this many frames.
-        #[arg(long = "max-frames", default_value_t = 1000)]
-        frames: usize,
-    },
-    /// Plot a run: chosen columns of DIR/trajectory.csv against time, or (without --columns) the
-    /// diagnostics sheet (energies, momenta, constraint residual, coordinates). PNG and SVG.
-    Plot {
-        /// A run's output directory.
-        dir: PathBuf,
-        /// Columns to plot, comma-separated (e.g. kinetic,potential,total).
-        #[arg(long, value_delimiter = ',')]
-        columns: Vec<String>,
-        /// Output file stem (default DIR/plot, or DIR/diagnostics for the sheet).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Image size in pixels, WIDTHxHEIGHT.
-        #[arg(long, default_value = "1200x800")]
-        size: String,
-    },
-}
-
-/// Parameter overrides shared by `run` and `check`.
-#[derive(clap::Args)]
-struct Settings {
-    /// Change a PhysicalParams value, e.g. --set k=200 (repeatable); what depends on it follows.
-    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = spec::parse_set)]
-    sets: Vec<(String, f64)>,
-}
+mod cli;
+use cli::{Cli, Cmd};
 
 /// `println!` that ignores a closed stdout (e.g. `lagrangian run … | head`): never panics.
 macro_rules! say {
@@ -128,6 +36,7 @@ fn run(
     quiet: bool,
     source: Option<String>,
     start: Instant,
+    animate: Option<(AnimationOptions, bool)>,
 ) -> Result<(), String> {
     // Ctrl-C / SIGTERM end the run after the current step; its results go to OUT/interrupted
     let interrupt = Interrupt::new();
@@ -158,7 +67,10 @@ fn run(
             .collect();
         say!("  wrote {}", files.join(", "));
     }
-    Ok(())
+    match animate {
+        Some((opts, gif)) => wrote(animation::write(&report.dir, &opts, gif)),
+        None => Ok(()),
+    }
 }
 
 /// `lagrangian check`: coordinates, constraints, degrees of freedom, consistent initial point.
@@ -227,6 +139,7 @@ fn execute(cli: Cli) -> ExitCode {
                         false,
                         Some(DEFAULT_NAME.into()),
                         start,
+                        None,
                     )
                 });
             if r.is_ok() {
@@ -248,6 +161,8 @@ fn execute(cli: Cli) -> ExitCode {
             columns,
             format,
             quiet,
+            animate,
+            anim,
         }) => {
             let stem = file
                 .file_stem()
@@ -263,9 +178,20 @@ fn execute(cli: Cli) -> ExitCode {
                 columns,
                 formats: format,
             };
-            spec::load_with(&file, &set.sets)
-                .map_err(|e| e.to_string())
-                .and_then(|p| run(p, &out, &ov, quiet, Some(file.display().to_string()), start))
+            let source = Some(file.display().to_string());
+            let animate = match animate || anim.gif {
+                true => Some(anim.options().map(|o| (o, anim.gif))),
+                false => None,
+            };
+            animate
+                .transpose()
+                .and_then(|a| {
+                    Ok((
+                        spec::load_with(&file, &set.sets).map_err(|e| e.to_string())?,
+                        a,
+                    ))
+                })
+                .and_then(|(p, a)| run(p, &out, &ov, quiet, source, start, a))
         }
         Some(Cmd::Check { file, set, verbose }) => spec::load_with(&file, &set.sets)
             .map_err(|e| e.to_string())
@@ -281,13 +207,9 @@ fn execute(cli: Cli) -> ExitCode {
                 "--size {size}: expected WIDTHxHEIGHT, e.g. 1200x800"
             )),
         },
-        Some(Cmd::Animate { dir, fps, frames }) => {
-            let opts = AnimationOptions {
-                fps,
-                max_frames: frames,
-            };
-            wrote(animation::write_html(&dir, &opts).map(|f| vec![f]))
-        }
+        Some(Cmd::Animate { dir, anim }) => anim
+            .options()
+            .and_then(|o| wrote(animation::write(&dir, &o, anim.gif))),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

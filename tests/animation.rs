@@ -31,7 +31,14 @@ fn check_frames(dir: &Path, html: &str, fps: f64, max_frames: usize) {
     let d = data(html);
     let (header, rows) = trajectory(dir);
     let times: Vec<f64> = rows.iter().map(|r| r[0]).collect();
-    let chosen = frame_rows(&times, &AnimationOptions { fps, max_frames });
+    let chosen = frame_rows(
+        &times,
+        &AnimationOptions {
+            fps,
+            max_frames,
+            ..Default::default()
+        },
+    );
     let frames = d["frames"].as_array().unwrap();
     assert_eq!(frames.len(), chosen.len());
     let dim = d["scene"]["dimension"].as_u64().unwrap() as usize;

@@ -61,6 +61,8 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
             "spec",
             below(&["error", "expr", "model", "ad", "problem", "library"]),
         ),
+        // the command line's arguments (clap definitions), used by main.rs only
+        ("cli", below(&["output", "spec"])),
         // the command line: a thin shell over spec, simulation, output and the problem types
         (
             "main",
@@ -138,7 +140,7 @@ fn imports_follow_the_pipeline() {
             continue;
         };
         let text = fs::read_to_string(f).unwrap();
-        let prefix = if top == "main" {
+        let prefix = if top == "main" || top == "cli" {
             "lagrangian::"
         } else {
             "crate::"

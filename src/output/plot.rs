@@ -16,7 +16,7 @@ fn perr<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> PlotError + '_ {
 
 static FONT: OnceLock<Result<(), String>> = OnceLock::new();
 
-fn ensure_font() -> Result<(), PlotError> {
+pub(crate) fn ensure_font() -> Result<(), PlotError> {
     FONT.get_or_init(|| {
         let mut candidates: Vec<PathBuf> = std::env::var_os("LAGRANGIAN_FONT").map(PathBuf::from).into_iter().collect();
         candidates.extend(

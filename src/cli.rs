@@ -1,0 +1,150 @@
+//! The `lagrangian` command line's arguments (clap definitions); `main.rs` acts on them.
+
+use clap::{Parser, Subcommand};
+use lagrangian::output::animation::AnimationOptions;
+use lagrangian::output::plot;
+use lagrangian::spec;
+use std::path::PathBuf;
+
+/// Lagrangian mechanics of multibody systems: Euler–Lagrange equations by AD, index-3
+/// generalized-α.
+#[derive(Parser)]
+#[command(name = "lagrangian", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Option<Cmd>,
+}
+
+#[derive(Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per process
+pub enum Cmd {
+    /// Integrate a mechanism file; write DIR/trajectory.csv (or DIR/npy/) and DIR/summary.json.
+    Run {
+        /// The mechanism (YAML).
+        file: PathBuf,
+        /// Output directory (default: out/<file name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        set: Settings,
+        /// Number of steps over the span (overrides SolverParams).
+        #[arg(long, conflicts_with = "step")]
+        steps: Option<usize>,
+        /// Step size; the last step is shortened to land on the end time.
+        #[arg(long)]
+        step: Option<f64>,
+        /// End time (overrides ProblemData.tend).
+        #[arg(long = "t-end")]
+        t_end: Option<f64>,
+        /// Spectral radius at infinity (overrides SolverParams.rho_inf).
+        #[arg(long = "rho-inf")]
+        rho_inf: Option<f64>,
+        /// Integrator: genalpha, or rk4 for unconstrained mechanisms (overrides SolverParams).
+        #[arg(long)]
+        integrator: Option<String>,
+        /// Write every K-th step (overrides SolverParams.output_every).
+        #[arg(long = "output-every")]
+        output_every: Option<usize>,
+        /// Column groups: positions,velocities,accelerations,multipliers,reactions,momenta,energies,ledger.
+        #[arg(long, value_delimiter = ',')]
+        columns: Option<Vec<String>>,
+        /// Formats: csv, npy or csv,npy.
+        #[arg(long, value_delimiter = ',')]
+        format: Option<Vec<String>>,
+        /// No progress bar and no summary on the terminal.
+        #[arg(long)]
+        quiet: bool,
+        /// Then write DIR/animation.html (as `lagrangian animate DIR`).
+        #[arg(long)]
+        animate: bool,
+        #[command(flatten)]
+        anim: AnimArgs,
+    },
+    /// Parse, build and initialize a mechanism file; print its coordinates, constraints,
+    /// degrees of freedom and consistent initial point.
+    Check {
+        /// The mechanism (YAML).
+        file: PathBuf,
+        #[command(flatten)]
+        set: Settings,
+        /// Print every coordinate, constraint and value (default: the first 24 of each).
+        #[arg(long)]
+        verbose: bool,
+    },
+    /// Write DIR/animation.html: the run's motion in one offline page (2D, 3D; play, slider);
+    /// with --gif also DIR/animation.gif.
+    Animate {
+        /// A run's output directory (with scene.json).
+        dir: PathBuf,
+        #[command(flatten)]
+        anim: AnimArgs,
+    },
+    /// Plot a run: chosen columns of DIR/trajectory.csv against time, or (without --columns) the
+    /// diagnostics sheet (energies, momenta, constraint residual, coordinates). PNG and SVG.
+    Plot {
+        /// A run's output directory.
+        dir: PathBuf,
+        /// Columns to plot, comma-separated (e.g. kinetic,potential,total).
+        #[arg(long, value_delimiter = ',')]
+        columns: Vec<String>,
+        /// Output file stem (default DIR/plot, or DIR/diagnostics for the sheet).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Image size in pixels, WIDTHxHEIGHT.
+        #[arg(long, default_value = "1200x800")]
+        size: String,
+    },
+}
+
+/// Parameter overrides shared by `run` and `check`.
+#[derive(clap::Args)]
+pub struct Settings {
+    /// Change a PhysicalParams value, e.g. --set k=200 (repeatable); what depends on it follows.
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = spec::parse_set)]
+    pub sets: Vec<(String, f64)>,
+}
+
+/// What `animate` (and `run --animate`) draws.
+#[derive(clap::Args)]
+pub struct AnimArgs {
+    /// Frames per second of simulated time.
+    #[arg(long, default_value_t = 30.0)]
+    fps: f64,
+    /// At most this many frames.
+    #[arg(long = "max-frames", default_value_t = 1000)]
+    max_frames: usize,
+    /// Draw the paths of these points, e.g. --trail A,B (default: the file's Animation: trails).
+    #[arg(long = "trail", value_delimiter = ',')]
+    trails: Option<Vec<String>>,
+    /// Colour by speed, tension or a column's name (default: the file's Animation: colour).
+    #[arg(long, visible_alias = "color")]
+    colour: Option<String>,
+    /// Also write DIR/animation.gif.
+    #[arg(long)]
+    pub gif: bool,
+    /// GIF size in pixels, WIDTHxHEIGHT.
+    #[arg(long = "gif-size", default_value = "640x480")]
+    gif_size: String,
+}
+
+impl AnimArgs {
+    /// The options these arguments ask for.
+    pub fn options(&self) -> Result<AnimationOptions, String> {
+        let size = plot::parse_size(&self.gif_size).ok_or_else(|| {
+            format!(
+                "--gif-size {}: expected WIDTHxHEIGHT, e.g. 640x480",
+                self.gif_size
+            )
+        })?;
+        if !(self.fps > 0.0 && self.fps.is_finite()) {
+            return Err(format!("--fps {}: must be a positive number", self.fps));
+        }
+        Ok(AnimationOptions {
+            fps: self.fps,
+            max_frames: self.max_frames,
+            trails: self.trails.clone(),
+            colour: self.colour.clone(),
+            size,
+        })
+    }
+}

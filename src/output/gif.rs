@@ -1,0 +1,231 @@
+//! The motion as an animated GIF (for READMEs and papers): the frames and the camera of the
+//! HTML page ([`Movie::camera`] at the GIF's size), drawn alike — springs as coils, bars as
+//! rods, bodies as their basic points joined, fixed points as ground marks, trails and colours —
+//! with the time in a corner. Each frame is shown for the simulated time to the next one
+//! (speed 1; GIF delays are whole hundredths of a second, at least 2), and it loops.
+
+use crate::error::PlotError;
+use crate::output::movie::{colour_of, Camera, Movie};
+use crate::output::plot::ensure_font;
+use plotters::prelude::*;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+
+/// Largest GIF side, pixels.
+pub const MAX_SIDE: u32 = 4096;
+
+const TRAIL: [RGBColor; 6] = [
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(23, 190, 207),
+    RGBColor(227, 119, 194),
+    RGBColor(188, 189, 34),
+    RGBColor(127, 127, 127),
+];
+
+/// Write `movie` as an animated GIF of `size` pixels to `out` (through a temporary file).
+pub fn write_gif(movie: &Movie, size: (u32, u32), out: &Path) -> Result<(), PlotError> {
+    let (w, h) = size;
+    if !(16..=MAX_SIDE).contains(&w) || !(16..=MAX_SIDE).contains(&h) {
+        return Err(PlotError(format!(
+            "GIF size {w}x{h}: each side must be 16 to {MAX_SIDE} pixels"
+        )));
+    }
+    ensure_font()?;
+    let part = out.with_extension("gif.partial");
+    let result = encode(movie, size, &part).and_then(|()| {
+        std::fs::rename(&part, out)
+            .map_err(|e| PlotError(format!("cannot write {}: {e}", out.display())))
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&part);
+    }
+    result
+}
+
+fn encode(movie: &Movie, (w, h): (u32, u32), path: &Path) -> Result<(), PlotError> {
+    let fail = |e: &dyn std::fmt::Display| PlotError(format!("{}: {e}", path.display()));
+    let file = File::create(path).map_err(|e| fail(&e))?;
+    let mut enc =
+        gif::Encoder::new(BufWriter::new(file), w as u16, h as u16, &[]).map_err(|e| fail(&e))?;
+    enc.set_repeat(gif::Repeat::Infinite)
+        .map_err(|e| fail(&e))?;
+    let cam = movie.camera(w as f64, h as f64);
+    let mut buf = vec![0u8; 3 * w as usize * h as usize];
+    let n = movie.frames.len();
+    for f in 0..n {
+        draw_frame(movie, &cam, f, &mut buf, (w, h))?;
+        let mut frame = gif::Frame::from_rgb_speed(w as u16, h as u16, &buf, 10);
+        let dt = match f + 1 < n {
+            true => movie.times[f + 1] - movie.times[f],
+            false => 1.0, // a pause before it loops
+        };
+        frame.delay = (100.0 * dt).round().clamp(2.0, 6000.0) as u16;
+        enc.write_frame(&frame).map_err(|e| fail(&e))?;
+    }
+    let mut file = enc.into_inner().map_err(|e| fail(&e))?;
+    std::io::Write::flush(&mut file).map_err(|e| fail(&e))
+}
+
+type Area<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
+
+fn px(p: [f64; 2]) -> (i32, i32) {
+    let c = |x: f64| x.round().clamp(-1e6, 1e6) as i32;
+    (c(p[0]), c(p[1]))
+}
+
+fn rgb(c: [u8; 3]) -> RGBColor {
+    RGBColor(c[0], c[1], c[2])
+}
+
+fn err(e: impl std::fmt::Display) -> PlotError {
+    PlotError(format!("drawing a GIF frame: {e}"))
+}
+
+/// The zig-zag of a spring from `a` to `b` (as the page draws it).
+fn coil(a: [f64; 2], b: [f64; 2]) -> Vec<(i32, i32)> {
+    let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+    let len = dx.hypot(dy);
+    let (nx, ny) = match len > 0.0 {
+        true => (-dy / len, dx / len),
+        false => (0.0, 0.0),
+    };
+    let amp = (0.08 * len).min(6.0);
+    let turns = 8;
+    let mut out = vec![px(a)];
+    for i in 1..2 * turns {
+        let u = i as f64 / (2 * turns) as f64;
+        let side = if i % 2 == 1 { amp } else { -amp };
+        out.push(px([a[0] + u * dx + side * nx, a[1] + u * dy + side * ny]));
+    }
+    out.push(px(b));
+    out
+}
+
+fn draw_frame(
+    movie: &Movie,
+    cam: &Camera,
+    f: usize,
+    buf: &mut [u8],
+    size: (u32, u32),
+) -> Result<(), PlotError> {
+    let root = BitMapBackend::with_buffer(buf, size).into_drawing_area();
+    root.fill(&RGBColor(250, 250, 250)).map_err(err)?;
+    let at = |k: usize| movie.position(k, f).map(|p| cam.project(p));
+    let links = movie.links();
+    let many = links.len() > 2000;
+    for (j, &k) in movie.trails.iter().enumerate() {
+        let path: Vec<(i32, i32)> = (0..=f)
+            .filter_map(|g| movie.position(k, g).map(|p| px(cam.project(p))))
+            .collect();
+        let style = TRAIL[j % TRAIL.len()].stroke_width(2);
+        root.draw(&PathElement::new(path, style)).map_err(err)?;
+    }
+    draw_bodies(movie, &root, &at)?;
+    let colour = movie.colour.as_ref();
+    let value = |slot: usize| colour.map(|c| rgb(colour_of(c.values[f][slot], c.range)));
+    for (i, [a, b], kind) in &links {
+        let (Some(pa), Some(pb)) = (at(*a), at(*b)) else {
+            continue;
+        };
+        let spring = kind == "spring" || kind == "massive-spring";
+        let slot = colour.and_then(|c| c.links.iter().position(|l| l == i));
+        let c = match slot {
+            Some(s) => value(colour.map_or(0, |c| c.points.len()) + s).unwrap_or(BLACK),
+            None if spring => RGBColor(31, 119, 180),
+            None => RGBColor(51, 51, 51),
+        };
+        let width = match kind.as_str() {
+            "massive-bar" => 5,
+            "bar" => 3,
+            _ => 1,
+        };
+        let path = match spring && !many {
+            true => coil(pa, pb),
+            false => vec![px(pa), px(pb)],
+        };
+        root.draw(&PathElement::new(path, c.stroke_width(width)))
+            .map_err(err)?;
+    }
+    for k in 0..movie.fixed.len() {
+        let Some(c) = at(k) else { continue };
+        let (x, y) = px(c);
+        if movie.fixed[k].is_some() {
+            let mark = vec![(x, y), (x - 7, y + 11), (x + 7, y + 11)];
+            let grey = RGBColor(119, 119, 119);
+            root.draw(&Polygon::new(mark, grey.filled())).map_err(err)?;
+            continue;
+        }
+        let slot = colour.and_then(|c| c.points.iter().position(|&p| p == k));
+        if many && slot.is_none() {
+            continue;
+        }
+        let derived = movie.scene["points"][k]["kind"] == "derived";
+        let c = match slot {
+            Some(s) => value(s).unwrap_or(BLACK),
+            None if derived => RGBColor(44, 160, 44),
+            None => RGBColor(214, 39, 40),
+        };
+        let r = if many { 2 } else { 4 };
+        root.draw(&Circle::new((x, y), r, c.filled()))
+            .map_err(err)?;
+    }
+    draw_labels(movie, &root, f)?;
+    root.present().map_err(err)
+}
+
+fn draw_bodies(
+    movie: &Movie,
+    root: &Area,
+    at: &dyn Fn(usize) -> Option<[f64; 2]>,
+) -> Result<(), PlotError> {
+    let names: Vec<&str> = (movie.scene["points"].as_array().into_iter().flatten())
+        .map(|p| p["name"].as_str().unwrap_or(""))
+        .collect();
+    for b in movie.scene["bodies"].as_array().into_iter().flatten() {
+        let mut ps: Vec<(i32, i32)> = (b["items"].as_array().into_iter().flatten())
+            .filter_map(|n| names.iter().position(|m| Some(*m) == n.as_str()))
+            .filter_map(at)
+            .map(px)
+            .collect();
+        if ps.len() < 2 {
+            continue;
+        }
+        if ps.len() > 2 {
+            ps.push(ps[0]);
+        }
+        let style = RGBColor(140, 86, 75).stroke_width(6);
+        root.draw(&PathElement::new(ps, style)).map_err(err)?;
+    }
+    Ok(())
+}
+
+/// The time, the title and (when colouring) the colour scale.
+fn draw_labels(movie: &Movie, root: &Area, f: usize) -> Result<(), PlotError> {
+    let (_, h) = root.dim_in_pixel();
+    let font = ("sans-serif", 16).into_font().color(&BLACK);
+    let time = format!("t = {:.4} s", movie.times[f]);
+    root.draw(&Text::new(time, (10, h as i32 - 24), font.clone()))
+        .map_err(err)?;
+    if let Some(title) = movie.scene["title"].as_str() {
+        root.draw(&Text::new(title.to_string(), (10, 8), font.clone()))
+            .map_err(err)?;
+    }
+    if let Some(c) = &movie.colour {
+        let unit = match c.unit.is_empty() {
+            true => String::new(),
+            false => format!(" [{}]", c.unit),
+        };
+        let label = format!("{}{unit}  {:.3} … {:.3}", c.key, c.range[0], c.range[1]);
+        root.draw(&Text::new(label, (10, 30), font.clone()))
+            .map_err(err)?;
+        for x in 0..160 {
+            let v = c.range[0] + (c.range[1] - c.range[0]) * x as f64 / 159.0;
+            let col = rgb(colour_of(v, c.range));
+            let r = Rectangle::new([(10 + x, 52), (11 + x, 62)], col.filled());
+            root.draw(&r).map_err(err)?;
+        }
+    }
+    Ok(())
+}

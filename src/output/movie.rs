@@ -1,0 +1,543 @@
+//! A run as a movie: its scene, the frames sampled from its trajectory, optional trails and
+//! colouring, and the camera that puts a point on the screen. Shared by the HTML page
+//! ([`crate::output::animation`]) and the GIF ([`crate::output::gif`]), so both frame and
+//! colour the motion alike.
+//!
+//! The projection (also what the page does, to the pixel): in 3D the point is turned by the
+//! azimuth `a` about `z` and tilted by the elevation `e`,
+//! `x' = cos a·x + sin a·y`, `y' = −sin e·(−sin a·x + cos a·y) + cos e·z`; in 2D `(x', y') =
+//! (x, y)`. The box `[lo, hi]` of `(x', y')` over every point of every frame is centred in a
+//! `w × h` picture at the scale `s = 0.9·min(w/(hi₀ − lo₀), h/(hi₁ − lo₁))`, `y` up.
+
+use crate::error::PlotError;
+use crate::output::npy::read_npy;
+use crate::output::plot::Table;
+use serde_json::Value;
+use std::path::Path;
+
+/// How to sample a run into frames, and what to draw besides the mechanism.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnimationOptions {
+    /// Frames per second of simulated time (at speed 1); default 30.
+    pub fps: f64,
+    /// At most this many frames (the interval grows to fit); default 1000.
+    pub max_frames: usize,
+    /// Points whose paths are drawn; `None`: the file's `Animation: trails`.
+    pub trails: Option<Vec<String>>,
+    /// Colour by `speed`, `tension` or a column's name; `None`: the file's `Animation: colour`.
+    pub colour: Option<String>,
+    /// GIF size in pixels; default 640 × 480.
+    pub size: (u32, u32),
+}
+
+impl Default for AnimationOptions {
+    fn default() -> Self {
+        AnimationOptions {
+            fps: 30.0,
+            max_frames: 1000,
+            trails: None,
+            colour: None,
+            size: (640, 480),
+        }
+    }
+}
+
+/// The rows of `times` to show: one per `1/fps` of time (the first at or after each tick),
+/// the first and the last always, at most `max_frames`.
+///
+/// ```
+/// use lagrangian::output::animation::{frame_rows, AnimationOptions};
+/// let t: Vec<f64> = (0..=100).map(|k| k as f64 * 0.01).collect();   // 1 s in steps of 0.01
+/// let opts = AnimationOptions { fps: 10.0, ..Default::default() };
+/// assert_eq!(frame_rows(&t, &opts), [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+/// let few = frame_rows(&t, &AnimationOptions { fps: 10.0, max_frames: 3, ..Default::default() });
+/// assert!(few.len() <= 3 && few[0] == 0 && *few.last().unwrap() == 100);
+/// ```
+pub fn frame_rows(times: &[f64], opts: &AnimationOptions) -> Vec<usize> {
+    let (Some(&t0), Some(&t1)) = (times.first(), times.last()) else {
+        return Vec::new();
+    };
+    let max = opts.max_frames.max(2);
+    let mut dt = 1.0 / opts.fps.max(1e-9);
+    if (t1 - t0) / dt + 1.0 > max as f64 {
+        dt = (t1 - t0) / (max - 1) as f64;
+    }
+    let mut rows = vec![0];
+    let mut tick = 0i64;
+    for (k, &t) in times.iter().enumerate().skip(1) {
+        let this = ((t - t0) / dt + 1e-9).floor() as i64;
+        if this > tick && rows.len() < max - 1 {
+            rows.push(k);
+            tick = this;
+        }
+    }
+    if *rows.last().unwrap_or(&0) != times.len() - 1 {
+        rows.push(times.len() - 1);
+    }
+    rows
+}
+
+/// The table of the run in `dir`: `trajectory.csv`, or every group of `npy/`.
+pub fn run_table(dir: &Path) -> Result<Table, PlotError> {
+    let csv = dir.join("trajectory.csv");
+    if csv.exists() {
+        return Table::read(&csv);
+    }
+    let npy = dir.join("npy");
+    let bad =
+        |e: std::io::Error| PlotError(format!("cannot read the run in {}: {e}", dir.display()));
+    let names: Value = serde_json::from_str(
+        &std::fs::read_to_string(npy.join("columns.json")).map_err(|e| {
+            PlotError(format!(
+                "{}: no trajectory.csv and no npy/columns.json ({e})",
+                dir.display()
+            ))
+        })?,
+    )
+    .map_err(|e| PlotError(format!("npy/columns.json: {e}")))?;
+    let (_, t) = read_npy(&npy.join("t.npy")).map_err(bad)?;
+    let mut columns = vec!["t".to_string()];
+    let mut rows: Vec<Vec<f64>> = t.iter().map(|&t| vec![t]).collect();
+    for (group, listed) in names.as_object().into_iter().flatten() {
+        let Some(listed) = listed.as_array().filter(|_| group != "t") else {
+            continue;
+        };
+        let (shape, data) = read_npy(&npy.join(format!("{group}.npy"))).map_err(bad)?;
+        let width = shape.get(1).copied().unwrap_or(0);
+        if listed.len() != width || shape.first() != Some(&t.len()) {
+            return Err(PlotError(format!(
+                "npy/{group}.npy does not match npy/columns.json"
+            )));
+        }
+        columns.extend(listed.iter().filter_map(|v| v.as_str().map(String::from)));
+        for (r, row) in rows.iter_mut().enumerate() {
+            row.extend_from_slice(&data[r * width..(r + 1) * width]);
+        }
+    }
+    Ok(Table { columns, rows })
+}
+
+/// Values drawn as colours: one per coloured point and link, per frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Colouring {
+    /// What is shown (`speed`, `tension`, or a column's name).
+    pub key: String,
+    /// Its unit (`m/s`, `N`, or empty).
+    pub unit: String,
+    /// Indices of the coloured points (into the scene's points).
+    pub points: Vec<usize>,
+    /// Indices of the coloured links (into the scene's links).
+    pub links: Vec<usize>,
+    /// Per frame: the points' values, then the links'.
+    pub values: Vec<Vec<f64>>,
+    /// Smallest and largest value over all frames.
+    pub range: [f64; 2],
+}
+
+/// A run sampled into frames, with everything a picture of it needs.
+#[derive(Clone, Debug)]
+pub struct Movie {
+    /// The scene (`scene.json`).
+    pub scene: Value,
+    /// 2 or 3.
+    pub dim: usize,
+    /// Per scene point: its fixed place, or `None` when it moves.
+    pub fixed: Vec<Option<[f64; 3]>>,
+    /// Per scene point: its slot in a frame (`k`: coordinates `dim·k ..`), when it moves.
+    pub slot: Vec<Option<usize>>,
+    /// Names of the moving points, by slot.
+    pub moving: Vec<String>,
+    /// The time of each frame.
+    pub times: Vec<f64>,
+    /// Each frame: the moving points' coordinates, `dim` per point.
+    pub frames: Vec<Vec<f64>>,
+    /// Points (scene indices) whose paths are drawn.
+    pub trails: Vec<usize>,
+    /// Colouring, when asked for.
+    pub colour: Option<Colouring>,
+}
+
+fn read_scene(dir: &Path) -> Result<Value, PlotError> {
+    let path = dir.join("scene.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        PlotError(format!(
+            "cannot read {}: {e} (written by `lagrangian run`)",
+            path.display()
+        ))
+    })?;
+    serde_json::from_str(&text).map_err(|e| PlotError(format!("{}: {e}", path.display())))
+}
+
+fn names_of(list: &Value) -> Vec<String> {
+    match list {
+        Value::String(s) => s.split(',').map(|s| s.trim().to_string()).collect(),
+        Value::Array(a) => a
+            .iter()
+            .filter_map(|v| v.as_str().map(String::from))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+impl Movie {
+    /// The run in `dir` (its `scene.json` and trajectory) sampled by `opts`.
+    pub fn load(dir: &Path, opts: &AnimationOptions) -> Result<Movie, PlotError> {
+        let scene = read_scene(dir)?;
+        let table = run_table(dir)?;
+        Movie::of(scene, &table, opts)
+    }
+
+    /// The movie of `scene` over the rows of `table`.
+    pub fn of(scene: Value, table: &Table, opts: &AnimationOptions) -> Result<Movie, PlotError> {
+        let dim = scene["dimension"].as_u64().unwrap_or(0) as usize;
+        if !(dim == 2 || dim == 3) {
+            return Err(PlotError(
+                "the scene has no spatial picture (dimension 2 or 3)".into(),
+            ));
+        }
+        let column = |name: &str| table.columns.iter().position(|n| n == name);
+        let points = scene["points"].as_array().cloned().unwrap_or_default();
+        let (mut fixed, mut slot, mut moving, mut cols) = (vec![], vec![], vec![], vec![]);
+        for p in &points {
+            let place = p["position"].as_array().map(|a| {
+                let c = |k: usize| a.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+                [c(0), c(1), c(2)]
+            });
+            let idx: Option<Vec<usize>> = (p["columns"].as_array().into_iter().flatten())
+                .map(|c| c.as_str().and_then(column))
+                .collect();
+            fixed.push(place);
+            match idx.filter(|i| i.len() == dim && place.is_none()) {
+                Some(idx) => {
+                    slot.push(Some(moving.len()));
+                    moving.push(p["name"].as_str().unwrap_or("").to_string());
+                    cols.extend(idx);
+                }
+                None => slot.push(None),
+            }
+        }
+        let times: Vec<f64> = table.rows.iter().map(|r| r[0]).collect();
+        let rows = frame_rows(&times, opts);
+        let frames = rows
+            .iter()
+            .map(|&r| cols.iter().map(|&c| table.rows[r][c]).collect())
+            .collect();
+        let name_of = |p: &Value| p["name"].as_str().unwrap_or("").to_string();
+        let trail_names = match &opts.trails {
+            Some(t) => t.clone(),
+            None => names_of(&scene["animation"]["trails"]),
+        };
+        let mut trails = Vec::new();
+        for n in trail_names.iter().filter(|n| !n.is_empty()) {
+            match points.iter().position(|p| name_of(p) == *n) {
+                Some(k) if slot[k].is_some() => trails.push(k),
+                Some(_) => return Err(PlotError(format!("trail {n}: a fixed point has no path"))),
+                None => return Err(PlotError(format!("trail {n}: no such point in the scene"))),
+            }
+        }
+        let key = opts.colour.clone().or_else(|| {
+            let a = &scene["animation"];
+            a["colour"]
+                .as_str()
+                .or(a["color"].as_str())
+                .map(String::from)
+        });
+        let colour = match key {
+            Some(key) if !key.is_empty() => Some(colouring(&scene, table, &rows, &key)?),
+            _ => None,
+        };
+        Ok(Movie {
+            times: rows.iter().map(|&r| times[r]).collect(),
+            scene,
+            dim,
+            fixed,
+            slot,
+            moving,
+            frames,
+            trails,
+            colour,
+        })
+    }
+
+    /// Where scene point `k` is in frame `f` (`None`: no place known).
+    pub fn position(&self, k: usize, f: usize) -> Option<[f64; 3]> {
+        if let Some(s) = self.slot[k] {
+            let row = &self.frames[f];
+            let d = self.dim;
+            return Some([
+                row[d * s],
+                row[d * s + 1],
+                if d == 3 { row[d * s + 2] } else { 0.0 },
+            ]);
+        }
+        self.fixed[k]
+    }
+
+    /// The scene's links as pairs of point indices (links whose ends are unknown left out),
+    /// with their index in the scene and their kind.
+    pub fn links(&self) -> Vec<(usize, [usize; 2], String)> {
+        let names: Vec<&str> = (self.scene["points"].as_array().into_iter().flatten())
+            .map(|p| p["name"].as_str().unwrap_or(""))
+            .collect();
+        let find = |v: &Value| v.as_str().and_then(|n| names.iter().position(|m| *m == n));
+        (self.scene["links"].as_array().into_iter().flatten())
+            .enumerate()
+            .filter_map(|(i, l)| {
+                let a = find(&l["ends"][0])?;
+                let b = find(&l["ends"][1])?;
+                Some((i, [a, b], l["kind"].as_str().unwrap_or("").to_string()))
+            })
+            .collect()
+    }
+
+    /// The initial camera: the file's `Animation: Scene: view` (default `[-60, 25]`) and the
+    /// box of every point over every frame, for a `width × height` picture.
+    pub fn camera(&self, width: f64, height: f64) -> Camera {
+        let view = &self.scene["animation"]["Scene"]["view"];
+        let deg = |k: usize, d: f64| view[k].as_f64().unwrap_or(d).to_radians();
+        let mut cam = Camera {
+            dim: self.dim,
+            azimuth: deg(0, -60.0),
+            elevation: deg(1, 25.0),
+            lo: [f64::INFINITY; 2],
+            hi: [f64::NEG_INFINITY; 2],
+            width,
+            height,
+        };
+        for f in 0..self.frames.len() {
+            for k in 0..self.fixed.len() {
+                if let Some(p) = self.position(k, f) {
+                    let r = cam.rotate(p);
+                    for i in 0..2 {
+                        // NaN never widens the box (as Math.min/max would poison it)
+                        if r[i].is_finite() {
+                            cam.lo[i] = cam.lo[i].min(r[i]);
+                            cam.hi[i] = cam.hi[i].max(r[i]);
+                        }
+                    }
+                }
+            }
+        }
+        for i in 0..2 {
+            if !(cam.hi[i] > cam.lo[i]) {
+                let mid = if cam.lo[i].is_finite() {
+                    cam.lo[i]
+                } else {
+                    0.0
+                };
+                cam.lo[i] = mid - 1.0;
+                cam.hi[i] = mid + 1.0;
+            }
+        }
+        cam
+    }
+}
+
+/// A camera: azimuth and elevation (radians; 3D only), the box it frames, the picture size.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Camera {
+    /// 2 or 3.
+    pub dim: usize,
+    /// Azimuth, radians.
+    pub azimuth: f64,
+    /// Elevation, radians.
+    pub elevation: f64,
+    /// Lower corner of the framed box (rotated coordinates).
+    pub lo: [f64; 2],
+    /// Upper corner.
+    pub hi: [f64; 2],
+    /// Picture width, pixels.
+    pub width: f64,
+    /// Picture height, pixels.
+    pub height: f64,
+}
+
+impl Camera {
+    /// `p` turned to the camera: `(x', y', depth)`.
+    pub fn rotate(&self, p: [f64; 3]) -> [f64; 3] {
+        if self.dim != 3 {
+            return [p[0], p[1], 0.0];
+        }
+        let (sa, ca) = self.azimuth.sin_cos();
+        let (se, ce) = self.elevation.sin_cos();
+        let x = ca * p[0] + sa * p[1];
+        let y = -sa * p[0] + ca * p[1];
+        [x, -se * y + ce * p[2], ce * y + se * p[2]]
+    }
+
+    /// Pixels per unit length.
+    pub fn scale(&self) -> f64 {
+        0.9 * (self.width / (self.hi[0] - self.lo[0])).min(self.height / (self.hi[1] - self.lo[1]))
+    }
+
+    /// `p` on the picture, in pixels from the top left.
+    ///
+    /// ```
+    /// use lagrangian::output::movie::Camera;
+    /// let cam = Camera { dim: 2, azimuth: 0.0, elevation: 0.0, lo: [-1.0, -1.0], hi: [1.0, 1.0],
+    ///                    width: 200.0, height: 100.0 };
+    /// assert_eq!(cam.project([0.0, 0.0, 0.0]), [100.0, 50.0]);   // the centre
+    /// assert_eq!(cam.project([1.0, 1.0, 0.0]), [145.0, 5.0]);    // 0.9 · 50 px per unit, y up
+    /// ```
+    pub fn project(&self, p: [f64; 3]) -> [f64; 2] {
+        let r = self.rotate(p);
+        let s = self.scale();
+        let c = [
+            (self.lo[0] + self.hi[0]) / 2.0,
+            (self.lo[1] + self.hi[1]) / 2.0,
+        ];
+        [
+            self.width / 2.0 + s * (r[0] - c[0]),
+            self.height / 2.0 - s * (r[1] - c[1]),
+        ]
+    }
+}
+
+/// The colour of `x` on the scale `[lo, hi]`: blue–white–red when the range holds both
+/// signs (white at zero), otherwise dark blue → green → yellow (viridis-like).
+pub fn colour_of(x: f64, [lo, hi]: [f64; 2]) -> [u8; 3] {
+    const SEQ: [[f64; 3]; 5] = [
+        [68., 1., 84.],
+        [59., 82., 139.],
+        [33., 145., 140.],
+        [94., 201., 98.],
+        [253., 231., 37.],
+    ];
+    const DIV: [[f64; 3]; 3] = [[33., 102., 172.], [247., 247., 247.], [178., 24., 43.]];
+    if !x.is_finite() {
+        return [150, 150, 150];
+    }
+    let (stops, u): (&[[f64; 3]], f64) = if lo < 0.0 && hi > 0.0 {
+        let m = (-lo).max(hi);
+        (&DIV, 0.5 + 0.5 * x / m)
+    } else if hi > lo {
+        (&SEQ, (x - lo) / (hi - lo))
+    } else {
+        (&SEQ, 0.5)
+    };
+    let u = u.clamp(0.0, 1.0) * (stops.len() - 1) as f64;
+    let i = (u.floor() as usize).min(stops.len() - 2);
+    let w = u - i as f64;
+    let mix = |c: usize| (stops[i][c] * (1.0 - w) + stops[i + 1][c] * w).round() as u8;
+    [mix(0), mix(1), mix(2)]
+}
+
+/// The colouring by `key` of the frames at `rows`: `speed` (points by `|v|` from their
+/// velocity columns, links by the mean of their ends), `tension` (bars by `tension:<bar>`), or
+/// a column's name (the point `P` of `P.…`, or the link `L` of `…:L` / `…:L:…`).
+fn colouring(
+    scene: &Value,
+    table: &Table,
+    rows: &[usize],
+    key: &str,
+) -> Result<Colouring, PlotError> {
+    let column = |name: &str| table.columns.iter().position(|n| n == name);
+    let points = scene["points"].as_array().cloned().unwrap_or_default();
+    let links = scene["links"].as_array().cloned().unwrap_or_default();
+    let pname = |k: usize| points[k]["name"].as_str().unwrap_or("");
+    let lname = |k: usize| links[k]["name"].as_str().unwrap_or("");
+    let dim = scene["dimension"].as_u64().unwrap_or(0) as usize;
+    // each coloured element: the columns whose norm is its value (several: a mean of norms)
+    let mut pts: Vec<(usize, Vec<Vec<usize>>)> = Vec::new();
+    let mut lks: Vec<(usize, Vec<Vec<usize>>)> = Vec::new();
+    let unit;
+    match key {
+        "speed" => {
+            unit = "m/s";
+            let vel = |k: usize| -> Option<Vec<usize>> {
+                (["vx", "vy", "vz"][..dim].iter())
+                    .map(|a| column(&format!("{}.{a}", pname(k))))
+                    .collect()
+            };
+            for k in 0..points.len() {
+                if let Some(c) = vel(k) {
+                    pts.push((k, vec![c]));
+                }
+            }
+            for (i, l) in links.iter().enumerate() {
+                let end = |j: usize| {
+                    let n = l["ends"][j].as_str().unwrap_or("");
+                    let k = points.iter().position(|p| p["name"] == n)?;
+                    // a fixed end does not move: no columns, speed 0
+                    if points[k]["position"].is_array() {
+                        return Some(vec![]);
+                    }
+                    vel(k)
+                };
+                if let (Some(a), Some(b)) = (end(0), end(1)) {
+                    lks.push((i, vec![a, b]));
+                }
+            }
+            if pts.is_empty() {
+                return Err(PlotError(
+                    "colour by speed: the run has no velocity columns (P.vx …); \
+                     run with the velocities group in Output: columns"
+                        .into(),
+                ));
+            }
+        }
+        "tension" => {
+            unit = "N";
+            for i in 0..links.len() {
+                if let Some(c) = column(&format!("tension:{}", lname(i))) {
+                    lks.push((i, vec![vec![c]]));
+                }
+            }
+            if lks.is_empty() {
+                return Err(PlotError(
+                    "colour by tension: the run has no tension:<bar> columns \
+                     (bars, and the reactions group in Output: columns)"
+                        .into(),
+                ));
+            }
+        }
+        name => {
+            unit = "";
+            let c = column(name).ok_or_else(|| {
+                PlotError(format!(
+                    "colour {name}: not `speed`, `tension` or a column of the run"
+                ))
+            })?;
+            let head = name.split(['.', ':']).next().unwrap_or("");
+            let parts: Vec<&str> = name.split(':').collect();
+            if let Some(k) = (0..points.len()).find(|&k| name.contains('.') && pname(k) == head) {
+                pts.push((k, vec![vec![c]]));
+            } else if let Some(i) =
+                (0..links.len()).find(|&i| parts.len() > 1 && parts[1] == lname(i))
+            {
+                lks.push((i, vec![vec![c]]));
+            } else {
+                return Err(PlotError(format!(
+                    "colour {name}: the column belongs to no point or link of the scene"
+                )));
+            }
+        }
+    }
+    let norm = |r: usize, cs: &[usize]| cs.iter().map(|&c| table.rows[r][c].powi(2)).sum::<f64>();
+    let value = |r: usize, parts: &[Vec<usize>]| {
+        let n = parts.len() as f64;
+        if parts.len() == 1 && parts[0].len() == 1 {
+            return table.rows[r][parts[0][0]]; // one column: its signed value
+        }
+        parts.iter().map(|cs| norm(r, cs).sqrt()).sum::<f64>() / n
+    };
+    let values: Vec<Vec<f64>> = rows
+        .iter()
+        .map(|&r| {
+            (pts.iter().chain(lks.iter()))
+                .map(|(_, parts)| value(r, parts))
+                .collect()
+        })
+        .collect();
+    let finite = values.iter().flatten().filter(|x| x.is_finite());
+    let lo = finite.clone().fold(f64::INFINITY, |a, &b| a.min(b));
+    let hi = finite.fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+    Ok(Colouring {
+        key: key.to_string(),
+        unit: unit.to_string(),
+        points: pts.iter().map(|p| p.0).collect(),
+        links: lks.iter().map(|l| l.0).collect(),
+        values,
+        range: if lo <= hi { [lo, hi] } else { [0.0, 0.0] },
+    })
+}
