@@ -297,7 +297,8 @@ pub enum DistanceForm {
 pub struct Body {
     /// Name.
     pub name: String,
-    /// Basic points and vectors (names), in order.
+    /// Basic points and vectors (names), in order, then the body's derived points (a picture
+    /// joins the points among them).
     pub items: Vec<String>,
 }
 

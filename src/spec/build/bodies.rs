@@ -331,6 +331,7 @@ pub(super) fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Res
     }
     // derived points X = A + x i + y j + z k
     let e: [VExpr; 3] = std::array::from_fn(|k| file_vexpr(&maps[k]));
+    let mut drawn = names.clone();
     for (dn, x) in &local {
         if names.contains(dn) {
             continue;
@@ -339,6 +340,7 @@ pub(super) fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Res
         b.points
             .insert(dn.clone(), Point::General(frame.world_point(&e, *x)));
         b.order.push(dn.clone());
+        drawn.push(dn.clone());
     }
     let gravity = b.gravity;
     let placed = place::term_on(3, &[&maps[0], &maps[1], &maps[2]], |items| RigidBody3 {
@@ -356,7 +358,7 @@ pub(super) fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Res
     );
     b.body_items.push(GeoBody {
         name: name.to_string(),
-        items: names.clone(),
+        items: drawn,
     });
     Ok(())
 }

@@ -48,6 +48,7 @@ pub(super) fn chain(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
     let step: [f64; 3] = std::array::from_fn(|i| (end[i] - start[i]) / n as f64);
     let len = step.iter().map(|x| x * x).sum::<f64>().sqrt();
     let mut prev = fa;
+    let mut prev_name = from.clone();
     for i in 1..=n {
         let pn = format!("{name}{i}");
         b.new_free(&pn, p)?;
@@ -57,7 +58,9 @@ pub(super) fn chain(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
         }
         b.particle(&a, mass, p)?;
         b.spring([&prev, &a], [k, len, 0.0, c], p)?;
+        b.link(&format!("{prev_name}-{pn}"), LinkKind::Spring);
         prev = a;
+        prev_name = pn;
     }
     Ok(())
 }
@@ -144,6 +147,7 @@ pub(super) fn grid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
                 if b.points.contains_key(&pn) {
                     return Err(b.ctx.err(p, format!("point '{pn}' is defined twice")));
                 }
+                b.order.push(pn.clone());
                 b.points.insert(pn, Point::Fixed(pos));
             }
         }
@@ -158,6 +162,7 @@ pub(super) fn grid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
                     }
                     let (aa, ac) = (b.pmap(&a), b.pmap(&c2));
                     b.spring([&aa, &ac], [k, l, 0.0, c], p)?;
+                    b.link(&format!("{a}-{c2}"), LinkKind::Spring);
                 }
             }
         }
