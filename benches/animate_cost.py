@@ -8,7 +8,7 @@ from the CSV (default columns), from npy/ (default columns) and with --gif.
 Prints, for each variant, the median and minimum wall-clock seconds of the `animate` command
 over REPEATS runs (default 5), and the size of animation.html (and animation.gif).
 """
-import os, statistics, subprocess, sys, tempfile, time
+import json, os, shutil, statistics, subprocess, sys, tempfile, time
 
 BIN = os.path.abspath("./target/release/lagrangian")
 REPEATS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
@@ -42,3 +42,16 @@ with tempfile.TemporaryDirectory() as d:
         extra_size = f", GIF {os.path.getsize(gif) / 1e6:.1f} MB" if "--gif" in extra else ""
         print(f"{name:32s} median {statistics.median(times):.3f} s   min {min(times):.3f} s"
               f"   (HTML {size:.1f} MB{extra_size})")
+    # drawing one frame of the page in headless Chromium (the probe times its draws)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium:
+        frames = ",".join(str(k) for k in range(0, 101, 5))
+        page = "file://" + os.path.join(npy, "animation.html") + "#probe=" + frames
+        dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                              "--no-first-run", "--user-data-dir=" + os.path.join(d, "chr"),
+                              "--window-size=1200,900", "--dump-dom", page],
+                             capture_output=True, text=True, check=True).stdout
+        probe = json.loads(dom.split('<pre id="probe">', 2)[2].split("</pre>")[0]
+                           .replace("&quot;", '"'))
+        print(f"page: one frame drawn in {probe['draw_ms'] / 21:.1f} ms (mean of 21 frames, "
+              f"{probe['width']}x{probe['height']} canvas, headless Chromium, no GPU)")

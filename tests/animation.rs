@@ -135,6 +135,132 @@ fn the_cloth_animation_stays_small() {
     let d = data(&html);
     assert_eq!(d["frames"].as_array().unwrap().len(), 101);
     assert_eq!(d["moving"].as_array().unwrap().len(), 8100);
+    // the grid's springs and its fixed rim are in the scene
+    assert_eq!(d["scene"]["links"].as_array().unwrap().len(), 16380);
+    let points = d["scene"]["points"].as_array().unwrap();
+    assert_eq!(points.iter().filter(|p| p["kind"] == "fixed").count(), 360);
     let mb = html.len() as f64 / 1e6;
     assert!(mb <= 25.0, "the 90 × 90 cloth's page is {mb:.1} MB");
+}
+
+/// Column `name` of the trajectory at row `r`.
+fn value(header: &[String], row: &[f64], name: &str) -> f64 {
+    row[header.iter().position(|h| h == name).expect(name)]
+}
+
+#[test]
+fn colours_and_trails_follow_the_columns() {
+    let out = tmp("anim-colour");
+    let args = [
+        "run",
+        &mech("double_pendulum.yaml"),
+        "--t-end",
+        "1",
+        "--columns",
+        "positions,velocities,reactions",
+        "--quiet",
+        "--animate",
+        "--colour",
+        "tension",
+        "--trail",
+        "B",
+        "--out",
+    ];
+    let o = run(&[&args[..], &[out.to_str().unwrap()]].concat(), None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (header, rows) = trajectory(&out);
+    let times: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    let chosen = frame_rows(&times, &AnimationOptions::default());
+    let check = |d: &serde_json::Value, want: &dyn Fn(&[f64]) -> Vec<f64>| {
+        let c = &d["colour"];
+        let range = c["range"][1].as_f64().unwrap().abs() + c["range"][0].as_f64().unwrap().abs();
+        for (f, &r) in chosen.iter().enumerate() {
+            let shown: Vec<f64> = (c["values"][f].as_array().unwrap().iter())
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            let want = want(&rows[r]);
+            assert_eq!(shown.len(), want.len());
+            for (s, w) in shown.iter().zip(&want) {
+                assert!((s - w).abs() <= 1e-3 * range, "frame {f}: {s} vs {w}");
+            }
+        }
+    };
+    // tension: the two bars by their tension columns; B's trail
+    let d = data(&std::fs::read_to_string(out.join("animation.html")).unwrap());
+    assert_eq!(d["trails"], serde_json::json!([2]));
+    assert_eq!(d["colour"]["links"], serde_json::json!([0, 1]));
+    assert_eq!(d["colour"]["unit"], "N");
+    check(&d, &|row| {
+        vec![
+            value(&header, row, "tension:OA"),
+            value(&header, row, "tension:AB"),
+        ]
+    });
+    // speed: the bobs by |v|, the bars by the mean of their ends (the pivot at rest)
+    let d = data(&animate(&out, &["--colour", "speed"]));
+    assert_eq!(d["colour"]["points"], serde_json::json!([1, 2]));
+    let speed = |row: &[f64], p: &str| {
+        value(&header, row, &format!("{p}.vx")).hypot(value(&header, row, &format!("{p}.vy")))
+    };
+    check(&d, &|row| {
+        let (a, b) = (speed(row, "A"), speed(row, "B"));
+        vec![a, b, a / 2.0, (a + b) / 2.0]
+    });
+    assert!(d["colour"]["range"][0].as_f64().unwrap() >= 0.0);
+    // one column: its element
+    let d = data(&animate(&out, &["--colour", "B.vx"]));
+    assert_eq!(d["colour"]["points"], serde_json::json!([2]));
+    check(&d, &|row| vec![value(&header, row, "B.vx")]);
+    // refusals that name what is wrong
+    for (extra, text) in [
+        (&["--trail", "Z"][..], "trail Z: no such point"),
+        (&["--trail", "O"][..], "trail O: a fixed point has no path"),
+        (
+            &["--colour", "bogus"][..],
+            "colour bogus: not `speed`, `tension` or a column",
+        ),
+        (&["--gif", "--gif-size", "5x5"][..], "--gif-size 5x5"),
+        (&["--fps", "0"][..], "--fps 0"),
+    ] {
+        let o = run(
+            &[&["animate", out.to_str().unwrap()][..], extra].concat(),
+            None,
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && err.contains(text),
+            "{extra:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn the_animation_section_chooses_trails_and_colour() {
+    let dir = tmp("anim-section");
+    let text = std::fs::read_to_string(mech("double_pendulum.yaml")).unwrap()
+        + "Animation:\n  Scene: { view: [0, 90] }\n  trails: [A, B]\n  colour: speed\n";
+    let file = dir.join("dp.yaml");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join("out");
+    let args = [
+        "run",
+        file.to_str().unwrap(),
+        "--t-end",
+        "0.5",
+        "--quiet",
+        "--animate",
+    ];
+    let o = run(
+        &[&args[..], &["--out", out.to_str().unwrap()]].concat(),
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let d = data(&std::fs::read_to_string(out.join("animation.html")).unwrap());
+    assert_eq!(d["trails"], serde_json::json!([1, 2]));
+    assert_eq!(d["colour"]["key"], "speed");
+    assert_eq!(d["animation"]["Scene"]["view"], serde_json::json!([0, 90]));
+    // the command line wins
+    let d = data(&animate(&out, &["--trail", "A", "--colour", ""]));
+    assert_eq!(d["trails"], serde_json::json!([1]));
+    assert!(d["colour"].is_null());
 }

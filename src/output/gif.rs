@@ -47,16 +47,26 @@ pub fn write_gif(movie: &Movie, size: (u32, u32), out: &Path) -> Result<(), Plot
 fn encode(movie: &Movie, (w, h): (u32, u32), path: &Path) -> Result<(), PlotError> {
     let fail = |e: &dyn std::fmt::Display| PlotError(format!("{}: {e}", path.display()));
     let file = File::create(path).map_err(|e| fail(&e))?;
-    let mut enc =
-        gif::Encoder::new(BufWriter::new(file), w as u16, h as u16, &[]).map_err(|e| fail(&e))?;
+    let mut palette = Palette::new();
+    let mut enc = gif::Encoder::new(BufWriter::new(file), w as u16, h as u16, &palette.rgb)
+        .map_err(|e| fail(&e))?;
     enc.set_repeat(gif::Repeat::Infinite)
         .map_err(|e| fail(&e))?;
     let cam = movie.camera(w as f64, h as f64);
     let mut buf = vec![0u8; 3 * w as usize * h as usize];
+    let mut indices = vec![0u8; w as usize * h as usize];
     let n = movie.frames.len();
     for f in 0..n {
         draw_frame(movie, &cam, f, &mut buf, (w, h))?;
-        let mut frame = gif::Frame::from_rgb_speed(w as u16, h as u16, &buf, 10);
+        for (i, px) in indices.iter_mut().zip(buf.chunks_exact(3)) {
+            *i = palette.index([px[0], px[1], px[2]]);
+        }
+        let mut frame = gif::Frame {
+            width: w as u16,
+            height: h as u16,
+            buffer: std::borrow::Cow::Borrowed(&indices),
+            ..gif::Frame::default()
+        };
         let dt = match f + 1 < n {
             true => movie.times[f + 1] - movie.times[f],
             false => 1.0, // a pause before it loops
@@ -66,6 +76,69 @@ fn encode(movie: &Movie, (w, h): (u32, u32), path: &Path) -> Result<(), PlotErro
     }
     let mut file = enc.into_inner().map_err(|e| fail(&e))?;
     std::io::Write::flush(&mut file).map_err(|e| fail(&e))
+}
+
+/// One palette for every frame: the colours the drawing uses exactly, then a 6 × 6 × 6 colour
+/// cube and greys; any other colour (antialiased edges, text, the colour scale) goes to its
+/// nearest entry. (A per-frame NeuQuant palette cost 190 ms a frame on the cloth.)
+struct Palette {
+    rgb: Vec<u8>,
+    known: std::collections::HashMap<[u8; 3], u8>,
+}
+
+impl Palette {
+    fn new() -> Palette {
+        let mut colours: Vec<[u8; 3]> = vec![
+            [250, 250, 250],
+            [0, 0, 0],
+            [51, 51, 51],
+            [119, 119, 119],
+            [31, 119, 180],
+            [214, 39, 40],
+            [44, 160, 44],
+            [140, 86, 75],
+            [150, 150, 150],
+        ];
+        colours.extend(TRAIL.iter().map(|c| [c.0, c.1, c.2]));
+        let level = |k: usize| (k * 51) as u8;
+        for r in 0..6 {
+            for g in 0..6 {
+                for b in 0..6 {
+                    colours.push([level(r), level(g), level(b)]);
+                }
+            }
+        }
+        let mut grey = 8u8;
+        while colours.len() < 256 {
+            colours.push([grey; 3]);
+            grey = grey.saturating_add(10);
+        }
+        let known = colours
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, c)| (*c, i as u8))
+            .collect();
+        Palette {
+            rgb: colours.iter().flatten().copied().collect(),
+            known,
+        }
+    }
+
+    /// The palette entry of `c`: exact when there is one, else the nearest.
+    fn index(&mut self, c: [u8; 3]) -> u8 {
+        if let Some(&i) = self.known.get(&c) {
+            return i;
+        }
+        let d = |k: usize| -> i32 {
+            (0..3)
+                .map(|j| (self.rgb[3 * k + j] as i32 - c[j] as i32).pow(2))
+                .sum()
+        };
+        let best = (0..256).min_by_key(|&k| d(k)).unwrap_or(0) as u8;
+        self.known.insert(c, best);
+        best
+    }
 }
 
 type Area<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
@@ -113,7 +186,7 @@ fn draw_frame(
     let root = BitMapBackend::with_buffer(buf, size).into_drawing_area();
     root.fill(&RGBColor(250, 250, 250)).map_err(err)?;
     let at = |k: usize| movie.position(k, f).map(|p| cam.project(p));
-    let links = movie.links();
+    let links = &movie.links;
     let many = links.len() > 2000;
     for (j, &k) in movie.trails.iter().enumerate() {
         let path: Vec<(i32, i32)> = (0..=f)
@@ -125,14 +198,27 @@ fn draw_frame(
     draw_bodies(movie, &root, &at)?;
     let colour = movie.colour.as_ref();
     let value = |slot: usize| colour.map(|c| rgb(colour_of(c.values[f][slot], c.range)));
-    for (i, [a, b], kind) in &links {
+    // each point's and link's slot in a row of colour values
+    let (mut point_slot, mut link_slot) = (vec![None; movie.fixed.len()], vec![None; links.len()]);
+    if let Some(c) = colour {
+        for (j, &k) in c.points.iter().enumerate() {
+            point_slot[k] = Some(j);
+        }
+        let scene_to_drawn: std::collections::HashMap<usize, usize> =
+            links.iter().enumerate().map(|(d, l)| (l.0, d)).collect();
+        for (j, l) in c.links.iter().enumerate() {
+            if let Some(&d) = scene_to_drawn.get(l) {
+                link_slot[d] = Some(c.points.len() + j);
+            }
+        }
+    }
+    for (d, (_, [a, b], kind)) in links.iter().enumerate() {
         let (Some(pa), Some(pb)) = (at(*a), at(*b)) else {
             continue;
         };
         let spring = kind == "spring" || kind == "massive-spring";
-        let slot = colour.and_then(|c| c.links.iter().position(|l| l == i));
-        let c = match slot {
-            Some(s) => value(colour.map_or(0, |c| c.points.len()) + s).unwrap_or(BLACK),
+        let c = match link_slot[d] {
+            Some(s) => value(s).unwrap_or(BLACK),
             None if spring => RGBColor(31, 119, 180),
             None => RGBColor(51, 51, 51),
         };
@@ -157,7 +243,7 @@ fn draw_frame(
             root.draw(&Polygon::new(mark, grey.filled())).map_err(err)?;
             continue;
         }
-        let slot = colour.and_then(|c| c.points.iter().position(|&p| p == k));
+        let slot = point_slot[k];
         if many && slot.is_none() {
             continue;
         }

@@ -155,6 +155,8 @@ pub struct Movie {
     pub trails: Vec<usize>,
     /// Colouring, when asked for.
     pub colour: Option<Colouring>,
+    /// The links whose ends are points of the scene: index in the scene, ends, kind.
+    pub links: Vec<(usize, [usize; 2], String)>,
 }
 
 fn read_scene(dir: &Path) -> Result<Value, PlotError> {
@@ -246,7 +248,20 @@ impl Movie {
             Some(key) if !key.is_empty() => Some(colouring(&scene, table, &rows, &key)?),
             _ => None,
         };
+        let index: std::collections::HashMap<&str, usize> = (points.iter().enumerate())
+            .map(|(k, p)| (p["name"].as_str().unwrap_or(""), k))
+            .collect();
+        let find = |v: &Value| v.as_str().and_then(|n| index.get(n).copied());
+        let links = (scene["links"].as_array().into_iter().flatten())
+            .enumerate()
+            .filter_map(|(i, l)| {
+                let a = find(&l["ends"][0])?;
+                let b = find(&l["ends"][1])?;
+                Some((i, [a, b], l["kind"].as_str().unwrap_or("").to_string()))
+            })
+            .collect();
         Ok(Movie {
+            links,
             times: rows.iter().map(|&r| times[r]).collect(),
             scene,
             dim,
@@ -271,23 +286,6 @@ impl Movie {
             ]);
         }
         self.fixed[k]
-    }
-
-    /// The scene's links as pairs of point indices (links whose ends are unknown left out),
-    /// with their index in the scene and their kind.
-    pub fn links(&self) -> Vec<(usize, [usize; 2], String)> {
-        let names: Vec<&str> = (self.scene["points"].as_array().into_iter().flatten())
-            .map(|p| p["name"].as_str().unwrap_or(""))
-            .collect();
-        let find = |v: &Value| v.as_str().and_then(|n| names.iter().position(|m| *m == n));
-        (self.scene["links"].as_array().into_iter().flatten())
-            .enumerate()
-            .filter_map(|(i, l)| {
-                let a = find(&l["ends"][0])?;
-                let b = find(&l["ends"][1])?;
-                Some((i, [a, b], l["kind"].as_str().unwrap_or("").to_string()))
-            })
-            .collect()
     }
 
     /// The initial camera: the file's `Animation: Scene: view` (default `[-60, 25]`) and the
@@ -454,10 +452,12 @@ fn colouring(
                     pts.push((k, vec![c]));
                 }
             }
+            let index: std::collections::HashMap<&str, usize> =
+                (0..points.len()).map(|k| (pname(k), k)).collect();
             for (i, l) in links.iter().enumerate() {
                 let end = |j: usize| {
                     let n = l["ends"][j].as_str().unwrap_or("");
-                    let k = points.iter().position(|p| p["name"] == n)?;
+                    let k = *index.get(n)?;
                     // a fixed end does not move: no columns, speed 0
                     if points[k]["position"].is_array() {
                         return Some(vec![]);
