@@ -101,7 +101,8 @@ const NEXT: &str = "
   cargo run --release -- run mechanisms/spherical_pendulums.yaml   (angle coordinates)
   cargo run --release -- run YOUR_FILE.yaml --out DIR   (format: docs/yaml.md)";
 
-/// A large stack: expressions recurse once per nesting level (≤ `expr::vector::MAX_DEPTH`).
+/// A roomy stack for the worker (reserved, not used: expression evaluation is flat, the parser
+/// nests at most 100 levels).
 const STACK_BYTES: usize = 256 << 20;
 
 fn main() -> ExitCode {

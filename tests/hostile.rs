@@ -32,9 +32,19 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
         let e = VExpr::parse(text, 3, &lookup).unwrap_err();
         assert!(e.message.contains("nested more than"), "{}", e.message);
     }
-    // a long product is stopped at the depth limit
-    let e = VExpr::parse(&vec!["x"; 40_000].join("*"), 3, &lookup).unwrap_err();
-    assert!(e.message.contains("limit is"), "{}", e.message);
+    // a product of 40,000 factors is 40,000 levels deep: evaluated flat, it just works
+    let e = VExpr::parse(&vec!["x"; 40_000].join("*"), 3, &lookup).unwrap();
+    assert!(
+        e.depth() >= 40_000 && e.need() <= 2,
+        "{} {}",
+        e.depth(),
+        e.need()
+    );
+    let v = e.eval_scalar::<f64>(&|_| 1.00001, 0.0);
+    assert!((v / 1.00001f64.powi(40_000) - 1.0).abs() < 1e-12, "{v}");
+    // past the size limit (200,000 operations) it is refused with the limit named
+    let e = VExpr::parse(&vec!["x"; 120_000].join("*"), 3, &lookup).unwrap_err();
+    assert!(e.message.contains("limit is 200000"), "{}", e.message);
 }
 
 #[test]
@@ -59,7 +69,7 @@ fn long_sums_are_balanced_and_evaluate() {
         .join(" ");
     let e = VExpr::parse(&text, 3, &lookup).unwrap();
     assert_eq!(e.eval_scalar::<f64>(&|_| 0.25, 0.0), 0.25);
-    const { assert!(MAX_DEPTH >= 40) };
+    const { assert!(MAX_DEPTH as u64 >= lagrangian::expr::vector::MAX_SIZE) };
 }
 
 #[test]
@@ -75,15 +85,41 @@ fn a_define_of_two_thousand_terms_runs() {
 }
 
 #[test]
-fn too_deep_definitions_are_refused_with_their_place() {
+fn a_chain_of_a_thousand_definitions_runs_on_a_small_stack() {
+    // x1 = x0 + 0·μv, …, x1000: about 2,000 levels deep; the joint is unchanged (C = x1000)
     let mut c = String::from("C1 + mu*v\n");
-    for k in 1..=60 {
-        c += &format!("    x{k}: x{} + 0.001*mu*v\n", k - 1);
+    for k in 1..=1000 {
+        c += &format!("    x{k}: x{} + 0*mu*v\n", k - 1);
     }
-    let text = RSCR.replace(JOINT, &format!("    x0: {c}    C: x60"));
-    let e = spec::parse(&text, "deep.yaml").unwrap_err().to_string();
-    assert!(e.contains("deep.yaml:") && e.contains("Define.x"), "{e}");
-    assert!(e.contains("limit is"), "{e}");
+    let text = RSCR.replace(JOINT, &format!("    x0: {c}    C: x1000"));
+    // parse, build and find the consistent initial point on a thread of 2 MB (a spawned
+    // thread's default): neither evaluation nor freeing the graph recurses per level
+    let worker = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let problem = spec::parse(&text, "deep.yaml").unwrap();
+            problem.initial_values().unwrap().state.q
+        })
+        .unwrap();
+    let q = worker.join().expect("no stack overflow");
+    let plain = spec::parse(RSCR, "rscr.yaml").unwrap();
+    let want = plain.initial_values().unwrap().state.q;
+    for (x, y) in q.iter().zip(&want) {
+        assert!((x - y).abs() < 1e-12, "{x} vs {y}");
+    }
+}
+
+#[test]
+fn definitions_past_the_size_limit_are_refused_with_their_place() {
+    // each definition uses the previous one twice: the expansion doubles per entry
+    let mut c = String::from("C1 + mu*v\n");
+    for k in 1..=20 {
+        c += &format!("    x{k}: x{} + x{}\n", k - 1, k - 1);
+    }
+    let text = RSCR.replace(JOINT, &format!("    x0: {c}    C: x20"));
+    let e = spec::parse(&text, "wide.yaml").unwrap_err().to_string();
+    assert!(e.contains("wide.yaml:") && e.contains("Define.x"), "{e}");
+    assert!(e.contains("limit is 200000"), "{e}");
 }
 
 #[test]

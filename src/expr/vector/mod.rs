@@ -29,10 +29,12 @@
 //! ```
 
 mod parse;
+mod tape;
 
 use num_dual::{Dual, DualNum};
 use std::collections::{BTreeSet, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+pub use tape::MAX_NEED;
 
 /// Scalar functions of one argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,15 +105,18 @@ pub struct VExpr {
     depth: u32,
     /// Operations one evaluation performs (shared parts counted each time they are used).
     size: u64,
+    /// Stack slots a flat evaluation needs (see `tape`).
+    need: u32,
+    /// The flat program, compiled on the first evaluation.
+    program: OnceLock<Arc<tape::Program>>,
 }
 
-/// The deepest expression graph the toolkit evaluates. Evaluation recurses once per level, and
-/// on the largest dual numbers (the Jacobians of a term on 18 local coordinates) one level
-/// takes about 110 KB of stack (measured), so the limit needs about 5.3 MB: more than a
-/// spawned thread's default 2 MB, less than a main thread's 8 MB. The command line runs on a
-/// 256 MB stack; tests get 16 MB (`.cargo/config.toml`). Long sums are stored as balanced
-/// trees, so a sum of `n` terms costs about `log₂ n` levels.
-pub const MAX_DEPTH: u32 = 48;
+/// The deepest expression graph the toolkit accepts. Evaluation is flat (a postfix program on
+/// a stack of at most [`MAX_NEED`] values, see `tape`) and every other walk over the graph
+/// uses a work list, so depth costs no stack: a chain of definitions or a long product may be
+/// as deep as it is large. The bound only makes the limit explicit; [`MAX_SIZE`] is the one
+/// that binds.
+pub const MAX_DEPTH: u32 = 200_000;
 
 /// The most operations one evaluation of an expression may perform (a `Define` reused many
 /// times by later ones multiplies; this bounds the time a step can take).
@@ -138,11 +143,14 @@ pub enum Sym {
 impl VExpr {
     fn new(node: Node, vector: bool) -> VExpr {
         let (depth, size) = Self::stats(&node);
+        let need = tape::need_of(&node);
         VExpr {
             node: Arc::new(node),
             vector,
             depth,
             size,
+            need,
+            program: OnceLock::new(),
         }
     }
     /// `(depth, size)` of a node from its children's.
@@ -159,6 +167,10 @@ impl VExpr {
     /// Operations one evaluation performs.
     pub fn size(&self) -> u64 {
         self.size
+    }
+    /// Intermediate values a (flat) evaluation holds at once.
+    pub fn need(&self) -> u32 {
+        self.need
     }
     /// The coordinate `q_j`.
     pub fn coord(j: usize) -> VExpr {
@@ -229,10 +241,18 @@ impl VExpr {
         self.any(&|n| matches!(n, Node::Time))
     }
     fn any(&self, f: &dyn Fn(&Node) -> bool) -> bool {
-        if f(&self.node) {
-            return true;
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![self];
+        while let Some(e) = todo.pop() {
+            if !seen.insert(Arc::as_ptr(&e.node)) {
+                continue;
+            }
+            if f(&e.node) {
+                return true;
+            }
+            todo.extend(e.children());
         }
-        self.children().iter().any(|c| c.any(f))
+        false
     }
     fn children(&self) -> Vec<&VExpr> {
         Self::node_children(&self.node)
@@ -256,48 +276,58 @@ impl VExpr {
     }
     /// The coordinates the expression depends on.
     pub fn coords(&self, out: &mut BTreeSet<usize>) {
-        if let Node::Coord(j) = &*self.node {
-            out.insert(*j);
-        }
-        for c in self.children() {
-            c.coords(out);
+        let mut seen = std::collections::HashSet::new();
+        let mut todo = vec![self];
+        while let Some(e) = todo.pop() {
+            if !seen.insert(Arc::as_ptr(&e.node)) {
+                continue;
+            }
+            if let Node::Coord(j) = &*e.node {
+                out.insert(*j);
+            }
+            todo.extend(e.children());
         }
     }
     /// The same expression with coordinate `j` renamed to `f(j)` (shared parts stay shared).
     pub fn remap(&self, f: &dyn Fn(usize) -> usize) -> VExpr {
-        self.remap_memo(f, &mut HashMap::new())
-    }
-    fn remap_memo(
-        &self,
-        f: &dyn Fn(usize) -> usize,
-        memo: &mut HashMap<*const Node, VExpr>,
-    ) -> VExpr {
-        let key = Arc::as_ptr(&self.node);
-        if let Some(e) = memo.get(&key) {
-            return e.clone();
+        let mut memo: HashMap<*const Node, VExpr> = HashMap::new();
+        let key = |e: &VExpr| Arc::as_ptr(&e.node);
+        // a work list in post-order: children are remapped before their parent
+        let mut todo = vec![(self, false)];
+        while let Some((e, ready)) = todo.pop() {
+            if memo.contains_key(&key(e)) {
+                continue;
+            }
+            if !ready {
+                todo.push((e, true));
+                todo.extend(e.children().into_iter().map(|c| (c, false)));
+                continue;
+            }
+            let r = |c: &VExpr| memo[&key(c)].clone();
+            let node = match &*e.node {
+                Node::Coord(j) => Node::Coord(f(*j)),
+                Node::Time | Node::Const(_) | Node::ConstVec(_) => {
+                    memo.insert(key(e), e.clone());
+                    continue;
+                }
+                Node::Pack(c) => Node::Pack([r(&c[0]), r(&c[1]), r(&c[2])]),
+                Node::Neg(a) => Node::Neg(r(a)),
+                Node::F(g, a) => Node::F(*g, r(a)),
+                Node::Perp(a) => Node::Perp(r(a)),
+                Node::Norm(a) => Node::Norm(r(a)),
+                Node::Comp(a, k) => Node::Comp(r(a), *k),
+                Node::Add(a, b) => Node::Add(r(a), r(b)),
+                Node::Sub(a, b) => Node::Sub(r(a), r(b)),
+                Node::Mul(a, b) => Node::Mul(r(a), r(b)),
+                Node::Div(a, b) => Node::Div(r(a), r(b)),
+                Node::Pow(a, b) => Node::Pow(r(a), r(b)),
+                Node::Atan2(a, b) => Node::Atan2(r(a), r(b)),
+                Node::Dot(a, b) => Node::Dot(r(a), r(b)),
+                Node::Cross(a, b) => Node::Cross(r(a), r(b)),
+            };
+            memo.insert(key(e), VExpr::new(node, e.vector));
         }
-        let mut r = |e: &VExpr| e.remap_memo(f, memo);
-        let node = match &*self.node {
-            Node::Coord(j) => Node::Coord(f(*j)),
-            Node::Time | Node::Const(_) | Node::ConstVec(_) => return self.clone(),
-            Node::Pack(c) => Node::Pack([r(&c[0]), r(&c[1]), r(&c[2])]),
-            Node::Neg(a) => Node::Neg(r(a)),
-            Node::F(g, a) => Node::F(*g, r(a)),
-            Node::Perp(a) => Node::Perp(r(a)),
-            Node::Norm(a) => Node::Norm(r(a)),
-            Node::Comp(a, k) => Node::Comp(r(a), *k),
-            Node::Add(a, b) => Node::Add(r(a), r(b)),
-            Node::Sub(a, b) => Node::Sub(r(a), r(b)),
-            Node::Mul(a, b) => Node::Mul(r(a), r(b)),
-            Node::Div(a, b) => Node::Div(r(a), r(b)),
-            Node::Pow(a, b) => Node::Pow(r(a), r(b)),
-            Node::Atan2(a, b) => Node::Atan2(r(a), r(b)),
-            Node::Dot(a, b) => Node::Dot(r(a), r(b)),
-            Node::Cross(a, b) => Node::Cross(r(a), r(b)),
-        };
-        let out = VExpr::new(node, self.vector);
-        memo.insert(key, out.clone());
-        out
+        memo[&key(self)].clone()
     }
 
     // ---- construction with type checks and constant folding ----
@@ -390,84 +420,13 @@ impl VExpr {
 
     /// Value at coordinates `q(j)` and time `t`, on any dual number type.
     ///
-    /// Each operation is evaluated in its own small (never inlined) frame, so one level of the
-    /// graph costs the stack only what that operation holds — a few values of `D` — however
-    /// large `D` is; the depth is bounded by [`MAX_DEPTH`] when the expression is parsed.
+    /// The graph is compiled into a flat postfix program on the first call (see `tape`) and run
+    /// on a stack of at most [`MAX_NEED`] values: no recursion, whatever the depth.
     pub fn eval<D: DualNum<Primitive = f64> + Copy>(&self, q: &dyn Fn(usize) -> D, t: D) -> Val<D> {
-        use Val::{S, V};
-        match &*self.node {
-            Node::Coord(j) => S(q(*j)),
-            Node::Time => S(t),
-            Node::Const(x) => S(D::from(*x)),
-            Node::ConstVec(x) => V(x.map(D::from)),
-            Node::Pack(c) => pack3(c, q, t),
-            Node::Neg(a) => unary(a, q, t, |x| match x {
-                S(x) => S(-x),
-                V(x) => V(x.map(|c| -c)),
-            }),
-            Node::Add(a, b) => binary(a, b, q, t, |x, y| add(x, y, 1.0)),
-            Node::Sub(a, b) => binary(a, b, q, t, |x, y| add(x, y, -1.0)),
-            Node::Mul(a, b) => binary(a, b, q, t, |x, y| match (x, y) {
-                (S(x), S(y)) => S(x * y),
-                (S(x), V(y)) | (V(y), S(x)) => V(y.map(|c| c * x)),
-                _ => S(D::from(f64::NAN)),
-            }),
-            Node::Div(a, b) => binary(a, b, q, t, |x, y| match (x, y) {
-                (S(x), S(y)) => S(x / y),
-                (V(x), S(y)) => {
-                    let r = y.recip();
-                    V(x.map(|c| c * r))
-                }
-                _ => S(D::from(f64::NAN)),
-            }),
-            Node::Pow(a, b) => {
-                let p = b.as_const();
-                binary(a, b, q, t, move |x, y| match (x, y, p) {
-                    (S(x), _, Some(p)) if p == p.round() && p.abs() <= 16.0 => S(x.powi(p as i32)),
-                    (S(x), _, Some(p)) => S(x.powf(p)),
-                    (S(x), S(y), None) => S((x.ln() * y).exp()),
-                    _ => S(D::from(f64::NAN)),
-                })
-            }
-            Node::Atan2(a, b) => binary(a, b, q, t, |x, y| match (x, y) {
-                (S(x), S(y)) => S(x.atan2(y)),
-                _ => S(D::from(f64::NAN)),
-            }),
-            Node::F(f, a) => {
-                let f = *f;
-                unary(a, q, t, move |x| match x {
-                    S(x) => S(apply(f, x)),
-                    V(_) => S(D::from(f64::NAN)),
-                })
-            }
-            Node::Dot(a, b) => binary(a, b, q, t, |x, y| match (x, y) {
-                (V(x), V(y)) => S(x[0] * y[0] + x[1] * y[1] + x[2] * y[2]),
-                _ => S(D::from(f64::NAN)),
-            }),
-            Node::Cross(a, b) => binary(a, b, q, t, |x, y| match (x, y) {
-                (V(x), V(y)) => V([
-                    x[1] * y[2] - x[2] * y[1],
-                    x[2] * y[0] - x[0] * y[2],
-                    x[0] * y[1] - x[1] * y[0],
-                ]),
-                _ => V([D::from(f64::NAN); 3]),
-            }),
-            Node::Perp(a) => unary(a, q, t, |x| match x {
-                V(x) => V([-x[1], x[0], D::from(0.0)]),
-                S(_) => V([D::from(f64::NAN); 3]),
-            }),
-            Node::Norm(a) => unary(a, q, t, |x| match x {
-                V(x) => S((x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt()),
-                S(_) => S(D::from(f64::NAN)),
-            }),
-            Node::Comp(a, k) => {
-                let k = *k;
-                unary(a, q, t, move |x| match x {
-                    V(x) => S(x[k]),
-                    S(_) => S(D::from(f64::NAN)),
-                })
-            }
-        }
+        let program = self
+            .program
+            .get_or_init(|| Arc::new(tape::Program::compile(self)));
+        program.run(q, t)
     }
 
     /// Value of a scalar expression (NaN for a vector).
@@ -520,41 +479,45 @@ impl VExpr {
     }
 }
 
-/// One child evaluated in its own frame, then combined.
-#[inline(never)]
-fn unary<D: DualNum<Primitive = f64> + Copy>(
-    a: &VExpr,
-    q: &dyn Fn(usize) -> D,
-    t: D,
-    f: impl Fn(Val<D>) -> Val<D>,
-) -> Val<D> {
-    f(a.eval(q, t))
+/// A shared leaf that dropped graphs are unlinked onto.
+fn placeholder() -> Arc<Node> {
+    static LEAF: OnceLock<Arc<Node>> = OnceLock::new();
+    LEAF.get_or_init(|| Arc::new(Node::Time)).clone()
 }
 
-/// Two children evaluated in their own frame, then combined.
-#[inline(never)]
-fn binary<D: DualNum<Primitive = f64> + Copy>(
-    a: &VExpr,
-    b: &VExpr,
-    q: &dyn Fn(usize) -> D,
-    t: D,
-    f: impl Fn(Val<D>, Val<D>) -> Val<D>,
-) -> Val<D> {
-    let x = a.eval(q, t);
-    let y = b.eval(q, t);
-    f(x, y)
+/// The children of a node, to unlink.
+fn children_mut(node: &mut Node) -> Vec<&mut VExpr> {
+    match node {
+        Node::Coord(_) | Node::Time | Node::Const(_) | Node::ConstVec(_) => vec![],
+        Node::Pack(c) => c.iter_mut().collect(),
+        Node::Neg(a) | Node::F(_, a) | Node::Perp(a) | Node::Norm(a) | Node::Comp(a, _) => vec![a],
+        Node::Add(a, b)
+        | Node::Sub(a, b)
+        | Node::Mul(a, b)
+        | Node::Div(a, b)
+        | Node::Pow(a, b)
+        | Node::Atan2(a, b)
+        | Node::Dot(a, b)
+        | Node::Cross(a, b) => vec![a, b],
+    }
 }
 
-#[inline(never)]
-fn pack3<D: DualNum<Primitive = f64> + Copy>(
-    c: &[VExpr; 3],
-    q: &dyn Fn(usize) -> D,
-    t: D,
-) -> Val<D> {
-    let x = c[0].eval_scalar(q, t);
-    let y = c[1].eval_scalar(q, t);
-    let z = c[2].eval_scalar(q, t);
-    Val::V([x, y, z])
+impl Drop for VExpr {
+    /// Frees the graph with a work list: the default drop recurses once per level, which a
+    /// chain of thousands of definitions would turn into a stack overflow.
+    fn drop(&mut self) {
+        if Arc::strong_count(&self.node) > 1 {
+            return; // shared: nothing is freed here
+        }
+        let mut todo = vec![std::mem::replace(&mut self.node, placeholder())];
+        while let Some(arc) = todo.pop() {
+            if let Ok(mut node) = Arc::try_unwrap(arc) {
+                for c in children_mut(&mut node) {
+                    todo.push(std::mem::replace(&mut c.node, placeholder()));
+                }
+            }
+        }
+    }
 }
 
 /// `x + s·y` on equal kinds (NaN otherwise).

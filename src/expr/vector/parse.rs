@@ -1,6 +1,6 @@
 //! The parser of the vector expression language: text → type-checked, constant-folded graph.
 
-use super::{Node, Sym, VExpr, FUNCS, MAX_DEPTH, MAX_SIZE};
+use super::{Node, Sym, VExpr, FUNCS, MAX_DEPTH, MAX_NEED, MAX_SIZE};
 use crate::expr::{lex_number, ExprError};
 
 impl VExpr {
@@ -73,9 +73,15 @@ impl Parser<'_> {
         if e.depth() > MAX_DEPTH {
             return Err(Self::at(offset)(format!(
                 "the expression nests {} operations deep (with the definitions it uses); the \
-                 limit is {MAX_DEPTH}: split it into Define entries of smaller depth, or write \
-                 long sums as sums (they are balanced)",
+                 limit is {MAX_DEPTH}",
                 e.depth()
+            )));
+        }
+        if e.need() > MAX_NEED {
+            return Err(Self::at(offset)(format!(
+                "the expression needs {} intermediate values at once; the limit is {MAX_NEED}: \
+                 split it into Define entries",
+                e.need()
             )));
         }
         if e.size() > MAX_SIZE {
@@ -145,7 +151,7 @@ impl Parser<'_> {
                 VExpr::quotient(a, b)
             }
             .map_err(Self::at(off))?;
-            if a.depth() > MAX_DEPTH {
+            if a.size() > MAX_SIZE {
                 self.check_size(&a, off)?;
             }
         }
@@ -161,8 +167,8 @@ impl Parser<'_> {
         let e = self.unary_inner();
         self.nesting -= 1;
         let e = e?;
-        // products and powers build depth without nesting: stop them early
-        if e.depth() > MAX_DEPTH {
+        // products and powers grow without nesting: stop them early
+        if e.size() > MAX_SIZE {
             self.check_size(&e, self.pos)?;
         }
         Ok(e)
