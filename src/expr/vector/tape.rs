@@ -140,62 +140,72 @@ impl Program {
         let mut st = [S(D::from(0.0)); N];
         let mut sp = 0usize;
         for &(op, swap) in &self.ops {
-            let leaf = match op {
-                Op::Coord(j) => Some(S(q(j))),
-                Op::Time => Some(S(t)),
-                Op::Const(x) => Some(S(D::from(x))),
-                Op::ConstVec(x) => Some(V(x.map(D::from))),
-                _ => None,
-            };
-            if let Some(v) = leaf {
-                st[sp] = v;
-                sp += 1;
-                continue;
+            match op {
+                Op::Coord(j) => {
+                    st[sp] = S(q(j));
+                    sp += 1;
+                }
+                Op::Time => {
+                    st[sp] = S(t);
+                    sp += 1;
+                }
+                Op::Const(x) => {
+                    st[sp] = S(D::from(x));
+                    sp += 1;
+                }
+                Op::ConstVec(x) => {
+                    st[sp] = V(x.map(D::from));
+                    sp += 1;
+                }
+                Op::Neg | Op::F(_) | Op::Perp | Op::Norm | Op::Comp(_) => {
+                    st[sp - 1] = unary(op, &st[sp - 1]);
+                }
+                Op::Pack => {
+                    let s = |v: &Val<D>| match v {
+                        S(x) => *x,
+                        V(_) => nan(),
+                    };
+                    let v = V([s(&st[sp - 3]), s(&st[sp - 2]), s(&st[sp - 1])]);
+                    sp -= 2;
+                    st[sp - 1] = v;
+                }
+                _ => {
+                    let v = match swap {
+                        true => binary(op, &st[sp - 1], &st[sp - 2]),
+                        false => binary(op, &st[sp - 2], &st[sp - 1]),
+                    };
+                    sp -= 1;
+                    st[sp - 1] = v;
+                }
             }
-            let top = st[sp - 1];
-            let unary = match (op, top) {
-                (Op::Neg, S(x)) => Some(S(-x)),
-                (Op::Neg, V(x)) => Some(V(x.map(|c| -c))),
-                (Op::F(f), S(x)) => Some(S(apply(f, x))),
-                (Op::Perp, V(x)) => Some(V([-x[1], x[0], D::from(0.0)])),
-                (Op::Norm, V(x)) => Some(S((x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt())),
-                (Op::Comp(k), V(x)) => Some(S(x[k])),
-                (Op::Perp, S(_)) => Some(V([nan(); 3])),
-                (Op::F(..) | Op::Norm | Op::Comp(_), V(_) | S(_)) => Some(S(nan())),
-                _ => None,
-            };
-            if let Some(v) = unary {
-                st[sp - 1] = v;
-                continue;
-            }
-            if let Op::Pack = op {
-                let s = |v: Val<D>| match v {
-                    S(x) => x,
-                    V(_) => nan(),
-                };
-                let v = V([s(st[sp - 3]), s(st[sp - 2]), s(st[sp - 1])]);
-                sp -= 2;
-                st[sp - 1] = v;
-                continue;
-            }
-            let (x, y) = match swap {
-                true => (st[sp - 1], st[sp - 2]),
-                false => (st[sp - 2], st[sp - 1]),
-            };
-            sp -= 1;
-            st[sp - 1] = binary(op, x, y);
         }
         st[0]
     }
 }
 
-/// A binary operation on its two operands (NaN for kinds that do not fit).
-fn binary<D: DualNum<Primitive = f64> + Copy>(op: Op, x: Val<D>, y: Val<D>) -> Val<D> {
+/// A one-operand operation (NaN for kinds that do not fit).
+fn unary<D: DualNum<Primitive = f64> + Copy>(op: Op, x: &Val<D>) -> Val<D> {
     use Val::{S, V};
     let nan = || D::from(f64::NAN);
-    match (op, x, y) {
-        (Op::Add, ..) => add(x, y, 1.0),
-        (Op::Sub, ..) => add(x, y, -1.0),
+    match (op, x) {
+        (Op::Neg, S(x)) => S(-*x),
+        (Op::Neg, V(x)) => V(x.map(|c| -c)),
+        (Op::F(f), S(x)) => S(apply(f, *x)),
+        (Op::Perp, V(x)) => V([-x[1], x[0], D::from(0.0)]),
+        (Op::Norm, V(x)) => S((x[0] * x[0] + x[1] * x[1] + x[2] * x[2]).sqrt()),
+        (Op::Comp(k), V(x)) => S(x[k]),
+        (Op::Perp, S(_)) => V([nan(); 3]),
+        _ => S(nan()),
+    }
+}
+
+/// A binary operation on its two operands (NaN for kinds that do not fit).
+fn binary<D: DualNum<Primitive = f64> + Copy>(op: Op, x: &Val<D>, y: &Val<D>) -> Val<D> {
+    use Val::{S, V};
+    let nan = || D::from(f64::NAN);
+    match (op, *x, *y) {
+        (Op::Add, ..) => add(*x, *y, 1.0),
+        (Op::Sub, ..) => add(*x, *y, -1.0),
         (Op::Mul, S(x), S(y)) => S(x * y),
         (Op::Mul, S(x), V(y)) | (Op::Mul, V(y), S(x)) => V(y.map(|c| c * x)),
         (Op::Div, S(x), S(y)) => S(x / y),
