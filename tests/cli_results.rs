@@ -324,3 +324,50 @@ fn run_writes_the_scene() {
     assert_eq!(scene["dimension"].as_u64(), Some(3));
     assert!(!scene["bodies"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn a_run_that_would_fill_the_disk_is_refused_before_it_starts() {
+    // the cloth at every step for 1e8 steps: about 10⁸ rows × 48,601 columns
+    let out = tmp("huge-output");
+    std::fs::write(out.join("summary.json"), "{\"earlier\": true}\n").unwrap();
+    let args = [
+        "run",
+        &mech("cloth.yaml"),
+        "--t-end",
+        "100",
+        "--step",
+        "1e-6",
+        "--output-every",
+        "1",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = run(&args, None);
+    fails_with(&o, "the limit is 50 GB");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--output-every"), "{err}");
+    // nothing was written: no partial folder, the earlier result unchanged
+    let left: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["summary.json"], "{left:?}");
+    let kept = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert_eq!(kept, "{\"earlier\": true}\n");
+    // an ordinary run of the same file still starts
+    let small = tmp("small-output");
+    let o = run(
+        &[
+            "run",
+            &mech("cloth.yaml"),
+            "--t-end",
+            "0.002",
+            "--quiet",
+            "--out",
+            small.to_str().unwrap(),
+        ],
+        None,
+    );
+    ok(&o);
+}

@@ -193,11 +193,34 @@ pub struct CsvWriter {
     dir: PathBuf,
 }
 
+/// The most bytes of results one run may write (50 GB, estimated before it starts).
+pub const MAX_OUTPUT_BYTES: f64 = 50e9;
+
+/// Bytes per value in `trajectory.csv` (17 significant digits, sign, exponent, comma).
+const CSV_BYTES: f64 = 24.0;
+
 impl CsvWriter {
     /// Start writing `problem`'s trajectory into `dir` (see [`RunFiles::create`]).
     pub fn create(dir: &Path, problem: &Problem, every: usize) -> Result<Self, Error> {
         let columns = Columns::new(problem);
         let o = &problem.outputs;
+        // refuse a run whose results would not fit on any reasonable disk, before writing
+        let rows = problem.steps(problem.method.h()) / every.max(1) + 2;
+        let per_value = if o.csv { CSV_BYTES } else { 0.0 } + if o.npy { 8.0 } else { 0.0 };
+        let bytes = rows as f64 * (columns.names().len() + 1) as f64 * per_value;
+        if bytes > MAX_OUTPUT_BYTES {
+            return Err(Error::Io {
+                path: dir.display().to_string(),
+                message: format!(
+                    "the run would write about {:.3} GB ({rows} rows × {} columns); the limit \
+                     is {:.0} GB: write fewer rows (--output-every, Output: every) or fewer \
+                     columns (--columns, Output: columns)",
+                    bytes / 1e9,
+                    columns.names().len() + 1,
+                    MAX_OUTPUT_BYTES / 1e9
+                ),
+            });
+        }
         let formats = Formats {
             csv: o.csv,
             npy: o.npy.then_some(columns.groups()),
