@@ -135,6 +135,9 @@ pub enum SolveError {
     /// Bad options.
     #[error("invalid solver options: {0}")]
     BadOptions(String),
+    /// The model needs more memory than the machine has (see `problem::memory`).
+    #[error("too large for this machine: {0}")]
+    TooLarge(String),
     /// The constraints have redundant rows, which make the iteration matrix singular.
     #[error("redundant constraint rows make the index-3 system singular: {0}; remove them")]
     RedundantConstraints(String),

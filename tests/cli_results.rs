@@ -371,3 +371,46 @@ fn a_run_that_would_fill_the_disk_is_refused_before_it_starts() {
     );
     ok(&o);
 }
+
+#[test]
+fn a_model_too_large_for_the_memory_is_refused_before_factorizing() {
+    // a 200 × 200 cloth (120,000 coordinates, about 0.5 GB estimated) under a 100 MB cap
+    let dir = tmp("too-large");
+    let text = std::fs::read_to_string(mech("cloth.yaml"))
+        .unwrap()
+        .replace("n: [90, 90]", "n: [200, 200]");
+    let file = dir.join("cloth200.yaml");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join("out");
+    let o = bin()
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env("LAGRANGIAN_MAX_MEMORY", "1e8")
+        .output()
+        .unwrap();
+    fails_with(&o, "too large for this machine: 120000 coordinates");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("0.5 GB") && err.contains("0.1 GB available"),
+        "{err}"
+    );
+    assert!(!out.join("summary.json").exists());
+    let o = bin()
+        .args(["check", file.to_str().unwrap()])
+        .env("LAGRANGIAN_MAX_MEMORY", "1e8")
+        .output()
+        .unwrap();
+    fails_with(&o, "too large for this machine");
+    // with room it builds and checks
+    let o = bin()
+        .args(["check", file.to_str().unwrap()])
+        .env("LAGRANGIAN_MAX_MEMORY", "1e10")
+        .output()
+        .unwrap();
+    ok(&o);
+}

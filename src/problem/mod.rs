@@ -6,6 +6,7 @@
 use crate::error::{Error, SolveError};
 use crate::model::geometry::Geometry;
 use crate::model::{Model, StateView};
+pub mod memory;
 mod options;
 mod outputs;
 
@@ -278,7 +279,7 @@ impl Problem {
             ))
             .into());
         }
-        Ok(())
+        memory::check(n, self.model.n_constraints()).map_err(|m| SolveError::TooLarge(m).into())
     }
 
     /// Number of steps of size `h` from `t0` to `t_end`, the last one possibly shorter (at
