@@ -192,6 +192,12 @@ fn huge_generators_are_refused_before_allocating() {
         ("Chains:\n    C: { from: O, to: [1, 0, 0], n: 1000000000, mass: 1, stiffness: 1 }\n", "limit"),
         ("Chains:\n    C: { from: O, to: [1, 0, 0], n: 2.5, mass: 1, stiffness: 1 }\n", "whole"),
         ("Chains:\n    C: { from: O, to: [1, 0, 0], n: 5, mass: 1, stiffness: 1, damping: -1 }\n", "negative"),
+        // each within its own limit, together past the limit per file
+        (
+            "Grids:\n    P: { n: [800, 800], spacing: [0.1, 0.1], mass: 1, stiffness: 1 }\n    \
+             Q: { n: [800, 800], spacing: [0.1, 0.1], mass: 1, stiffness: 1 }\n",
+            "would make 1280000 points; the limit is 1000000 per file",
+        ),
     ] {
         let text = format!("{base}  {gen}");
         let e = spec::parse(&text, "g.yaml").unwrap_err().to_string();

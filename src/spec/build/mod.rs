@@ -59,6 +59,8 @@ struct Builder<'a> {
     links: Vec<Link>,
     drives: Vec<Drive>,
     body_items: Vec<GeoBody>,
+    /// Points made by `Chains` and `Grids` so far (at most `MAX_GENERATED` per file).
+    generated: usize,
     notes: Vec<String>,
     /// The `PartData` path (for errors about the mechanism as a whole).
     part_path: Path_,
@@ -407,6 +409,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
         links: Vec::new(),
         drives: Vec::new(),
         body_items: Vec::new(),
+        generated: 0,
         notes: Vec::new(),
         part_path: path(&["PartData"]),
         checks: Vec::new(),
