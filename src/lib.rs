@@ -30,6 +30,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod ad;
+pub mod analysis;
 pub mod assembly;
 pub mod error;
 pub mod expr;

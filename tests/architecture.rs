@@ -21,6 +21,10 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
             below(&["error", "expr", "model", "assembly", "problem"]),
         ),
         (
+            "analysis",
+            below(&["error", "expr", "model", "assembly", "problem", "solve"]),
+        ),
+        (
             "output",
             below(&["error", "expr", "model", "assembly", "problem", "solve"]),
         ),

@@ -1,0 +1,113 @@
+//! Linearization and modes (`analysis`) against closed forms: the double pendulum's two
+//! frequencies, a fixed–free spring–mass chain's spectrum with its zero transverse modes, and an
+//! inverted pendulum reported unstable.
+
+use lagrangian::analysis::{Linearization, ModeKind};
+use lagrangian::spec;
+
+fn modes_of(text: &str) -> Vec<lagrangian::analysis::Mode> {
+    let problem = spec::parse(text, "modes.yaml").unwrap();
+    let q = problem.initial_values().unwrap().state.q;
+    Linearization::at_rest(&problem, &q)
+        .unwrap()
+        .modes()
+        .unwrap()
+}
+
+#[test]
+fn double_pendulum_frequencies_match_the_closed_form() {
+    let (m1, m2, l1, l2, g) = (1.0f64, 0.6, 1.0, 0.7, 9.81);
+    let text = format!(
+        "Dimension: 2\nPartData: {{ Fixed: {{ O: [0, 0] }}, Particles: {{ A: {m1}, B: {m2} }}, \
+         Bars: {{ OA: {l1}, AB: {l2} }} }}\nAppliedForces: {{ Gravity: }}\n\
+         ProblemData: {{ tend: 1, positions: {{ A: [0, -{l1}], B: [0, -{}] }} }}\n",
+        l1 + l2
+    );
+    let modes = modes_of(&text);
+    // angles: M = [[(m1+m2) l1², m2 l1 l2], [m2 l1 l2, m2 l2²]], K = diag((m1+m2) g l1, m2 g l2)
+    let (a, b, c) = ((m1 + m2) * l1 * l1, m2 * l1 * l2, m2 * l2 * l2);
+    let (k1, k2) = ((m1 + m2) * g * l1, m2 * g * l2);
+    // det(K − ω² M) = 0: (ac − b²) x² − (a k2 + c k1) x + k1 k2 = 0
+    let (qa, qb, qc) = (a * c - b * b, -(a * k2 + c * k1), k1 * k2);
+    let disc = (qb * qb - 4.0 * qa * qc).sqrt();
+    let want = [(-qb - disc) / (2.0 * qa), (-qb + disc) / (2.0 * qa)];
+    assert_eq!(modes.len(), 2);
+    for (m, w2) in modes.iter().zip(want) {
+        assert_eq!(m.kind, ModeKind::Oscillating);
+        assert!(
+            (m.omega_squared / w2 - 1.0).abs() < 1e-12,
+            "{} vs {w2}",
+            m.omega_squared
+        );
+        assert!((m.hz - w2.sqrt() / (2.0 * std::f64::consts::PI)).abs() < 1e-12);
+        assert_eq!(m.damping_ratio, 0.0);
+    }
+    // mass-normalized shapes: δq = N φ with φᵀ M_r φ = 1 means δqᵀ M δq = 1 (M = diag of masses)
+    for m in &modes {
+        let s = &m.shape;
+        let e = m1 * (s[0] * s[0] + s[1] * s[1]) + m2 * (s[2] * s[2] + s[3] * s[3]);
+        assert!((e - 1.0).abs() < 1e-12, "{e}");
+    }
+}
+
+#[test]
+fn a_fixed_free_spring_chain_has_the_analytic_spectrum_and_zero_transverse_modes() {
+    let (n, k, m, len) = (8usize, 50.0f64, 0.2, 0.5);
+    let text = format!(
+        "Dimension: 2\nPartData:\n  Fixed: {{ O: [0, 0] }}\n  Chains:\n    \
+         C: {{ from: O, to: [{}, 0], n: {n}, mass: {m}, stiffness: {k} }}\n\
+         ProblemData: {{ tend: 1 }}\n",
+        n as f64 * len
+    );
+    let modes = modes_of(&text);
+    assert_eq!(modes.len(), 2 * n);
+    // unstretched springs have no transverse stiffness: n zero modes
+    let zero = modes.iter().filter(|m| m.kind == ModeKind::Zero).count();
+    assert_eq!(zero, n);
+    let along: Vec<f64> = (modes.iter())
+        .filter(|m| m.kind == ModeKind::Oscillating)
+        .map(|m| m.omega)
+        .collect();
+    for (j, w) in along.iter().enumerate() {
+        let want = 2.0
+            * (k / m).sqrt()
+            * ((2 * j + 1) as f64 * std::f64::consts::PI / (2.0 * (2 * n + 1) as f64)).sin();
+        assert!((w / want - 1.0).abs() < 1e-12, "mode {j}: {w} vs {want}");
+    }
+}
+
+#[test]
+fn an_inverted_pendulum_is_unstable() {
+    let text =
+        "Dimension: 2\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: 1 }, Bars: { OA: 2 } }\n\
+                AppliedForces: { Gravity: }\nProblemData: { tend: 1, positions: { A: [0, 2] } }\n";
+    let modes = modes_of(text);
+    assert_eq!(modes.len(), 1);
+    assert_eq!(modes[0].kind, ModeKind::Unstable);
+    // growth rate √(g/ℓ)
+    assert!((modes[0].omega - (9.81f64 / 2.0).sqrt()).abs() < 1e-12);
+}
+
+#[test]
+fn damping_gives_the_modal_damping_ratio() {
+    // one mass on a damped spring along x (and free across): ζ = c / (2 √(k m))
+    let (k, m, c) = (40.0f64, 0.5, 0.3);
+    let text = format!(
+        "Dimension: 2\nPartData:\n  Fixed: {{ O: [0, 0] }}\n  Chains:\n    \
+         C: {{ from: O, to: [1, 0], n: 1, mass: {m}, stiffness: {k}, damping: {c} }}\n\
+         ProblemData: {{ tend: 1 }}\n"
+    );
+    let modes = modes_of(&text);
+    let osc: Vec<_> = modes
+        .iter()
+        .filter(|x| x.kind == ModeKind::Oscillating)
+        .collect();
+    assert_eq!(osc.len(), 1);
+    assert!((osc[0].omega - (k / m).sqrt()).abs() < 1e-12);
+    let want = c / (2.0 * (k * m).sqrt());
+    assert!(
+        (osc[0].damping_ratio - want).abs() < 1e-12,
+        "{} vs {want}",
+        osc[0].damping_ratio
+    );
+}
