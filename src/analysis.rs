@@ -192,6 +192,78 @@ impl Linearization {
     }
 }
 
+/// What `lagrangian modes` writes to `modes.json`: the configuration, whether it is an
+/// equilibrium (`max |q̈|` at rest), the multipliers and every mode.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ModesReport {
+    /// The problem's title.
+    pub title: String,
+    /// Coordinate names.
+    pub coordinates: Vec<String>,
+    /// The configuration linearized about.
+    pub q: Vec<f64>,
+    /// `max |q̈|` at rest there (0 at an equilibrium; otherwise the modes describe the
+    /// linearization of a configuration that is about to move).
+    pub max_acceleration: f64,
+    /// Multipliers at rest.
+    pub lambda: Vec<f64>,
+    /// Degrees of freedom (columns of the null-space basis).
+    pub dof: usize,
+    /// The modes, by increasing `ω²`.
+    pub modes: Vec<Mode>,
+}
+
+impl ModesReport {
+    /// The modes of `problem` about its consistent initial configuration, at rest.
+    pub fn initial(problem: &Problem) -> Result<ModesReport, Error> {
+        let q = problem.initial_values()?.state.q;
+        let lin = Linearization::at_rest(problem, &q)?;
+        let modes = lin.modes()?;
+        Ok(ModesReport {
+            title: problem.title.clone(),
+            coordinates: problem.model.coordinate_names().to_vec(),
+            max_acceleration: lin.acceleration.iter().fold(0.0, |m, a| m.max(a.abs())),
+            q,
+            lambda: lin.lambda,
+            dof: lin.basis.ncols(),
+            modes,
+        })
+    }
+}
+
+impl std::fmt::Display for ModesReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "{}: {} degrees of freedom", self.title, self.dof)?;
+        if self.max_acceleration > 1e-8 {
+            writeln!(
+                f,
+                "  not an equilibrium: max |q̈| = {:.3e} at rest (the modes linearize a configuration about to move)",
+                self.max_acceleration
+            )?;
+        }
+        writeln!(
+            f,
+            "  mode  kind         ω [rad/s]        f [Hz]           ζ"
+        )?;
+        for (k, m) in self.modes.iter().enumerate() {
+            let kind = match m.kind {
+                ModeKind::Oscillating => "oscillating",
+                ModeKind::Zero => "zero",
+                ModeKind::Unstable => "unstable",
+            };
+            writeln!(
+                f,
+                "  {:>4}  {kind:<11}  {:<15.9e}  {:<15.9e}  {:.4e}",
+                k + 1,
+                m.omega,
+                m.hz,
+                m.damping_ratio
+            )?;
+        }
+        Ok(())
+    }
+}
+
 /// An orthonormal basis (n × f) of the null space of `c` (m × n), from the SVD of `c` padded
 /// to a square matrix; singular values below `1e-10 · σ_max` count as zero.
 fn null_space(c: &DMatrix<f64>, n: usize) -> DMatrix<f64> {

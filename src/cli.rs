@@ -71,6 +71,17 @@ pub enum Cmd {
         #[arg(long)]
         verbose: bool,
     },
+    /// Vibration modes about the file's initial configuration at rest: frequencies, zero and
+    /// unstable modes, damping ratios; writes DIR/modes.json.
+    Modes {
+        /// The mechanism (YAML).
+        file: PathBuf,
+        /// Output directory (default: out/<file name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        set: Settings,
+    },
     /// Write DIR/animation.html: the run's motion in one offline page (2D, 3D; play, slider);
     /// with --gif also DIR/animation.gif.
     Animate {

@@ -2,6 +2,7 @@
 //! run the bundled default mechanism (DAETS' Mechanism0).
 
 use clap::Parser;
+use lagrangian::analysis::ModesReport;
 use lagrangian::output::animation::{self, AnimationOptions};
 use lagrangian::output::{plot, Interrupt};
 use lagrangian::prelude::*;
@@ -85,6 +86,26 @@ fn check(p: &Problem, verbose: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// `out/<file stem>`.
+fn default_out(file: &Path) -> PathBuf {
+    let stem = file
+        .file_stem()
+        .map_or("run".into(), |s| s.to_string_lossy().to_string());
+    PathBuf::from("out").join(stem)
+}
+
+/// `lagrangian modes`: the modes about the initial configuration, printed and in modes.json.
+fn modes(p: &Problem, out: &Path) -> Result<(), String> {
+    let report = ModesReport::initial(p).map_err(|e| e.to_string())?;
+    say!("{}", report.to_string().trim_end());
+    let file = out.join("modes.json");
+    let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(out)
+        .and_then(|()| std::fs::write(&file, text + "\n"))
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    wrote(Ok(vec![file]))
+}
+
 /// Print the files a picture command wrote.
 fn wrote(files: Result<Vec<PathBuf>, lagrangian::error::PlotError>) -> Result<(), String> {
     for f in files.map_err(|e| e.to_string())? {
@@ -165,10 +186,7 @@ fn execute(cli: Cli) -> ExitCode {
             animate,
             anim,
         }) => {
-            let stem = file
-                .file_stem()
-                .map_or("run".into(), |s| s.to_string_lossy().to_string());
-            let out = out.unwrap_or_else(|| PathBuf::from("out").join(stem));
+            let out = out.unwrap_or_else(|| default_out(&file));
             let ov = Overrides {
                 steps,
                 step,
@@ -193,6 +211,12 @@ fn execute(cli: Cli) -> ExitCode {
                     ))
                 })
                 .and_then(|(p, a)| run(p, &out, &ov, quiet, source, start, a))
+        }
+        Some(Cmd::Modes { file, out, set }) => {
+            let out = out.unwrap_or_else(|| default_out(&file));
+            spec::load_with(&file, &set.sets)
+                .map_err(|e| e.to_string())
+                .and_then(|p| modes(&p, &out))
         }
         Some(Cmd::Check { file, set, verbose }) => spec::load_with(&file, &set.sets)
             .map_err(|e| e.to_string())

@@ -71,6 +71,7 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
         (
             "main",
             below(&[
+                "analysis",
                 "error",
                 "problem",
                 "solve",

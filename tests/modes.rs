@@ -111,3 +111,58 @@ fn damping_gives_the_modal_damping_ratio() {
         osc[0].damping_ratio
     );
 }
+
+mod common;
+
+#[test]
+fn the_modes_command_prints_and_writes_modes_json() {
+    let dir = common::tmp("modes-cli");
+    let file = dir.join("hanging.yaml");
+    std::fs::write(
+        &file,
+        "Title: hanging pendulum\nDimension: 2\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: 1 }, \
+         Bars: { OA: 2 } }\nAppliedForces: { Gravity: }\nProblemData: { tend: 1, positions: { A: [0, -2] } }\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = common::run(
+        &[
+            "modes",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--set",
+            "g=4",
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    // --set of an undefined parameter is refused; without it the run works
+    assert!(!o.status.success());
+    let o = common::run(
+        &[
+            "modes",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    let text2 = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{text} {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        text2.contains("1 degrees of freedom") && text2.contains("oscillating"),
+        "{text2}"
+    );
+    assert!(!text2.contains("not an equilibrium"), "{text2}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("modes.json")).unwrap()).unwrap();
+    let w = json["modes"][0]["omega"].as_f64().unwrap();
+    assert!((w - (9.81f64 / 2.0).sqrt()).abs() < 1e-12, "{w}");
+    assert_eq!(json["modes"][0]["kind"], "oscillating");
+    assert_eq!(json["coordinates"], serde_json::json!(["A.x", "A.y"]));
+}
