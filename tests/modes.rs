@@ -229,7 +229,7 @@ fn a_small_oscillation_of_the_constrained_double_pendulum_has_the_mode_frequenci
             mode.omega
         );
         assert!(
-            rel < 0.005,
+            rel < 1e-4,
             "ω = {}: period {simulated} vs {period} ({rel:.2e})",
             mode.omega
         );
