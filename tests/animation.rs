@@ -105,6 +105,14 @@ fn frames_are_bounded_and_npy_runs_animate_too() {
     let from_npy = animate(&out, &["--max-frames", "50"]);
     std::fs::rename(out.join("kept.csv"), out.join("trajectory.csv")).unwrap();
     assert_eq!(data(&html)["frames"], data(&from_npy)["frames"]);
+    // a trajectory cut to its header
+    let csv = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+    std::fs::write(out.join("kept.csv"), &csv).unwrap();
+    std::fs::write(out.join("trajectory.csv"), csv.lines().next().unwrap()).unwrap();
+    let o = run(&["animate", out.to_str().unwrap(), "--gif"], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("no data rows"), "{err}");
+    std::fs::rename(out.join("kept.csv"), out.join("trajectory.csv")).unwrap();
     // a folder without a run
     let empty = tmp("anim-empty");
     let o = run(&["animate", empty.to_str().unwrap()], None);

@@ -219,6 +219,11 @@ impl Movie {
             }
         }
         let times: Vec<f64> = table.rows.iter().map(|r| r[0]).collect();
+        if times.is_empty() {
+            return Err(PlotError(
+                "the trajectory has no rows: nothing to show".into(),
+            ));
+        }
         let rows = frame_rows(&times, opts);
         let frames = rows
             .iter()
