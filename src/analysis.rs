@@ -34,6 +34,10 @@ use crate::problem::{LinearSolverKind, Problem};
 use crate::solve::StateSolver;
 use nalgebra::{DMatrix, DVector};
 
+/// The most coordinates a linearization takes: its matrices are dense (`n²` numbers each, the
+/// eigenproblem `O(n³)`), so larger models are refused rather than filling the memory.
+pub const MAX_COORDINATES: usize = 2000;
+
 /// The linearization of a mechanism about a configuration at rest.
 #[derive(Clone, Debug)]
 pub struct Linearization {
@@ -100,6 +104,13 @@ impl Linearization {
                 "{} positions for {n} coordinates",
                 q.len()
             )));
+        }
+        if n > MAX_COORDINATES {
+            return Err(SolveError::TooLarge(format!(
+                "modes are computed with dense matrices: {n} coordinates is above the limit of \
+                 {MAX_COORDINATES}"
+            ))
+            .into());
         }
         let t = problem.t0;
         let v = vec![0.0; n];

@@ -235,3 +235,21 @@ fn a_small_oscillation_of_the_constrained_double_pendulum_has_the_mode_frequenci
         );
     }
 }
+
+#[test]
+fn a_model_too_large_for_dense_modes_is_refused() {
+    // 700 particles in 3D: 2,100 coordinates, above the dense limit of 2,000
+    let text = "Dimension: 3\nPartData:\n  Fixed: { O: [0, 0, 0] }\n  Chains:\n    \
+                C: { from: O, to: [70, 0, 0], n: 700, mass: 1, stiffness: 10 }\n\
+                ProblemData: { tend: 1 }\n";
+    let problem = spec::parse(text, "long.yaml").unwrap();
+    let q = problem.q_guess.clone();
+    let e = match Linearization::at_rest(&problem, &q) {
+        Ok(_) => panic!("a linearization of 2,100 coordinates was built"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("2100 coordinates is above the limit of 2000"),
+        "{e}"
+    );
+}

@@ -44,6 +44,19 @@ fn push_list(out: &mut String, values: &[f64], decimals: usize) {
     out.push(']');
 }
 
+/// `rows` as a JSON list of lists, each number with `decimals` decimals.
+fn rows_json(rows: &[Vec<f64>], decimals: usize) -> String {
+    let mut out = String::from("[");
+    for (k, r) in rows.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        push_list(&mut out, r, decimals);
+    }
+    out.push(']');
+    out
+}
+
 /// Decimals that keep `digits` significant digits of numbers up to `scale`.
 fn decimals_for(scale: f64, digits: i64) -> usize {
     (digits - 1 - scale.max(1e-300).log10().floor() as i64).clamp(0, 17) as usize
@@ -53,14 +66,7 @@ fn decimals_for(scale: f64, digits: i64) -> usize {
 fn colour_json(c: &Colouring) -> String {
     let scale = c.range[0].abs().max(c.range[1].abs());
     let d = decimals_for(scale, 4);
-    let mut values = String::from("[");
-    for (k, v) in c.values.iter().enumerate() {
-        if k > 0 {
-            values.push(',');
-        }
-        push_list(&mut values, v, d);
-    }
-    values.push(']');
+    let values = rows_json(&c.values, d);
     format!(
         "{{\"key\":{},\"unit\":{},\"points\":{:?},\"links\":{:?},\"range\":{},\"values\":{}}}",
         serde_json::Value::from(c.key.as_str()),
@@ -103,14 +109,7 @@ pub fn write_html_of(movie: &Movie, out: &Path) -> Result<(), PlotError> {
         .filter(|x| x.is_finite())
         .fold(1e-300f64, f64::max);
     let decimals = decimals_for(scale, 6);
-    let mut frames = String::from("[");
-    for (k, f) in movie.frames.iter().enumerate() {
-        if k > 0 {
-            frames.push(',');
-        }
-        push_list(&mut frames, f, decimals);
-    }
-    frames.push(']');
+    let frames = rows_json(&movie.frames, decimals);
     let colour = movie.colour.as_ref().map_or("null".into(), colour_json);
     let data = format!(
         "{{\"scene\":{},\"animation\":{},\"moving\":{},\"t\":{},\"trails\":{:?},\"colour\":{},\"frames\":{}}}",

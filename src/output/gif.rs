@@ -56,8 +56,9 @@ fn encode(movie: &Movie, (w, h): (u32, u32), path: &Path) -> Result<(), PlotErro
     let mut buf = vec![0u8; 3 * w as usize * h as usize];
     let mut indices = vec![0u8; w as usize * h as usize];
     let n = movie.frames.len();
+    let slots = Slots::of(movie);
     for f in 0..n {
-        draw_frame(movie, &cam, f, &mut buf, (w, h))?;
+        draw_frame(movie, &cam, &slots, f, &mut buf, (w, h))?;
         for (i, px) in indices.iter_mut().zip(buf.chunks_exact(3)) {
             *i = palette.index([px[0], px[1], px[2]]);
         }
@@ -176,9 +177,39 @@ fn coil(a: [f64; 2], b: [f64; 2]) -> Vec<(i32, i32)> {
     out
 }
 
+/// Each point's and drawn link's slot in a row of colour values (found once for all frames).
+struct Slots {
+    point: Vec<Option<usize>>,
+    link: Vec<Option<usize>>,
+}
+
+impl Slots {
+    fn of(movie: &Movie) -> Slots {
+        let links = &movie.links;
+        let mut s = Slots {
+            point: vec![None; movie.fixed.len()],
+            link: vec![None; links.len()],
+        };
+        if let Some(c) = &movie.colour {
+            for (j, &k) in c.points.iter().enumerate() {
+                s.point[k] = Some(j);
+            }
+            let drawn: std::collections::HashMap<usize, usize> =
+                links.iter().enumerate().map(|(d, l)| (l.0, d)).collect();
+            for (j, l) in c.links.iter().enumerate() {
+                if let Some(&d) = drawn.get(l) {
+                    s.link[d] = Some(c.points.len() + j);
+                }
+            }
+        }
+        s
+    }
+}
+
 fn draw_frame(
     movie: &Movie,
     cam: &Camera,
+    slots: &Slots,
     f: usize,
     buf: &mut [u8],
     size: (u32, u32),
@@ -198,26 +229,12 @@ fn draw_frame(
     draw_bodies(movie, &root, &at)?;
     let colour = movie.colour.as_ref();
     let value = |slot: usize| colour.map(|c| rgb(colour_of(c.values[f][slot], c.range)));
-    // each point's and link's slot in a row of colour values
-    let (mut point_slot, mut link_slot) = (vec![None; movie.fixed.len()], vec![None; links.len()]);
-    if let Some(c) = colour {
-        for (j, &k) in c.points.iter().enumerate() {
-            point_slot[k] = Some(j);
-        }
-        let scene_to_drawn: std::collections::HashMap<usize, usize> =
-            links.iter().enumerate().map(|(d, l)| (l.0, d)).collect();
-        for (j, l) in c.links.iter().enumerate() {
-            if let Some(&d) = scene_to_drawn.get(l) {
-                link_slot[d] = Some(c.points.len() + j);
-            }
-        }
-    }
     for (d, (_, [a, b], kind)) in links.iter().enumerate() {
         let (Some(pa), Some(pb)) = (at(*a), at(*b)) else {
             continue;
         };
         let spring = kind == "spring" || kind == "massive-spring";
-        let c = match link_slot[d] {
+        let c = match slots.link[d] {
             Some(s) => value(s).unwrap_or(BLACK),
             None if spring => RGBColor(31, 119, 180),
             None => RGBColor(51, 51, 51),
@@ -243,7 +260,7 @@ fn draw_frame(
             root.draw(&Polygon::new(mark, grey.filled())).map_err(err)?;
             continue;
         }
-        let slot = point_slot[k];
+        let slot = slots.point[k];
         if many && slot.is_none() {
             continue;
         }
@@ -266,15 +283,8 @@ fn draw_bodies(
     root: &Area,
     at: &dyn Fn(usize) -> Option<[f64; 2]>,
 ) -> Result<(), PlotError> {
-    let names: Vec<&str> = (movie.scene["points"].as_array().into_iter().flatten())
-        .map(|p| p["name"].as_str().unwrap_or(""))
-        .collect();
-    for b in movie.scene["bodies"].as_array().into_iter().flatten() {
-        let mut ps: Vec<(i32, i32)> = (b["items"].as_array().into_iter().flatten())
-            .filter_map(|n| names.iter().position(|m| Some(*m) == n.as_str()))
-            .filter_map(at)
-            .map(px)
-            .collect();
+    for body in &movie.bodies {
+        let mut ps: Vec<(i32, i32)> = (body.iter().copied()).filter_map(at).map(px).collect();
         if ps.len() < 2 {
             continue;
         }

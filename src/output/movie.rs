@@ -157,6 +157,8 @@ pub struct Movie {
     pub colour: Option<Colouring>,
     /// The links whose ends are points of the scene: index in the scene, ends, kind.
     pub links: Vec<(usize, [usize; 2], String)>,
+    /// Each body's points (scene indices; its vectors left out), in order.
+    pub bodies: Vec<Vec<usize>>,
 }
 
 fn read_scene(dir: &Path) -> Result<Value, PlotError> {
@@ -265,8 +267,16 @@ impl Movie {
                 Some((i, [a, b], l["kind"].as_str().unwrap_or("").to_string()))
             })
             .collect();
+        let bodies = (scene["bodies"].as_array().into_iter().flatten())
+            .map(|b| {
+                (b["items"].as_array().into_iter().flatten())
+                    .filter_map(find)
+                    .collect()
+            })
+            .collect();
         Ok(Movie {
             links,
+            bodies,
             times: rows.iter().map(|&r| times[r]).collect(),
             scene,
             dim,
