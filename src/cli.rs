@@ -82,6 +82,28 @@ pub enum Cmd {
         #[command(flatten)]
         set: Settings,
     },
+    /// Static equilibrium, downhill from the file's initial configuration: positions,
+    /// stability, multipliers and reactions; writes DIR/equilibrium.json, DIR/scene.json and
+    /// DIR/trajectory.csv (the iterates; `animate DIR` shows the search).
+    Equilibrium {
+        /// The mechanism (YAML).
+        file: PathBuf,
+        /// Output directory (default: out/<file name>/equilibrium).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        set: Settings,
+        /// Hold the pinned guesses (ProblemData.fixedpositions) in place; by default they only
+        /// shape the starting point.
+        #[arg(long = "hold-pins")]
+        hold_pins: bool,
+        /// Most iterations of the search.
+        #[arg(long = "max-iterations", default_value_t = 500)]
+        max_iterations: u64,
+        /// Then write DIR/animation.html.
+        #[arg(long)]
+        animate: bool,
+    },
     /// Write DIR/animation.html: the run's motion in one offline page (2D, 3D; play, slider);
     /// with --gif also DIR/animation.gif.
     Animate {

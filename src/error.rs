@@ -138,6 +138,19 @@ pub enum SolveError {
     /// The model needs more memory than the machine has (see `problem::memory`).
     #[error("too large for this machine: {0}")]
     TooLarge(String),
+    /// The search for a static equilibrium ended without one.
+    #[error(
+        "no equilibrium found after {iterations} iterations (unbalanced force {residual:.3e} \
+         relative to the loads): {detail}"
+    )]
+    NoEquilibrium {
+        /// Iterations taken.
+        iterations: u64,
+        /// `max |r_F + C_qᵀλ| / max |r_F|` where it stopped.
+        residual: f64,
+        /// Why it stopped.
+        detail: String,
+    },
     /// The constraints have redundant rows, which make the iteration matrix singular.
     #[error("redundant constraint rows make the index-3 system singular: {0}; remove them")]
     RedundantConstraints(String),

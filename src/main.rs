@@ -2,7 +2,7 @@
 //! run the bundled default mechanism (DAETS' Mechanism0).
 
 use clap::Parser;
-use lagrangian::analysis::ModesReport;
+use lagrangian::analysis::{EquilibriumOptions, ModesReport};
 use lagrangian::output::animation::{self, AnimationOptions};
 use lagrangian::output::{plot, Interrupt};
 use lagrangian::prelude::*;
@@ -104,6 +104,25 @@ fn modes(p: &Problem, out: &Path) -> Result<(), String> {
         .and_then(|()| std::fs::write(&file, text + "\n"))
         .map_err(|e| format!("{}: {e}", file.display()))?;
     wrote(Ok(vec![file]))
+}
+
+/// `lagrangian equilibrium`: the equilibrium printed and written into `out`.
+fn equilibrium(
+    p: &Problem,
+    out: &Path,
+    opts: &EquilibriumOptions,
+    source: String,
+    animate: bool,
+) -> Result<(), String> {
+    let report = lagrangian::run::equilibrium::equilibrium_to_folder(p, opts, out, Some(source))
+        .map_err(|e| e.to_string())?;
+    say!("{}", report.to_string().trim_end());
+    let files = ["equilibrium.json", "scene.json", "trajectory.csv"];
+    wrote(Ok(files.iter().map(|f| out.join(f)).collect()))?;
+    match animate {
+        true => wrote(animation::write(out, &AnimationOptions::default(), false)),
+        false => Ok(()),
+    }
 }
 
 /// Print the files a picture command wrote.
@@ -217,6 +236,24 @@ fn execute(cli: Cli) -> ExitCode {
             spec::load_with(&file, &set.sets)
                 .map_err(|e| e.to_string())
                 .and_then(|p| modes(&p, &out))
+        }
+        Some(Cmd::Equilibrium {
+            file,
+            out,
+            set,
+            hold_pins,
+            max_iterations,
+            animate,
+        }) => {
+            let out = out.unwrap_or_else(|| default_out(&file).join("equilibrium"));
+            let opts = EquilibriumOptions {
+                hold_pins,
+                max_iterations,
+                ..EquilibriumOptions::default()
+            };
+            spec::load_with(&file, &set.sets)
+                .map_err(|e| e.to_string())
+                .and_then(|p| equilibrium(&p, &out, &opts, file.display().to_string(), animate))
         }
         Some(Cmd::Check { file, set, verbose }) => spec::load_with(&file, &set.sets)
             .map_err(|e| e.to_string())

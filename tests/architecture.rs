@@ -43,6 +43,7 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
                 "assembly",
                 "problem",
                 "solve",
+                "analysis",
                 "output",
                 "simulation",
             ]),

@@ -155,6 +155,22 @@ pub fn residual(model: &Model, s: &Point, scale: f64, res: &mut [f64]) {
     }
 }
 
+/// `Σ_g |r_g|` over the term groups (springs, loads, masses, … each summed first) into
+/// `out` (length `n`): the size of the forces that balance each other in `r`, a scale to judge
+/// a residual against.
+pub fn gross_residual(model: &Model, s: &Point, out: &mut [f64]) {
+    let n = model.n;
+    out[..n].fill(0.0);
+    let mut r = vec![0.0; n];
+    for g in &model.terms {
+        r.fill(0.0);
+        g.add_residual(s, 1.0, &mut r);
+        for (o, x) in out.iter_mut().zip(&r) {
+            *o += x.abs();
+        }
+    }
+}
+
 /// Residual as in [`residual`] and the iteration matrix values (in pattern order).
 pub fn residual_and_matrix(
     model: &Model,

@@ -140,7 +140,17 @@ impl RunFiles {
     /// Finish into `dir` instead (created if needed): for an interrupted run, a folder beside
     /// the earlier complete result. Results of an earlier run that this run does not write
     /// (a format it left out) are removed, so every file in `dir` belongs to the new summary.
-    pub fn finish_in<S: serde::Serialize>(mut self, summary: &S, dir: &Path) -> io::Result<()> {
+    pub fn finish_in<S: serde::Serialize>(self, summary: &S, dir: &Path) -> io::Result<()> {
+        self.finish_as(summary, dir, "summary.json")
+    }
+
+    /// Finish into `dir` with the summary as the file `name` (`equilibrium.json`, …).
+    pub fn finish_as<S: serde::Serialize>(
+        mut self,
+        summary: &S,
+        dir: &Path,
+        name: &str,
+    ) -> io::Result<()> {
         self.dir = dir.to_path_buf();
         fs::create_dir_all(dir)?;
         if let Some(csv) = &mut self.csv {
@@ -150,8 +160,8 @@ impl RunFiles {
             f.finish()?;
         }
         let text = serde_json::to_string_pretty(summary).map_err(io::Error::other)?;
-        fs::write(self.partial.join("summary.json"), text + "\n")?;
-        let old_summary = self.dir.join("summary.json");
+        fs::write(self.partial.join(name), text + "\n")?;
+        let old_summary = self.dir.join(name);
         if old_summary.exists() {
             fs::remove_file(old_summary)?;
         }
@@ -170,10 +180,7 @@ impl RunFiles {
         for name in &self.extra {
             fs::rename(self.partial.join(name), self.dir.join(name))?;
         }
-        fs::rename(
-            self.partial.join("summary.json"),
-            self.dir.join("summary.json"),
-        )?;
+        fs::rename(self.partial.join(name), self.dir.join(name))?;
         fs::remove_dir_all(&self.partial)
     }
 

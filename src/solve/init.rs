@@ -382,7 +382,7 @@ fn accelerations(
 /// Least-norm least-squares solution `A⁺ b` by SVD, with a relative rank tolerance. NaN if `A`
 /// or `b` is not finite or the SVD does not converge (nalgebra's SVD without an iteration
 /// limit never returns on a NaN entry), so that callers see a non-finite step.
-fn pinv_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> DVector<f64> {
+pub(crate) fn pinv_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> DVector<f64> {
     if a.nrows() == 0 || a.ncols() == 0 {
         return DVector::zeros(a.ncols());
     }

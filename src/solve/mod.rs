@@ -14,6 +14,7 @@ pub use crate::problem::{
 };
 pub use dynamics::StateSolver;
 pub use genalpha::{GenAlpha, GenAlphaParams};
+pub(crate) use init::pinv_solve;
 pub use init::{consistent_initial_values, InitReport, Initial};
 pub use integrator::{Integrator, StepOutcome};
 pub use rk4::Rk4;

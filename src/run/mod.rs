@@ -19,6 +19,8 @@
 //! # Ok::<(), lagrangian::Error>(())
 //! ```
 
+pub mod equilibrium;
+
 use crate::error::{Error, InitError, SolveError};
 use crate::output::csv::CsvWriter;
 use crate::output::progress::Progress;

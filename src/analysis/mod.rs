@@ -28,6 +28,10 @@
 //! # Ok::<(), lagrangian::Error>(())
 //! ```
 
+mod equilibrium;
+
+pub use equilibrium::{Equilibrium, EquilibriumOptions, Stability};
+
 use crate::assembly;
 use crate::error::{Error, SolveError};
 use crate::problem::{LinearSolverKind, Problem};
