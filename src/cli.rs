@@ -71,8 +71,9 @@ pub enum Cmd {
         #[arg(long)]
         verbose: bool,
     },
-    /// Vibration modes about the file's initial configuration at rest: frequencies, zero and
-    /// unstable modes, damping ratios; writes DIR/modes.json.
+    /// Vibration modes about the file's initial configuration (or its equilibrium) at rest:
+    /// frequencies, zero and unstable modes, damping ratios and damped roots; writes
+    /// DIR/modes.json, and with --animate K the motion of mode K to DIR/mode-K/animation.html.
     Modes {
         /// The mechanism (YAML).
         file: PathBuf,
@@ -81,6 +82,16 @@ pub enum Cmd {
         out: Option<PathBuf>,
         #[command(flatten)]
         set: Settings,
+        /// Linearize about the initial configuration or the static equilibrium.
+        #[arg(long, value_enum, default_value_t = At::Initial)]
+        at: At,
+        /// Show mode K (1-based): DIR/mode-K/animation.html.
+        #[arg(long, value_name = "K")]
+        animate: Option<usize>,
+        /// Amplitude of the mass-normalized shape (default: the largest point moves a tenth
+        /// of the scene).
+        #[arg(long)]
+        amplitude: Option<f64>,
     },
     /// Static equilibrium, downhill from the file's initial configuration: positions,
     /// stability, multipliers and reactions; writes DIR/equilibrium.json, DIR/scene.json and
@@ -127,6 +138,24 @@ pub enum Cmd {
         #[arg(long, default_value = "1200x800")]
         size: String,
     },
+}
+
+/// Where `modes` linearizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum At {
+    /// The consistent initial configuration.
+    Initial,
+    /// The static equilibrium downhill from it.
+    Equilibrium,
+}
+
+impl From<At> for lagrangian::run::modes::ModesAt {
+    fn from(a: At) -> Self {
+        match a {
+            At::Initial => Self::Initial,
+            At::Equilibrium => Self::Equilibrium,
+        }
+    }
 }
 
 /// Parameter overrides shared by `run` and `check`.

@@ -2,10 +2,12 @@
 //! run the bundled default mechanism (DAETS' Mechanism0).
 
 use clap::Parser;
-use lagrangian::analysis::{EquilibriumOptions, ModesReport};
+use lagrangian::analysis::EquilibriumOptions;
 use lagrangian::output::animation::{self, AnimationOptions};
 use lagrangian::output::{plot, Interrupt};
 use lagrangian::prelude::*;
+use lagrangian::run::equilibrium::equilibrium_to_folder;
+use lagrangian::run::modes::{mode_to_folder, modes_to_folder};
 use lagrangian::run::{describe, run_to_folder, RunOptions};
 use lagrangian::solve::Overrides;
 use lagrangian::spec;
@@ -94,16 +96,25 @@ fn default_out(file: &Path) -> PathBuf {
     PathBuf::from("out").join(stem)
 }
 
-/// `lagrangian modes`: the modes about the initial configuration, printed and in modes.json.
-fn modes(p: &Problem, out: &Path) -> Result<(), String> {
-    let report = ModesReport::initial(p).map_err(|e| e.to_string())?;
+/// `lagrangian modes`: the modes about the initial configuration or the equilibrium, printed
+/// and in modes.json; with `animate`, one mode's motion drawn into `out/mode-K`.
+fn modes(
+    p: &Problem,
+    out: &Path,
+    at: cli::At,
+    animate: Option<usize>,
+    amplitude: Option<f64>,
+) -> Result<(), String> {
+    let report = modes_to_folder(p, at.into(), out).map_err(|e| e.to_string())?;
     say!("{}", report.to_string().trim_end());
-    let file = out.join("modes.json");
-    let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-    std::fs::create_dir_all(out)
-        .and_then(|()| std::fs::write(&file, text + "\n"))
-        .map_err(|e| format!("{}: {e}", file.display()))?;
-    wrote(Ok(vec![file]))
+    wrote(Ok(vec![out.join("modes.json")]))?;
+    let Some(k) = animate else {
+        return Ok(());
+    };
+    let dir = out.join(format!("mode-{k}"));
+    let motion = mode_to_folder(p, &report, k, amplitude, &dir).map_err(|e| e.to_string())?;
+    say!("{motion}");
+    wrote(animation::write(&dir, &AnimationOptions::default(), false))
 }
 
 /// `lagrangian equilibrium`: the equilibrium printed and written into `out`.
@@ -114,11 +125,10 @@ fn equilibrium(
     source: String,
     animate: bool,
 ) -> Result<(), String> {
-    let report = lagrangian::run::equilibrium::equilibrium_to_folder(p, opts, out, Some(source))
-        .map_err(|e| e.to_string())?;
+    let report = equilibrium_to_folder(p, opts, out, Some(source)).map_err(|e| e.to_string())?;
     say!("{}", report.to_string().trim_end());
-    let files = ["equilibrium.json", "scene.json", "trajectory.csv"];
-    wrote(Ok(files.iter().map(|f| out.join(f)).collect()))?;
+    let files = ["equilibrium.json", "scene.json", "trajectory.csv"].map(|f| out.join(f));
+    wrote(Ok(files.to_vec()))?;
     match animate {
         true => wrote(animation::write(out, &AnimationOptions::default(), false)),
         false => Ok(()),
@@ -231,11 +241,18 @@ fn execute(cli: Cli) -> ExitCode {
                 })
                 .and_then(|(p, a)| run(p, &out, &ov, quiet, source, start, a))
         }
-        Some(Cmd::Modes { file, out, set }) => {
+        Some(Cmd::Modes {
+            file,
+            out,
+            set,
+            at,
+            animate,
+            amplitude,
+        }) => {
             let out = out.unwrap_or_else(|| default_out(&file));
             spec::load_with(&file, &set.sets)
                 .map_err(|e| e.to_string())
-                .and_then(|p| modes(&p, &out))
+                .and_then(|p| modes(&p, &out, at, animate, amplitude))
         }
         Some(Cmd::Equilibrium {
             file,

@@ -67,7 +67,7 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
             below(&["error", "expr", "model", "ad", "problem", "library"]),
         ),
         // the command line's arguments (clap definitions), used by main.rs only
-        ("cli", below(&["output", "spec"])),
+        ("cli", below(&["output", "run", "spec"])),
         // the command line: a thin shell over spec, simulation, output and the problem types
         (
             "main",

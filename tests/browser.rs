@@ -314,3 +314,26 @@ fn the_gif_has_the_frames_size_and_framing_of_the_movie() {
     }
     assert_eq!(frames, movie.frames.len());
 }
+
+#[test]
+fn the_equilibrium_search_in_the_browser() {
+    // Mechanism0 from its horizontal start down to rest; `t` counts the iterations
+    let out = tmp("browser-equilibrium");
+    let args = [
+        "equilibrium",
+        &mech("mechanism0.yaml"),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = run(&args, None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&["animate", out.to_str().unwrap(), "--fps", "1"], None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let opts = AnimationOptions {
+        fps: 1.0,
+        ..Default::default()
+    };
+    let movie = Movie::load(&out, &opts).unwrap();
+    assert!(movie.frames.len() > 3, "{} frames", movie.frames.len());
+    check_page(&out.join("animation.html"), &movie, 1, 0.9);
+}

@@ -184,6 +184,25 @@ impl Equilibrium {
     }
 }
 
+impl Problem {
+    /// The static equilibrium downhill from the consistent initial configuration, with the
+    /// default options ([`Equilibrium::find`]).
+    pub fn equilibrium(&self) -> Result<Equilibrium, Error> {
+        Equilibrium::find(self, &EquilibriumOptions::default())
+    }
+}
+
+/// Project `q` onto `C(t, q) = 0` by least-norm Gauss–Newton steps (every coordinate free);
+/// `false` if that does not converge. Used to show a mode's motion on the manifold.
+pub fn project_onto_constraints(model: &Model, t: f64, q: &mut [f64]) -> bool {
+    let statics = Statics {
+        model,
+        t,
+        free: (0..model.n_coords()).collect(),
+    };
+    statics.retract(q)
+}
+
 fn failed(iterations: u64, residual: f64, why: &str) -> Error {
     SolveError::NoEquilibrium {
         iterations,

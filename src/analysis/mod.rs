@@ -29,8 +29,10 @@
 //! ```
 
 mod equilibrium;
+mod report;
 
-pub use equilibrium::{Equilibrium, EquilibriumOptions, Stability};
+pub use equilibrium::{project_onto_constraints, Equilibrium, EquilibriumOptions, Stability};
+pub use report::ModesReport;
 
 use crate::assembly;
 use crate::error::{Error, SolveError};
@@ -207,75 +209,62 @@ impl Linearization {
     }
 }
 
-/// What `lagrangian modes` writes to `modes.json`: the configuration, whether it is an
-/// equilibrium (`max |q̈|` at rest), the multipliers and every mode.
+/// A root `s` of `det(s² M_r + s D_r + K_r) = 0` with `Im s ≥ 0`: a mode of the damped
+/// linearization, `y(t) = Re(φ e^{st})`. The frequency and damping ratio follow MATLAB's `damp`:
+/// `ω_n = |s|`, `ζ = −Re s / |s|` (a real negative root has `ζ = 1`, a real positive one `−1`).
 #[derive(Clone, Debug, serde::Serialize)]
-pub struct ModesReport {
-    /// The problem's title.
-    pub title: String,
-    /// Coordinate names.
-    pub coordinates: Vec<String>,
-    /// The configuration linearized about.
-    pub q: Vec<f64>,
-    /// `max |q̈|` at rest there (0 at an equilibrium; otherwise the modes describe the
-    /// linearization of a configuration that is about to move).
-    pub max_acceleration: f64,
-    /// Multipliers at rest.
-    pub lambda: Vec<f64>,
-    /// Degrees of freedom (columns of the null-space basis).
-    pub dof: usize,
-    /// The modes, by increasing `ω²`.
-    pub modes: Vec<Mode>,
+pub struct DampedMode {
+    /// `Re s` (1/s): the decay rate, negative when it decays.
+    pub re: f64,
+    /// `Im s` (rad/s): the damped frequency `ω_d`.
+    pub im: f64,
+    /// `ω_n = |s|` (rad/s).
+    pub omega_n: f64,
+    /// `ζ = −Re s / |s|` (0 for `s = 0`).
+    pub damping_ratio: f64,
 }
 
-impl ModesReport {
-    /// The modes of `problem` about its consistent initial configuration, at rest.
-    pub fn initial(problem: &Problem) -> Result<ModesReport, Error> {
-        let q = problem.initial_values()?.state.q;
-        let lin = Linearization::at_rest(problem, &q)?;
-        let modes = lin.modes()?;
-        Ok(ModesReport {
-            title: problem.title.clone(),
-            coordinates: problem.model.coordinate_names().to_vec(),
-            max_acceleration: lin.acceleration.iter().fold(0.0, |m, a| m.max(a.abs())),
-            q,
-            lambda: lin.lambda,
-            dof: lin.basis.ncols(),
-            modes,
-        })
-    }
-}
-
-impl std::fmt::Display for ModesReport {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "{}: {} degrees of freedom", self.title, self.dof)?;
-        if self.max_acceleration > 1e-8 {
-            writeln!(
-                f,
-                "  not an equilibrium: max |q̈| = {:.3e} at rest (the modes linearize a configuration about to move)",
-                self.max_acceleration
-            )?;
+impl Linearization {
+    /// The modes with damping: the eigenvalues of the first-order form
+    /// `ż = [0 I; −M_r⁻¹K_r −M_r⁻¹D_r] z` (real Schur form), one per complex-conjugate pair and
+    /// each real root, by increasing `|s|`.
+    pub fn damped_modes(&self) -> Result<Vec<DampedMode>, Error> {
+        let [mr, dr, kr] = self.reduced();
+        let f = mr.nrows();
+        if f == 0 {
+            return Ok(Vec::new());
         }
-        writeln!(
-            f,
-            "  mode  kind         ω [rad/s]        f [Hz]           ζ"
-        )?;
-        for (k, m) in self.modes.iter().enumerate() {
-            let kind = match m.kind {
-                ModeKind::Oscillating => "oscillating",
-                ModeKind::Zero => "zero",
-                ModeKind::Unstable => "unstable",
-            };
-            writeln!(
-                f,
-                "  {:>4}  {kind:<11}  {:<15.9e}  {:<15.9e}  {:.4e}",
-                k + 1,
-                m.omega,
-                m.hz,
-                m.damping_ratio
-            )?;
-        }
-        Ok(())
+        let minv = mr
+            .cholesky()
+            .ok_or_else(|| {
+                singular("the mass matrix on the constraint manifold is not positive definite")
+            })?
+            .inverse();
+        let mut a = DMatrix::zeros(2 * f, 2 * f);
+        a.view_mut((0, f), (f, f)).fill_with_identity();
+        a.view_mut((f, 0), (f, f)).copy_from(&(-&minv * kr));
+        a.view_mut((f, f), (f, f)).copy_from(&(-&minv * dr));
+        let scale = a.amax().max(f64::MIN_POSITIVE);
+        let schur = nalgebra::Schur::try_new(a, f64::EPSILON, 100_000)
+            .ok_or_else(|| singular("the damped eigenproblem did not converge"))?;
+        let mut modes: Vec<DampedMode> = (schur.complex_eigenvalues().iter())
+            .filter(|s| s.im >= -1e-12 * scale)
+            .map(|s| {
+                let (re, im) = (s.re, s.im.max(0.0));
+                let omega_n = re.hypot(im);
+                DampedMode {
+                    re,
+                    im,
+                    omega_n,
+                    damping_ratio: match omega_n > 1e-12 * scale.sqrt() {
+                        true => -re / omega_n,
+                        false => 0.0,
+                    },
+                }
+            })
+            .collect();
+        modes.sort_by(|a, b| a.omega_n.total_cmp(&b.omega_n).then(a.re.total_cmp(&b.re)));
+        Ok(modes)
     }
 }
 

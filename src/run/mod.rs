@@ -20,6 +20,7 @@
 //! ```
 
 pub mod equilibrium;
+pub mod modes;
 
 use crate::error::{Error, InitError, SolveError};
 use crate::output::csv::CsvWriter;

@@ -1,0 +1,153 @@
+//! The modes report: the modes of a problem about its initial configuration or its equilibrium,
+//! with the damped roots and each mode's shape as displacements of the mechanism's points.
+
+use super::{DampedMode, Linearization, Mode, ModeKind};
+use crate::analysis::{Equilibrium, EquilibriumOptions};
+use crate::error::Error;
+use crate::problem::Problem;
+
+/// What `lagrangian modes` writes to `modes.json`: the configuration, whether it is an
+/// equilibrium (`max |q̈|` at rest), the multipliers and every mode.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ModesReport {
+    /// The problem's title.
+    pub title: String,
+    /// Coordinate names.
+    pub coordinates: Vec<String>,
+    /// The configuration linearized about.
+    pub q: Vec<f64>,
+    /// `max |q̈|` at rest there (0 at an equilibrium; otherwise the modes describe the
+    /// linearization of a configuration that is about to move).
+    pub max_acceleration: f64,
+    /// Multipliers at rest.
+    pub lambda: Vec<f64>,
+    /// Degrees of freedom (columns of the null-space basis).
+    pub dof: usize,
+    /// The modes, by increasing `ω²`.
+    pub modes: Vec<Mode>,
+    /// Where it was linearized: `initial` or `equilibrium`.
+    pub at: String,
+    /// The roots with damping (empty when the mechanism has no damping).
+    pub damped: Vec<DampedMode>,
+    /// The moving points of the mechanism's geometry.
+    pub points: Vec<String>,
+    /// Each mode's shape as displacements of those points, `δx = (∂x/∂q) δq` (central
+    /// differences of the point maps; exact for points affine in `q`).
+    pub point_shapes: Vec<Vec<[f64; 3]>>,
+}
+
+impl ModesReport {
+    /// The modes of `problem` about its consistent initial configuration, at rest.
+    pub fn initial(problem: &Problem) -> Result<ModesReport, Error> {
+        let q = problem.initial_values()?.state.q;
+        ModesReport::at(problem, &q, "initial")
+    }
+
+    /// The modes of `problem` about its static equilibrium ([`Equilibrium::find`]).
+    pub fn equilibrium(problem: &Problem) -> Result<ModesReport, Error> {
+        let eq = Equilibrium::find(problem, &EquilibriumOptions::default())?;
+        ModesReport::at(problem, &eq.q, "equilibrium")
+    }
+
+    /// The modes of `problem` about the configuration `q` at rest; `at` names it.
+    pub fn at(problem: &Problem, q: &[f64], at: &str) -> Result<ModesReport, Error> {
+        let lin = Linearization::at_rest(problem, q)?;
+        let modes = lin.modes()?;
+        let damped = match lin.damping.amax() > 0.0 {
+            true => lin.damped_modes()?,
+            false => Vec::new(),
+        };
+        let moving: Vec<_> = problem.geometry.moving_points().collect();
+        let point_shapes = (modes.iter())
+            .map(|m| {
+                let size = m.shape.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+                let scale = q.iter().fold(1.0f64, |a, x| a.max(x.abs()));
+                let eps = 1e-6 * scale / size.max(f64::MIN_POSITIVE);
+                let shifted = |s: f64| -> Vec<f64> {
+                    q.iter()
+                        .zip(&m.shape)
+                        .map(|(a, b)| a + s * eps * b)
+                        .collect()
+                };
+                let (plus, minus) = (shifted(1.0), shifted(-1.0));
+                (moving.iter())
+                    .map(|p| {
+                        let (a, b) = (p.position(&plus, lin.t), p.position(&minus, lin.t));
+                        [0, 1, 2].map(|k| (a[k] - b[k]) / (2.0 * eps))
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(ModesReport {
+            title: problem.title.clone(),
+            coordinates: problem.model.coordinate_names().to_vec(),
+            max_acceleration: lin.acceleration.iter().fold(0.0, |m, a| m.max(a.abs())),
+            q: q.to_vec(),
+            lambda: lin.lambda.clone(),
+            dof: lin.basis.ncols(),
+            modes,
+            at: at.to_string(),
+            damped,
+            points: moving.iter().map(|p| p.name.clone()).collect(),
+            point_shapes,
+        })
+    }
+}
+
+impl std::fmt::Display for ModesReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "{}: {} degrees of freedom, linearized about the {} configuration",
+            self.title, self.dof, self.at
+        )?;
+        if self.max_acceleration > 1e-8 {
+            writeln!(
+                f,
+                "  not an equilibrium: max |q̈| = {:.3e} at rest (the modes linearize a configuration about to move)",
+                self.max_acceleration
+            )?;
+        }
+        writeln!(
+            f,
+            "  mode  kind         ω [rad/s]        f [Hz]           ζ"
+        )?;
+        for (k, m) in self.modes.iter().enumerate() {
+            let kind = match m.kind {
+                ModeKind::Oscillating => "oscillating",
+                ModeKind::Zero => "zero",
+                ModeKind::Unstable => "unstable",
+            };
+            writeln!(
+                f,
+                "  {:>4}  {kind:<11}  {:<15.9e}  {:<15.9e}  {:.4e}",
+                k + 1,
+                m.omega,
+                m.hz,
+                m.damping_ratio
+            )?;
+        }
+        if !self.damped.is_empty() {
+            writeln!(
+                f,
+                "  with damping: roots s = Re s ± i ω_d of det(s²M + sD + K) = 0"
+            )?;
+            writeln!(
+                f,
+                "  root  Re s [1/s]        ω_d [rad/s]       ω_n [rad/s]       ζ"
+            )?;
+            for (k, d) in self.damped.iter().enumerate() {
+                writeln!(
+                    f,
+                    "  {:>4}  {:<16.9e}  {:<16.9e}  {:<16.9e}  {:.6e}",
+                    k + 1,
+                    d.re,
+                    d.im,
+                    d.omega_n,
+                    d.damping_ratio
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
