@@ -13,6 +13,7 @@ pub mod observe;
 pub mod plot;
 pub mod progress;
 pub mod scene;
+pub mod sensitivity;
 pub mod summary;
 
 use crate::assembly;

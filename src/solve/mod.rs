@@ -7,6 +7,7 @@ mod init;
 mod integrator;
 pub mod linear;
 mod rk4;
+pub mod sensitivity;
 mod stats;
 
 pub use crate::problem::{
