@@ -59,6 +59,10 @@ pub enum Cmd {
         animate: bool,
         #[command(flatten)]
         anim: AnimArgs,
+        /// Parameters (comma-separated) to differentiate the run with respect to: their exact
+        /// sensitivities of q, v and λ go to DIR/sensitivity.csv.
+        #[arg(long, value_delimiter = ',')]
+        sensitivity: Vec<String>,
     },
     /// Parse, build and initialize a mechanism file; print its coordinates, constraints,
     /// degrees of freedom and consistent initial point.

@@ -34,11 +34,9 @@ const DEFAULT_TEXT: &str = include_str!("../mechanisms/mechanism0.yaml");
 /// `lagrangian run`: the problem through [`run_to_folder`], the summary on the terminal.
 fn run(
     mut problem: Problem,
-    out: &Path,
     ov: &Overrides,
     quiet: bool,
-    source: Option<String>,
-    start: Instant,
+    base: RunOptions,
     animate: Option<(AnimationOptions, bool)>,
 ) -> Result<(), String> {
     // Ctrl-C / SIGTERM end the run after the current step; its results go to OUT/interrupted
@@ -49,10 +47,8 @@ fn run(
     let h = problem.method.h();
     let opts = RunOptions {
         progress: !quiet && std::io::stderr().is_terminal(),
-        source,
         interrupt,
-        started: Some(start),
-        ..RunOptions::new(out)
+        ..base
     };
     let report = run_to_folder(problem, &opts).map_err(|e| describe(&e, h))?;
     if report.interrupted() {
@@ -183,15 +179,12 @@ fn execute(cli: Cli) -> ExitCode {
             let r = spec::parse(DEFAULT_TEXT, DEFAULT_NAME)
                 .map_err(|e| e.to_string())
                 .and_then(|p| {
-                    run(
-                        p,
-                        &out,
-                        &Overrides::default(),
-                        false,
-                        Some(DEFAULT_NAME.into()),
-                        start,
-                        None,
-                    )
+                    let base = RunOptions {
+                        source: Some(DEFAULT_NAME.into()),
+                        started: Some(start),
+                        ..RunOptions::new(&out)
+                    };
+                    run(p, &Overrides::default(), false, base, None)
                 });
             if r.is_ok() {
                 let csv = out.join("trajectory.csv");
@@ -214,6 +207,7 @@ fn execute(cli: Cli) -> ExitCode {
             quiet,
             animate,
             anim,
+            sensitivity,
         }) => {
             let out = out.unwrap_or_else(|| default_out(&file));
             let ov = Overrides {
@@ -226,7 +220,12 @@ fn execute(cli: Cli) -> ExitCode {
                 columns,
                 formats: format,
             };
-            let source = Some(file.display().to_string());
+            let base = RunOptions {
+                source: Some(file.display().to_string()),
+                started: Some(start),
+                sensitivity,
+                ..RunOptions::new(&out)
+            };
             let animate = match animate || anim.gif {
                 true => Some(anim.options().map(|o| (o, anim.gif))),
                 false => None,
@@ -239,7 +238,7 @@ fn execute(cli: Cli) -> ExitCode {
                         a,
                     ))
                 })
-                .and_then(|(p, a)| run(p, &out, &ov, quiet, source, start, a))
+                .and_then(|(p, a)| run(p, &ov, quiet, base, a))
         }
         Some(Cmd::Modes {
             file,

@@ -111,3 +111,59 @@ fn sensitivities_refuse_what_they_cannot_do() {
     let err = SensitivityRecorder::new(&bare, &["g"], 1).err().unwrap();
     assert!(err.to_string().contains("no source"), "{err}");
 }
+
+mod common;
+
+#[test]
+fn run_with_sensitivity_writes_sensitivity_csv() {
+    let out = common::tmp("sensitivity-cli");
+    let o = common::run(
+        &[
+            "run",
+            &common::mech("mechanism0.yaml"),
+            "--t-end",
+            "0.2",
+            "--quiet",
+            "--sensitivity",
+            "k,L",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(out.join("sensitivity.csv")).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    assert_eq!(header[0], "t");
+    assert!(header.contains(&"d(B.y)/d(k)") && header.contains(&"d(lambda:rigid OA)/d(L)"));
+    // the same numbers as the library's recorder
+    let problem = spec::parse(
+        &std::fs::read_to_string(common::mech("mechanism0.yaml")).unwrap(),
+        "mechanism0.yaml",
+    )
+    .unwrap()
+    .t_end(0.2);
+    let mut rec = SensitivityRecorder::new(&problem, &["k", "L"], 1).unwrap();
+    let mut sim = Simulation::new(problem.clone(), problem.method.clone()).unwrap();
+    sim.run(problem.t_end, &mut [&mut rec]).unwrap();
+    let col = header.iter().position(|c| *c == "d(B.y)/d(k)").unwrap();
+    let last: f64 = text
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .nth(col)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let want = *rec.column("d(B.y)/d(k)").unwrap().last().unwrap();
+    assert!(
+        (last - want).abs() <= 1e-11 * want.abs(),
+        "{last} vs {want}"
+    );
+    assert_eq!(
+        common::summary(&out)["sensitivity"],
+        serde_json::json!(["k", "L"])
+    );
+    std::fs::remove_dir_all(&out).ok();
+}

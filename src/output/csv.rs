@@ -248,6 +248,17 @@ impl CsvWriter {
         })
     }
 
+    /// Write a further file `name` of the run now, moved into place with the others when the
+    /// run finishes (`sensitivity.csv`).
+    pub fn write_file(&mut self, name: &str, text: &str) -> Result<(), Error> {
+        match &mut self.files {
+            Some(f) => f
+                .write_file(name, text)
+                .map_err(|e| Error::io(&self.dir, e)),
+            None => Ok(()),
+        }
+    }
+
     /// The column names.
     pub fn columns(&self) -> &[String] {
         self.columns.names()

@@ -26,6 +26,9 @@ use crate::output::{Control, Event, Observer};
 use crate::problem::Problem;
 use crate::solve::sensitivity::Sensitivity;
 
+/// The most memory the recorded sensitivities may take (2 GB).
+pub const MAX_BYTES: f64 = 2e9;
+
 /// Records the sensitivities of every `every`-th state (and the first and last).
 pub struct SensitivityRecorder {
     engine: Sensitivity,
@@ -43,8 +46,21 @@ pub struct SensitivityRecorder {
 impl SensitivityRecorder {
     /// Sensitivities of `problem`'s run with respect to the parameters `names`.
     pub fn new(problem: &Problem, names: &[&str], every: usize) -> Result<Self, Error> {
-        let engine = Sensitivity::new(problem, names)?;
         let model = &problem.model;
+        let width = names.len() * (2 * model.n_coords() + model.n_constraints());
+        let rows = problem.steps(problem.method.h()) / every.max(1) + 2;
+        let bytes = 8.0 * rows as f64 * width as f64;
+        if bytes > MAX_BYTES {
+            return Err(crate::error::SolveError::TooLarge(format!(
+                "the sensitivities would take {:.1} GB in memory ({rows} rows × {width} \
+                 columns; the limit is {:.0} GB): write fewer rows (--output-every) or choose \
+                 fewer parameters",
+                bytes / 1e9,
+                MAX_BYTES / 1e9
+            ))
+            .into());
+        }
+        let engine = Sensitivity::new(problem, names)?;
         let coords = model.coordinate_names();
         let mut lambda = Vec::new();
         for (block, rows) in model.constraint_blocks() {

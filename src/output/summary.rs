@@ -81,6 +81,9 @@ pub struct Summary {
     pub outputs: Outputs,
     /// Settings changed from the problem's source (command-line options, `--set`).
     pub overrides: Vec<String>,
+    /// The parameters whose sensitivities the run wrote to `sensitivity.csv` (none if empty).
+    #[serde(default)]
+    pub sensitivity: Vec<String>,
     /// Settings that were read but had no effect.
     pub notes: Vec<String>,
 }
@@ -200,6 +203,7 @@ impl Summary {
             output_every: p.output_every,
             outputs: p.outputs.clone(),
             overrides: p.overrides.clone(),
+            sensitivity: Vec::new(),
             notes: p.notes.clone(),
         }
     }

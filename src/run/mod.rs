@@ -25,6 +25,7 @@ pub mod modes;
 use crate::error::{Error, InitError, SolveError};
 use crate::output::csv::CsvWriter;
 use crate::output::progress::Progress;
+use crate::output::sensitivity::SensitivityRecorder;
 use crate::output::summary::{RunFacts, Summary, Tally};
 use crate::output::{Interrupt, Observer};
 use crate::simulation::{RunEnd, Simulation};
@@ -46,6 +47,9 @@ pub struct RunOptions {
     pub interrupt: Interrupt,
     /// When the work started (parsing included), for `build_seconds`; default: the call.
     pub started: Option<Instant>,
+    /// Parameters to differentiate the run with respect to: their forward sensitivities go to
+    /// `sensitivity.csv` ([`SensitivityRecorder`]); default none.
+    pub sensitivity: Vec<String>,
 }
 
 impl RunOptions {
@@ -57,6 +61,7 @@ impl RunOptions {
             source: None,
             interrupt: Interrupt::new(),
             started: None,
+            sensitivity: Vec::new(),
         }
     }
 }
@@ -93,9 +98,21 @@ pub fn run_to_folder(problem: Problem, opts: &RunOptions) -> Result<RunReport, E
     let mut tally = Tally::new();
     let mut progress = Progress::new(steps, opts.progress && steps >= 2000);
     let mut watch = opts.interrupt.clone();
-    let observers: &mut [&mut dyn Observer] =
-        &mut [&mut csv, &mut tally, &mut progress, &mut watch];
-    let end = sim.run(problem.t_end, observers);
+    let names: Vec<&str> = opts.sensitivity.iter().map(String::as_str).collect();
+    let mut sens = match names.is_empty() {
+        true => None,
+        false => Some(SensitivityRecorder::new(
+            &problem,
+            &names,
+            problem.output_every,
+        )?),
+    };
+    let mut observers: Vec<&mut dyn Observer> =
+        vec![&mut csv, &mut tally, &mut progress, &mut watch];
+    if let Some(s) = &mut sens {
+        observers.push(s);
+    }
+    let end = sim.run(problem.t_end, &mut observers);
     progress.finish();
     let end = end?;
     let interrupted = opts.interrupt.raised() && matches!(end, RunEnd::Stopped { .. });
@@ -118,6 +135,11 @@ pub fn run_to_folder(problem: Problem, opts: &RunOptions) -> Result<RunReport, E
         },
         &mut tally,
     );
+    let mut summary = summary;
+    if let Some(s) = &sens {
+        csv.write_file("sensitivity.csv", &s.to_csv())?;
+        summary.sensitivity = opts.sensitivity.clone();
+    }
     let dir = match interrupted {
         true => opts.out.join("interrupted"),
         false => opts.out.clone(),
@@ -127,6 +149,7 @@ pub fn run_to_folder(problem: Problem, opts: &RunOptions) -> Result<RunReport, E
     let files = [
         (o.csv, "trajectory.csv"),
         (o.npy, "npy"),
+        (sens.is_some(), "sensitivity.csv"),
         (true, "scene.json"),
         (true, "summary.json"),
     ]
