@@ -20,6 +20,7 @@
 //! ```
 
 pub mod equilibrium;
+pub mod fit;
 pub mod modes;
 
 use crate::error::{Error, InitError, SolveError};

@@ -1,0 +1,355 @@
+//! Design by optimization: named parameters adjusted so that coordinates of a mechanism pass
+//! through targets at given times, by Levenberg–Marquardt ([`argmin`] drives the iterations)
+//! with the exact Jacobian of the computed trajectory from the forward sensitivities of the
+//! generalized-α scheme ([`SensitivityRecorder`]) — one run per iteration, whatever the number
+//! of parameters.
+//!
+//! The cost is `½ Σᵢ wᵢ² (x_{cᵢ}(tᵢ; p) − x̂ᵢ)²`, `x` linearly interpolated between the run's
+//! steps (and its sensitivities the same way, so the gradient is the cost's). A step solves
+//! `(JᵀJ + μ diag(JᵀJ)) δ = −Jᵀr` (Marquardt's scaling makes it independent of the parameters'
+//! units); `μ` falls by 3 after a step that lowers the cost and grows by 4 (the trial refused)
+//! otherwise, also when the trial run fails (a parameter out of its range).
+//!
+//! ```
+//! use lagrangian::run::fit::{fit, FitOptions, Target};
+//! // a mass on a spring stretched by 1: x(t) = 1 + cos(√(k/m) t); measured with k = 4
+//! let text = "Dimension: 2\nPhysicalParams: { k: 3, m: 1 }\n\
+//!             PartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, Springs: { OA: [k, 1] } }\n\
+//!             ProblemData: { tend: 1, positions: { A: [2, 0] } }\nSolverParams: { step: 1e-3 }\n";
+//! let problem = lagrangian::spec::parse(text, "spring.yaml")?;
+//! let measured = problem.with_parameters(&[("k", 4.0)])?;
+//! let targets = Target::from_run(&measured, &["A.x"], &[0.25, 0.5, 0.75, 1.0])?;
+//! let report = fit(&problem, &["k"], &targets, &FitOptions::default())?;
+//! assert!((report.parameters[0].1 - 4.0).abs() < 1e-9);
+//! assert!(report.cost < 1e-6 * report.initial_cost);
+//! # Ok::<(), lagrangian::Error>(())
+//! ```
+
+use crate::error::{Error, SolveError};
+use crate::output::sensitivity::SensitivityRecorder;
+use crate::output::Recorder;
+use crate::simulation::Simulation;
+use crate::solve::Problem;
+use argmin::core::{
+    CostFunction, Error as ArgminError, Executor, IterState, Problem as ArgminProblem, Solver,
+    TerminationReason, TerminationStatus, KV,
+};
+use nalgebra::{DMatrix, DVector};
+
+/// A coordinate's wanted value at a time.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Target {
+    /// Time.
+    pub t: f64,
+    /// The coordinate's name (`A.x`, `theta`).
+    pub coordinate: String,
+    /// The wanted value.
+    pub value: f64,
+    /// Its weight `w` in the cost (1 by default).
+    pub weight: f64,
+}
+
+impl Target {
+    /// Targets taken from a run of `problem` itself (a measurement, or a design to match):
+    /// the coordinates `names` at the times `times`.
+    pub fn from_run(
+        problem: &Problem,
+        names: &[&str],
+        times: &[f64],
+    ) -> Result<Vec<Target>, Error> {
+        let (columns, rows) = trajectory(problem, names, None)?.0;
+        let mut out = Vec::new();
+        for &t in times {
+            for (k, name) in columns.iter().enumerate() {
+                out.push(Target {
+                    t,
+                    coordinate: name.clone(),
+                    value: interpolate(&rows, t, |r| r.1[k])?,
+                    weight: 1.0,
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// How to fit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FitOptions {
+    /// Most iterations (runs); default 50.
+    pub max_iterations: u64,
+    /// Stop when an accepted step lowers the cost by less than this fraction, or the cost is
+    /// below `tolerance²` times its start; default 1e-12.
+    pub tolerance: f64,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        FitOptions {
+            max_iterations: 50,
+            tolerance: 1e-12,
+        }
+    }
+}
+
+/// What a fit found.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FitReport {
+    /// The parameters, with their fitted values.
+    pub parameters: Vec<(String, f64)>,
+    /// The cost at the start.
+    pub initial_cost: f64,
+    /// The cost at the end.
+    pub cost: f64,
+    /// The cost after each accepted step.
+    pub history: Vec<f64>,
+    /// Iterations (each one run with sensitivities).
+    pub iterations: u64,
+}
+
+/// Rows `(t, values)`.
+type Table = Vec<(f64, Vec<f64>)>;
+
+/// The chosen coordinates' names and rows `(t, their values)`.
+type Rows = (Vec<String>, Table);
+
+/// A run of `problem` at every step: the coordinates `names` and, for `params`, the rows of
+/// their sensitivities `(t, [parameter][coordinate])`.
+fn trajectory(
+    problem: &Problem,
+    names: &[&str],
+    params: Option<&[&str]>,
+) -> Result<(Rows, Table), Error> {
+    let coords = problem.model.coordinate_names();
+    let idx: Vec<usize> = (names.iter())
+        .map(|n| {
+            coords.iter().position(|c| c == n).ok_or_else(|| {
+                Error::from(SolveError::BadOptions(format!(
+                    "no coordinate '{n}' to fit; the coordinates are: {}",
+                    coords.join(", ")
+                )))
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let mut problem = problem.clone();
+    problem.output_every = 1;
+    let mut rec = Recorder::every(1);
+    let mut sim = Simulation::new(problem.clone(), problem.method.clone())?;
+    let mut sens = match params {
+        Some(p) => Some(SensitivityRecorder::new(&problem, p, 1)?),
+        None => None,
+    };
+    match &mut sens {
+        Some(s) => sim.run(problem.t_end, &mut [&mut rec, s])?,
+        None => sim.run(problem.t_end, &mut [&mut rec])?,
+    };
+    let rows = (rec.records.iter())
+        .map(|r| (r.state.t, idx.iter().map(|&i| r.state.q[i]).collect()))
+        .collect();
+    let (n, m) = (coords.len(), problem.model.n_constraints());
+    let width = 2 * n + m;
+    let srows = match &sens {
+        Some(s) => (s.times.iter().zip(&s.rows))
+            .map(|(&t, row)| {
+                let per: Vec<f64> = (0..row.len() / width)
+                    .flat_map(|k| idx.iter().map(move |&i| row[k * width + i]))
+                    .collect();
+                (t, per)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok(((names.iter().map(|s| s.to_string()).collect(), rows), srows))
+}
+
+/// `f` of the rows linearly interpolated at `t` (which must lie in the run's span).
+fn interpolate(
+    rows: &[(f64, Vec<f64>)],
+    t: f64,
+    f: impl Fn(&(f64, Vec<f64>)) -> f64,
+) -> Result<f64, Error> {
+    let k = rows.partition_point(|r| r.0 < t);
+    let out = || SolveError::BadOptions(format!("target time {t} is outside the run")).into();
+    if k == rows.len() {
+        let last = rows.last().ok_or_else(out)?;
+        return match (last.0 - t).abs() <= 1e-12 * (1.0 + t.abs()) {
+            true => Ok(f(last)),
+            false => Err(out()),
+        };
+    }
+    if rows[k].0 == t || k == 0 {
+        return match rows[k].0 == t {
+            true => Ok(f(&rows[k])),
+            false => Err(out()),
+        };
+    }
+    let (a, b) = (&rows[k - 1], &rows[k]);
+    let s = (t - a.0) / (b.0 - a.0);
+    Ok((1.0 - s) * f(a) + s * f(b))
+}
+
+/// The fit's problem: residuals `r` and their Jacobian at parameter values.
+struct FitProblem<'a> {
+    problem: &'a Problem,
+    names: &'a [&'a str],
+    targets: &'a [Target],
+}
+
+impl FitProblem<'_> {
+    /// `(r, J)` at `p`.
+    fn evaluate(&self, p: &[f64]) -> Result<(DVector<f64>, DMatrix<f64>), Error> {
+        let sets: Vec<(&str, f64)> = self.names.iter().copied().zip(p.iter().copied()).collect();
+        let problem = self.problem.with_parameters(&sets)?;
+        let mut coords: Vec<&str> = self.targets.iter().map(|t| t.coordinate.as_str()).collect();
+        coords.sort();
+        coords.dedup();
+        let ((_, rows), srows) = trajectory(&problem, &coords, Some(self.names))?;
+        let (nt, np, nc) = (self.targets.len(), self.names.len(), coords.len());
+        let mut r = DVector::zeros(nt);
+        let mut jac = DMatrix::zeros(nt, np);
+        for (i, target) in self.targets.iter().enumerate() {
+            let c = coords
+                .binary_search(&target.coordinate.as_str())
+                .expect("listed");
+            r[i] = target.weight * (interpolate(&rows, target.t, |x| x.1[c])? - target.value);
+            for j in 0..np {
+                jac[(i, j)] = target.weight * interpolate(&srows, target.t, |x| x.1[j * nc + c])?;
+            }
+        }
+        Ok((r, jac))
+    }
+}
+
+impl CostFunction for FitProblem<'_> {
+    type Param = Vec<f64>;
+    type Output = f64;
+    fn cost(&self, p: &Vec<f64>) -> Result<f64, ArgminError> {
+        let (r, _) = self
+            .evaluate(p)
+            .map_err(|e| ArgminError::msg(e.to_string()))?;
+        Ok(0.5 * r.norm_squared())
+    }
+}
+
+/// Levenberg–Marquardt with Marquardt's scaling.
+struct Marquardt {
+    mu: f64,
+    tol: f64,
+    initial: f64,
+    history: Vec<f64>,
+    done: bool,
+    /// The residuals and Jacobian at the current point.
+    at: Option<(DVector<f64>, DMatrix<f64>)>,
+}
+
+type FState = IterState<Vec<f64>, (), (), (), (), f64>;
+
+impl<'a> Solver<FitProblem<'a>, FState> for Marquardt {
+    fn name(&self) -> &str {
+        "Levenberg–Marquardt"
+    }
+
+    fn next_iter(
+        &mut self,
+        problem: &mut ArgminProblem<FitProblem<'a>>,
+        mut state: FState,
+    ) -> Result<(FState, Option<KV>), ArgminError> {
+        let p = state.take_param().unwrap_or_default();
+        let fp = problem.problem.as_ref().expect("the problem is set");
+        let msg = |e: Error| ArgminError::msg(e.to_string());
+        let (r, jac) = match self.at.take() {
+            Some(x) => x,
+            None => fp.evaluate(&p).map_err(msg)?,
+        };
+        let cost = 0.5 * r.norm_squared();
+        if self.history.is_empty() {
+            self.initial = cost;
+            self.history.push(cost);
+        }
+        let jtj = jac.transpose() * &jac;
+        let g = jac.transpose() * &r;
+        for _ in 0..30 {
+            let mut a = jtj.clone();
+            for k in 0..a.nrows() {
+                a[(k, k)] += self.mu * jtj[(k, k)].max(1e-300);
+            }
+            let Some(delta) = a.lu().solve(&(-&g)) else {
+                self.mu *= 4.0;
+                continue;
+            };
+            let trial: Vec<f64> = p.iter().zip(delta.iter()).map(|(a, b)| a + b).collect();
+            match fp.evaluate(&trial) {
+                Ok((rt, jt)) if 0.5 * rt.norm_squared() < cost => {
+                    let new = 0.5 * rt.norm_squared();
+                    self.mu = (self.mu / 3.0).max(1e-12);
+                    self.history.push(new);
+                    let small = delta.amax()
+                        <= self.tol * (1.0 + p.iter().fold(0.0f64, |m, x| m.max(x.abs())));
+                    self.done = cost - new <= self.tol * cost
+                        || new <= self.tol * self.tol * self.initial
+                        || small;
+                    self.at = Some((rt, jt));
+                    return Ok((state.param(trial).cost(new), None));
+                }
+                _ => self.mu *= 4.0,
+            }
+        }
+        // no step lowers the cost: a (local) minimum at this precision
+        self.done = true;
+        self.at = Some((r, jac));
+        Ok((state.param(p).cost(cost), None))
+    }
+
+    fn terminate(&mut self, _state: &FState) -> TerminationStatus {
+        match self.done {
+            true => TerminationStatus::Terminated(TerminationReason::SolverConverged),
+            false => TerminationStatus::NotTerminated,
+        }
+    }
+}
+
+/// Adjust the parameters `names` of `problem` (starting from their values in it) so that the
+/// run meets `targets` in the least-squares sense.
+pub fn fit(
+    problem: &Problem,
+    names: &[&str],
+    targets: &[Target],
+    opts: &FitOptions,
+) -> Result<FitReport, Error> {
+    if targets.is_empty() || names.is_empty() {
+        return Err(SolveError::BadOptions("a fit needs parameters and targets".into()).into());
+    }
+    let start: Vec<f64> = (names.iter())
+        .map(|n| {
+            (problem.parameters.iter().find(|(k, _)| k == n))
+                .map(|x| x.1)
+                .ok_or_else(|| SolveError::BadOptions(format!("unknown parameter '{n}'")).into())
+        })
+        .collect::<Result<_, Error>>()?;
+    let fp = FitProblem {
+        problem,
+        names,
+        targets,
+    };
+    let solver = Marquardt {
+        mu: 1e-3,
+        tol: opts.tolerance,
+        initial: 0.0,
+        history: Vec::new(),
+        done: false,
+        at: None,
+    };
+    let res = Executor::new(fp, solver)
+        .configure(|s| s.param(start.clone()).max_iters(opts.max_iterations))
+        .run()
+        .map_err(|e| Error::from(SolveError::BadOptions(format!("fit: {e}"))))?;
+    let p = res.state.param.clone().unwrap_or(start);
+    let solver = res.solver;
+    Ok(FitReport {
+        parameters: names.iter().map(|n| n.to_string()).zip(p).collect(),
+        initial_cost: solver.initial,
+        cost: *solver.history.last().unwrap_or(&f64::NAN),
+        history: solver.history,
+        iterations: res.state.iter,
+    })
+}
