@@ -2,6 +2,7 @@
 //! perturbed runs, for a damped spring network and a constrained mechanism; the
 //! refusals.
 
+use lagrangian::output::columns::ColumnRecorder;
 use lagrangian::output::sensitivity::SensitivityRecorder;
 use lagrangian::simulation::{simulate, Simulation};
 use lagrangian::solve::Problem;
@@ -86,6 +87,92 @@ fn a_constrained_mechanism_against_two_perturbed_runs() {
     check_against_perturbed_runs(&problem, &["L", "k", "m"], 1e-6);
 }
 
+/// The last row of every trajectory column of a run of `problem` with `name` set to `value`.
+fn final_columns(problem: &Problem, name: &str, value: f64) -> (Vec<String>, Vec<f64>) {
+    let p = problem.with_parameters(&[(name, value)]).unwrap();
+    let mut rec = ColumnRecorder::every(1);
+    let mut sim = Simulation::new(p.clone(), p.method.clone()).unwrap();
+    sim.run(p.t_end, &mut [&mut rec]).unwrap();
+    let names = rec.names().to_vec();
+    let last = names
+        .iter()
+        .map(|c| *rec.column(c).unwrap().last().unwrap())
+        .collect();
+    (names, last)
+}
+
+#[test]
+fn every_trajectory_column_against_perturbed_runs() {
+    // Mechanism0's positions, velocities, multipliers, reactions, momenta and
+    // energies, each differentiated along the run with respect to L, k and m
+    let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
+    let mut problem = spec::parse(&text, "mechanism0.yaml").unwrap().t_end(0.5);
+    if let lagrangian::solve::Method::GenAlpha(o) = &mut problem.method {
+        o.lambda_tol = 1e-12;
+    }
+    let names = ["L", "k", "m"];
+    let mut rec = SensitivityRecorder::columns(&problem, &names, 1).unwrap();
+    let mut sim = Simulation::new(problem.clone(), problem.method.clone()).unwrap();
+    sim.run(problem.t_end, &mut [&mut rec]).unwrap();
+    let mut checked = 0;
+    for name in names {
+        let p = problem
+            .parameters
+            .iter()
+            .find(|(x, _)| x == name)
+            .unwrap()
+            .1;
+        let d = 3e-4 * p;
+        let runs = [1.0, -1.0, 2.0, -2.0].map(|k| final_columns(&problem, name, p + k * d));
+        let cols = &runs[0].0;
+        for group in [
+            "B.x",
+            "B.vx",
+            "lambda:",
+            "reaction:",
+            "kinetic",
+            "potential",
+            "Lz",
+        ] {
+            assert!(
+                cols.iter().any(|c| c.starts_with(group)),
+                "no {group} column"
+            );
+        }
+        // the scale of a column: its largest derivative with respect to any parameter (for
+        // the total energy, whose derivative is a small difference, those of its two parts)
+        for (i, c) in cols.iter().enumerate() {
+            let ledger = ["dissipated", "balance_error"].contains(&c.as_str());
+            if c == "t" || c == "max_constraint_residual" || c.starts_with("work_") || ledger {
+                continue;
+            }
+            let x = |r: usize| runs[r].1[i];
+            let fd = (8.0 * (x(0) - x(1)) - (x(2) - x(3))) / (12.0 * d);
+            let ours = *rec
+                .column(&format!("d({c})/d({name})"))
+                .unwrap()
+                .last()
+                .unwrap();
+            let parts = match c.as_str() {
+                "total" => vec!["kinetic", "potential"],
+                _ => vec![c.as_str()],
+            };
+            let mut scale = 1e-8f64;
+            for (n, part) in names.iter().flat_map(|n| parts.iter().map(move |c| (n, c))) {
+                let col = rec.column(&format!("d({part})/d({n})")).unwrap();
+                scale = scale.max(col.last().unwrap().abs());
+            }
+            let err = (ours - fd).abs() / scale;
+            assert!(
+                err < 1e-6,
+                "d({c})/d({name}): {ours} vs {fd} from perturbed runs ({err:.1e})"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 40, "{checked} columns checked");
+}
+
 #[test]
 fn sensitivities_refuse_what_they_cannot_do() {
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
@@ -143,7 +230,7 @@ fn run_with_sensitivity_writes_sensitivity_csv() {
     )
     .unwrap()
     .t_end(0.2);
-    let mut rec = SensitivityRecorder::new(&problem, &["k", "L"], 1).unwrap();
+    let mut rec = SensitivityRecorder::columns(&problem, &["k", "L"], 1).unwrap();
     let mut sim = Simulation::new(problem.clone(), problem.method.clone()).unwrap();
     sim.run(problem.t_end, &mut [&mut rec]).unwrap();
     let col = header.iter().position(|c| *c == "d(B.y)/d(k)").unwrap();

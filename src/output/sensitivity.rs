@@ -1,7 +1,15 @@
 //! Parameter sensitivities of a run as an observer: the forward sensitivities of the
-//! generalized-α scheme ([`Sensitivity`]) advanced after every accepted step and recorded as
-//! columns `d(<coordinate>)/d(<p>)`, `d(v:<coordinate>)/d(<p>)` and `d(lambda:<constraint>)/d(<p>)`
-//! — what `run --sensitivity k,m` writes to `sensitivity.csv`.
+//! generalized-α scheme ([`Sensitivity`]) advanced after every accepted step and recorded
+//! either for the state ([`SensitivityRecorder::new`]: columns `d(<coordinate>)/d(<p>)`,
+//! `d(v:<coordinate>)/d(<p>)` and `d(lambda:<constraint>)/d(<p>)`) or for every column of the
+//! trajectory ([`SensitivityRecorder::columns`]: `d(<column>)/d(<p>)` — point positions and
+//! velocities, multipliers, reactions, bar tensions, momenta, energies) — what
+//! `run --sensitivity k,m` writes to `sensitivity.csv`.
+//!
+//! A column is a function `y(t, x, p)` of the state `x = (q, v, q̈, λ)` and the parameters, so
+//! its total derivative along the run is `dy/dp = ∂y/∂x · S + ∂y/∂p` with `S = dx/dp`; it is
+//! taken as the directional derivative of `y` along `(S, 1)` by the fourth-order difference
+//! of the problem rebuilt at `p ± h`, `p ± 2h` evaluated at `x ± h S`, `x ± 2h S`.
 //!
 //! ```
 //! use lagrangian::output::sensitivity::SensitivityRecorder;
@@ -22,9 +30,11 @@
 //! ```
 
 use crate::error::Error;
+use crate::model::StateView;
+use crate::output::columns::Columns;
 use crate::output::{Control, Event, Observer};
 use crate::problem::Problem;
-use crate::solve::sensitivity::Sensitivity;
+use crate::solve::sensitivity::{difference, Sensitivity};
 
 /// The most memory the recorded sensitivities may take (2 GB).
 pub const MAX_BYTES: f64 = 2e9;
@@ -39,8 +49,29 @@ pub struct SensitivityRecorder {
     names: Vec<String>,
     /// The times of the rows.
     pub times: Vec<f64>,
-    /// The rows: for each parameter, `dq/dp`, `dv/dp`, `dλ/dp`.
+    /// The rows: for each parameter, `dq/dp`, `dv/dp`, `dλ/dp` (state mode), or the derivative
+    /// of each chosen trajectory column (column mode).
     pub rows: Vec<Vec<f64>>,
+    /// Column mode: for each parameter, the columns of its four shifted problems.
+    columns: Option<ColumnMode>,
+}
+
+/// What the column mode needs: the trajectory columns of every shifted problem and which of
+/// them are differentiated.
+struct ColumnMode {
+    /// `[parameter][shift]`.
+    columns: Vec<[Columns; 4]>,
+    /// The indices of the differentiated columns in a trajectory row.
+    keep: Vec<usize>,
+    /// Workspace: the shifted state and the rows.
+    x: [Vec<f64>; 4],
+    rows: [Vec<f64>; 4],
+}
+
+/// Trajectory columns that are not functions of the current state and parameters (`t`, the
+/// ledger's integrals over the run) or not differentiable (the constraint residual's maximum).
+fn differentiable(name: &str, group: &str) -> bool {
+    group != "ledger" && name != "max_constraint_residual"
 }
 
 impl SensitivityRecorder {
@@ -48,6 +79,82 @@ impl SensitivityRecorder {
     pub fn new(problem: &Problem, names: &[&str], every: usize) -> Result<Self, Error> {
         let model = &problem.model;
         let width = names.len() * (2 * model.n_coords() + model.n_constraints());
+        Self::check_size(problem, width, every)?;
+        let engine = Sensitivity::new(problem, names)?;
+        Ok(Self::with_names(
+            problem,
+            engine,
+            Self::state_names(problem, names),
+            every,
+        ))
+    }
+
+    /// Sensitivities of every differentiable column of `problem`'s trajectory (as its
+    /// [`Outputs`](crate::problem::Outputs) choose them; not `t`, the ledger or the constraint
+    /// residual) with respect to the parameters `names`: columns `d(<column>)/d(<p>)`.
+    ///
+    /// ```
+    /// use lagrangian::output::sensitivity::SensitivityRecorder;
+    /// use lagrangian::simulation::Simulation;
+    /// // a mass on a spring stretched by 1, released from rest: its stretch is cos ωt with
+    /// // ω = √(k/m), its potential energy V = k cos²(ωt) / 2, so dV/dk = c²/2 − c s t ω / 2
+    /// let text = "Dimension: 2\nPhysicalParams: { k: 4, m: 1 }\n\
+    ///             PartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, \
+    ///             Springs: { OA: [k, 1] } }\nProblemData: { tend: 1, positions: { A: [2, 0] } }\n\
+    ///             SolverParams: { step: 1e-3 }\n";
+    /// let problem = lagrangian::spec::parse(text, "spring.yaml")?;
+    /// let mut sens = SensitivityRecorder::columns(&problem, &["k"], 1)?;
+    /// let mut sim = Simulation::new(problem.clone(), problem.method.clone())?;
+    /// sim.run(problem.t_end, &mut [&mut sens])?;
+    /// let dv = *sens.column("d(potential)/d(k)").unwrap().last().unwrap();
+    /// let (w, t) = (2.0f64, 1.0);
+    /// let (c, s) = ((w * t).cos(), (w * t).sin());
+    /// let exact = c * c / 2.0 - c * s * t * w / 2.0;
+    /// assert!((dv - exact).abs() < 1e-5 * exact.abs());
+    /// # Ok::<(), lagrangian::Error>(())
+    /// ```
+    pub fn columns(problem: &Problem, names: &[&str], every: usize) -> Result<Self, Error> {
+        let mut plain = problem.clone();
+        plain.outputs.ledger = false;
+        let schema = Columns::new(&plain);
+        let mut keep = Vec::new();
+        for (group, range) in schema.groups() {
+            for i in range.clone() {
+                if differentiable(&schema.names()[i], group) {
+                    keep.push(i);
+                }
+            }
+        }
+        let width = names.len() * keep.len();
+        Self::check_size(problem, width, every)?;
+        let engine = Sensitivity::new(problem, names)?;
+        let mut columns = Vec::new();
+        for k in 0..names.len() {
+            let (_, shifted) = engine.shifted(k);
+            columns.push(shifted.clone().map(|mut p| {
+                p.outputs.ledger = false;
+                Columns::new(&p)
+            }));
+        }
+        let mut out = Vec::new();
+        for p in names {
+            out.extend(
+                keep.iter()
+                    .map(|&i| format!("d({})/d({p})", schema.names()[i])),
+            );
+        }
+        let mut rec = Self::with_names(problem, engine, out, every);
+        rec.columns = Some(ColumnMode {
+            columns,
+            keep,
+            x: Default::default(),
+            rows: Default::default(),
+        });
+        Ok(rec)
+    }
+
+    /// Refuses a record that would not fit in [`MAX_BYTES`].
+    fn check_size(problem: &Problem, width: usize, every: usize) -> Result<(), Error> {
         let rows = problem.steps(problem.method.h()) / every.max(1) + 2;
         let bytes = 8.0 * rows as f64 * width as f64;
         if bytes > MAX_BYTES {
@@ -60,7 +167,30 @@ impl SensitivityRecorder {
             ))
             .into());
         }
-        let engine = Sensitivity::new(problem, names)?;
+        Ok(())
+    }
+
+    fn with_names(
+        problem: &Problem,
+        engine: Sensitivity,
+        names: Vec<String>,
+        every: usize,
+    ) -> Self {
+        SensitivityRecorder {
+            engine,
+            h: problem.method.h(),
+            t: problem.t0,
+            every: every.max(1),
+            names,
+            times: Vec::new(),
+            rows: Vec::new(),
+            columns: None,
+        }
+    }
+
+    /// The state-mode column names.
+    fn state_names(problem: &Problem, names: &[&str]) -> Vec<String> {
+        let model = &problem.model;
         let coords = model.coordinate_names();
         let mut lambda = Vec::new();
         for (block, rows) in model.constraint_blocks() {
@@ -77,19 +207,10 @@ impl SensitivityRecorder {
             columns.extend(coords.iter().map(|c| format!("d(v:{c})/d({p})")));
             columns.extend(lambda.iter().map(|c| format!("d({c})/d({p})")));
         }
-        let columns = columns
+        columns
             .into_iter()
             .map(|c| c.replace([',', '"'], "_"))
-            .collect();
-        Ok(SensitivityRecorder {
-            engine,
-            h: problem.method.h(),
-            t: problem.t0,
-            every: every.max(1),
-            names: columns,
-            times: Vec::new(),
-            rows: Vec::new(),
-        })
+            .collect()
     }
 
     /// The column names (`t` not included).
@@ -132,15 +253,55 @@ impl Observer for SensitivityRecorder {
         self.t = t;
         if ev.is_output(self.every) {
             let mut row = Vec::with_capacity(self.names.len());
-            for k in 0..self.engine.names().len() {
-                let s = self.engine.of(k);
-                row.extend_from_slice(&s.q);
-                row.extend_from_slice(&s.v);
-                row.extend_from_slice(&s.lambda);
+            match &mut self.columns {
+                None => {
+                    for k in 0..self.engine.names().len() {
+                        let s = self.engine.of(k);
+                        row.extend_from_slice(&s.q);
+                        row.extend_from_slice(&s.v);
+                        row.extend_from_slice(&s.lambda);
+                    }
+                }
+                Some(mode) => mode.row(&self.engine, ev.state, &mut row),
             }
             self.times.push(t);
             self.rows.push(row);
         }
         Ok(Control::Continue)
+    }
+}
+
+impl ColumnMode {
+    /// The derivatives of the kept columns at state `s` for every parameter, appended to `row`.
+    fn row(&mut self, engine: &Sensitivity, s: StateView<'_>, row: &mut Vec<f64>) {
+        let (n, m) = (s.q.len(), s.lambda.len());
+        for k in 0..engine.names().len() {
+            let (h, problems) = engine.shifted(k);
+            let d = engine.of(k);
+            for (j, step) in [1.0, -1.0, 2.0, -2.0].into_iter().enumerate() {
+                let x = &mut self.x[j];
+                x.clear();
+                let parts = [
+                    (s.q, &d.q),
+                    (s.v, &d.v),
+                    (s.qdd, &d.qdd),
+                    (s.lambda, &d.lambda),
+                ];
+                for (base, dir) in parts {
+                    x.extend(base.iter().zip(dir.iter()).map(|(b, e)| b + step * h * e));
+                }
+                let view = StateView {
+                    t: s.t,
+                    q: &x[..n],
+                    v: &x[n..2 * n],
+                    qdd: &x[2 * n..3 * n],
+                    lambda: &x[3 * n..3 * n + m],
+                };
+                self.columns[k][j].row(&problems[j], view, &mut self.rows[j]);
+            }
+            let [a, b, c, e] = &self.rows;
+            let full = difference([a, b, c, e], h);
+            row.extend(self.keep.iter().map(|&i| full[i]));
+        }
     }
 }

@@ -102,7 +102,7 @@ pub fn run_to_folder(problem: Problem, opts: &RunOptions) -> Result<RunReport, E
     let names: Vec<&str> = opts.sensitivity.iter().map(String::as_str).collect();
     let mut sens = match names.is_empty() {
         true => None,
-        false => Some(SensitivityRecorder::new(
+        false => Some(SensitivityRecorder::columns(
             &problem,
             &names,
             problem.output_every,

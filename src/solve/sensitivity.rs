@@ -55,14 +55,14 @@ pub struct StateSensitivity {
     a: Vec<f64>,
 }
 
-/// The model of a problem with one parameter shifted by `±h`, `±2h`.
+/// A problem with one parameter shifted by `+h`, `−h`, `+2h`, `−2h`.
 struct Shifted {
     h: f64,
-    models: [Arc<Model>; 4],
+    problems: [Problem; 4],
 }
 
 /// The fourth-order central difference `(8(f₊ − f₋) − (f₊₂ − f₋₂)) / (12 h)`, elementwise.
-fn difference(f: [&[f64]; 4], h: f64) -> Vec<f64> {
+pub fn difference(f: [&[f64]; 4], h: f64) -> Vec<f64> {
     (0..f[0].len())
         .map(|i| (8.0 * (f[0][i] - f[1][i]) - (f[2][i] - f[3][i])) / (12.0 * h))
         .collect()
@@ -135,8 +135,8 @@ impl Sensitivity {
                 a: qdd.clone(),
                 qdd,
             });
-            let models = [0, 1, 2, 3].map(|k| problems[k].model.clone());
-            shifted.push(Shifted { h, models });
+            let problems: [Problem; 4] = problems.try_into().map_err(|_| bad("four".into()))?;
+            shifted.push(Shifted { h, problems });
         }
         let pattern = Pattern::new(&model);
         let kind = match opts.linear_solver {
@@ -162,6 +162,13 @@ impl Sensitivity {
     /// The parameters, in order.
     pub fn names(&self) -> &[String] {
         &self.names
+    }
+
+    /// The step `h` and the problem rebuilt with parameter `k` at `p + h`, `p − h`, `p + 2h`,
+    /// `p − 2h` (for the derivatives of quantities computed from a state and the parameters:
+    /// along `(S, 1)`, by [`difference`]).
+    pub fn shifted(&self, k: usize) -> (f64, &[Problem; 4]) {
+        (self.shifted[k].h, &self.shifted[k].problems)
     }
 
     /// The sensitivities of the current state with respect to parameter `k`.
@@ -287,10 +294,10 @@ impl Sensitivity {
     fn parameter_derivative(&self, k: usize, pt: &Point<'_>, bh2: f64) -> Vec<f64> {
         let sh = &self.shifted[k];
         let len = self.res.len();
-        let f: Vec<Vec<f64>> = (sh.models.iter())
-            .map(|m| {
+        let f: Vec<Vec<f64>> = (sh.problems.iter())
+            .map(|p| {
                 let mut r = vec![0.0; len];
-                assembly::residual(m, pt, bh2, &mut r);
+                assembly::residual(&p.model, pt, bh2, &mut r);
                 r
             })
             .collect();
