@@ -104,6 +104,16 @@ pub fn write_html(dir: &Path, opts: &AnimationOptions) -> Result<PathBuf, PlotEr
 /// Write the page of `movie` to `out` (through a temporary file: an earlier page stays whole
 /// until the new one is complete).
 pub fn write_html_of(movie: &Movie, out: &Path) -> Result<(), PlotError> {
+    let html = html_of(movie);
+    let part = out.with_extension("html.partial");
+    let fail = |e: std::io::Error| PlotError(format!("cannot write {}: {e}", out.display()));
+    std::fs::write(&part, html).map_err(fail)?;
+    std::fs::rename(&part, out).map_err(fail)
+}
+
+/// The offline page of `movie`: one HTML document with its data and player inline (what
+/// [`write_html_of`] writes; what a notebook shows).
+pub fn html_of(movie: &Movie) -> String {
     let scale = (movie.frames.iter().flatten())
         .map(|x| x.abs())
         .filter(|x| x.is_finite())
@@ -128,11 +138,7 @@ pub fn write_html_of(movie: &Movie, out: &Path) -> Result<(), PlotError> {
         .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;");
-    let html = TEMPLATE
+    TEMPLATE
         .replace("__TITLE__", &title)
-        .replace("__DATA__", &data);
-    let part = out.with_extension("html.partial");
-    let fail = |e: std::io::Error| PlotError(format!("cannot write {}: {e}", out.display()));
-    std::fs::write(&part, html).map_err(fail)?;
-    std::fs::rename(&part, out).map_err(fail)
+        .replace("__DATA__", &data)
 }

@@ -21,6 +21,7 @@
 
 pub mod equilibrium;
 pub mod fit;
+pub mod memory;
 pub mod modes;
 
 use crate::error::{Error, InitError, SolveError};

@@ -1,0 +1,578 @@
+//! The mass–spring course API (`from lagrangian import mass_spring as ms`): a system in 2D or
+//! 3D, `add` of `Fix`, `Mass`, `Spring`, `DistanceConstraint` and `Chain`, connectors, the
+//! `gravity` property, `simulate(tend, steps)`, and the `masses`, `fixes`, `springs` and
+//! `constraints` lists whose items read (and write) the system's current state.
+
+use crate::to_py;
+use lagrangian::library::mass_spring::{MassSpringSystem, Node};
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// A network in 2D or 3D.
+enum Net {
+    D2(MassSpringSystem<2>),
+    D3(MassSpringSystem<3>),
+}
+
+type Shared = Arc<Mutex<Net>>;
+
+fn lock(net: &Shared) -> MutexGuard<'_, Net> {
+    net.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `v` as `[f64; D]`, or a `ValueError` naming `what`.
+fn fixed<const D: usize>(v: &[f64], what: &str) -> PyResult<[f64; D]> {
+    v.try_into().map_err(|_| {
+        PyValueError::new_err(format!(
+            "{what} has {} components; this system is {D}D",
+            v.len()
+        ))
+    })
+}
+
+/// Apply `$body` to the network with `$s` bound to the `MassSpringSystem<D>` and `D` as a
+/// const (`$d`).
+macro_rules! with_net {
+    ($net:expr, $s:ident, $body:expr) => {
+        match $net {
+            Net::D2($s) => {
+                #[allow(non_upper_case_globals, dead_code)]
+                const D: usize = 2;
+                $body
+            }
+            Net::D3($s) => {
+                #[allow(non_upper_case_globals, dead_code)]
+                const D: usize = 3;
+                $body
+            }
+        }
+    };
+}
+
+impl Net {
+    fn dim(&self) -> usize {
+        match self {
+            Net::D2(_) => 2,
+            Net::D3(_) => 3,
+        }
+    }
+    fn node_ok(&self, c: &Connector) -> bool {
+        with_net!(self, s, match c.node() {
+            Node::Mass(i) => i < s.masses.len(),
+            Node::Fix(i) => i < s.fixes.len(),
+        })
+    }
+}
+
+/// A handle on a fixed point or a mass of a system, as `add` returns it.
+#[pyclass(module = "lagrangian._lagrangian", frozen, eq, hash, from_py_object)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Connector {
+    /// `"fix"` or `"mass"`.
+    #[pyo3(get)]
+    kind: &'static str,
+    /// Index into the system's fixes or masses.
+    #[pyo3(get)]
+    index: usize,
+}
+
+impl Connector {
+    fn node(&self) -> Node {
+        match self.kind {
+            "fix" => Node::Fix(self.index),
+            _ => Node::Mass(self.index),
+        }
+    }
+    fn of(node: Node) -> Self {
+        match node {
+            Node::Fix(i) => Connector {
+                kind: "fix",
+                index: i,
+            },
+            Node::Mass(i) => Connector {
+                kind: "mass",
+                index: i,
+            },
+        }
+    }
+}
+
+#[pymethods]
+impl Connector {
+    fn __repr__(&self) -> String {
+        format!("Connector({}, {})", self.kind, self.index)
+    }
+}
+
+/// A point mass: free-standing until added, then a view of the system's mass (its `pos` and
+/// `vel` are the current ones after `simulate`).
+#[pyclass(module = "lagrangian._lagrangian")]
+pub struct Mass {
+    mass: f64,
+    pos: Vec<f64>,
+    vel: Vec<f64>,
+    bound: Option<(Shared, usize)>,
+}
+
+#[pymethods]
+impl Mass {
+    #[new]
+    #[pyo3(signature = (mass, pos, vel = None))]
+    fn new(mass: f64, pos: Vec<f64>, vel: Option<Vec<f64>>) -> PyResult<Self> {
+        if !(mass > 0.0) || !mass.is_finite() {
+            return Err(PyValueError::new_err(format!(
+                "Mass({mass}, …): the mass must be positive and finite"
+            )));
+        }
+        let vel = vel.unwrap_or_else(|| vec![0.0; pos.len()]);
+        if vel.len() != pos.len() {
+            return Err(PyValueError::new_err(
+                "Mass: pos and vel have different lengths",
+            ));
+        }
+        Ok(Mass {
+            mass,
+            pos,
+            vel,
+            bound: None,
+        })
+    }
+    /// The mass.
+    #[getter]
+    fn mass(&self) -> f64 {
+        match &self.bound {
+            Some((net, i)) => with_net!(&*lock(net), s, s.masses[*i].mass),
+            None => self.mass,
+        }
+    }
+    /// The position (current, once added).
+    #[getter]
+    fn pos(&self) -> Vec<f64> {
+        match &self.bound {
+            Some((net, i)) => with_net!(&*lock(net), s, s.masses[*i].pos.to_vec()),
+            None => self.pos.clone(),
+        }
+    }
+    #[setter]
+    fn set_pos(&mut self, pos: Vec<f64>) -> PyResult<()> {
+        match &self.bound {
+            Some((net, i)) => with_net!(&mut *lock(net), s, {
+                s.masses[*i].pos = fixed::<D>(&pos, "pos")?;
+            }),
+            None => self.pos = pos,
+        }
+        Ok(())
+    }
+    /// The velocity (current, once added).
+    #[getter]
+    fn vel(&self) -> Vec<f64> {
+        match &self.bound {
+            Some((net, i)) => with_net!(&*lock(net), s, s.masses[*i].vel.to_vec()),
+            None => self.vel.clone(),
+        }
+    }
+    #[setter]
+    fn set_vel(&mut self, vel: Vec<f64>) -> PyResult<()> {
+        match &self.bound {
+            Some((net, i)) => with_net!(&mut *lock(net), s, {
+                s.masses[*i].vel = fixed::<D>(&vel, "vel")?;
+            }),
+            None => self.vel = vel,
+        }
+        Ok(())
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Mass(m = {}, pos = {:?}, vel = {:?})",
+            self.mass(),
+            self.pos(),
+            self.vel()
+        )
+    }
+}
+
+/// A fixed point.
+#[pyclass(module = "lagrangian._lagrangian")]
+pub struct Fix {
+    #[pyo3(get)]
+    pos: Vec<f64>,
+}
+
+#[pymethods]
+impl Fix {
+    #[new]
+    fn new(pos: Vec<f64>) -> Self {
+        Fix { pos }
+    }
+    fn __repr__(&self) -> String {
+        format!("Fix(pos = {:?})", self.pos)
+    }
+}
+
+/// A spring of rest `length` and `stiffness` (and axial `damping`) between two connectors.
+#[pyclass(module = "lagrangian._lagrangian")]
+#[derive(Clone)]
+pub struct Spring {
+    #[pyo3(get)]
+    length: f64,
+    #[pyo3(get)]
+    stiffness: f64,
+    #[pyo3(get)]
+    damping: f64,
+    #[pyo3(get)]
+    connectors: [Connector; 2],
+}
+
+#[pymethods]
+impl Spring {
+    #[new]
+    #[pyo3(signature = (length, stiffness, connectors, damping = 0.0))]
+    fn new(length: f64, stiffness: f64, connectors: [Connector; 2], damping: f64) -> Self {
+        Spring {
+            length,
+            stiffness,
+            damping,
+            connectors,
+        }
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Spring(length = {}, stiffness = {}, damping = {}, connectors = [{}, {}])",
+            self.length,
+            self.stiffness,
+            self.damping,
+            self.connectors[0].__repr__(),
+            self.connectors[1].__repr__()
+        )
+    }
+}
+
+/// A rod of fixed `length` between two connectors (a Lagrange multiplier; its force is the
+/// system's `constraint_forces` entry after `simulate`).
+#[pyclass(module = "lagrangian._lagrangian")]
+#[derive(Clone)]
+pub struct DistanceConstraint {
+    #[pyo3(get)]
+    length: f64,
+    #[pyo3(get)]
+    connectors: [Connector; 2],
+}
+
+#[pymethods]
+impl DistanceConstraint {
+    #[new]
+    fn new(length: f64, connectors: [Connector; 2]) -> Self {
+        DistanceConstraint { length, connectors }
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "DistanceConstraint(length = {}, connectors = [{}, {}])",
+            self.length,
+            self.connectors[0].__repr__(),
+            self.connectors[1].__repr__()
+        )
+    }
+}
+
+/// `n` masses from connector `start` to position `end`, equally spaced, joined by springs whose
+/// rest length is the spacing; `add` returns the masses' connectors.
+#[pyclass(module = "lagrangian._lagrangian")]
+pub struct Chain {
+    start: Connector,
+    end: Vec<f64>,
+    n: usize,
+    mass: f64,
+    stiffness: f64,
+    damping: f64,
+}
+
+#[pymethods]
+impl Chain {
+    #[new]
+    #[pyo3(signature = (start, end, n, mass, stiffness, damping = 0.0))]
+    fn new(
+        start: Connector,
+        end: Vec<f64>,
+        n: usize,
+        mass: f64,
+        stiffness: f64,
+        damping: f64,
+    ) -> Self {
+        Chain {
+            start,
+            end,
+            n,
+            mass,
+            stiffness,
+            damping,
+        }
+    }
+}
+
+/// A mass–spring system (the Python classes `MassSpringSystem2d` and `MassSpringSystem3d`
+/// derive from it with their dimension).
+#[pyclass(module = "lagrangian._lagrangian", subclass, name = "MassSpringSystem")]
+pub struct System {
+    net: Shared,
+}
+
+impl System {
+    fn check_connectors(&self, net: &Net, cs: &[Connector]) -> PyResult<()> {
+        match cs.iter().find(|c| !net.node_ok(c)) {
+            Some(c) => Err(PyIndexError::new_err(format!(
+                "{} is not in this system",
+                c.__repr__()
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
+#[pymethods]
+impl System {
+    #[new]
+    #[pyo3(signature = (dimension = 3))]
+    fn new(dimension: usize) -> PyResult<Self> {
+        let net = match dimension {
+            2 => Net::D2(MassSpringSystem::new([0.0; 2])),
+            3 => Net::D3(MassSpringSystem::new([0.0; 3])),
+            d => {
+                return Err(PyValueError::new_err(format!(
+                    "a mass–spring system is 2D or 3D, not {d}D"
+                )))
+            }
+        };
+        Ok(System {
+            net: Arc::new(Mutex::new(net)),
+        })
+    }
+
+    /// 2 or 3.
+    #[getter]
+    fn dimension(&self) -> usize {
+        lock(&self.net).dim()
+    }
+
+    /// The gravity vector.
+    #[getter]
+    fn gravity(&self) -> Vec<f64> {
+        with_net!(&*lock(&self.net), s, s.gravity.to_vec())
+    }
+    #[setter]
+    fn set_gravity(&self, g: Vec<f64>) -> PyResult<()> {
+        with_net!(&mut *lock(&self.net), s, {
+            s.gravity = fixed::<D>(&g, "gravity")?;
+        });
+        Ok(())
+    }
+
+    /// Add a `Fix`, `Mass`, `Spring`, `DistanceConstraint` or `Chain`; a `Fix` or a `Mass`
+    /// gives its connector, a `Chain` the list of its masses' connectors, the others their
+    /// index.
+    fn add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let mut guard = lock(&self.net);
+        let net = &mut *guard;
+        if let Ok(f) = element.cast::<Fix>() {
+            let pos = f.borrow().pos.clone();
+            let node = with_net!(net, s, s.add_fix(fixed::<D>(&pos, "Fix position")?));
+            return Ok(Connector::of(node).into_pyobject(py)?.into_any().unbind());
+        }
+        if let Ok(m) = element.cast::<Mass>() {
+            let mut m = m.borrow_mut();
+            if m.bound.is_some() {
+                return Err(PyValueError::new_err("this Mass is already in a system"));
+            }
+            let node = with_net!(net, s, {
+                let pos = fixed::<D>(&m.pos, "Mass position")?;
+                let vel = fixed::<D>(&m.vel, "Mass velocity")?;
+                s.add_mass_with_velocity(m.mass, pos, vel)
+            });
+            let Node::Mass(i) = node else { unreachable!() };
+            m.bound = Some((self.net.clone(), i));
+            return Ok(Connector::of(node).into_pyobject(py)?.into_any().unbind());
+        }
+        if let Ok(sp) = element.cast::<Spring>() {
+            let sp = sp.borrow().clone();
+            self.check_connectors(net, &sp.connectors)?;
+            let [a, b] = sp.connectors.map(|c| c.node());
+            let k = with_net!(net, s, {
+                s.add_damped_spring(a, b, sp.length, sp.stiffness, sp.damping);
+                s.springs.len() - 1
+            });
+            return Ok(k.into_pyobject(py)?.into_any().unbind());
+        }
+        if let Ok(c) = element.cast::<DistanceConstraint>() {
+            let c = c.borrow().clone();
+            self.check_connectors(net, &c.connectors)?;
+            let [a, b] = c.connectors.map(|c| c.node());
+            let k = with_net!(net, s, {
+                s.add_distance_constraint(a, b, c.length);
+                s.constraints.len() - 1
+            });
+            return Ok(k.into_pyobject(py)?.into_any().unbind());
+        }
+        if let Ok(ch) = element.cast::<Chain>() {
+            let ch = ch.borrow();
+            self.check_connectors(net, &[ch.start])?;
+            let nodes = with_net!(net, s, {
+                let end = fixed::<D>(&ch.end, "Chain end")?;
+                let start = ch.start.node();
+                s.add_chain(start, end, ch.n, ch.mass, ch.stiffness, ch.damping)
+            });
+            let list: Vec<Connector> = nodes.into_iter().map(Connector::of).collect();
+            return Ok(list.into_pyobject(py)?.into_any().unbind());
+        }
+        Err(PyTypeError::new_err(format!(
+            "cannot add a {}: add a Fix, Mass, Spring, DistanceConstraint or Chain",
+            element.get_type().name()?
+        )))
+    }
+
+    /// The masses, as views of the system's current state.
+    #[getter]
+    fn masses(&self) -> Vec<Mass> {
+        let n = with_net!(&*lock(&self.net), s, s.masses.len());
+        (0..n)
+            .map(|i| Mass {
+                mass: 0.0,
+                pos: Vec::new(),
+                vel: Vec::new(),
+                bound: Some((self.net.clone(), i)),
+            })
+            .collect()
+    }
+
+    /// The fixed points.
+    #[getter]
+    fn fixes(&self) -> Vec<Fix> {
+        with_net!(&*lock(&self.net), s, {
+            s.fixes.iter().map(|p| Fix { pos: p.to_vec() }).collect()
+        })
+    }
+
+    /// The springs.
+    #[getter]
+    fn springs(&self) -> Vec<Spring> {
+        with_net!(&*lock(&self.net), s, {
+            s.springs
+                .iter()
+                .map(|sp| Spring {
+                    length: sp.rest_length,
+                    stiffness: sp.stiffness,
+                    damping: sp.damping,
+                    connectors: sp.nodes.map(Connector::of),
+                })
+                .collect()
+        })
+    }
+
+    /// The distance constraints.
+    #[getter]
+    fn constraints(&self) -> Vec<DistanceConstraint> {
+        with_net!(&*lock(&self.net), s, {
+            s.constraints
+                .iter()
+                .map(|c| DistanceConstraint {
+                    length: c.length,
+                    connectors: c.nodes.map(Connector::of),
+                })
+                .collect()
+        })
+    }
+
+    /// The rod forces of the distance constraints after the last `simulate` (`λ > 0`:
+    /// tension).
+    #[getter]
+    fn constraint_forces(&self) -> Vec<f64> {
+        with_net!(&*lock(&self.net), s, s.constraint_forces().to_vec())
+    }
+
+    /// The current time.
+    #[getter]
+    fn t(&self) -> f64 {
+        with_net!(&*lock(&self.net), s, s.time())
+    }
+
+    /// Integrate over `tend` seconds in `steps` equal generalized-α steps from the current
+    /// state (consistent initial values first); positions, velocities and constraint forces
+    /// are updated. The GIL is released meanwhile.
+    #[pyo3(signature = (tend, steps))]
+    fn simulate(&self, py: Python<'_>, tend: f64, steps: usize) -> PyResult<()> {
+        let net = self.net.clone();
+        py.detach(move || {
+            with_net!(&mut *lock(&net), s, s.simulate(tend, steps).map(|_| ()))
+        })
+        .map_err(|e| to_py(py, e))
+    }
+
+    fn __str__(&self) -> String {
+        use std::fmt::Write;
+        let net = lock(&self.net);
+        let mut out = String::new();
+        with_net!(&*net, s, {
+            let count = |n: usize, one: &str, many: &str| match n {
+                1 => format!("1 {one}"),
+                _ => format!("{n} {many}"),
+            };
+            let _ = writeln!(
+                out,
+                "MassSpringSystem{}d: {}, {}, {}, {}; gravity = {:?}, t = {}",
+                D,
+                count(s.fixes.len(), "fix", "fixes"),
+                count(s.masses.len(), "mass", "masses"),
+                count(s.springs.len(), "spring", "springs"),
+                count(s.constraints.len(), "constraint", "constraints"),
+                s.gravity,
+                s.time()
+            );
+            for (i, p) in s.fixes.iter().enumerate() {
+                let _ = writeln!(out, "fix {i}: pos = {p:?}");
+            }
+            for (i, m) in s.masses.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "mass {i}: m = {}, pos = {:?}, vel = {:?}",
+                    m.mass, m.pos, m.vel
+                );
+            }
+            for (i, sp) in s.springs.iter().enumerate() {
+                let [a, b] = sp.nodes.map(|n| Connector::of(n).__repr__());
+                let _ = writeln!(
+                    out,
+                    "spring {i}: length = {}, stiffness = {}, damping = {}, connectors = [{a}, {b}]",
+                    sp.rest_length, sp.stiffness, sp.damping
+                );
+            }
+            for (i, c) in s.constraints.iter().enumerate() {
+                let [a, b] = c.nodes.map(|n| Connector::of(n).__repr__());
+                let force = s.constraint_forces().get(i).copied();
+                let _ = write!(
+                    out,
+                    "constraint {i}: length = {}, connectors = [{a}, {b}]",
+                    c.length
+                );
+                let _ = match force {
+                    Some(f) => writeln!(out, ", force = {f}"),
+                    None => writeln!(out),
+                };
+            }
+        });
+        out.trim_end().to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        self.__str__().lines().next().unwrap_or_default().to_string()
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Connector>()?;
+    m.add_class::<Mass>()?;
+    m.add_class::<Fix>()?;
+    m.add_class::<Spring>()?;
+    m.add_class::<DistanceConstraint>()?;
+    m.add_class::<Chain>()?;
+    m.add_class::<System>()?;
+    Ok(())
+}

@@ -1,0 +1,245 @@
+//! `lagrangian._lagrangian.Problem`: a mechanism file (text, name, parameter overrides) built
+//! into a problem; `check`, `run` (arrays, summary, scene, sensitivities), the offline
+//! animation page of a run. Runs release the GIL and stop at Ctrl-C.
+
+use crate::{to_py, LagrangianError};
+use lagrangian::output::movie::AnimationOptions;
+use lagrangian::output::plot::Table;
+use lagrangian::problem::Overrides;
+use lagrangian::run::memory::{run_in_memory, MemoryOptions, RunResult};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2};
+use pyo3::prelude::*;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::time::Duration;
+
+/// A mechanism built from its file text with parameter overrides.
+#[pyclass(module = "lagrangian._lagrangian", frozen)]
+pub struct Problem {
+    problem: lagrangian::solve::Problem,
+}
+
+/// The arrays of a run: column names, the rows as an `(rows, columns)` array, the summary and
+/// the scene as JSON, the sensitivity names and array.
+type RunArrays<'py> = (
+    Vec<String>,
+    Bound<'py, PyArray2<f64>>,
+    String,
+    String,
+    Vec<String>,
+    Bound<'py, PyArray2<f64>>,
+);
+
+/// `rows` (all of width `width`) as a 2-D array.
+fn array2<'py>(
+    py: Python<'py>,
+    rows: &[Vec<f64>],
+    width: usize,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let flat: Vec<f64> = rows.iter().flatten().copied().collect();
+    PyArray1::from_vec(py, flat).reshape([rows.len(), width])
+}
+
+#[pymethods]
+impl Problem {
+    /// Build the mechanism in `text` (named `name` in messages) with `sets` replacing
+    /// parameter values. Raises `MechanismError` with the file position on a bad file.
+    #[new]
+    #[pyo3(signature = (text, name, sets = Vec::new()))]
+    fn new(py: Python<'_>, text: &str, name: &str, sets: Vec<(String, f64)>) -> PyResult<Self> {
+        let problem = py
+            .detach(|| lagrangian::spec::parse_with(text, name, &sets))
+            .map_err(|e| crate::spec_error(py, e))?;
+        Ok(Problem { problem })
+    }
+
+    /// The title.
+    #[getter]
+    fn title(&self) -> String {
+        self.problem.title.clone()
+    }
+
+    /// The named parameters and their values, in file order.
+    #[getter]
+    fn parameters(&self) -> Vec<(String, f64)> {
+        self.problem.parameters.clone()
+    }
+
+    /// The names of the generalized coordinates.
+    #[getter]
+    fn coordinates(&self) -> Vec<String> {
+        self.problem.model.coordinate_names().to_vec()
+    }
+
+    /// `(t0, t_end, step)`.
+    #[getter]
+    fn times(&self) -> (f64, f64, f64) {
+        let p = &self.problem;
+        (p.t0, p.t_end, p.method.h())
+    }
+
+    /// The consistent initial point and the model's sizes, as JSON; the printed report.
+    fn check(&self, py: Python<'_>) -> PyResult<(String, String)> {
+        let p = &self.problem;
+        let init = py
+            .detach(|| p.initial_values())
+            .map_err(|e| to_py(py, e))?;
+        let report = lagrangian::output::check::check_report(p, &init, false);
+        let r = &init.report;
+        let json = serde_json::json!({
+            "title": p.title,
+            "coordinates": p.model.coordinate_names(),
+            "n_coordinates": r.n_coords,
+            "n_constraints": r.n_constraints,
+            "rank": r.rank,
+            "dof": r.dof,
+            "redundant": r.redundant,
+            "max_constraint_residual": r.max_constraint,
+            "q": init.state.q,
+            "v": init.state.v,
+            "qdd": init.state.qdd,
+            "lambda": init.state.lambda,
+            "parameters": p.parameters,
+        });
+        Ok((json.to_string(), report))
+    }
+
+    /// Integrate with the overrides given (as `lagrangian run`'s options), keeping every
+    /// `output_every`-th row in memory; `sensitivity` names parameters to differentiate every
+    /// column with respect to.
+    #[pyo3(signature = (t_end=None, step=None, steps=None, output_every=None, method=None,
+                        rho_inf=None, columns=None, sensitivity=Vec::new(), source=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        t_end: Option<f64>,
+        step: Option<f64>,
+        steps: Option<usize>,
+        output_every: Option<usize>,
+        method: Option<String>,
+        rho_inf: Option<f64>,
+        columns: Option<Vec<String>>,
+        sensitivity: Vec<String>,
+        source: Option<String>,
+    ) -> PyResult<RunArrays<'py>> {
+        let mut problem = self.problem.clone();
+        let ov = Overrides {
+            steps,
+            step,
+            t_end,
+            rho_inf,
+            integrator: method,
+            output_every,
+            columns,
+            formats: None,
+        };
+        problem.apply(&ov).map_err(|e| to_py(py, e))?;
+        let opts = MemoryOptions {
+            sensitivity,
+            source,
+            ..MemoryOptions::default()
+        };
+        let r = run_interruptible(py, problem, opts)?;
+        let summary = serde_json::to_string(&r.summary).unwrap_or_default();
+        let scene = serde_json::to_string(&r.scene).unwrap_or_default();
+        let data = array2(py, &r.rows, r.names.len())?;
+        let sens = array2(py, &r.sensitivity_rows, r.sensitivity_names.len())?;
+        Ok((r.names, data, summary, scene, r.sensitivity_names, sens))
+    }
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Run on a worker thread without the GIL, checking for Ctrl-C (and other signals) every
+/// 50 ms: a signal stops the run after its current step and is raised in Python.
+fn run_interruptible(
+    py: Python<'_>,
+    problem: lagrangian::solve::Problem,
+    opts: MemoryOptions,
+) -> PyResult<RunResult> {
+    let flag = opts.interrupt.flag();
+    let (tx, rx) = channel();
+    // the receiver moves in and out of each wait without the GIL (it is not `Sync`)
+    let rx = std::sync::Mutex::new(rx);
+    let worker = std::thread::spawn(move || {
+        let _ = tx.send(run_in_memory(problem, &opts));
+    });
+    loop {
+        match py.detach(|| lock(&rx).recv_timeout(Duration::from_millis(50))) {
+            Ok(result) => {
+                let _ = worker.join();
+                return result.map_err(|e| to_py(py, e));
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let _ = worker.join();
+                return Err(LagrangianError::new_err("the run stopped without a result"));
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if let Err(signal) = py.check_signals() {
+                    flag.store(true, Ordering::Relaxed);
+                    let _ = py.detach(|| lock(&rx).recv());
+                    let _ = worker.join();
+                    return Err(signal);
+                }
+            }
+        }
+    }
+}
+
+/// The offline animation page (one HTML document) of a run: its scene as JSON, its column
+/// names and rows; `fps`, `max_frames`, `trails` and `colour` as `lagrangian animate` takes
+/// them.
+#[pyfunction]
+#[pyo3(signature = (scene, names, data, fps=None, max_frames=None, trails=None, colour=None))]
+#[allow(clippy::too_many_arguments)]
+fn animation_html(
+    py: Python<'_>,
+    scene: &str,
+    names: Vec<String>,
+    data: PyReadonlyArray2<'_, f64>,
+    fps: Option<f64>,
+    max_frames: Option<usize>,
+    trails: Option<Vec<String>>,
+    colour: Option<String>,
+) -> PyResult<String> {
+    let scene: serde_json::Value = serde_json::from_str(scene)
+        .map_err(|e| LagrangianError::new_err(format!("the scene: {e}")))?;
+    let array = data.as_array();
+    if array.ncols() != names.len() {
+        return Err(LagrangianError::new_err(format!(
+            "{} column names for {} columns",
+            names.len(),
+            array.ncols()
+        )));
+    }
+    let rows: Vec<Vec<f64>> = array.rows().into_iter().map(|r| r.to_vec()).collect();
+    let table = Table {
+        columns: names,
+        rows,
+    };
+    let mut opts = AnimationOptions {
+        trails,
+        colour,
+        ..AnimationOptions::default()
+    };
+    if let Some(f) = fps {
+        opts.fps = f;
+    }
+    if let Some(m) = max_frames {
+        opts.max_frames = m;
+    }
+    py.detach(|| {
+        let movie = lagrangian::output::movie::Movie::of(scene, &table, &opts)?;
+        Ok(lagrangian::output::animation::html_of(&movie))
+    })
+    .map_err(|e: lagrangian::error::PlotError| LagrangianError::new_err(e.to_string()))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Problem>()?;
+    m.add_function(wrap_pyfunction!(animation_html, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,147 @@
+"""The mass–spring course API: the course's examples verbatim, against the Rust
+`MassSpringSystem` and against physics (rod lengths, energy, rotation)."""
+
+import json
+import math
+import subprocess
+
+import numpy as np
+import pytest
+
+import lagrangian
+from lagrangian import mass_spring as ms
+
+
+def test_the_course_example_verbatim_equals_the_rust_system(course_example):
+    # §5.1 of the course text, as written there
+    mss = ms.MassSpringSystem3d()
+    mss.gravity = [0, -9.81, 0]
+
+    # build a simple chain
+    f = mss.add(ms.Fix([0,0,0]))
+    m1 = mss.add(ms.Mass(1.0, [1,0,0]))
+    m2 = mss.add(ms.Mass(1.0, [2,0,0]))
+
+    mss.add(ms.Spring(1.0, 20.0, [f, m1]))
+    mss.add(ms.Spring(1.0, 20.0, [m1, m2]))
+
+    # optional constraint between m1 and m2
+    mss.add(ms.DistanceConstraint(1.0, [m1, m2]))
+
+    # run the simulation
+    mss.simulate(tend=5, steps=500)
+
+    rust = json.loads(subprocess.run([course_example], capture_output=True, check=True, text=True).stdout)
+    assert mss.t == rust["t"] == 5.0
+    for m, pos, vel in zip(mss.masses, rust["positions"], rust["velocities"]):
+        assert np.allclose(m.pos, pos, rtol=0, atol=1e-12)
+        assert np.allclose(m.vel, vel, rtol=0, atol=1e-12)
+    assert abs(mss.constraint_forces[0] - rust["constraint_forces"][0]) < 1e-9
+    # the rod keeps its length; the lists and the printout tell what the system holds
+    p1, p2 = (np.array(m.pos) for m in mss.masses)
+    assert abs(np.linalg.norm(p2 - p1) - 1.0) < 1e-10
+    assert [len(mss.fixes), len(mss.masses), len(mss.springs), len(mss.constraints)] == [1, 2, 2, 1]
+    assert mss.springs[1].connectors == [m1, m2] and mss.springs[0].stiffness == 20.0
+    assert mss.constraints[0].length == 1.0
+    text = str(mss)
+    assert text.startswith("MassSpringSystem3d: 1 fix, 2 masses, 2 springs, 1 constraint")
+    assert "mass 1: m = 1" in text and "force =" in text
+
+
+def test_a_rigid_pendulum_swings_on_its_circle_with_the_exact_tension_at_the_bottom():
+    # the course's constraint notebook: positional simulate(tend, steps)
+    mss = ms.MassSpringSystem3d()
+    mss.gravity = [0, -9.81, 0]
+    fix = mss.add(ms.Fix([0,0,0]))
+    m   = mss.add(ms.Mass(1.0, [1,0,0]))
+    mss.add(ms.DistanceConstraint(1.0, [fix, m]))
+    # released horizontally at rest it reaches the bottom after a quarter period,
+    # K(1/√2) √(ℓ/g), where v² = 2 g ℓ and the rod pulls with 3 m g
+    quarter = 1.8540746773013719 * math.sqrt(1.0 / 9.81)
+    mss.simulate(quarter, 6000)
+    pos = np.array(mss.masses[0].pos)
+    assert abs(np.linalg.norm(pos) - 1.0) < 1e-10
+    assert np.allclose(pos, [0, -1, 0], atol=1e-4)
+    assert np.allclose(mss.masses[0].vel, [-math.sqrt(2 * 9.81), 0, 0], atol=1e-3)
+    assert abs(mss.constraint_forces[0] - 3 * 9.81) < 1e-3
+
+
+def test_a_hanging_chain_settles_where_its_springs_carry_its_weight():
+    # the course's chain notebook, with axial damping so it comes to rest
+    mss = ms.MassSpringSystem3d()
+    mss.gravity = [0, -9.81, 0]
+    fix = mss.add(ms.Fix([0,0,0]))
+    m_prev = fix
+    for i in range(10):
+        m = mss.add(ms.Mass(1.0, [0, -i-1, 0]))
+        mss.add(ms.Spring(1.0, 20, [m_prev, m], damping=40.0))
+        m_prev = m
+    mss.simulate(60.0, 6000)
+    # spring j (from the top) carries the weight of the 10 − j masses below it
+    ys = [0.0] + [m.pos[1] for m in mss.masses]
+    for j in range(10):
+        stretch = ys[j] - ys[j + 1] - 1.0
+        assert abs(20 * stretch - (10 - j) * 9.81) < 1e-6, (j, stretch)
+
+
+def test_a_spinning_ring_keeps_its_angular_momentum():
+    # the course's kreisel: masses on a circle joined by springs, set spinning
+    mss = ms.MassSpringSystem3d()
+    N, R, omega = 12, 1.0, 3.0
+    masses = []
+    for i in range(N):
+        angle = 2*np.pi*i/N
+        p = [R*np.cos(angle), R*np.sin(angle), 0]
+        m = mss.add(ms.Mass(0.1, p))
+        masses.append(m)
+    for i in range(N):
+        mss.add(ms.Spring(1.0, 100.0, [masses[i], masses[(i+1)%N]]))
+    for mass in mss.masses:
+        x, y, _ = mass.pos
+        mass.vel = [-omega * y, omega * x, 0]
+
+    def lz():
+        return sum(0.1 * (m.pos[0] * m.vel[1] - m.pos[1] * m.vel[0]) for m in mss.masses)
+
+    # internal central forces keep the angular momentum; generalized-α (ρ∞ = 0.8) damps the
+    # springs' fast vibration a little and keeps L to 2e-4 here
+    l0 = lz()
+    mss.simulate(2.0, 2000)
+    assert abs(lz() - l0) < 1e-3 * abs(l0)
+    # the springs (rest length 1, spacing 0.52) push the ring out of shape: it has moved
+    radius = [math.hypot(m.pos[0], m.pos[1]) for m in mss.masses]
+    assert max(radius) - min(radius) > 0.1
+    assert mss.t == 2.0
+
+
+def test_a_planar_system_and_a_chain_element():
+    mss = ms.MassSpringSystem2d()
+    mss.gravity = [0, -9.81]
+    top = mss.add(ms.Fix([0, 0]))
+    links = mss.add(ms.Chain(top, [3, 0], 3, 0.5, 200.0))
+    assert [c.kind for c in links] == ["mass"] * 3 and [c.index for c in links] == [0, 1, 2]
+    assert np.allclose(mss.masses[2].pos, [3, 0])
+    mss.simulate(1.0, 200)
+    assert mss.masses[2].pos[1] < -0.5
+    assert mss.dimension == 2 and len(mss.springs) == 3
+
+
+def test_mistakes_are_reported_as_python_errors():
+    mss = ms.MassSpringSystem3d()
+    f = mss.add(ms.Fix([0, 0, 0]))
+    with pytest.raises(ValueError, match="2 components; this system is 3D"):
+        mss.add(ms.Mass(1.0, [1, 0]))
+    with pytest.raises(ValueError, match="positive"):
+        ms.Mass(-1.0, [1, 0, 0])
+    with pytest.raises(IndexError, match=r"Connector\(mass, 5\) is not in this system"):
+        other = ms.MassSpringSystem3d()
+        for _ in range(6):
+            last = other.add(ms.Mass(1.0, [0, 0, 0]))
+        mss.add(ms.Spring(1.0, 1.0, [f, last]))
+    with pytest.raises(TypeError, match="cannot add a str"):
+        mss.add("spring")
+    with pytest.raises(ValueError, match="gravity has 2 components"):
+        mss.gravity = [0, 1]
+    with pytest.raises(lagrangian.LagrangianError, match="steps"):
+        mss.add(ms.Mass(1.0, [1, 0, 0]))
+        mss.simulate(1.0, 0)

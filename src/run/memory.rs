@@ -1,0 +1,162 @@
+//! A run kept in memory: the trajectory's columns, the summary, the scene and (when asked)
+//! the sensitivities — what `run_to_folder` writes, for a library or Python user who wants
+//! arrays instead of files (the Python package's `Problem.run`).
+//!
+//! ```
+//! use lagrangian::run::memory::{run_in_memory, MemoryOptions};
+//! // a mass on a spring stretched by 1, released from rest: x(t) = 1 + cos(2t)
+//! let text = "Dimension: 2\nPhysicalParams: { k: 4, m: 1 }\n\
+//!             PartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, Springs: { OA: [k, 1] } }\n\
+//!             ProblemData: { tend: 1, positions: { A: [2, 0] } }\nSolverParams: { step: 1e-3 }\n";
+//! let problem = lagrangian::spec::parse(text, "spring.yaml")?;
+//! let run = run_in_memory(problem, &MemoryOptions::default())?;
+//! let (t, x) = (run.column("t").unwrap(), run.column("A.x").unwrap());
+//! assert_eq!(t.len(), 1001);
+//! assert!((x[1000] - (1.0 + 2f64.cos())).abs() < 1e-5); // generalized-α's O(h²) error
+//! assert_eq!(run.summary.stats.steps, 1000);
+//! # Ok::<(), lagrangian::Error>(())
+//! ```
+
+use crate::error::{Error, PlotError, SolveError};
+use crate::output::animation::html_of;
+use crate::output::columns::{ColumnRecorder, Columns};
+use crate::output::movie::{AnimationOptions, Movie};
+use crate::output::plot::Table;
+use crate::output::scene::Scene;
+use crate::output::sensitivity::SensitivityRecorder;
+use crate::output::summary::{RunFacts, Summary, Tally};
+use crate::output::{Interrupt, Observer};
+use crate::simulation::{RunEnd, Simulation};
+use crate::solve::Problem;
+use std::time::Instant;
+
+/// The most memory a trajectory kept in memory may take (4 GB).
+pub const MAX_BYTES: f64 = 4e9;
+
+/// How to run a problem in memory.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryOptions {
+    /// A flag that ends the run after the current step when raised.
+    pub interrupt: Interrupt,
+    /// Parameters to differentiate every column with respect to (see
+    /// [`SensitivityRecorder::columns`]); default none.
+    pub sensitivity: Vec<String>,
+    /// The input file, for the summary.
+    pub source: Option<String>,
+}
+
+/// A run's results in memory.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    /// The column names (`t` first), as in `trajectory.csv`.
+    pub names: Vec<String>,
+    /// The rows, in time order.
+    pub rows: Vec<Vec<f64>>,
+    /// The summary (what `summary.json` holds).
+    pub summary: Summary,
+    /// The scene (what `scene.json` holds).
+    pub scene: Scene,
+    /// The sensitivity columns `d(<column>)/d(<p>)` (`t` not included), empty unless asked.
+    pub sensitivity_names: Vec<String>,
+    /// The sensitivity rows, one per trajectory row.
+    pub sensitivity_rows: Vec<Vec<f64>>,
+    /// How the run ended.
+    pub end: RunEnd,
+}
+
+impl RunResult {
+    /// The values of column `name` over the rows (trajectory or sensitivity columns).
+    pub fn column(&self, name: &str) -> Option<Vec<f64>> {
+        if let Some(k) = self.names.iter().position(|n| n == name) {
+            return Some(self.rows.iter().map(|r| r[k]).collect());
+        }
+        let k = self.sensitivity_names.iter().position(|n| n == name)?;
+        Some(self.sensitivity_rows.iter().map(|r| r[k]).collect())
+    }
+
+    /// The trajectory as a table (for plots and animation).
+    pub fn table(&self) -> Table {
+        Table {
+            columns: self.names.clone(),
+            rows: self.rows.clone(),
+        }
+    }
+
+    /// The offline animation page of the run (as `lagrangian animate` writes it).
+    pub fn animation_html(&self, opts: &AnimationOptions) -> Result<String, PlotError> {
+        let scene = serde_json::to_value(&self.scene)
+            .map_err(|e| PlotError(format!("the scene: {e}")))?;
+        let movie = Movie::of(scene, &self.table(), opts)?;
+        Ok(html_of(&movie))
+    }
+}
+
+/// Integrate `problem` from consistent initial values to its end time with its own method,
+/// keeping every `problem.output_every`-th row of its columns in memory. Refuses a run whose
+/// rows would take more than [`MAX_BYTES`].
+pub fn run_in_memory(problem: Problem, opts: &MemoryOptions) -> Result<RunResult, Error> {
+    let start = Instant::now();
+    let steps = problem.steps(problem.method.h());
+    let every = problem.output_every.max(1);
+    let width = Columns::new(&problem).names().len();
+    let rows = steps / every + 2;
+    let bytes = 8.0 * rows as f64 * width as f64;
+    if bytes > MAX_BYTES {
+        return Err(SolveError::TooLarge(format!(
+            "the trajectory would take {:.1} GB in memory ({rows} rows × {width} columns; the \
+             limit is {:.0} GB): keep fewer rows (output_every) or fewer columns",
+            bytes / 1e9,
+            MAX_BYTES / 1e9
+        ))
+        .into());
+    }
+    let mut sim = Simulation::new(problem.clone(), problem.method.clone())?;
+    let build_seconds = start.elapsed().as_secs_f64();
+    let mut table = ColumnRecorder::every(every);
+    let mut tally = Tally::new();
+    let mut watch = opts.interrupt.clone();
+    let names: Vec<&str> = opts.sensitivity.iter().map(String::as_str).collect();
+    let mut sens = match names.is_empty() {
+        true => None,
+        false => Some(SensitivityRecorder::columns(&problem, &names, every)?),
+    };
+    let mut observers: Vec<&mut dyn Observer> = vec![&mut table, &mut tally, &mut watch];
+    if let Some(s) = &mut sens {
+        observers.push(s);
+    }
+    let end = sim.run(problem.t_end, &mut observers)?;
+    let interrupted = opts.interrupt.raised() && matches!(end, RunEnd::Stopped { .. });
+    let stats = sim.stats();
+    let mut summary = Summary::new(
+        &RunFacts {
+            problem: sim.problem(),
+            method: sim.method(),
+            init: sim.init_report(),
+            stats: &stats,
+            build_seconds,
+            stopped_at: match end {
+                RunEnd::Stopped { t } => Some(t),
+                RunEnd::Completed => None,
+            },
+            interrupted,
+            source: opts.source.clone(),
+            last: sim.view(),
+            ledger: table.ledger(),
+        },
+        &mut tally,
+    );
+    summary.sensitivity = opts.sensitivity.clone();
+    let (sensitivity_names, sensitivity_rows) = match sens {
+        Some(s) => (s.names().to_vec(), s.rows),
+        None => (Vec::new(), Vec::new()),
+    };
+    Ok(RunResult {
+        names: table.names().to_vec(),
+        rows: table.rows,
+        summary,
+        scene: Scene::of(&problem),
+        sensitivity_names,
+        sensitivity_rows,
+        end,
+    })
+}
