@@ -58,10 +58,14 @@ impl Net {
         }
     }
     fn node_ok(&self, c: &Connector) -> bool {
-        with_net!(self, s, match c.node() {
-            Node::Mass(i) => i < s.masses.len(),
-            Node::Fix(i) => i < s.fixes.len(),
-        })
+        with_net!(
+            self,
+            s,
+            match c.node() {
+                Node::Mass(i) => i < s.masses.len(),
+                Node::Fix(i) => i < s.fixes.len(),
+            }
+        )
     }
 }
 
@@ -120,7 +124,7 @@ impl Mass {
     #[new]
     #[pyo3(signature = (mass, pos, vel = None))]
     fn new(mass: f64, pos: Vec<f64>, vel: Option<Vec<f64>>) -> PyResult<Self> {
-        if !(mass > 0.0) || !mass.is_finite() {
+        if mass.is_nan() || mass <= 0.0 || mass.is_infinite() {
             return Err(PyValueError::new_err(format!(
                 "Mass({mass}, …): the mass must be positive and finite"
             )));
@@ -500,10 +504,8 @@ impl System {
     #[pyo3(signature = (tend, steps))]
     fn simulate(&self, py: Python<'_>, tend: f64, steps: usize) -> PyResult<()> {
         let net = self.net.clone();
-        py.detach(move || {
-            with_net!(&mut *lock(&net), s, s.simulate(tend, steps).map(|_| ()))
-        })
-        .map_err(|e| to_py(py, e))
+        py.detach(move || with_net!(&mut *lock(&net), s, s.simulate(tend, steps).map(|_| ())))
+            .map_err(|e| to_py(py, e))
     }
 
     fn __str__(&self) -> String {
@@ -562,7 +564,11 @@ impl System {
     }
 
     fn __repr__(&self) -> String {
-        self.__str__().lines().next().unwrap_or_default().to_string()
+        self.__str__()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
     }
 }
 

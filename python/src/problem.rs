@@ -81,9 +81,7 @@ impl Problem {
     /// The consistent initial point and the model's sizes, as JSON; the printed report.
     fn check(&self, py: Python<'_>) -> PyResult<(String, String)> {
         let p = &self.problem;
-        let init = py
-            .detach(|| p.initial_values())
-            .map_err(|e| to_py(py, e))?;
+        let init = py.detach(|| p.initial_values()).map_err(|e| to_py(py, e))?;
         let report = lagrangian::output::check::check_report(p, &init, false);
         let r = &init.report;
         let json = serde_json::json!({

@@ -84,8 +84,8 @@ impl RunResult {
 
     /// The offline animation page of the run (as `lagrangian animate` writes it).
     pub fn animation_html(&self, opts: &AnimationOptions) -> Result<String, PlotError> {
-        let scene = serde_json::to_value(&self.scene)
-            .map_err(|e| PlotError(format!("the scene: {e}")))?;
+        let scene =
+            serde_json::to_value(&self.scene).map_err(|e| PlotError(format!("the scene: {e}")))?;
         let movie = Movie::of(scene, &self.table(), opts)?;
         Ok(html_of(&movie))
     }

@@ -1,0 +1,134 @@
+"""Mechanism files from Python: the arrays of a run equal the command line's CSV, the check,
+sensitivities, errors with their file position, pickling, pandas, the animation page, Ctrl-C."""
+
+import os
+import pickle
+import signal
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import lagrangian
+from conftest import MECHANISMS, read_csv
+
+MECHANISM0 = MECHANISMS / "mechanism0.yaml"
+
+
+def test_a_run_gives_the_arrays_the_command_line_writes(cli, tmp_path):
+    problem = lagrangian.load(MECHANISM0, set={"k": 200})
+    result = problem.run(t_end=0.5, sensitivity=["k", "L"])
+    out = tmp_path / "run"
+    subprocess.run(
+        [cli, "run", MECHANISM0, "--set", "k=200", "--t-end", "0.5", "--sensitivity", "k,L",
+         "--quiet", "--out", out],
+        check=True,
+    )
+    header, rows = read_csv(out / "trajectory.csv")
+    assert result.columns == header
+    assert result.data.shape == rows.shape == (501, len(header))
+    # the CSV holds 13 significant digits
+    assert np.allclose(result.data, rows, rtol=1e-11, atol=1e-12)
+    assert np.array_equal(result.t, result["t"]) and result.t[-1] == 0.5
+    sheader, srows = read_csv(out / "sensitivity.csv")
+    assert sheader[1:] == result.sensitivity_columns
+    assert np.allclose(result.sensitivity, srows[:, 1:], rtol=1e-11, atol=1e-12)
+    assert "d(lambda:rigid OA)/d(L)" in result and "d(potential)/d(k)" in result.keys()
+    s = result.summary
+    assert s["steps"] == 500 and s["parameters"]["k"] == 200.0 and s["sensitivity"] == ["k", "L"]
+    assert s["source"] == str(MECHANISM0)
+    assert s["max_constraint_residual"] < 1e-10
+
+
+def test_the_check_finds_the_consistent_initial_point():
+    problem = lagrangian.load(MECHANISM0)
+    check = problem.check()
+    assert (check["dof"], check["n_coordinates"], check["n_constraints"]) == (3, 4, 1)
+    # the rod OA of length L = 1 from the origin: A on the unit circle
+    ax, ay = check["q"][0], check["q"][1]
+    assert abs(ax * ax + ay * ay - 1.0) < 1e-12
+    assert check["max_constraint_residual"] < 1e-12
+    assert "degrees of freedom: 3" in str(check)
+    assert problem.coordinates == ["A.x", "A.y", "B.x", "B.y"]
+    assert problem.title == "Mechanism0" and problem.parameters["k"] == 500.0
+
+
+def test_a_text_with_options_overrides_and_another_method():
+    text = (
+        "Dimension: 2\nPhysicalParams: { k: 4, m: 1 }\n"
+        "PartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, Springs: { OA: [k, 1] } }\n"
+        "ProblemData: { tend: 1, positions: { A: [2, 0] } }\nSolverParams: { step: 1e-3 }\n"
+    )
+    problem = lagrangian.load(text)
+    # x(t) = 1 + cos(2t): generalized-α to O(h²), RK4 to O(h⁴)
+    ga = problem.run(steps=1000)
+    rk = problem.run(steps=1000, method="rk4", output_every=100)
+    exact = 1 + np.cos(2 * rk.t)
+    assert len(rk) == 11 and np.max(np.abs(rk["A.x"] - exact)) < 1e-11
+    assert abs(ga["A.x"][-1] - (1 + np.cos(2.0))) < 1e-5
+    stiffer = problem.with_parameters(k=16).run(columns=["positions"])
+    assert stiffer.columns == ["t", "A.x", "A.y"]
+    assert abs(stiffer["A.x"][-1] - (1 + np.cos(4.0))) < 1e-4
+    assert stiffer.summary["parameters"]["k"] == 16.0
+
+
+def test_mistakes_in_a_file_carry_their_position(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("Dimension: 2\nPartData:\n  Particles: { A: 1 }\n  Springs: { AB: [10, 1] }\n")
+    with pytest.raises(lagrangian.MechanismError) as e:
+        lagrangian.load(bad)
+    err = e.value
+    assert (err.file, err.line, err.column) == (str(bad), 4, 14)
+    assert err.field == "PartData.Springs.AB" and "unknown point 'B'" in err.reason
+    assert str(err).startswith(f"{bad}:4:14: PartData.Springs.AB: unknown point 'B'")
+    assert isinstance(err, lagrangian.LagrangianError)
+    with pytest.raises(lagrangian.MechanismError, match="no parameter .stiffness"):
+        lagrangian.load(MECHANISM0, set={"stiffness": 1})
+    # a run that cannot go on says so as a LagrangianError, not a crash
+    with pytest.raises(lagrangian.LagrangianError, match="t-end"):
+        lagrangian.load(MECHANISM0).run(t_end=-1)
+    with pytest.raises(FileNotFoundError):
+        lagrangian.load(tmp_path / "missing.yaml")
+
+
+def test_problems_and_results_pickle():
+    problem = lagrangian.load(MECHANISM0, set={"m": 3})
+    again = pickle.loads(pickle.dumps(problem))
+    assert again.parameters == problem.parameters and again.text == problem.text
+    a, b = problem.run(t_end=0.1), again.run(t_end=0.1)
+    assert np.array_equal(a.data, b.data)
+    back = pickle.loads(pickle.dumps(a))
+    assert np.array_equal(back["B.y"], a["B.y"]) and back.summary == a.summary
+
+
+def test_pandas_and_the_animation_page(tmp_path):
+    pd = pytest.importorskip("pandas")
+    result = lagrangian.load(MECHANISM0).run(t_end=0.2, sensitivity=["k"])
+    frame = result.to_pandas()
+    assert isinstance(frame, pd.DataFrame) and frame.index.name == "t"
+    assert np.array_equal(frame["B.x"].to_numpy(), result["B.x"])
+    assert "d(B.x)/d(k)" in frame.columns
+    page = tmp_path / "m0.html"
+    assert result.animate(page) == str(page)
+    text = page.read_text()
+    assert text.startswith("<!DOCTYPE html>") and "Mechanism0" in text
+    assert "http://" not in text and "https://" not in text  # offline
+    shown = result._repr_html_()
+    assert shown.startswith("<iframe") and "srcdoc=" in shown and "&lt;script" in shown
+    with pytest.raises(KeyError, match="did you mean"):
+        result["B.X"]
+
+
+def test_ctrl_c_stops_a_run_and_raises_keyboard_interrupt():
+    problem = lagrangian.load(MECHANISM0)
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        # two million steps (tens of seconds): stopped after half a second
+        problem.run(t_end=2000.0, output_every=1000)
+    assert time.monotonic() - start < 10.0
+    # the problem is still usable
+    assert problem.run(t_end=0.01)["t"][-1] == 0.01
