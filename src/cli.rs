@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use lagrangian::output::animation::AnimationOptions;
 use lagrangian::output::plot;
+use lagrangian::run::sweep::SweepOptions;
 use lagrangian::spec;
 use std::path::PathBuf;
 
@@ -64,6 +65,10 @@ pub enum Cmd {
         #[arg(long, value_delimiter = ',')]
         sensitivity: Vec<String>,
     },
+    /// Run a mechanism file once per combination of parameter values, in parallel on the
+    /// local cores; write DIR/sweep.csv (one row per case: the values, the summary's figures,
+    /// the --end columns' last values, any error).
+    Sweep(SweepArgs),
     /// Parse, build and initialize a mechanism file; print its coordinates, constraints,
     /// degrees of freedom and consistent initial point.
     Check {
@@ -168,6 +173,82 @@ pub struct Settings {
     /// Change a PhysicalParams value, e.g. --set k=200 (repeatable); what depends on it follows.
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = spec::parse_set)]
     pub sets: Vec<(String, f64)>,
+}
+
+/// `lagrangian sweep`'s arguments.
+#[derive(clap::Args)]
+pub struct SweepArgs {
+    /// The mechanism (YAML).
+    pub file: PathBuf,
+    /// Output directory (default: out/<file name>/sweep).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// A parameter and its values, e.g. --set k=100,200,400 (repeatable: every combination).
+    #[arg(long = "set", value_name = "NAME=V1,V2,…", value_parser = parse_values, required = true)]
+    pub grid: Vec<(String, Vec<f64>)>,
+    /// Columns whose last value each row reports, e.g. --end B.x,B.y.
+    #[arg(long, value_delimiter = ',')]
+    pub end: Vec<String>,
+    /// Threads (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
+    /// Number of steps over the span (overrides SolverParams).
+    #[arg(long, conflicts_with = "step")]
+    pub steps: Option<usize>,
+    /// Step size.
+    #[arg(long)]
+    pub step: Option<f64>,
+    /// End time (overrides ProblemData.tend).
+    #[arg(long = "t-end")]
+    pub t_end: Option<f64>,
+    /// Spectral radius at infinity.
+    #[arg(long = "rho-inf")]
+    pub rho_inf: Option<f64>,
+    /// Integrator: genalpha or rk4.
+    #[arg(long)]
+    pub integrator: Option<String>,
+    /// No table on the terminal.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl SweepArgs {
+    /// The sweep these arguments ask for, stopped early when `interrupt` is raised.
+    pub fn options(&self, interrupt: lagrangian::output::Interrupt) -> SweepOptions {
+        SweepOptions {
+            grid: self.grid.clone(),
+            overrides: lagrangian::problem::Overrides {
+                steps: self.steps,
+                step: self.step,
+                t_end: self.t_end,
+                rho_inf: self.rho_inf,
+                integrator: self.integrator.clone(),
+                ..Default::default()
+            },
+            end: self.end.clone(),
+            jobs: self.jobs,
+            interrupt,
+        }
+    }
+}
+
+/// `NAME=V1,V2,…` (finite numbers).
+///
+/// ```ignore
+/// assert_eq!(parse_values("k=1,2.5"), Ok(("k".into(), vec![1.0, 2.5])));
+/// ```
+fn parse_values(s: &str) -> Result<(String, Vec<f64>), String> {
+    let (name, list) = s
+        .split_once('=')
+        .ok_or("expected NAME=V1,V2,…, e.g. k=100,200,400")?;
+    let values = list
+        .split(',')
+        .map(|v| match v.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(x),
+            _ => Err(format!("'{v}' is not a finite number")),
+        })
+        .collect::<Result<Vec<f64>, String>>()?;
+    Ok((name.trim().to_string(), values))
 }
 
 /// What `animate` (and `run --animate`) draws.

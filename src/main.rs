@@ -6,19 +6,14 @@ use lagrangian::analysis::EquilibriumOptions;
 use lagrangian::output::animation::{self, AnimationOptions};
 use lagrangian::output::{plot, Interrupt};
 use lagrangian::prelude::*;
-use lagrangian::run::equilibrium::equilibrium_to_folder;
-use lagrangian::run::modes::{mode_to_folder, modes_to_folder};
 use lagrangian::run::{describe, run_to_folder, RunOptions};
 use lagrangian::solve::Overrides;
 use lagrangian::spec;
 use std::io::IsTerminal;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
-
-mod cli;
-use cli::{Cli, Cmd};
 
 /// `println!` that ignores a closed stdout (e.g. `lagrangian run … | head`): never panics.
 macro_rules! say {
@@ -27,6 +22,11 @@ macro_rules! say {
         let _ = writeln!(std::io::stdout(), $($t)*);
     }};
 }
+
+mod cli;
+mod commands;
+use cli::{Cli, Cmd};
+use commands::{check, default_out, equilibrium, modes, sweep, wrote, NEXT};
 
 const DEFAULT_NAME: &str = "mechanisms/mechanism0.yaml";
 const DEFAULT_TEXT: &str = include_str!("../mechanisms/mechanism0.yaml");
@@ -71,81 +71,6 @@ fn run(
         None => Ok(()),
     }
 }
-
-/// `lagrangian check`: coordinates, constraints, degrees of freedom, consistent initial point.
-fn check(p: &Problem, verbose: bool) -> Result<(), String> {
-    let init = p
-        .initial_values()
-        .map_err(|e| format!("initial values: {e}"))?;
-    say!(
-        "{}",
-        lagrangian::output::check::check_report(p, &init, verbose).trim_end()
-    );
-    Ok(())
-}
-
-/// `out/<file stem>`.
-fn default_out(file: &Path) -> PathBuf {
-    let stem = file
-        .file_stem()
-        .map_or("run".into(), |s| s.to_string_lossy().to_string());
-    PathBuf::from("out").join(stem)
-}
-
-/// `lagrangian modes`: the modes about the initial configuration or the equilibrium, printed
-/// and in modes.json; with `animate`, one mode's motion drawn into `out/mode-K`.
-fn modes(
-    p: &Problem,
-    out: &Path,
-    at: cli::At,
-    animate: Option<usize>,
-    amplitude: Option<f64>,
-) -> Result<(), String> {
-    let report = modes_to_folder(p, at.into(), out).map_err(|e| e.to_string())?;
-    say!("{}", report.to_string().trim_end());
-    wrote(Ok(vec![out.join("modes.json")]))?;
-    let Some(k) = animate else {
-        return Ok(());
-    };
-    let dir = out.join(format!("mode-{k}"));
-    let motion = mode_to_folder(p, &report, k, amplitude, &dir).map_err(|e| e.to_string())?;
-    say!("{motion}");
-    wrote(animation::write(&dir, &AnimationOptions::default(), false))
-}
-
-/// `lagrangian equilibrium`: the equilibrium printed and written into `out`.
-fn equilibrium(
-    p: &Problem,
-    out: &Path,
-    opts: &EquilibriumOptions,
-    source: String,
-    animate: bool,
-) -> Result<(), String> {
-    let report = equilibrium_to_folder(p, opts, out, Some(source)).map_err(|e| e.to_string())?;
-    say!("{}", report.to_string().trim_end());
-    let files = ["equilibrium.json", "scene.json", "trajectory.csv"].map(|f| out.join(f));
-    wrote(Ok(files.to_vec()))?;
-    match animate {
-        true => wrote(animation::write(out, &AnimationOptions::default(), false)),
-        false => Ok(()),
-    }
-}
-
-/// Print the files a picture command wrote.
-fn wrote(files: Result<Vec<PathBuf>, lagrangian::error::PlotError>) -> Result<(), String> {
-    for f in files.map_err(|e| e.to_string())? {
-        say!("wrote {}", f.display());
-    }
-    Ok(())
-}
-
-const NEXT: &str = "
-  cargo run --release -- check mechanisms/double_pendulum.yaml
-  cargo run --release -- run mechanisms/cloth.yaml --t-end 0.5
-  cargo run --release -- plot out/mechanism0    (energies, momenta, constraint residual)
-  cargo run --release -- animate out/mechanism0 (out/mechanism0/animation.html)
-  cargo run --release -- run mechanisms/spherical_pendulums.yaml   (angle coordinates)
-  cargo run --release -- run YOUR_FILE.yaml --out DIR   (format: docs/yaml.md)";
 
 /// A roomy stack for the worker (reserved, not used: expression evaluation is flat, the parser
 /// nests at most 100 levels).
@@ -270,6 +195,16 @@ fn execute(cli: Cli) -> ExitCode {
             spec::load_with(&file, &set.sets)
                 .map_err(|e| e.to_string())
                 .and_then(|p| equilibrium(&p, &out, &opts, file.display().to_string(), animate))
+        }
+        Some(Cmd::Sweep(args)) => {
+            let out = (args.out.clone()).unwrap_or_else(|| default_out(&args.file).join("sweep"));
+            let interrupt = Interrupt::new();
+            let flag = interrupt.flag();
+            let _ =
+                ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
+            spec::load(&args.file)
+                .map_err(|e| e.to_string())
+                .and_then(|p| sweep(&p, &args.options(interrupt), &out, args.quiet))
         }
         Some(Cmd::Check { file, set, verbose }) => spec::load_with(&file, &set.sets)
             .map_err(|e| e.to_string())

@@ -23,6 +23,7 @@ pub mod equilibrium;
 pub mod fit;
 pub mod memory;
 pub mod modes;
+pub mod sweep;
 
 use crate::error::{Error, InitError, SolveError};
 use crate::output::csv::CsvWriter;

@@ -1,0 +1,117 @@
+//! What the command line's subcommands print and write, each a thin layer over one library
+//! call (`main.rs` parses and dispatches).
+
+use crate::cli;
+use lagrangian::analysis::EquilibriumOptions;
+use lagrangian::output::animation::{self, AnimationOptions};
+use lagrangian::prelude::*;
+use lagrangian::run::equilibrium::equilibrium_to_folder;
+use lagrangian::run::modes::{mode_to_folder, modes_to_folder};
+use lagrangian::run::sweep::{self as sweeps, SweepOptions};
+use std::path::{Path, PathBuf};
+
+/// `lagrangian check`: coordinates, constraints, degrees of freedom, consistent initial point.
+pub fn check(p: &Problem, verbose: bool) -> Result<(), String> {
+    let init = p
+        .initial_values()
+        .map_err(|e| format!("initial values: {e}"))?;
+    say!(
+        "{}",
+        lagrangian::output::check::check_report(p, &init, verbose).trim_end()
+    );
+    Ok(())
+}
+
+/// `out/<file stem>`.
+pub fn default_out(file: &Path) -> PathBuf {
+    let stem = file
+        .file_stem()
+        .map_or("run".into(), |s| s.to_string_lossy().to_string());
+    PathBuf::from("out").join(stem)
+}
+
+/// `lagrangian modes`: the modes about the initial configuration or the equilibrium, printed
+/// and in modes.json; with `animate`, one mode's motion drawn into `out/mode-K`.
+pub fn modes(
+    p: &Problem,
+    out: &Path,
+    at: cli::At,
+    animate: Option<usize>,
+    amplitude: Option<f64>,
+) -> Result<(), String> {
+    let report = modes_to_folder(p, at.into(), out).map_err(|e| e.to_string())?;
+    say!("{}", report.to_string().trim_end());
+    wrote(Ok(vec![out.join("modes.json")]))?;
+    let Some(k) = animate else {
+        return Ok(());
+    };
+    let dir = out.join(format!("mode-{k}"));
+    let motion = mode_to_folder(p, &report, k, amplitude, &dir).map_err(|e| e.to_string())?;
+    say!("{motion}");
+    wrote(animation::write(&dir, &AnimationOptions::default(), false))
+}
+
+/// `lagrangian equilibrium`: the equilibrium printed and written into `out`.
+pub fn equilibrium(
+    p: &Problem,
+    out: &Path,
+    opts: &EquilibriumOptions,
+    source: String,
+    animate: bool,
+) -> Result<(), String> {
+    let report = equilibrium_to_folder(p, opts, out, Some(source)).map_err(|e| e.to_string())?;
+    say!("{}", report.to_string().trim_end());
+    let files = ["equilibrium.json", "scene.json", "trajectory.csv"].map(|f| out.join(f));
+    wrote(Ok(files.to_vec()))?;
+    match animate {
+        true => wrote(animation::write(out, &AnimationOptions::default(), false)),
+        false => Ok(()),
+    }
+}
+
+/// Print the files a picture command wrote.
+pub fn wrote(files: Result<Vec<PathBuf>, lagrangian::error::PlotError>) -> Result<(), String> {
+    for f in files.map_err(|e| e.to_string())? {
+        say!("wrote {}", f.display());
+    }
+    Ok(())
+}
+
+pub const NEXT: &str = "
+  cargo run --release -- check mechanisms/double_pendulum.yaml
+  cargo run --release -- run mechanisms/cloth.yaml --t-end 0.5
+  cargo run --release -- plot out/mechanism0    (energies, momenta, constraint residual)
+  cargo run --release -- animate out/mechanism0 (out/mechanism0/animation.html)
+  cargo run --release -- run mechanisms/spherical_pendulums.yaml   (angle coordinates)
+  cargo run --release -- run YOUR_FILE.yaml --out DIR   (format: docs/yaml.md)";
+
+/// `lagrangian sweep`: every case run in parallel, the table written to `out/sweep.csv` and
+/// printed (unless `quiet`).
+pub fn sweep(p: &Problem, opts: &SweepOptions, out: &Path, quiet: bool) -> Result<(), String> {
+    let start = std::time::Instant::now();
+    let rows = sweeps::sweep(p, opts).map_err(|e| e.to_string())?;
+    let csv = sweeps::to_csv(&rows, &opts.end);
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let file = out.join("sweep.csv");
+    let part = out.join("sweep.csv.partial");
+    std::fs::write(&part, &csv)
+        .and_then(|_| std::fs::rename(&part, &file))
+        .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    let failed = rows.iter().filter(|r| r.error.is_some()).count();
+    if !quiet {
+        say!("{}", csv.trim_end());
+    }
+    say!(
+        "{} cases ({failed} failed) in {:.2} s; wrote {}",
+        rows.len(),
+        start.elapsed().as_secs_f64(),
+        file.display()
+    );
+    match failed {
+        0 => Ok(()),
+        n => Err(format!(
+            "{n} of {} cases failed (see the error column)",
+            rows.len()
+        )),
+    }
+}
