@@ -1,0 +1,124 @@
+"""Type hints of the native extension `lagrangian._lagrangian` (PyO3)."""
+
+from typing import List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+class LagrangianError(Exception):
+    """A mechanism that cannot be built, initialized or integrated."""
+
+class MechanismError(LagrangianError):
+    """An error in a mechanism file."""
+
+    file: str
+    line: int
+    column: int
+    field: str
+    reason: str
+
+class Problem:
+    def __init__(self, text: str, name: str, sets: Sequence[Tuple[str, float]] = ...) -> None: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def parameters(self) -> List[Tuple[str, float]]: ...
+    @property
+    def coordinates(self) -> List[str]: ...
+    @property
+    def times(self) -> Tuple[float, float, float]: ...
+    def check(self) -> Tuple[str, str]: ...
+    def run(
+        self,
+        t_end: Optional[float] = None,
+        step: Optional[float] = None,
+        steps: Optional[int] = None,
+        output_every: Optional[int] = None,
+        method: Optional[str] = None,
+        rho_inf: Optional[float] = None,
+        columns: Optional[Sequence[str]] = None,
+        sensitivity: Sequence[str] = ...,
+        source: Optional[str] = None,
+    ) -> Tuple[
+        List[str], npt.NDArray[np.float64], str, str, List[str], npt.NDArray[np.float64]
+    ]: ...
+
+def animation_html(
+    scene: str,
+    names: Sequence[str],
+    data: npt.NDArray[np.float64],
+    fps: Optional[float] = None,
+    max_frames: Optional[int] = None,
+    trails: Optional[Sequence[str]] = None,
+    colour: Optional[str] = None,
+) -> str: ...
+
+class Connector:
+    kind: str
+    index: int
+
+class Mass:
+    def __init__(
+        self, mass: float, pos: Sequence[float], vel: Optional[Sequence[float]] = None
+    ) -> None: ...
+    @property
+    def mass(self) -> float: ...
+    pos: List[float]
+    vel: List[float]
+
+class Fix:
+    def __init__(self, pos: Sequence[float]) -> None: ...
+    pos: List[float]
+
+class Spring:
+    def __init__(
+        self,
+        length: float,
+        stiffness: float,
+        connectors: Sequence[Connector],
+        damping: float = 0.0,
+    ) -> None: ...
+    length: float
+    stiffness: float
+    damping: float
+    connectors: List[Connector]
+
+class DistanceConstraint:
+    def __init__(self, length: float, connectors: Sequence[Connector]) -> None: ...
+    length: float
+    connectors: List[Connector]
+
+class Chain:
+    def __init__(
+        self,
+        start: Connector,
+        end: Sequence[float],
+        n: int,
+        mass: float,
+        stiffness: float,
+        damping: float = 0.0,
+    ) -> None: ...
+
+class MassSpringSystem:
+    def __init__(self, dimension: int = 3) -> None: ...
+    @property
+    def dimension(self) -> int: ...
+    gravity: List[float]
+    def add(
+        self, element: Union[Fix, Mass, Spring, DistanceConstraint, Chain]
+    ) -> Union[Connector, int, List[Connector]]: ...
+    @property
+    def masses(self) -> List[Mass]: ...
+    @property
+    def fixes(self) -> List[Fix]: ...
+    @property
+    def springs(self) -> List[Spring]: ...
+    @property
+    def constraints(self) -> List[DistanceConstraint]: ...
+    @property
+    def constraint_forces(self) -> List[float]: ...
+    @property
+    def t(self) -> float: ...
+    def simulate(self, tend: float, steps: int) -> None: ...
