@@ -120,6 +120,21 @@ class Problem:
         data, report = self._native.check()
         return Check(json.loads(data), report)
 
+    def equilibrium(self, hold_pins: bool = False, max_iterations: int = 500) -> Dict[str, Any]:
+        """The static equilibrium downhill from the guesses, as ``lagrangian equilibrium``
+        writes it to ``equilibrium.json``: ``q`` with ``coordinates``, ``stability``
+        (``"stable"``, ``"unstable"``, ``"neutral"``), ``hessian_eigenvalues`` on the
+        constraint manifold, ``potential_energy``, ``residual``, each constraint's multipliers
+        and reactions, and with ``hold_pins`` the force holding each pinned coordinate."""
+        return json.loads(self._native.equilibrium(hold_pins, max_iterations, self.name))
+
+    def modes(self, at: str = "initial") -> Dict[str, Any]:
+        """The vibration modes about the consistent initial configuration (``at="initial"``)
+        or the equilibrium (``"equilibrium"``), as ``lagrangian modes`` writes them to
+        ``modes.json``: each mode's ``omega`` (rad/s), ``hz``, ``kind``, ``damping_ratio`` and
+        ``shape``; the damped roots; point shapes."""
+        return json.loads(self._native.modes(at))
+
     def run(
         self,
         t_end: Optional[float] = None,

@@ -102,6 +102,48 @@ impl Problem {
         Ok((json.to_string(), report))
     }
 
+    /// The static equilibrium downhill from the guesses (as `lagrangian equilibrium`), as the
+    /// JSON of `equilibrium.json`.
+    #[pyo3(signature = (hold_pins=false, max_iterations=500, source=None))]
+    fn equilibrium(
+        &self,
+        py: Python<'_>,
+        hold_pins: bool,
+        max_iterations: u64,
+        source: Option<String>,
+    ) -> PyResult<String> {
+        let p = &self.problem;
+        let opts = lagrangian::analysis::EquilibriumOptions {
+            hold_pins,
+            max_iterations,
+            ..Default::default()
+        };
+        let eq = py
+            .detach(|| lagrangian::analysis::Equilibrium::find(p, &opts))
+            .map_err(|e| to_py(py, e))?;
+        let report = lagrangian::run::equilibrium::EquilibriumReport::new(p, &eq, source);
+        Ok(serde_json::to_string(&report).unwrap_or_default())
+    }
+
+    /// The vibration modes about the consistent initial configuration (`at = "initial"`) or
+    /// the equilibrium (`"equilibrium"`), as the JSON of `modes.json`.
+    #[pyo3(signature = (at="initial"))]
+    fn modes(&self, py: Python<'_>, at: &str) -> PyResult<String> {
+        use lagrangian::analysis::ModesReport;
+        let p = &self.problem;
+        let report = match at {
+            "initial" => py.detach(|| ModesReport::initial(p)),
+            "equilibrium" => py.detach(|| ModesReport::equilibrium(p)),
+            other => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "at = {other:?}: 'initial' or 'equilibrium'"
+                )))
+            }
+        }
+        .map_err(|e| to_py(py, e))?;
+        Ok(serde_json::to_string(&report).unwrap_or_default())
+    }
+
     /// Integrate with the overrides given (as `lagrangian run`'s options), keeping every
     /// `output_every`-th row in memory; `sensitivity` names parameters to differentiate every
     /// column with respect to.
