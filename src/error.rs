@@ -151,6 +151,19 @@ pub enum SolveError {
         /// Why it stopped.
         detail: String,
     },
+    /// Error control could not meet the tolerance at the smallest step allowed.
+    #[error(
+        "at t = {t}: the step size fell to {h:.3e} (h_min) with the local error still {error:.2e} \
+         times the tolerance; loosen the tolerance or lower h_min"
+    )]
+    StepTooSmall {
+        /// Time of the failed attempt's start.
+        t: f64,
+        /// The step size.
+        h: f64,
+        /// The error estimate over the tolerance.
+        error: f64,
+    },
     /// The constraints have redundant rows, which make the iteration matrix singular.
     #[error("redundant constraint rows make the index-3 system singular: {0}; remove them")]
     RedundantConstraints(String),

@@ -51,12 +51,32 @@ pub struct Simulation {
     build_seconds: f64,
 }
 
+/// `method` with an error control's automatic span set to `problem`'s `t_end − t0`.
+fn spanned(method: Method, problem: &Problem) -> Method {
+    match method {
+        Method::GenAlpha(mut o) => {
+            if let Some(c) = &mut o.step_control {
+                if !(c.span > 0.0) {
+                    let span = problem.t_end - problem.t0;
+                    c.span = if span > 0.0 && span.is_finite() {
+                        span
+                    } else {
+                        1.0
+                    };
+                }
+            }
+            Method::GenAlpha(o)
+        }
+        m => m,
+    }
+}
+
 impl Simulation {
     /// Find consistent initial values for `problem` and prepare the integrator of `method`.
     pub fn new(problem: Problem, method: impl Into<Method>) -> Result<Self, Error> {
         let start = Instant::now();
         let init = problem.initial_values()?;
-        let method = method.into();
+        let method = spanned(method.into(), &problem);
         let integrator = method.integrator(problem.model.clone(), &init.state)?;
         Ok(Simulation {
             problem,
@@ -78,7 +98,7 @@ impl Simulation {
         state: &State,
     ) -> Result<Self, Error> {
         let start = Instant::now();
-        let method = method.into();
+        let method = spanned(method.into(), &problem);
         let integrator = method.integrator(problem.model.clone(), state)?;
         let problem = problem.t0(state.t);
         Ok(Simulation {

@@ -10,7 +10,9 @@ pub mod memory;
 mod options;
 mod outputs;
 
-pub use options::{GenAlphaOptions, InitOptions, LinearSolverKind, Method, Rk4Options};
+pub use options::{
+    GenAlphaOptions, InitOptions, LinearSolverKind, Method, Rk4Options, StepControl,
+};
 pub use outputs::{Outputs, GROUPS};
 use std::fmt;
 use std::sync::Arc;

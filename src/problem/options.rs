@@ -91,6 +91,44 @@ pub struct GenAlphaOptions {
     /// Linear solver; default [`LinearSolverKind::Auto`].
     #[serde(skip)]
     pub linear_solver: LinearSolverKind,
+    /// Error control: a tolerance instead of a fixed step (`h` is then the first step's
+    /// size); default `None` (fixed step).
+    #[serde(default)]
+    pub step_control: Option<StepControl>,
+}
+
+/// Error-controlled steps for generalized-α: each step's local error estimate in `q`
+/// (docs/maths.md §14), in the weighted RMS norm with weights `atol + rtol·|q|`, is kept below
+/// `h / span` (error per unit step), so the local errors of a run add up to at most about the
+/// tolerance and the global error follows it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepControl {
+    /// Relative tolerance.
+    pub rtol: f64,
+    /// Absolute tolerance.
+    pub atol: f64,
+    /// The smallest step allowed (a step that must be smaller fails the run); default 1e-12.
+    pub h_min: f64,
+    /// The largest step allowed; default infinite.
+    pub h_max: f64,
+    /// The time over which the local errors may add up to the tolerance: each step's error
+    /// is kept below `tol · h / span`; default 0, the problem's span `t_end − t0` (set when
+    /// the run starts).
+    #[serde(default)]
+    pub span: f64,
+}
+
+impl StepControl {
+    /// `rtol = atol = tol`, no step limits beyond `h_min = 1e-12`.
+    pub fn new(tol: f64) -> Self {
+        StepControl {
+            rtol: tol,
+            atol: tol,
+            h_min: 1e-12,
+            h_max: f64::INFINITY,
+            span: 0.0,
+        }
+    }
 }
 
 impl Default for GenAlphaOptions {
@@ -104,6 +142,7 @@ impl Default for GenAlphaOptions {
             reuse_factorization: true,
             reuse_contraction: 0.3,
             linear_solver: LinearSolverKind::Auto,
+            step_control: None,
         }
     }
 }
@@ -145,6 +184,11 @@ impl GenAlphaOptions {
     /// Choose the linear solver.
     pub fn linear_solver(mut self, k: LinearSolverKind) -> Self {
         self.linear_solver = k;
+        self
+    }
+    /// Control the error with tolerance `tol` (relative and absolute) instead of a fixed step.
+    pub fn tolerance(mut self, tol: f64) -> Self {
+        self.step_control = Some(StepControl::new(tol));
         self
     }
 }

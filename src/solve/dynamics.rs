@@ -114,4 +114,71 @@ impl StateSolver {
         }
         Ok((&self.x[..n], &self.x[n..n + m]))
     }
+    /// Project `v` onto the velocity constraints at `(t, q)`: the `M`-orthogonal correction
+    /// `Δv` with `[M C_qᵀ; C_q 0] [Δv; μ] = [0; −(C_q v + C_t)]` (what error-controlled
+    /// generalized-α applies after each step, so a step-size change does not meet the
+    /// velocity drift of index 3; docs/maths.md §14).
+    pub fn project_velocity(
+        &mut self,
+        model: &Model,
+        t: f64,
+        q: &[f64],
+        v: &mut [f64],
+    ) -> Result<(), Error> {
+        let (n, m) = (model.n_coords(), model.n_constraints());
+        if m == 0 {
+            return Ok(());
+        }
+        let k = AssemblyCoefficients {
+            scale: 1.0,
+            mass: 1.0,
+            damping: 0.0,
+            stiffness: 0.0,
+            stiffness_lambda: 0.0,
+        };
+        let pt = Point {
+            t,
+            q,
+            v,
+            a: &self.zeros[..n],
+            lambda: &self.zeros[..m],
+        };
+        assembly::residual_and_matrix(
+            model,
+            &self.pattern,
+            &pt,
+            &k,
+            &mut self.res,
+            &mut self.values,
+        );
+        // C_t into the constraint rows, then C_q v from the matrix's constraint rows
+        assembly::constraint_time_derivative(model, t, q, &mut self.gamma);
+        self.x.fill(0.0);
+        for (x, ct) in self.x[n..].iter_mut().zip(&self.gamma) {
+            *x = -ct;
+        }
+        for (j, vj) in v.iter().enumerate() {
+            for s in self.pattern.col_ptr[j]..self.pattern.col_ptr[j + 1] {
+                let row = self.pattern.row_idx[s];
+                if row >= n {
+                    self.x[row] -= self.values[s] * vj;
+                }
+            }
+        }
+        let singular = |_| InitError::SingularAugmented {
+            redundant: String::new(),
+        };
+        if self.lin.is_none() {
+            self.lin = Some(LinearSolver::new(self.kind, &self.pattern).map_err(singular)?);
+        }
+        if let Some(lin) = &mut self.lin {
+            lin.factorize(&self.pattern, &self.values)
+                .map_err(singular)?;
+            lin.solve(&mut self.x).map_err(singular)?;
+        }
+        for (vi, dv) in v.iter_mut().zip(&self.x[..n]) {
+            *vi += dv;
+        }
+        Ok(())
+    }
 }

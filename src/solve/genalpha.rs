@@ -31,6 +31,7 @@ use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{GenAlphaOptions, LinearSolverKind};
+use crate::solve::adaptive::{error_constants, local_error, Controller, StepData};
 use crate::solve::integrator::{Integrator, StepOutcome};
 use crate::solve::linear::LinearSolver;
 use crate::solve::Stats;
@@ -102,6 +103,17 @@ pub struct GenAlpha {
     con_weight: Vec<f64>,
     factor_valid: bool,
     stats: Stats,
+    /// Error control (when `opts.step_control` is set): the controller, the time reached, the
+    /// previous step's size (the predictor's too), `a₊` of the attempt, the step size of the
+    /// factorized matrix, the last accepted step's error estimate.
+    ctrl: Option<Controller>,
+    t: f64,
+    h_prev: f64,
+    a_new: Vec<f64>,
+    h_factor: f64,
+    last_error: f64,
+    /// The velocity projection after each controlled step.
+    proj: Option<crate::solve::StateSolver>,
 }
 
 impl GenAlpha {
@@ -134,6 +146,21 @@ impl GenAlpha {
             )
             .into());
         }
+        if let Some(c) = &opts.step_control {
+            let ok = c.rtol >= 0.0
+                && c.atol >= 0.0
+                && c.rtol + c.atol > 0.0
+                && c.h_min > 0.0
+                && c.h_max >= c.h_min;
+            if !ok {
+                return Err(SolveError::BadOptions(format!(
+                    "step control: rtol = {}, atol = {} must be ≥ 0 and not both 0, and \
+                     0 < h_min = {} ≤ h_max = {}",
+                    c.rtol, c.atol, c.h_min, c.h_max
+                ))
+                .into());
+            }
+        }
         if state.q.len() != n
             || state.v.len() != n
             || state.qdd.len() != n
@@ -158,6 +185,8 @@ impl GenAlpha {
         })?;
         let nnz = pattern.nnz();
         let p = GenAlphaParams::from_rho_inf(opts.rho_inf);
+        let proj = (opts.step_control.is_some() && m > 0)
+            .then(|| crate::solve::StateSolver::new(&model, opts.linear_solver));
         let mut g = GenAlpha {
             model,
             p,
@@ -182,6 +211,13 @@ impl GenAlpha {
             con_weight: vec![1.0; m],
             factor_valid: false,
             stats: Stats::default(),
+            ctrl: opts.step_control.map(|_| Controller::new()),
+            t: state.t,
+            h_prev: opts.h,
+            a_new: state.qdd.clone(),
+            h_factor: opts.h,
+            last_error: 0.0,
+            proj,
             opts,
         };
         g.qn.clone_from(&g.q);
@@ -198,6 +234,12 @@ impl GenAlpha {
     /// The generalized-α parameters in use.
     pub fn params(&self) -> GenAlphaParams {
         self.p
+    }
+
+    /// The error estimate of the last accepted step (error per unit step over the tolerance;
+    /// 0 without error control).
+    pub fn last_error(&self) -> f64 {
+        self.last_error
     }
 
     /// Coefficients of the scaled iteration matrix.
@@ -222,6 +264,7 @@ impl GenAlpha {
     /// Assemble the iteration matrix at the current iterate (into `values`, residual into `res`)
     /// and refresh the convergence weights from its diagonal.
     fn assemble_matrix(&mut self, t: f64) {
+        self.h_factor = self.opts.h;
         let k = self.coefficients();
         let pt = Point {
             t,
@@ -348,6 +391,73 @@ impl GenAlpha {
         Ok(())
     }
 
+    /// One attempt under error control: Newton from the predictor, then the local error
+    /// estimate; accepted when it is within the tolerance, otherwise (or when Newton fails)
+    /// the state stays and the step shrinks.
+    fn controlled_step(&mut self) -> Result<StepOutcome, SolveError> {
+        let Some(c) = self.opts.step_control else {
+            return self.advance().map(|()| StepOutcome::Accepted);
+        };
+        let (step, h) = (self.step + 1, self.opts.h);
+        let at_min = h <= c.h_min * (1.0 + 1e-9);
+        self.predict();
+        match self.newton(self.t + h, step) {
+            Ok(it) => self.stats.newton_iterations += it,
+            Err(e) if at_min => return Err(e),
+            Err(SolveError::NewtonDiverged { .. } | SolveError::NonFinite { .. }) => {
+                self.stats.rejected_steps += 1;
+                self.opts.h = self.ctrl.as_mut().map_or(h, |k| k.failed(h, &c));
+                self.factor_valid = false;
+                return Ok(StepOutcome::Rejected);
+            }
+            Err(e) => return Err(e),
+        }
+        let GenAlphaParams {
+            alpha_m, alpha_f, ..
+        } = self.p;
+        let cf = (1.0 - alpha_f) / (1.0 - alpha_m);
+        let inv_1m = 1.0 / (1.0 - alpha_m);
+        for (((an, a), qdd), qddn) in (self.a_new.iter_mut())
+            .zip(&self.a)
+            .zip(&self.qdd)
+            .zip(&self.qddn)
+        {
+            *an = (alpha_f * qdd - alpha_m * a) * inv_1m + cf * qddn;
+        }
+        let data = StepData {
+            q: &self.qn,
+            a: &self.a,
+            a_new: &self.a_new,
+            h,
+        };
+        let err = local_error(&c, error_constants(&self.p), &data);
+        let next = self.ctrl.as_mut().map_or(h, |k| k.next(h, err, &c));
+        if err <= 1.0 {
+            self.accept(step);
+            if let Some(proj) = &mut self.proj {
+                proj.project_velocity(&self.model, self.t, &self.q, &mut self.v)
+                    .map_err(|e| SolveError::SingularMatrix {
+                        t: self.t,
+                        step,
+                        detail: format!(" in the velocity projection: {e}"),
+                    })?;
+            }
+            self.last_error = err;
+            self.opts.h = next;
+            return Ok(StepOutcome::Accepted);
+        }
+        if at_min {
+            return Err(SolveError::StepTooSmall {
+                t: self.t,
+                h,
+                error: err,
+            });
+        }
+        self.stats.rejected_steps += 1;
+        self.opts.h = next;
+        Ok(StepOutcome::Rejected)
+    }
+
     /// Predictor: `q̈₊` and `λ₊` extrapolated linearly from the last two steps (constant on the
     /// first step), so the predicted `q₊` is `O(h⁴)` off and Newton usually needs one iteration.
     fn predict(&mut self) {
@@ -360,7 +470,7 @@ impl GenAlpha {
         } = self.p;
         let c = (1.0 - alpha_f) / (1.0 - alpha_m);
         let bh2 = beta * h * h;
-        let w = if self.step == 0 { 0.0 } else { 1.0 };
+        let w = if self.step == 0 { 0.0 } else { h / self.h_prev };
         let inv_1m = 1.0 / (1.0 - alpha_m);
         let (h1g, hg, hh) = (h * (1.0 - gamma), h * gamma, h * h * (0.5 - beta));
         for (((((qn, vn), qddn), (q, v)), (qdd, qdd_prev)), a) in self
@@ -474,8 +584,10 @@ impl GenAlpha {
             self.stats.solver_switches += 1;
         }
         let approx = self.lin.is_approximate();
+        let drifted = (self.opts.h / self.h_factor - 1.0).abs() > 0.2;
         let need = !self.opts.reuse_factorization
             || !self.factor_valid
+            || drifted
             || theta > self.opts.reuse_contraction;
         it.last_fresh = need && !approx;
         if !need {
@@ -558,6 +670,10 @@ impl GenAlpha {
         let bh2 = beta * h * h;
         let c = (1.0 - alpha_f) / (1.0 - alpha_m);
         let inv_1m = 1.0 / (1.0 - alpha_m);
+        if self.ctrl.is_some() {
+            self.t += h;
+        }
+        self.h_prev = h;
         for ((a, qdd), qddn) in self.a.iter_mut().zip(&self.qdd).zip(&self.qddn) {
             let astar = (alpha_f * qdd - alpha_m * *a) * inv_1m;
             *a = astar + c * qddn;
@@ -599,15 +715,28 @@ impl Integrator for GenAlpha {
         &self.model
     }
     fn t(&self) -> f64 {
-        self.t0 + self.step as f64 * self.opts.h
+        match self.ctrl {
+            Some(_) => self.t,
+            None => self.t0 + self.step as f64 * self.opts.h,
+        }
     }
     fn h(&self) -> f64 {
         self.opts.h
     }
     fn step(&mut self) -> Result<StepOutcome, SolveError> {
-        self.advance().map(|()| StepOutcome::Accepted)
+        match self.ctrl {
+            Some(_) => self.controlled_step(),
+            None => self.advance().map(|()| StepOutcome::Accepted),
+        }
     }
     fn set_h(&mut self, h: f64) {
+        if self.ctrl.is_some() {
+            // the factorization stays while it has not drifted (see `refresh_matrix`)
+            if h > 0.0 && h.is_finite() {
+                self.opts.h = h;
+            }
+            return;
+        }
         if h != self.opts.h && h > 0.0 && h.is_finite() {
             // keep t = t0 + step·h; the iteration matrix depends on h: factorize afresh
             self.t0 = self.t() - self.step as f64 * h;

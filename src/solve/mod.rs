@@ -1,6 +1,7 @@
 //! Solving: consistent initialization, the problem to solve, generalized-α and RK4 behind one
 //! [`Integrator`] interface, Newton and linear solvers.
 
+mod adaptive;
 mod dynamics;
 mod genalpha;
 mod init;
@@ -11,7 +12,8 @@ pub mod sensitivity;
 mod stats;
 
 pub use crate::problem::{
-    GenAlphaOptions, InitOptions, LinearSolverKind, Method, Overrides, Problem, Restart, Rk4Options,
+    GenAlphaOptions, InitOptions, LinearSolverKind, Method, Overrides, Problem, Restart,
+    Rk4Options, StepControl,
 };
 pub use dynamics::StateSolver;
 pub use genalpha::{GenAlpha, GenAlphaParams};
