@@ -40,6 +40,10 @@ pub enum Cmd {
         /// Spectral radius at infinity (overrides SolverParams.rho_inf).
         #[arg(long = "rho-inf")]
         rho_inf: Option<f64>,
+        /// Error control with this tolerance instead of a fixed step (generalized-α; overrides
+        /// SolverParams.tol, and --step or --steps give the first step).
+        #[arg(long)]
+        tol: Option<f64>,
         /// Integrator: genalpha, or rk4 for unconstrained mechanisms (overrides SolverParams).
         #[arg(long)]
         integrator: Option<String>,

@@ -125,6 +125,7 @@ fn execute(cli: Cli) -> ExitCode {
             step,
             t_end,
             rho_inf,
+            tol,
             integrator,
             output_every,
             columns,
@@ -144,6 +145,7 @@ fn execute(cli: Cli) -> ExitCode {
                 output_every,
                 columns,
                 formats: format,
+                tol,
             };
             let base = RunOptions {
                 source: Some(file.display().to_string()),

@@ -115,3 +115,140 @@ fn andrews_mechanism_reaches_the_test_set_as_the_tolerance_falls() {
     }
     assert!(last < 1e-4);
 }
+
+mod common;
+
+/// Three masses hanging in a line on strongly damped springs (settled well before t = 1); at t = 1 a load of 50 N on C is switched on
+/// within about a millisecond.
+const SUDDEN_LOAD: &str = "Dimension: 2\nPhysicalParams: { k: 400, c: 20, m: 0.5 }\nPartData:\n  \
+    Fixed: { O: [0, 0] }\n  Particles: { A: m, B: m, C: m }\n  \
+    Springs: { OA: [k, 1, 0, c], AB: [k, 1, 0, c], BC: [k, 1, 0, c] }\n\
+    AppliedForces:\n  Gravity:\n  Forces: { C: [0, -50*(0.5 + atan(2000*(t - 1))/3.141592653589793)] }\n\
+    ProblemData: { tend: 3, positions: { A: [0, -1], B: [0, -2], C: [0, -3] } }\n";
+
+#[test]
+fn a_sudden_load_takes_small_steps_there_and_large_ones_elsewhere() {
+    let dir = common::tmp("adaptive-load");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("load.yaml");
+    std::fs::write(
+        &file,
+        format!("{SUDDEN_LOAD}SolverParams: {{ tol: 1e-6 }}\n"),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = common::run(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--quiet",
+            "--columns",
+            "positions",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (names, rows) = common::trajectory(&out);
+    // one row per accepted step: the step sizes are the differences of t
+    let dt: Vec<(f64, f64)> = rows
+        .windows(2)
+        .map(|w| (w[0][0], w[1][0] - w[0][0]))
+        .collect();
+    let near = dt
+        .iter()
+        .filter(|(t, _)| (t - 1.0).abs() < 0.01)
+        .map(|x| x.1)
+        .fold(f64::INFINITY, f64::min);
+    let mut far: Vec<f64> = dt.iter().filter(|(t, _)| *t > 1.5).map(|x| x.1).collect();
+    far.sort_by(f64::total_cmp);
+    let typical = far[far.len() / 2];
+    eprintln!(
+        "{} steps; smallest near the load {near:.2e}, typical after it {typical:.2e}",
+        dt.len()
+    );
+    assert!(near < typical / 20.0, "{near:e} vs {typical:e}");
+    assert!((rows.last().unwrap()[0] - 3.0).abs() < 1e-12);
+    let summary = common::summary(&out);
+    assert!(
+        summary["method"]["step_control"]["rtol"] == 1e-6,
+        "{}",
+        summary["method"]
+    );
+    // against a fine fixed step (h = 1e-5; its own error near 1e-7)
+    std::fs::write(
+        &file,
+        format!("{SUDDEN_LOAD}SolverParams: {{ step: 1e-5 }}\n"),
+    )
+    .unwrap();
+    let fine = dir.join("fine");
+    let o = common::run(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--quiet",
+            "--columns",
+            "positions",
+            "--output-every",
+            "1000",
+            "--out",
+            fine.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success());
+    let (_, reference) = common::trajectory(&fine);
+    let (a, b) = (rows.last().unwrap(), reference.last().unwrap());
+    let err = (1..names.len())
+        .map(|i| (a[i] - b[i]).abs())
+        .fold(0.0, f64::max);
+    eprintln!("max position difference at t = 3 from the fine fixed step: {err:.2e}");
+    assert!(err < 1e-4, "{err:e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn tolerances_are_checked_and_exclude_a_step() {
+    let dir = common::tmp("adaptive-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.yaml");
+    std::fs::write(
+        &file,
+        format!("{SUDDEN_LOAD}SolverParams: {{ tol: 1e-6, step: 1e-3 }}\n"),
+    )
+    .unwrap();
+    let o = common::run(&["check", file.to_str().unwrap()], None);
+    let msg = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        msg.contains("SolverParams.tol") && msg.contains("not both"),
+        "{msg}"
+    );
+    std::fs::write(
+        &file,
+        format!("{SUDDEN_LOAD}SolverParams: {{ tol: 1e-6, integrator: rk4 }}\n"),
+    )
+    .unwrap();
+    let o = common::run(&["check", file.to_str().unwrap()], None);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("error control is for generalized-α"));
+    // Mechanism0's DAETS tolerance (Taylor order 20) is noted, not applied
+    let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
+    let p = lagrangian::spec::parse(&text, "mechanism0.yaml").unwrap();
+    assert!(
+        matches!(&p.method, lagrangian::solve::Method::GenAlpha(o) if o.step_control.is_none())
+    );
+    assert!(p.notes.iter().any(|n| n.contains("order 20")));
+    // --tol on the command line; sensitivities refuse error control
+    let mut q = p.clone();
+    q.apply(&lagrangian::solve::Overrides {
+        tol: Some(1e-4),
+        t_end: Some(0.1),
+        ..Default::default()
+    })
+    .unwrap();
+    let err = lagrangian::output::sensitivity::SensitivityRecorder::new(&q, &["k"], 1)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("fixed step"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -145,12 +145,14 @@ class Problem:
         rho_inf: Optional[float] = None,
         columns: Optional[Sequence[str]] = None,
         sensitivity: Optional[Sequence[str]] = None,
+        tol: Optional[float] = None,
     ) -> "Result":
         """Integrate from consistent initial values, with ``lagrangian run``'s options:
         ``t_end`` (the step stays), ``steps`` or ``step``, ``output_every``, ``method``
         (``"genalpha"`` or ``"rk4"``), ``rho_inf``, ``columns`` (groups: positions,
         velocities, accelerations, multipliers, reactions, momenta, energies, ledger) and
-        ``sensitivity`` (parameter names: every column's derivative with respect to each).
+        ``sensitivity`` (parameter names: every column's derivative with respect to each) and
+        ``tol`` (error control instead of a fixed step: rows at the accepted steps).
 
         The GIL is released while the run goes on; Ctrl-C stops it after the current step
         and raises ``KeyboardInterrupt``."""
@@ -164,6 +166,7 @@ class Problem:
             columns=list(columns) if columns is not None else None,
             sensitivity=list(sensitivity or []),
             source=self.name,
+            tol=tol,
         )
         return Result(names, data, json.loads(summary), scene, snames, sdata)
 

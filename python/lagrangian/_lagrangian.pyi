@@ -45,6 +45,7 @@ class Problem:
         columns: Optional[Sequence[str]] = None,
         sensitivity: Sequence[str] = ...,
         source: Optional[str] = None,
+        tol: Optional[float] = None,
     ) -> Tuple[
         List[str], npt.NDArray[np.float64], str, str, List[str], npt.NDArray[np.float64]
     ]: ...

@@ -148,7 +148,8 @@ impl Problem {
     /// `output_every`-th row in memory; `sensitivity` names parameters to differentiate every
     /// column with respect to.
     #[pyo3(signature = (t_end=None, step=None, steps=None, output_every=None, method=None,
-                        rho_inf=None, columns=None, sensitivity=Vec::new(), source=None))]
+                        rho_inf=None, columns=None, sensitivity=Vec::new(), source=None,
+                        tol=None))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
@@ -162,6 +163,7 @@ impl Problem {
         columns: Option<Vec<String>>,
         sensitivity: Vec<String>,
         source: Option<String>,
+        tol: Option<f64>,
     ) -> PyResult<RunArrays<'py>> {
         let mut problem = self.problem.clone();
         let ov = Overrides {
@@ -173,6 +175,7 @@ impl Problem {
             output_every,
             columns,
             formats: None,
+            tol,
         };
         problem.apply(&ov).map_err(|e| to_py(py, e))?;
         let opts = MemoryOptions {

@@ -312,6 +312,10 @@ pub struct Overrides {
     pub columns: Option<Vec<String>>,
     /// The formats to write (`csv`, `npy`).
     pub formats: Option<Vec<String>>,
+    /// Error control with this tolerance (relative and absolute) instead of a fixed step
+    /// (generalized-α; the step is then the first step's size). `steps` or `step` without it
+    /// return to a fixed step.
+    pub tol: Option<f64>,
 }
 
 impl Problem {
@@ -372,6 +376,25 @@ impl Problem {
             }
         }
         .with_h(h);
+        if let Method::GenAlpha(g) = &mut self.method {
+            if o.tol.is_none() && (o.steps.is_some() || o.step.is_some()) {
+                g.step_control = None;
+            }
+        }
+        if let Some(tol) = o.tol {
+            if !(tol > 0.0 && tol < 1.0) {
+                return Err(bad(format!("--tol {tol} must lie in (0, 1)")));
+            }
+            match &mut self.method {
+                Method::GenAlpha(g) => g.step_control = Some(StepControl::new(tol)),
+                Method::Rk4(_) => {
+                    return Err(bad(
+                        "--tol: error control is for generalized-α (RK4 runs at a fixed step)"
+                            .into(),
+                    ))
+                }
+            }
+        }
         if let (Some(r), Method::GenAlpha(g)) = (o.rho_inf, &mut self.method) {
             if !(0.0..1.0).contains(&r) {
                 return Err(bad(format!("--rho-inf {r} must lie in [0, 1)")));
@@ -407,6 +430,7 @@ impl Problem {
             ("output_every", o.output_every.map(|x| x.to_string())),
             ("columns", list(&o.columns)),
             ("format", list(&o.formats)),
+            ("tol", o.tol.map(|x| x.to_string())),
         ];
         for (name, value) in given {
             if let Some(v) = value {

@@ -109,7 +109,7 @@ pub struct StepControl {
     pub atol: f64,
     /// The smallest step allowed (a step that must be smaller fails the run); default 1e-12.
     pub h_min: f64,
-    /// The largest step allowed; default infinite.
+    /// The largest step allowed; default 0: no limit.
     pub h_max: f64,
     /// The time over which the local errors may add up to the tolerance: each step's error
     /// is kept below `tol · h / span`; default 0, the problem's span `t_end − t0` (set when
@@ -125,7 +125,7 @@ impl StepControl {
             rtol: tol,
             atol: tol,
             h_min: 1e-12,
-            h_max: f64::INFINITY,
+            h_max: 0.0,
             span: 0.0,
         }
     }

@@ -85,7 +85,12 @@ impl Controller {
             self.err_prev = err;
         }
         self.rejected_last = !accepted;
-        (h * fac).clamp(c.h_min, c.h_max)
+        let h_max = if c.h_max > 0.0 {
+            c.h_max
+        } else {
+            f64::INFINITY
+        };
+        (h * fac).clamp(c.h_min, h_max.max(c.h_min))
     }
 
     /// A Newton failure: shrink by 4 and do not grow on the next step.

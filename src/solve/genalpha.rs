@@ -151,11 +151,11 @@ impl GenAlpha {
                 && c.atol >= 0.0
                 && c.rtol + c.atol > 0.0
                 && c.h_min > 0.0
-                && c.h_max >= c.h_min;
+                && (c.h_max == 0.0 || c.h_max >= c.h_min);
             if !ok {
                 return Err(SolveError::BadOptions(format!(
                     "step control: rtol = {}, atol = {} must be ≥ 0 and not both 0, and \
-                     0 < h_min = {} ≤ h_max = {}",
+                     0 < h_min = {} ≤ h_max = {} (0: no limit)",
                     c.rtol, c.atol, c.h_min, c.h_max
                 ))
                 .into());

@@ -98,6 +98,13 @@ impl Sensitivity {
                 "sensitivities across restart events (chart switches) are not supported".into(),
             ));
         }
+        if opts.step_control.is_some() {
+            return Err(bad(
+                "sensitivities are computed for a fixed step; error control (tol) chooses its \
+                 steps from the solution, and its velocity projection is not differentiated"
+                    .into(),
+            ));
+        }
         let model = problem.model.clone();
         let (n, m) = (model.n_coords(), model.n_constraints());
         let mut shifted = Vec::new();

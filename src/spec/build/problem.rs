@@ -2,7 +2,7 @@
 //! assembly of the [`Problem`].
 
 use super::*;
-use crate::problem::{Outputs, MAX_STEPS};
+use crate::problem::{Outputs, StepControl, MAX_STEPS};
 
 /// The initial-value problem of a file.
 pub(super) struct Guesses {
@@ -176,22 +176,33 @@ pub(super) fn solver_params(
             "output_every",
             "reuse_factorization",
             "integrator",
+            "tol",
+            "rtol",
+            "atol",
+            "h_min",
+            "h_max",
         ]),
     )?;
-    if let Some(i) = m.get("Integration").filter(|v| !v.is_null()) {
-        let ip = sub(&p, "Integration");
-        let im = b.ctx.map(i, &ip)?;
-        b.ctx.keys(im, &ip, Some(&["tol", "order"]))?;
-        for k in ["tol", "order"] {
-            if let Some(x) = im.get(k) {
-                b.ctx.num(x, &sub(&ip, k))?;
-                b.notes.push(format!(
-                    "SolverParams.Integration.{k} is a DAETS (Taylor series) setting and has no effect here; \
-                     generalized-α uses a fixed step (SolverParams.step or steps)"
-                ));
-            }
+    let mut control = step_control(b, m, &p)?;
+    integration(b, m, &p, &mut control)?;
+    if let Some(c) = &control {
+        let q = sub(&p, "tol");
+        if m.get("step").is_some() || m.get("steps").is_some() {
+            return Err(b
+                .ctx
+                .err(&q, "give a tolerance (error control) or a step, not both"));
         }
+        let limits = c.h_max == 0.0 || c.h_max >= c.h_min;
+        if !(c.rtol + c.atol > 0.0 && c.rtol < 1.0 && c.atol < 1.0 && limits) {
+            return Err(b.ctx.err(
+                &q,
+                "the tolerances must lie in [0, 1), not both 0, and h_min ≤ h_max",
+            ));
+        }
+        // the first step: a hundredth of the span at most; the controller takes it from there
+        steps = steps.max(100);
     }
+    opts.step_control = control;
     if let Some(x) = m.get("steps") {
         let q = sub(&p, "steps");
         steps = b.ctx.count(x, &q, "steps", MAX_STEPS)?;
@@ -264,7 +275,80 @@ pub(super) fn solver_params(
         })?;
     }
     let h = h_given.unwrap_or(span / steps as f64);
+    if rk4 && opts.step_control.is_some() {
+        return Err(b.ctx.err(
+            &sub(&p, "tol"),
+            "error control is for generalized-α (RK4 runs at a fixed step)",
+        ));
+    }
     Ok((opts.into_method(h, rk4), output_every))
+}
+
+/// DAETS' `Integration: { tol, order }`: `tol` selects error control when no Taylor order above
+/// 2 is given (and `SolverParams` gives no tolerance of its own); the rest is noted as unused.
+fn integration(
+    b: &mut Builder,
+    m: &serde_yaml::Mapping,
+    p: &[String],
+    control: &mut Option<StepControl>,
+) -> Result<(), SpecError> {
+    let p = p.to_vec();
+    if let Some(i) = m.get("Integration").filter(|v| !v.is_null()) {
+        let ip = sub(&p, "Integration");
+        let im = b.ctx.map(i, &ip)?;
+        b.ctx.keys(im, &ip, Some(&["tol", "order"]))?;
+        let order = match im.get("order") {
+            Some(x) => Some(b.ctx.num(x, &sub(&ip, "order"))?),
+            None => None,
+        };
+        if let Some(x) = im.get("tol") {
+            let tol = b.ctx.num(x, &sub(&ip, "tol"))?;
+            match order {
+                // a tolerance for a Taylor series of high order: a second-order method would
+                // need millions of steps to meet it
+                Some(k) if k > 2.0 => b.notes.push(format!(
+                    "SolverParams.Integration.tol = {tol:e} is DAETS' tolerance for its Taylor \
+                     series of order {k}; generalized-α is of order 2 and runs at a fixed step \
+                     here (give SolverParams.tol for error control)"
+                )),
+                _ if control.is_none() => *control = Some(StepControl::new(tol)),
+                _ => {}
+            }
+        }
+        if let Some(k) = order {
+            b.notes.push(format!(
+                "SolverParams.Integration.order = {k} is a DAETS (Taylor series) setting and has \
+                 no effect here"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `SolverParams: { tol, rtol, atol, h_min, h_max }`: error control, when a tolerance is given.
+fn step_control(
+    b: &mut Builder,
+    m: &serde_yaml::Mapping,
+    p: &[String],
+) -> Result<Option<StepControl>, SpecError> {
+    let p = p.to_vec();
+    let get = |k: &str| -> Result<Option<f64>, SpecError> {
+        match m.get(k) {
+            Some(x) => Ok(Some(b.ctx.positive(x, &sub(&p, k), k)?)),
+            None => Ok(None),
+        }
+    };
+    let (tol, rtol, atol) = (get("tol")?, get("rtol")?, get("atol")?);
+    let (h_min, h_max) = (get("h_min")?, get("h_max")?);
+    let Some(base) = tol.or(rtol).or(atol) else {
+        return Ok(None);
+    };
+    let mut c = StepControl::new(base);
+    c.rtol = rtol.or(tol).unwrap_or(0.0);
+    c.atol = atol.or(tol).unwrap_or(0.0);
+    c.h_min = h_min.unwrap_or(c.h_min);
+    c.h_max = h_max.unwrap_or(c.h_max);
+    Ok(Some(c))
 }
 
 trait IntoMethod {
