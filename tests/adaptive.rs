@@ -252,3 +252,38 @@ fn tolerances_are_checked_and_exclude_a_step() {
     assert!(err.to_string().contains("fixed step"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn the_summary_says_the_steps_were_under_error_control() {
+    let dir = common::tmp("adaptive-summary");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("p.yaml");
+    std::fs::write(
+        &file,
+        "Dimension: 2\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: 1 }, Bars: { OA: 1 } }\n\
+         AppliedForces: { Gravity: }\nProblemData: { tend: 1, positions: { A: [1, 0] } }\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = common::run(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--tol",
+            "1e-6",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success() && text.contains("steps under error control (rtol 1e-6, atol 1e-6;"),
+        "{text}"
+    );
+    assert_eq!(
+        common::summary(&out)["overrides"],
+        serde_json::json!(["tol=0.000001"])
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

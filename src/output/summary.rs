@@ -225,11 +225,17 @@ impl std::fmt::Display for Summary {
             Method::GenAlpha(g) => format!("generalized-α, ρ∞ = {}", g.rho_inf),
             Method::Rk4(_) => "RK4".to_string(),
         };
-        writeln!(
-            f,
-            "  t = {} … {} s, {} steps of h = {:.3e} s, {method}",
-            s.t0, s.t_end, s.stats.steps, s.h
-        )?;
+        let steps = match &s.method {
+            Method::GenAlpha(g) if g.step_control.is_some() => {
+                let c = g.step_control.unwrap_or_default();
+                format!(
+                    "{} steps under error control (rtol {:.0e}, atol {:.0e}; {} rejected)",
+                    s.stats.steps, c.rtol, c.atol, s.stats.rejected_steps
+                )
+            }
+            _ => format!("{} steps of h = {:.3e} s", s.stats.steps, s.h),
+        };
+        writeln!(f, "  t = {} … {} s, {steps}, {method}", s.t0, s.t_end)?;
         writeln!(
             f,
             "  {} Newton iterations, {} factorizations; build {:.3} s, solve {:.3} s",

@@ -101,7 +101,7 @@ pub struct GenAlphaOptions {
 /// (docs/maths.md §14), in the weighted RMS norm with weights `atol + rtol·|q|`, is kept below
 /// `h / span` (error per unit step), so the local errors of a run add up to at most about the
 /// tolerance and the global error follows it.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct StepControl {
     /// Relative tolerance.
     pub rtol: f64,
