@@ -22,12 +22,9 @@
 use crate::problem::StepControl;
 use crate::solve::GenAlphaParams;
 
-/// The error constants `(c_q, c_v)` of generalized-α with parameters `p`.
-pub(crate) fn error_constants(p: &GenAlphaParams) -> (f64, f64) {
-    let d = p.alpha_m - p.alpha_f;
-    let cq = p.beta + 0.5 * d - 1.0 / 6.0;
-    let cv = 0.5 * ((1.0 - p.gamma) * d * d + p.gamma * (1.0 + d) * (1.0 + d)) - 1.0 / 6.0;
-    (cq, cv)
+/// The error constant `c_q = β + δ/2 − 1/6` of generalized-α with parameters `p`.
+pub(crate) fn error_constant(p: &GenAlphaParams) -> f64 {
+    p.beta + 0.5 * (p.alpha_m - p.alpha_f) - 1.0 / 6.0
 }
 
 /// What the estimate needs of a step.
@@ -41,8 +38,7 @@ pub(crate) struct StepData<'a> {
 
 /// The step's error per unit step in the weighted RMS norm (≤ 1: accept): the estimate of
 /// `e_q` over `atol + rtol·|q|`, divided by `h / span`.
-pub(crate) fn local_error(c: &StepControl, consts: (f64, f64), s: &StepData<'_>) -> f64 {
-    let (cq, _) = consts;
+pub(crate) fn local_error(c: &StepControl, cq: f64, s: &StepData<'_>) -> f64 {
     let n = s.q.len().max(1);
     let mut sum = 0.0;
     for i in 0..s.q.len() {

@@ -69,28 +69,7 @@ impl StateSolver {
         v: &[f64],
     ) -> Result<(&[f64], &[f64]), Error> {
         let (n, m) = (model.n_coords(), model.n_constraints());
-        let k = AssemblyCoefficients {
-            scale: 1.0,
-            mass: 1.0,
-            damping: 0.0,
-            stiffness: 0.0,
-            stiffness_lambda: 0.0,
-        };
-        let pt = Point {
-            t,
-            q,
-            v,
-            a: &self.zeros[..n],
-            lambda: &self.zeros[..m],
-        };
-        assembly::residual_and_matrix(
-            model,
-            &self.pattern,
-            &pt,
-            &k,
-            &mut self.res,
-            &mut self.values,
-        );
+        self.assemble(model, t, q, v);
         assembly::constraint_gamma(model, t, q, v, &mut self.gamma);
         for i in 0..n {
             self.x[i] = -self.res[i];
@@ -101,17 +80,7 @@ impl StateSolver {
         if self.x.iter().any(|x| !x.is_finite()) {
             return Err(InitError::NonFinite { what: "the forces" }.into());
         }
-        let singular = |_| InitError::SingularAugmented {
-            redundant: String::new(),
-        };
-        if self.lin.is_none() {
-            self.lin = Some(LinearSolver::new(self.kind, &self.pattern).map_err(singular)?);
-        }
-        if let Some(lin) = &mut self.lin {
-            lin.factorize(&self.pattern, &self.values)
-                .map_err(singular)?;
-            lin.solve(&mut self.x).map_err(singular)?;
-        }
+        self.factorize_solve()?;
         Ok((&self.x[..n], &self.x[n..n + m]))
     }
     /// Project `v` onto the velocity constraints at `(t, q)`: the `M`-orthogonal correction
@@ -129,6 +98,31 @@ impl StateSolver {
         if m == 0 {
             return Ok(());
         }
+        self.assemble(model, t, q, v);
+        // C_t into the constraint rows, then C_q v from the matrix's constraint rows
+        assembly::constraint_time_derivative(model, t, q, &mut self.gamma);
+        self.x.fill(0.0);
+        for (x, ct) in self.x[n..].iter_mut().zip(&self.gamma) {
+            *x = -ct;
+        }
+        for (j, vj) in v.iter().enumerate() {
+            for s in self.pattern.col_ptr[j]..self.pattern.col_ptr[j + 1] {
+                let row = self.pattern.row_idx[s];
+                if row >= n {
+                    self.x[row] -= self.values[s] * vj;
+                }
+            }
+        }
+        self.factorize_solve()?;
+        for (vi, dv) in v.iter_mut().zip(&self.x[..n]) {
+            *vi += dv;
+        }
+        Ok(())
+    }
+
+    /// `[M C_qᵀ; C_q 0]` at `(t, q, v)` into `values` (the forces into `res`).
+    fn assemble(&mut self, model: &Model, t: f64, q: &[f64], v: &[f64]) {
+        let (n, m) = (model.n_coords(), model.n_constraints());
         let k = AssemblyCoefficients {
             scale: 1.0,
             mass: 1.0,
@@ -151,20 +145,10 @@ impl StateSolver {
             &mut self.res,
             &mut self.values,
         );
-        // C_t into the constraint rows, then C_q v from the matrix's constraint rows
-        assembly::constraint_time_derivative(model, t, q, &mut self.gamma);
-        self.x.fill(0.0);
-        for (x, ct) in self.x[n..].iter_mut().zip(&self.gamma) {
-            *x = -ct;
-        }
-        for (j, vj) in v.iter().enumerate() {
-            for s in self.pattern.col_ptr[j]..self.pattern.col_ptr[j + 1] {
-                let row = self.pattern.row_idx[s];
-                if row >= n {
-                    self.x[row] -= self.values[s] * vj;
-                }
-            }
-        }
+    }
+
+    /// Factorize `values` and solve for `x` in place (the solver is built on first use).
+    fn factorize_solve(&mut self) -> Result<(), Error> {
         let singular = |_| InitError::SingularAugmented {
             redundant: String::new(),
         };
@@ -175,9 +159,6 @@ impl StateSolver {
             lin.factorize(&self.pattern, &self.values)
                 .map_err(singular)?;
             lin.solve(&mut self.x).map_err(singular)?;
-        }
-        for (vi, dv) in v.iter_mut().zip(&self.x[..n]) {
-            *vi += dv;
         }
         Ok(())
     }

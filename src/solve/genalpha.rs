@@ -31,7 +31,7 @@ use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{GenAlphaOptions, LinearSolverKind};
-use crate::solve::adaptive::{error_constants, local_error, Controller, StepData};
+use crate::solve::adaptive::{error_constant, local_error, Controller, StepData};
 use crate::solve::integrator::{Integrator, StepOutcome};
 use crate::solve::linear::LinearSolver;
 use crate::solve::Stats;
@@ -430,7 +430,7 @@ impl GenAlpha {
             a_new: &self.a_new,
             h,
         };
-        let err = local_error(&c, error_constants(&self.p), &data);
+        let err = local_error(&c, error_constant(&self.p), &data);
         let next = self.ctrl.as_mut().map_or(h, |k| k.next(h, err, &c));
         if err <= 1.0 {
             self.accept(step);
