@@ -50,6 +50,12 @@ pub enum Cmd {
         /// Write every K-th step (overrides SolverParams.output_every).
         #[arg(long = "output-every")]
         output_every: Option<usize>,
+        /// Write a row every DT seconds and at the end, interpolated between steps (Output.dt).
+        #[arg(long = "output-dt")]
+        output_dt: Option<f64>,
+        /// Write rows at these times, e.g. 0.5,1,2 (interpolated between steps; Output.at).
+        #[arg(long = "output-at", value_delimiter = ',')]
+        output_at: Option<Vec<f64>>,
         /// Column groups: positions,velocities,accelerations,multipliers,reactions,momenta,energies,ledger.
         #[arg(long, value_delimiter = ',')]
         columns: Option<Vec<String>>,

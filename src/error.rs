@@ -164,6 +164,14 @@ pub enum SolveError {
         /// The error estimate over the tolerance.
         error: f64,
     },
+    /// Projecting a state (an output between steps) onto the constraints failed.
+    #[error("at t = {t}: the projection of the interpolated state onto the constraints {detail}")]
+    Projection {
+        /// Time of the state.
+        t: f64,
+        /// What failed.
+        detail: String,
+    },
     /// The constraints have redundant rows, which make the iteration matrix singular.
     #[error("redundant constraint rows make the index-3 system singular: {0}; remove them")]
     RedundantConstraints(String),

@@ -58,7 +58,7 @@ pub mod prelude {
     pub use crate::simulation::{simulate, simulate_from, RunEnd, Simulation};
     pub use crate::solve::{
         consistent_initial_values, GenAlpha, GenAlphaOptions, InitOptions, Integrator,
-        LinearSolverKind, Method, Problem, Rk4Options,
+        LinearSolverKind, Method, Problem, Rk4Options, Stats,
     };
     pub use nalgebra::{SVector, Vector2, Vector3};
     pub use num_dual::DualNum;

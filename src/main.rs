@@ -128,6 +128,8 @@ fn execute(cli: Cli) -> ExitCode {
             tol,
             integrator,
             output_every,
+            output_dt,
+            output_at,
             columns,
             format,
             quiet,
@@ -146,6 +148,8 @@ fn execute(cli: Cli) -> ExitCode {
                 columns,
                 formats: format,
                 tol,
+                output_dt,
+                output_at,
             };
             let base = RunOptions {
                 source: Some(file.display().to_string()),

@@ -20,7 +20,8 @@
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::output::{Control, Event, Observer, Recorder, Solution};
-use crate::solve::{InitReport, Integrator, Method, Problem, Stats, StepOutcome};
+use crate::problem::OutputTimes;
+use crate::solve::{DenseOutput, InitReport, Integrator, Method, Problem, Stats, StepOutcome};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -49,6 +50,10 @@ pub struct Simulation {
     done: Stats,
     solve_seconds: f64,
     build_seconds: f64,
+    /// Where the grid of [`OutputTimes::Every`] starts (the first problem's `t0`).
+    out_t0: f64,
+    /// Output between steps (used when the problem has output times).
+    dense: DenseOutput,
 }
 
 /// `method` with an error control's automatic span set to `problem`'s `t_end − t0`.
@@ -87,6 +92,8 @@ impl Simulation {
             done: Stats::default(),
             solve_seconds: 0.0,
             build_seconds: start.elapsed().as_secs_f64(),
+            out_t0: init.state.t,
+            dense: DenseOutput::new(),
         })
     }
 
@@ -110,6 +117,8 @@ impl Simulation {
             done: Stats::default(),
             solve_seconds: 0.0,
             build_seconds: start.elapsed().as_secs_f64(),
+            out_t0: state.t,
+            dense: DenseOutput::new(),
         })
     }
 
@@ -198,7 +207,10 @@ impl Simulation {
 
     /// Step until `t_end`, calling every observer with the current state first and after every
     /// accepted step. The last step is shortened when less than a step remains, so the run
-    /// lands on `t_end` (to 10⁻⁹ h).
+    /// lands on `t_end` (to 10⁻⁹ h). When the problem has
+    /// [`output_times`](Problem::output_times), the observers also see the consistent states
+    /// at those times between steps ([`DenseOutput`]), marked as requested; the steps
+    /// themselves are unchanged by them.
     pub fn run(
         &mut self,
         t_end: f64,
@@ -207,9 +219,25 @@ impl Simulation {
         if t_end.is_nan() || t_end.is_infinite() {
             return Err(SolveError::BadOptions(format!("end time {t_end} is not finite")).into());
         }
+        let times = self.problem.output_times.clone();
+        if let Some(o) = &times {
+            o.check(self.out_t0, t_end.max(self.problem.t_end))
+                .map_err(SolveError::BadOptions)?;
+        }
         let remaining = |s: &Self| t_end - s.integrator.t() > 1e-9 * s.integrator.h();
         let mut last = !remaining(self);
-        if self.notify(observers, last)? == Control::Stop {
+        let mut next = 0;
+        let mut requested = None;
+        if let Some(o) = &times {
+            let (t, eps) = (self.t(), 1e-9 * self.integrator.h());
+            next = first_output(o, t, self.out_t0, t_end, self.step == 0, eps);
+            let here = o.time(next, self.out_t0, t_end);
+            let at = self.step == 0 && here.is_some_and(|x| (x - t).abs() <= eps);
+            next += usize::from(at);
+            requested = Some(at);
+        }
+        let state = self.integrator.view();
+        if self.emit(observers, state, last, requested, false)? == Control::Stop {
             return Ok(RunEnd::Stopped { t: self.t() });
         }
         let start = Instant::now();
@@ -219,9 +247,24 @@ impl Simulation {
                 if rest < self.integrator.h() * (1.0 - 1e-12) {
                     self.integrator.set_h(rest);
                 }
+                if times.is_some() {
+                    self.dense.save(self.integrator.view());
+                }
+                let restarts = self.done.restarts;
                 self.step()?;
                 last = !remaining(self);
-                if self.notify(observers, last)? == Control::Stop {
+                let mut requested = None;
+                if let Some(o) = &times {
+                    let same_model = self.done.restarts == restarts;
+                    let (control, at_end) =
+                        self.between(observers, o, &mut next, t_end, same_model)?;
+                    if control == Control::Stop {
+                        return Ok(RunEnd::Stopped { t: self.t() });
+                    }
+                    requested = Some(at_end);
+                }
+                let state = self.integrator.view();
+                if self.emit(observers, state, last, requested, false)? == Control::Stop {
                     return Ok(RunEnd::Stopped { t: self.t() });
                 }
             }
@@ -231,17 +274,60 @@ impl Simulation {
         result
     }
 
-    fn notify(&self, observers: &mut [&mut dyn Observer], last: bool) -> Result<Control, Error> {
+    /// After a step: show the observers the states at the output times inside it (from
+    /// `*next` on), and say whether the step itself ends at one. Times inside a step that
+    /// restarted the problem (a new model) are passed over.
+    fn between(
+        &mut self,
+        observers: &mut [&mut dyn Observer],
+        o: &OutputTimes,
+        next: &mut usize,
+        t_end: f64,
+        same_model: bool,
+    ) -> Result<(Control, bool), Error> {
+        let t1 = self.integrator.t();
+        let eps = 1e-9 * (t1 - self.dense.start_time()).abs();
+        while let Some(x) = o.time(*next, self.out_t0, t_end) {
+            if x > t1 - eps {
+                break;
+            }
+            *next += 1;
+            if !same_model || x < self.dense.start_time() {
+                continue;
+            }
+            self.dense
+                .at(&self.problem.model, x, self.integrator.view())?;
+            let state = self.dense.state();
+            if self.emit(observers, state, false, Some(true), true)? == Control::Stop {
+                return Ok((Control::Stop, false));
+            }
+        }
+        let at_end = o
+            .time(*next, self.out_t0, t_end)
+            .is_some_and(|x| (x - t1).abs() <= eps);
+        *next += usize::from(at_end);
+        Ok((Control::Continue, at_end))
+    }
+
+    fn emit(
+        &self,
+        observers: &mut [&mut dyn Observer],
+        state: StateView<'_>,
+        last: bool,
+        requested: Option<bool>,
+        interpolated: bool,
+    ) -> Result<Control, Error> {
         if observers.is_empty() {
             return Ok(Control::Continue);
         }
-        let stats = self.integrator.stats();
         let ev = Event {
             problem: &self.problem,
-            state: self.integrator.view(),
+            state,
             step: self.step,
             last,
-            stats,
+            stats: self.integrator.stats(),
+            requested,
+            interpolated,
         };
         let mut control = Control::Continue;
         for o in observers.iter_mut() {
@@ -250,6 +336,25 @@ impl Simulation {
             }
         }
         Ok(control)
+    }
+}
+
+/// The index of the first of `o`'s times at `t` or after it (`include`), or strictly after it.
+fn first_output(o: &OutputTimes, t: f64, t0: f64, t_end: f64, include: bool, eps: f64) -> usize {
+    let after = |x: f64| if include { x >= t - eps } else { x > t + eps };
+    match o {
+        OutputTimes::Every(dt) => {
+            let guess = ((t - t0) / dt)
+                .floor()
+                .max(0.0)
+                .min(usize::MAX as f64 / 2.0) as usize;
+            let mut k = guess.saturating_sub(1);
+            while o.time(k, t0, t_end).is_some_and(|x| !after(x)) {
+                k += 1;
+            }
+            k
+        }
+        OutputTimes::At(list) => list.partition_point(|&x| !after(x)),
     }
 }
 

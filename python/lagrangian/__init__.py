@@ -146,13 +146,17 @@ class Problem:
         columns: Optional[Sequence[str]] = None,
         sensitivity: Optional[Sequence[str]] = None,
         tol: Optional[float] = None,
+        output_dt: Optional[float] = None,
+        output_at: Optional[Sequence[float]] = None,
     ) -> "Result":
         """Integrate from consistent initial values, with ``lagrangian run``'s options:
         ``t_end`` (the step stays), ``steps`` or ``step``, ``output_every``, ``method``
         (``"genalpha"`` or ``"rk4"``), ``rho_inf``, ``columns`` (groups: positions,
         velocities, accelerations, multipliers, reactions, momenta, energies, ledger) and
         ``sensitivity`` (parameter names: every column's derivative with respect to each) and
-        ``tol`` (error control instead of a fixed step: rows at the accepted steps).
+        ``tol`` (error control instead of a fixed step: rows at the accepted steps), or
+        ``output_dt`` / ``output_at`` (rows every ``dt`` and at the end, or at the listed
+        times, interpolated between steps and projected onto the constraints).
 
         The GIL is released while the run goes on; Ctrl-C stops it after the current step
         and raises ``KeyboardInterrupt``."""
@@ -167,6 +171,8 @@ class Problem:
             sensitivity=list(sensitivity or []),
             source=self.name,
             tol=tol,
+            output_dt=output_dt,
+            output_at=list(output_at) if output_at is not None else None,
         )
         return Result(names, data, json.loads(summary), scene, snames, sdata)
 

@@ -46,6 +46,8 @@ class Problem:
         sensitivity: Sequence[str] = ...,
         source: Optional[str] = None,
         tol: Optional[float] = None,
+        output_dt: Optional[float] = None,
+        output_at: Optional[Sequence[float]] = None,
     ) -> Tuple[
         List[str], npt.NDArray[np.float64], str, str, List[str], npt.NDArray[np.float64]
     ]: ...

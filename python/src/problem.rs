@@ -145,11 +145,11 @@ impl Problem {
     }
 
     /// Integrate with the overrides given (as `lagrangian run`'s options), keeping every
-    /// `output_every`-th row in memory; `sensitivity` names parameters to differentiate every
+    /// `output_every`-th row (or the rows at `output_dt` / `output_at`) in memory; `sensitivity` names parameters to differentiate every
     /// column with respect to.
     #[pyo3(signature = (t_end=None, step=None, steps=None, output_every=None, method=None,
                         rho_inf=None, columns=None, sensitivity=Vec::new(), source=None,
-                        tol=None))]
+                        tol=None, output_dt=None, output_at=None))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
@@ -164,6 +164,8 @@ impl Problem {
         sensitivity: Vec<String>,
         source: Option<String>,
         tol: Option<f64>,
+        output_dt: Option<f64>,
+        output_at: Option<Vec<f64>>,
     ) -> PyResult<RunArrays<'py>> {
         let mut problem = self.problem.clone();
         let ov = Overrides {
@@ -176,6 +178,8 @@ impl Problem {
             columns,
             formats: None,
             tol,
+            output_dt,
+            output_at,
         };
         problem.apply(&ov).map_err(|e| to_py(py, e))?;
         let opts = MemoryOptions {

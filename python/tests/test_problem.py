@@ -74,6 +74,24 @@ def test_a_text_with_options_overrides_and_another_method():
     assert stiffer.summary["parameters"]["k"] == 16.0
 
 
+def test_rows_at_requested_times_under_error_control():
+    text = (
+        "Dimension: 2\nPhysicalParams: { k: 4, m: 1 }\n"
+        "PartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, Springs: { OA: [k, 1] } }\n"
+        "ProblemData: { tend: 1, positions: { A: [2, 0] } }\n"
+    )
+    problem = lagrangian.load(text)
+    every = problem.run(tol=1e-7, output_dt=0.1)
+    assert np.allclose(every.t, np.linspace(0, 1, 11), atol=1e-12)
+    assert np.max(np.abs(every["A.x"] - (1 + np.cos(2 * every.t)))) < 1e-6
+    assert every.summary["output_times"] == {"every": 0.1}
+    listed = problem.run(tol=1e-7, output_at=[0.25, 0.5])
+    assert list(listed.t) == [0.25, 0.5]
+    assert listed["A.x"][1] == every["A.x"][5]
+    with pytest.raises(lagrangian.LagrangianError, match="increase"):
+        problem.run(output_at=[0.5, 0.25])
+
+
 def test_mistakes_in_a_file_carry_their_position(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("Dimension: 2\nPartData:\n  Particles: { A: 1 }\n  Springs: { AB: [10, 1] }\n")

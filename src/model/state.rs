@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// A consistent state of a mechanism: time, coordinates, velocities, accelerations, multipliers.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct State {
     /// Time `t`.
     pub t: f64,

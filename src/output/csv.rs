@@ -212,7 +212,10 @@ impl CsvWriter {
         let columns = Columns::new(problem);
         let o = &problem.outputs;
         // refuse a run whose results would not fit on any reasonable disk, before writing
-        let rows = problem.steps(problem.method.h()) / every.max(1) + 2;
+        let rows = match problem.output_times {
+            Some(_) => problem.output_rows(),
+            None => problem.steps(problem.method.h()) / every.max(1) + 2,
+        };
         let per_value = if o.csv { CSV_BYTES } else { 0.0 } + if o.npy { 8.0 } else { 0.0 };
         let bytes = rows as f64 * (columns.names().len() + 1) as f64 * per_value;
         if bytes > MAX_OUTPUT_BYTES {
@@ -220,7 +223,7 @@ impl CsvWriter {
                 path: dir.display().to_string(),
                 message: format!(
                     "the run would write about {:.3} GB ({rows} rows × {} columns); the limit \
-                     is {:.0} GB: write fewer rows (--output-every, Output: every) or fewer \
+                     is {:.0} GB: write fewer rows (--output-every, --output-dt, Output: every, dt) or fewer \
                      columns (--columns, Output: columns)",
                     bytes / 1e9,
                     columns.names().len() + 1,

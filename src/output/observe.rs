@@ -34,13 +34,22 @@ pub struct Event<'a> {
     pub last: bool,
     /// Counters so far.
     pub stats: &'a Stats,
+    /// With output times ([`Problem::output_times`]): whether this instant is one of them
+    /// (`None` without: the every-k-steps rule applies).
+    pub requested: Option<bool>,
+    /// The state lies between two steps (interpolated at a requested time), not at a step.
+    pub interpolated: bool,
 }
 
 impl Event<'_> {
-    /// Whether an output every `every` steps includes this instant (the initial and the last
-    /// state always count).
+    /// Whether the output includes this instant: a requested output time when the problem
+    /// has [`output_times`](Problem::output_times), otherwise every `every`-th step (the
+    /// initial and the last state always count).
     pub fn is_output(&self, every: usize) -> bool {
-        self.step == 0 || self.last || self.step.is_multiple_of(every.max(1))
+        match self.requested {
+            Some(r) => r,
+            None => self.step == 0 || self.last || self.step.is_multiple_of(every.max(1)),
+        }
     }
 }
 

@@ -77,6 +77,10 @@ pub struct Summary {
     pub angular_momentum_end: Option<[f64; 3]>,
     /// Keep every `output_every`-th step.
     pub output_every: usize,
+    /// Or rows at these times, interpolated between steps (`{"every": Δt}` or
+    /// `{"at": [t, …]}`); absent when the rows are steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_times: Option<crate::problem::OutputTimes>,
     /// The column groups and formats written.
     pub outputs: Outputs,
     /// Settings changed from the problem's source (command-line options, `--set`).
@@ -201,6 +205,7 @@ impl Summary {
             angular_momentum_end: mom(last, 1),
             ledger: facts.ledger,
             output_every: p.output_every,
+            output_times: p.output_times.clone(),
             outputs: p.outputs.clone(),
             overrides: p.overrides.clone(),
             sensitivity: Vec::new(),

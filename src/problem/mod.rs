@@ -13,7 +13,7 @@ mod outputs;
 pub use options::{
     GenAlphaOptions, InitOptions, LinearSolverKind, Method, Rk4Options, StepControl,
 };
-pub use outputs::{Outputs, GROUPS};
+pub use outputs::{OutputTimes, Outputs, GROUPS};
 use std::fmt;
 use std::sync::Arc;
 
@@ -89,6 +89,9 @@ pub struct Problem {
     pub method: Method,
     /// Keep (record, write) every `output_every`-th step; the first and last always. Default 1.
     pub output_every: usize,
+    /// Keep rows at these times instead (interpolated between steps); `output_every` is then
+    /// ignored. Default `None`.
+    pub output_times: Option<OutputTimes>,
     /// The column groups and formats a run writes.
     pub outputs: Outputs,
     /// Settings that were read but have no effect (e.g. DAETS' Taylor order).
@@ -134,6 +137,7 @@ impl Problem {
             geometry: Geometry::default(),
             method: Method::default(),
             output_every: 1,
+            output_times: None,
             outputs: Outputs::default(),
             notes: Vec::new(),
             overrides: Vec::new(),
@@ -180,6 +184,16 @@ impl Problem {
     /// Keep every `k`-th step.
     pub fn output_every(mut self, k: usize) -> Self {
         self.output_every = k;
+        self
+    }
+    /// Keep a row every `dt` (from `t0`, and at `t_end`), interpolated between steps.
+    pub fn output_dt(mut self, dt: f64) -> Self {
+        self.output_times = Some(OutputTimes::Every(dt));
+        self
+    }
+    /// Keep rows at exactly these times (ascending), interpolated between steps.
+    pub fn output_at(mut self, times: impl Into<Vec<f64>>) -> Self {
+        self.output_times = Some(OutputTimes::At(times.into()));
         self
     }
     /// Choose the column groups and formats a run writes.
@@ -232,6 +246,7 @@ impl Problem {
         p.t_end = self.t_end;
         p.method = self.method.clone();
         p.output_every = self.output_every;
+        p.output_times = self.output_times.clone();
         p.outputs = self.outputs.clone();
         let mut overrides = self.overrides.clone();
         overrides.extend(sets.iter().map(|(n, v)| format!("{n}={v}")));
@@ -271,6 +286,10 @@ impl Problem {
         if self.output_every == 0 {
             return Err(SolveError::BadOptions("output_every must be positive".into()).into());
         }
+        if let Some(o) = &self.output_times {
+            o.check(self.t0, self.t_end)
+                .map_err(|m| Error::from(SolveError::BadOptions(m)))?;
+        }
         let h = self.method.h();
         let steps = (self.t_end - self.t0) / h;
         if !(h > 0.0) || !(steps <= MAX_STEPS as f64) {
@@ -282,6 +301,15 @@ impl Problem {
             .into());
         }
         memory::check(n, self.model.n_constraints()).map_err(|m| SolveError::TooLarge(m).into())
+    }
+
+    /// About how many rows a run keeps: the output times, or the steps of the method's step
+    /// size over `output_every` (and the first and last). Used to refuse outputs too large.
+    pub fn output_rows(&self) -> usize {
+        match &self.output_times {
+            Some(o) => o.count(self.t0, self.t_end),
+            None => self.steps(self.method.h()) / self.output_every.max(1) + 2,
+        }
     }
 
     /// Number of steps of size `h` from `t0` to `t_end`, the last one possibly shorter (at
@@ -316,6 +344,10 @@ pub struct Overrides {
     /// (generalized-α; the step is then the first step's size). `steps` or `step` without it
     /// return to a fixed step.
     pub tol: Option<f64>,
+    /// Keep a row every `dt` (interpolated between steps) instead of every k-th step.
+    pub output_dt: Option<f64>,
+    /// Keep rows at these times (interpolated between steps).
+    pub output_at: Option<Vec<f64>>,
 }
 
 impl Problem {
@@ -401,12 +433,7 @@ impl Problem {
             }
             g.rho_inf = r;
         }
-        if let Some(k) = o.output_every {
-            if k == 0 || k > MAX_STEPS {
-                return Err(bad(format!("--output-every must lie in 1..={MAX_STEPS}")));
-            }
-            self.output_every = k;
-        }
+        self.apply_output(o)?;
         if let Some(c) = &o.columns {
             self.outputs = Outputs::from_names(c)
                 .map_err(|e| bad(format!("--columns: {e}")))?
@@ -431,11 +458,49 @@ impl Problem {
             ("columns", list(&o.columns)),
             ("format", list(&o.formats)),
             ("tol", o.tol.map(|x| x.to_string())),
+            ("output_dt", o.output_dt.map(|x| x.to_string())),
+            (
+                "output_at",
+                (o.output_at.as_ref())
+                    .map(|v| v.iter().map(f64::to_string).collect::<Vec<_>>().join(",")),
+            ),
         ];
         for (name, value) in given {
             if let Some(v) = value {
                 self.overrides.push(format!("{name}={v}"));
             }
+        }
+        Ok(())
+    }
+
+    /// The output part of [`apply`](Problem::apply): a stride or output times (one of them).
+    fn apply_output(&mut self, o: &Overrides) -> Result<(), Error> {
+        let bad = |m: String| Error::from(SolveError::BadOptions(m));
+        let given = [
+            o.output_every.is_some(),
+            o.output_dt.is_some(),
+            o.output_at.is_some(),
+        ];
+        if given.iter().filter(|&&g| g).count() > 1 {
+            return Err(bad(
+                "give one of --output-every, --output-dt and --output-at".into(),
+            ));
+        }
+        if let Some(k) = o.output_every {
+            if k == 0 || k > MAX_STEPS {
+                return Err(bad(format!("--output-every must lie in 1..={MAX_STEPS}")));
+            }
+            self.output_every = k;
+            self.output_times = None;
+        }
+        let times = match (o.output_dt, &o.output_at) {
+            (Some(dt), _) => Some(OutputTimes::Every(dt)),
+            (_, Some(list)) => Some(OutputTimes::At(list.clone())),
+            _ => None,
+        };
+        if let Some(t) = times {
+            t.check(self.t0, self.t_end).map_err(bad)?;
+            self.output_times = Some(t);
         }
         Ok(())
     }

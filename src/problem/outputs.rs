@@ -150,3 +150,92 @@ impl Outputs {
         })
     }
 }
+
+/// The times at which a run keeps a row, instead of every k-th step: rows between steps are
+/// interpolated consistently with the scheme and projected onto the constraints
+/// ([`DenseOutput`](crate::solve::DenseOutput)); the step sequence does not change.
+///
+/// ```
+/// use lagrangian::problem::OutputTimes;
+/// let every = OutputTimes::Every(0.25);
+/// let t: Vec<f64> = (0..).map_while(|k| every.time(k, 0.0, 0.6)).collect();
+/// assert_eq!(t, [0.0, 0.25, 0.5, 0.6]); // and the end
+/// let at = OutputTimes::At(vec![0.1, 0.3]);
+/// assert_eq!(at.time(1, 0.0, 1.0), Some(0.3));
+/// assert!(at.check(0.0, 1.0).is_ok() && OutputTimes::At(vec![0.3, 0.1]).check(0.0, 1.0).is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputTimes {
+    /// `t0, t0 + Δt, t0 + 2Δt, …` below the end, and the end.
+    Every(f64),
+    /// These times (ascending, within the time span).
+    At(Vec<f64>),
+}
+
+impl OutputTimes {
+    /// The `k`-th output time of a run over `[t0, t_end]` (`None` past the last).
+    pub fn time(&self, k: usize, t0: f64, t_end: f64) -> Option<f64> {
+        match self {
+            OutputTimes::Every(dt) => {
+                let below = self.count(t0, t_end) - 1;
+                match k.cmp(&below) {
+                    std::cmp::Ordering::Less => Some(t0 + k as f64 * dt),
+                    std::cmp::Ordering::Equal => Some(t_end),
+                    std::cmp::Ordering::Greater => None,
+                }
+            }
+            OutputTimes::At(list) => list.get(k).copied(),
+        }
+    }
+
+    /// How many rows a run over `[t0, t_end]` keeps.
+    pub fn count(&self, t0: f64, t_end: f64) -> usize {
+        match self {
+            // the grid points below t_end (by more than 10⁻⁹ Δt), then t_end
+            OutputTimes::Every(dt) => {
+                let k = ((t_end - t0) / dt - 1e-9).ceil().max(0.0);
+                k.min(usize::MAX as f64 / 2.0) as usize + 1
+            }
+            OutputTimes::At(list) => list.len(),
+        }
+    }
+
+    /// Check against a time span: a positive finite `Δt` giving at most `max` rows, or finite
+    /// ascending times within `[t0, t_end]`.
+    pub fn check(&self, t0: f64, t_end: f64) -> Result<(), String> {
+        const MAX: usize = crate::problem::MAX_STEPS;
+        match self {
+            OutputTimes::Every(dt) => {
+                if !(*dt > 0.0 && dt.is_finite()) {
+                    return Err(format!("output step {dt} must be positive and finite"));
+                }
+                if (t_end - t0) / dt > MAX as f64 {
+                    return Err(format!(
+                        "output step {dt} over [{t0}, {t_end}] gives more than {MAX} rows"
+                    ));
+                }
+            }
+            OutputTimes::At(list) => {
+                if list.len() > MAX {
+                    return Err(format!("{} output times; the limit is {MAX}", list.len()));
+                }
+                let span = (t_end - t0).abs().max(1.0);
+                for (i, &t) in list.iter().enumerate() {
+                    if !(t >= t0 - 1e-12 * span && t <= t_end + 1e-12 * span) {
+                        return Err(format!(
+                            "output time {t} lies outside the time span [{t0}, {t_end}]"
+                        ));
+                    }
+                    if i > 0 && !(t > list[i - 1]) {
+                        return Err(format!(
+                            "output times must increase: {} then {t}",
+                            list[i - 1]
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -133,6 +133,7 @@ fn trajectory(
         .collect::<Result<_, _>>()?;
     let mut problem = problem.clone();
     problem.output_every = 1;
+    problem.output_times = None;
     let mut rec = Recorder::every(1);
     let mut sim = Simulation::new(problem.clone(), problem.method.clone())?;
     let mut sens = match params {

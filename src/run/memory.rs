@@ -96,15 +96,14 @@ impl RunResult {
 /// rows would take more than [`MAX_BYTES`].
 pub fn run_in_memory(problem: Problem, opts: &MemoryOptions) -> Result<RunResult, Error> {
     let start = Instant::now();
-    let steps = problem.steps(problem.method.h());
     let every = problem.output_every.max(1);
     let width = Columns::new(&problem).names().len();
-    let rows = steps / every + 2;
+    let rows = problem.output_rows();
     let bytes = 8.0 * rows as f64 * width as f64;
     if bytes > MAX_BYTES {
         return Err(SolveError::TooLarge(format!(
             "the trajectory would take {:.1} GB in memory ({rows} rows × {width} columns; the \
-             limit is {:.0} GB): keep fewer rows (output_every) or fewer columns",
+             limit is {:.0} GB): keep fewer rows (output_every, output_dt) or fewer columns",
             bytes / 1e9,
             MAX_BYTES / 1e9
         ))

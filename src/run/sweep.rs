@@ -144,6 +144,7 @@ fn run_case(problem: &Problem, case: &[(String, f64)], opts: &SweepOptions) -> S
     let result = problem.with_parameters(&refs(case)).and_then(|mut p| {
         p.apply(&opts.overrides)?;
         p.output_every = usize::MAX;
+        p.output_times = None;
         let memory = MemoryOptions {
             interrupt: opts.interrupt.clone(),
             ..MemoryOptions::default()

@@ -11,7 +11,7 @@
 //! start-up oscillation of index-3 multipliers and of their roundoff, which grows as `1/h²`.
 
 use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
-use crate::error::{Error, InitError};
+use crate::error::{Error, InitError, SolveError};
 use crate::model::Model;
 use crate::problem::LinearSolverKind;
 use crate::solve::linear::LinearSolver;
@@ -69,7 +69,7 @@ impl StateSolver {
         v: &[f64],
     ) -> Result<(&[f64], &[f64]), Error> {
         let (n, m) = (model.n_coords(), model.n_constraints());
-        self.assemble(model, t, q, v);
+        self.assemble(model, t, q, Some(v));
         assembly::constraint_gamma(model, t, q, v, &mut self.gamma);
         for i in 0..n {
             self.x[i] = -self.res[i];
@@ -98,7 +98,7 @@ impl StateSolver {
         if m == 0 {
             return Ok(());
         }
-        self.assemble(model, t, q, v);
+        self.assemble(model, t, q, Some(v));
         // C_t into the constraint rows, then C_q v from the matrix's constraint rows
         assembly::constraint_time_derivative(model, t, q, &mut self.gamma);
         self.x.fill(0.0);
@@ -120,8 +120,68 @@ impl StateSolver {
         Ok(())
     }
 
+    /// Move `q` onto the position constraints `C(t, q) = 0` by Newton's method with the
+    /// `M`-orthogonal correction `[M C_qᵀ; C_q 0] [Δq; μ] = [0; −C]` (what the output between
+    /// steps applies to interpolated positions; docs/maths.md §14), until the correction is
+    /// below `10⁻¹³ (1 + |q|∞)`. Returns the iterations; an error when 8 do not converge.
+    ///
+    /// ```
+    /// use lagrangian::library::pendulum::planar_pendulum;
+    /// use lagrangian::solve::StateSolver;
+    /// use lagrangian::problem::LinearSolverKind;
+    /// // a pendulum bob 1 % off its circle of radius 1 returns to it along the rod
+    /// let model = planar_pendulum(1.0, 1.0, 9.81);
+    /// let mut s = StateSolver::new(&model, LinearSolverKind::Auto);
+    /// let mut q = [0.606, -0.808];
+    /// s.project_position(&model, 0.0, &mut q)?;
+    /// assert!((q[0] - 0.6).abs() < 1e-14 && (q[1] + 0.8).abs() < 1e-14);
+    /// # Ok::<(), lagrangian::Error>(())
+    /// ```
+    pub fn project_position(
+        &mut self,
+        model: &Model,
+        t: f64,
+        q: &mut [f64],
+    ) -> Result<usize, Error> {
+        let (n, m) = (model.n_coords(), model.n_constraints());
+        if m == 0 {
+            return Ok(0);
+        }
+        for it in 1..=8 {
+            assembly::constraint_values(model, t, q, &mut self.gamma);
+            if self.gamma.iter().any(|c| !c.is_finite()) {
+                return Err(SolveError::Projection {
+                    t,
+                    detail: "met a non-finite constraint value".into(),
+                }
+                .into());
+            }
+            self.assemble(model, t, q, None);
+            self.x[..n].fill(0.0);
+            for (x, c) in self.x[n..].iter_mut().zip(&self.gamma) {
+                *x = -c;
+            }
+            self.factorize_solve()?;
+            let scale = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+            let mut step = 0.0f64;
+            for (qi, dq) in q.iter_mut().zip(&self.x[..n]) {
+                *qi += dq;
+                step = step.max(dq.abs());
+            }
+            if step <= 1e-13 * scale {
+                return Ok(it);
+            }
+        }
+        Err(SolveError::Projection {
+            t,
+            detail: "did not converge in 8 Newton iterations".into(),
+        }
+        .into())
+    }
+
     /// `[M C_qᵀ; C_q 0]` at `(t, q, v)` into `values` (the forces into `res`).
-    fn assemble(&mut self, model: &Model, t: f64, q: &[f64], v: &[f64]) {
+    /// (`v = 0` when `None`.)
+    fn assemble(&mut self, model: &Model, t: f64, q: &[f64], v: Option<&[f64]>) {
         let (n, m) = (model.n_coords(), model.n_constraints());
         let k = AssemblyCoefficients {
             scale: 1.0,
@@ -133,7 +193,7 @@ impl StateSolver {
         let pt = Point {
             t,
             q,
-            v,
+            v: v.unwrap_or(&self.zeros[..n]),
             a: &self.zeros[..n],
             lambda: &self.zeros[..m],
         };

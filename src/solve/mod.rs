@@ -2,6 +2,7 @@
 //! [`Integrator`] interface, Newton and linear solvers.
 
 mod adaptive;
+mod dense;
 mod dynamics;
 mod genalpha;
 mod init;
@@ -15,6 +16,7 @@ pub use crate::problem::{
     GenAlphaOptions, InitOptions, LinearSolverKind, Method, Overrides, Problem, Restart,
     Rk4Options, StepControl,
 };
+pub use dense::DenseOutput;
 pub use dynamics::StateSolver;
 pub use genalpha::{GenAlpha, GenAlphaParams};
 pub(crate) use init::pinv_solve;

@@ -31,6 +31,9 @@ pub struct Rk4 {
     res: Vec<f64>,
     values: Vec<f64>,
     zeros: Vec<f64>,
+    /// `kv[0]` holds the accelerations of the current state (computed at the end of the last
+    /// step, so `qdd` belongs to `(q, v)` and the next step starts from them).
+    fresh: bool,
     stats: Stats,
 }
 
@@ -84,6 +87,7 @@ impl Rk4 {
             res: vec![0.0; n],
             values: vec![0.0; nnz],
             zeros: vec![0.0; n],
+            fresh: false,
             stats: Stats::default(),
         })
     }
@@ -170,9 +174,8 @@ impl Rk4 {
                 }
             }
             self.kq[k].copy_from_slice(&self.vs);
-            self.accel(t + c[k] * h, k, step)?;
-            if k == 0 {
-                self.qdd.copy_from_slice(&self.kv[0]);
+            if k > 0 || !self.fresh {
+                self.accel(t + c[k] * h, k, step)?;
             }
         }
         for i in 0..self.q.len() {
@@ -181,6 +184,13 @@ impl Rk4 {
             self.v[i] += h / 6.0
                 * (self.kv[0][i] + 2.0 * self.kv[1][i] + 2.0 * self.kv[2][i] + self.kv[3][i]);
         }
+        // the accelerations of the new state: its own q̈, and the next step's first slope
+        self.qs.copy_from_slice(&self.q);
+        self.vs.copy_from_slice(&self.v);
+        self.fresh = false;
+        self.accel(t + h, 0, step)?;
+        self.fresh = true;
+        self.qdd.copy_from_slice(&self.kv[0]);
         self.step = step;
         self.stats.steps = step;
         Ok(())
@@ -209,7 +219,7 @@ impl Integrator for Rk4 {
     fn step(&mut self) -> Result<StepOutcome, SolveError> {
         self.advance().map(|()| StepOutcome::Accepted)
     }
-    /// The current state (`q̈` from the last evaluation; no multipliers).
+    /// The current state (`q̈` of `(q, v)`; no multipliers).
     fn view(&self) -> StateView<'_> {
         StateView {
             t: self.t(),

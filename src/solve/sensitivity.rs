@@ -98,6 +98,13 @@ impl Sensitivity {
                 "sensitivities across restart events (chart switches) are not supported".into(),
             ));
         }
+        if problem.output_times.is_some() {
+            return Err(bad(
+                "sensitivities are written at the steps (output_every); output times between \
+                 steps (output_dt, output_at) are not interpolated for them"
+                    .into(),
+            ));
+        }
         if opts.step_control.is_some() {
             return Err(bad(
                 "sensitivities are computed for a fixed step; error control (tol) chooses its \

@@ -459,7 +459,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
     sections::drives(&mut b, part("Drives"))?;
     let guesses = problem::problem_data(&mut b, get("ProblemData"), &root_p)?;
     let (method, every) = problem::solver_params(&mut b, get("SolverParams"), &guesses)?;
-    let output = problem::output(&b, get("Output"), every, get("SolverParams"))?;
+    let output = problem::output(&b, get("Output"), every, get("SolverParams"), &guesses)?;
     problem::finish(b, title, guesses, (method, output), get("Animation"))
 }
 

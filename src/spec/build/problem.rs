@@ -2,7 +2,7 @@
 //! assembly of the [`Problem`].
 
 use super::*;
-use crate::problem::{Outputs, StepControl, MAX_STEPS};
+use crate::problem::{OutputTimes, Outputs, StepControl, MAX_STEPS};
 
 /// The initial-value problem of a file.
 pub(super) struct Guesses {
@@ -368,20 +368,39 @@ impl IntoMethod for GenAlphaOptions {
 
 /// The model, the geometry (points in order of definition, links, bodies, coordinate kinds,
 /// Noether momenta, the `Animation` settings) and the [`Problem`].
+/// What `Output` asks for.
+pub(super) struct Written {
+    outputs: Outputs,
+    every: usize,
+    times: Option<OutputTimes>,
+}
+
 /// `Output`: the column groups, the formats and the output stride (which `SolverParams` may
-/// give as `output_every` instead).
+/// give as `output_every` instead) or the output times (`dt`, `at`) within `g`'s span.
 pub(super) fn output(
     b: &Builder,
     v: Option<&Value>,
     every: usize,
     solver: Option<&Value>,
-) -> Result<(Outputs, usize), SpecError> {
+    g: &Guesses,
+) -> Result<Written, SpecError> {
     let Some(v) = v.filter(|v| !v.is_null()) else {
-        return Ok((Outputs::default(), every));
+        return Ok(Written {
+            outputs: Outputs::default(),
+            every,
+            times: None,
+        });
     };
     let p = path(&["Output"]);
     let m = b.ctx.map(v, &p)?;
-    let keys = b.ctx.keys(m, &p, Some(&["columns", "format", "every"]))?;
+    let keys = b
+        .ctx
+        .keys(m, &p, Some(&["columns", "format", "every", "dt", "at"]))?;
+    let stride_given = m.contains_key("every")
+        || solver
+            .and_then(|s| s.as_mapping())
+            .is_some_and(|s| s.contains_key("output_every"));
+    let mut times = None;
     let names = |v: &Value, q: &Path_| -> Result<Vec<String>, SpecError> {
         match v {
             Value::String(s) => Ok(vec![s.clone()]),
@@ -415,6 +434,32 @@ pub(super) fn output(
                     .formats(&names(val, &q)?)
                     .map_err(|e| b.ctx.err(&q, e))?;
             }
+            "dt" | "at" => {
+                if stride_given || times.is_some() {
+                    return Err(b.ctx.err(
+                        &q,
+                        "give one of Output.every (or SolverParams.output_every), Output.dt \
+                         and Output.at",
+                    ));
+                }
+                let t = if key == "dt" {
+                    OutputTimes::Every(b.ctx.positive(val, &q, "the output step")?)
+                } else {
+                    let Value::Sequence(items) = val else {
+                        return Err(b
+                            .ctx
+                            .err(&q, format!("expected a list of times, found {}", kind(val))));
+                    };
+                    let list = items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, x)| b.ctx.num(x, &sub(&q, &i.to_string())))
+                        .collect::<Result<Vec<f64>, _>>()?;
+                    OutputTimes::At(list)
+                };
+                t.check(g.t0, g.t_end).map_err(|e| b.ctx.err(&q, e))?;
+                times = Some(t);
+            }
             _ => {
                 let given = solver
                     .and_then(|s| s.as_mapping())
@@ -429,14 +474,18 @@ pub(super) fn output(
             }
         }
     }
-    Ok((outputs, every))
+    Ok(Written {
+        outputs,
+        every,
+        times,
+    })
 }
 
 pub(super) fn finish(
     mut b: Builder,
     title: String,
     g: Guesses,
-    (method, (outputs, output_every)): (Method, (Outputs, usize)),
+    (method, written): (Method, Written),
     animation: Option<&Value>,
 ) -> Result<Problem, SpecError> {
     // Animation: kept for viewers (camera settings), not used by the solver
@@ -498,9 +547,10 @@ pub(super) fn finish(
         .t0(t0)
         .t_end(t_end)
         .method(method)
-        .output_every(output_every)
-        .outputs(outputs)
+        .output_every(written.every)
+        .outputs(written.outputs)
         .geometry(geometry);
+    problem.output_times = written.times;
     problem.parameters = (b.ctx.names.iter())
         .filter_map(|n| b.ctx.scope.get(n).map(|v| (n.clone(), v)))
         .collect();
