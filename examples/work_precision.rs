@@ -4,8 +4,9 @@
 //!
 //! - the planar pendulum (g = 1, released horizontally) at t = 10 against its exact solution,
 //! - Andrews' squeezing mechanism at t = 0.03 against the CWI/Bari Test Set (PSIDE, tol 1e-14),
-//! - three masses on damped springs with a 50 N load switched on within ~1 ms at t = 1, at t = 3
-//!   against a fixed step of 2·10⁻⁶ s (its own error is below 10⁻⁹).
+//! - three masses on damped springs with a 50 N load switched on within ~1 ms at t = 1: the
+//!   largest error at ten times before, during and after the load (rows at those times,
+//!   interpolated between steps) against a fixed step of 2·10⁻⁶ s.
 //!
 //! Prints one JSON line per run. `cargo run --release --example work_precision [-- --case andrews]`
 //! (benches/README.md and docs/maths.md §14 quote its figures.)
@@ -13,6 +14,7 @@
 use clap::Parser;
 use lagrangian::library::andrews::{andrews_model, Q0};
 use lagrangian::library::pendulum::planar_pendulum;
+use lagrangian::output::Recorder;
 use lagrangian::prelude::*;
 use serde_json::json;
 
@@ -54,21 +56,24 @@ enum Control {
     Tol(f64),
 }
 
-/// Run `problem` from `state` to `t_end` and return (max |q − reference|, stats).
+/// Run `problem` from `state` to the last of `times` and return (max |q − reference| over the
+/// rows at `times`, stats); `reference` holds the rows' `q` one after another.
 fn measure(
     problem: &Problem,
     state: &State,
-    t_end: f64,
+    times: &[f64],
     opts: GenAlphaOptions,
     reference: &[f64],
 ) -> Result<(f64, Stats), Error> {
-    let mut sim = Simulation::from_state(problem.clone().t_end(t_end), opts, state)?;
-    sim.run(t_end, &mut [])?;
-    let s = sim.state();
-    let err =
-        s.q.iter()
-            .zip(reference)
-            .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+    let t_end = *times.last().expect("a time");
+    let problem = problem.clone().t_end(t_end).output_at(times.to_vec());
+    let mut sim = Simulation::from_state(problem, opts, state)?;
+    let mut rows = Recorder::every(1);
+    sim.run(t_end, &mut [&mut rows])?;
+    let q = rows.records.iter().flat_map(|r| r.state.q.iter().copied());
+    let err = q
+        .zip(reference)
+        .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
     Ok((err, sim.stats()))
 }
 
@@ -113,7 +118,7 @@ fn pendulum(rho_inf: f64) -> Result<(), Error> {
         let r = measure(
             &problem,
             &init.state,
-            10.0,
+            &[10.0],
             options(c, 1e-3, rho_inf),
             &PENDULUM_Q_END,
         );
@@ -135,7 +140,7 @@ fn andrews(rho_inf: f64) -> Result<(), Error> {
         let r = measure(
             &problem,
             &init.state,
-            0.03,
+            &[0.03],
             options(c, 1e-5, rho_inf),
             &ANDREWS_Q_END,
         );
@@ -144,17 +149,22 @@ fn andrews(rho_inf: f64) -> Result<(), Error> {
     Ok(())
 }
 
+/// Where the load case is compared: before, during and after the load.
+const LOAD_TIMES: [f64; 10] = [0.5, 1.0, 1.002, 1.005, 1.01, 1.02, 1.05, 1.2, 2.0, 3.0];
+
 fn load(rho_inf: f64) -> Result<(), Error> {
     let problem = lagrangian::spec::parse(SUDDEN_LOAD, "load.yaml")?;
     let init = problem.initial_values()?;
-    let (reference, _) = {
-        let mut sim = Simulation::from_state(
-            problem.clone(),
-            GenAlphaOptions::new(2e-6).rho_inf(rho_inf),
-            &init.state,
-        )?;
-        sim.run(3.0, &mut [])?;
-        (sim.state().q, ())
+    let fine = GenAlphaOptions::new(2e-6).rho_inf(rho_inf);
+    let reference: Vec<f64> = {
+        let p = problem.clone().output_at(LOAD_TIMES.to_vec());
+        let mut sim = Simulation::from_state(p, fine, &init.state)?;
+        let mut rows = Recorder::every(1);
+        sim.run(3.0, &mut [&mut rows])?;
+        rows.records
+            .iter()
+            .flat_map(|r| r.state.q.clone())
+            .collect()
     };
     let runs = [1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 3e-5]
         .map(Control::Fixed)
@@ -164,7 +174,7 @@ fn load(rho_inf: f64) -> Result<(), Error> {
         let r = measure(
             &problem,
             &init.state,
-            3.0,
+            &LOAD_TIMES,
             options(c, 1e-3, rho_inf),
             &reference,
         );

@@ -71,6 +71,31 @@ fn steps_do_not_allocate() {
             );
         }
     }
+    // error control: controlled steps (estimate, controller, velocity projection)
+    for kind in [LinearSolverKind::Dense, LinearSolverKind::Sparse] {
+        let opts = GenAlphaOptions::new(1e-3)
+            .linear_solver(kind)
+            .tolerance(1e-6);
+        let n = allocations(&model, &init.state, opts, 3, 50);
+        assert_eq!(
+            n, 0,
+            "{kind:?} under error control: {n} allocations in 50 steps"
+        );
+    }
+    // rows between steps: interpolation and the projections of the output
+    let problem = Problem::new(model.clone()).t_end(1.0).output_dt(7e-4);
+    let mut sim = Simulation::from_state(problem, GenAlphaOptions::new(1e-3), &init.state).unwrap();
+    let mut between = 0usize;
+    let mut count = |ev: &Event| {
+        between += usize::from(ev.interpolated);
+        Control::Continue
+    };
+    sim.run(0.01, &mut [&mut count]).unwrap();
+    let before = ALLOCS.load(Ordering::Relaxed);
+    sim.run(0.06, &mut [&mut count]).unwrap();
+    let n = ALLOCS.load(Ordering::Relaxed) - before;
+    assert!(between > 70, "{between} rows between steps");
+    assert_eq!(n, 0, "output between steps: {n} allocations in 50 steps");
     // large unconstrained network with hand kernels: Jacobi path and sparse LU path
     let chain = benchmark_chain(200);
     let m = Arc::new(chain.model(Derivatives::Hand).unwrap());
