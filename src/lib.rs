@@ -34,6 +34,7 @@ pub mod analysis;
 pub mod assembly;
 pub mod error;
 pub mod expr;
+pub mod guide;
 pub mod library;
 pub mod model;
 pub mod output;
@@ -44,11 +45,6 @@ pub mod solve;
 pub mod spec;
 
 pub use error::Error;
-
-/// The tutorial `docs/tutorial.md`, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../docs/tutorial.md")]
-pub struct Tutorial;
 
 /// What a user writing a mechanism needs in scope.
 pub mod prelude {

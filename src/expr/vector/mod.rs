@@ -7,7 +7,7 @@
 //! derived point `C = C₁ + μ v` of DAETS' RSCR mechanism becomes a point whose position,
 //! velocity `Ċ = Ċ₁ + μ̇ v + μ v̇` and Jacobian are all exact.
 //!
-//! Grammar (on top of the scalar expressions of [`scalar`](super::scalar)): vector literals
+//! Grammar (on top of the scalar expressions of [`crate::expr`]): vector literals
 //! `[a, b, c]`, components `X.x X.y X.z`, `+ −` on equal kinds, `*` of a scalar and a vector,
 //! `/` by a scalar, and the functions `dot(a, b)`, `cross(a, b)` (3D), `perp(a)` (2D: a turned by
 //! +90°), `norm(a)`, `unit(a) = a/|a|`, besides `sqrt sin cos tan asin acos atan atan2 exp ln abs`.
