@@ -338,3 +338,21 @@ pub fn equation(expr: &crate::expr::VExpr) -> Result<Option<PlacedConstraint>, M
     let k = ad_constraint(idx.len(), crate::model::elements::Equation { expr: local })?;
     Ok(Some((idx, k)))
 }
+
+/// A potential energy written out as an expression of the global coordinates, `V(t, q)`
+/// ([`ExprPotential`](crate::model::elements::ExprPotential)) on the coordinates it involves;
+/// `None` if it involves none.
+pub fn potential(expr: &crate::expr::VExpr) -> Result<Option<PlacedTerm>, ModelError> {
+    let mut set = std::collections::BTreeSet::new();
+    expr.coords(&mut set);
+    let idx: Vec<usize> = set.into_iter().collect();
+    if idx.is_empty() {
+        return Ok(None);
+    }
+    let local = expr.remap(&|j| idx.binary_search(&j).unwrap_or(usize::MAX));
+    let k = ad_term(
+        idx.len(),
+        crate::model::elements::ExprPotential { expr: local },
+    )?;
+    Ok(Some((idx, k)))
+}

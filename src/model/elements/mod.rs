@@ -8,7 +8,7 @@
 //! hand kernels), and elements on [`Points`] of the mechanism, which may be affine in the
 //! coordinates or expressions of them ([`ParticleAt`], [`SpringBetween`], [`DistanceBetween`],
 //! [`PlanarBody`], [`RigidBody3`] with [`Rigidity3`], [`PointForce`], [`PlanarTorque`],
-//! [`BodyTorque`], [`Equation`]). The second family implements `Term<N>` / `Constraint<N, M>`
+//! [`BodyTorque`], [`Equation`], [`ExprPotential`]). The second family implements `Term<N>` / `Constraint<N, M>`
 //! for every `N`, so one value serves whatever local coordinate list it is placed on.
 
 mod body3;
@@ -18,6 +18,7 @@ mod load;
 mod particle;
 mod planar_body;
 mod points;
+mod potential;
 mod spring;
 mod torque;
 
@@ -31,6 +32,7 @@ pub use load::{LoadKernel, PointForce};
 pub use particle::{Particle, ParticleAt, PointMassKernel};
 pub use planar_body::PlanarBody;
 pub use points::{localize, Frame, LocalPoint, Points};
+pub use potential::ExprPotential;
 pub use spring::{AnchoredSpring, AnchoredSpringKernel, Spring, SpringBetween, SpringKernel};
 pub use torque::{BodyTorque, PlanarTorque};
 

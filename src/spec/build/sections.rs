@@ -60,8 +60,11 @@ pub(super) fn gravity<'v>(
         Some(f) => Some(b.ctx.map(f, fp)?),
     };
     if let Some(fm) = fmap {
-        b.ctx
-            .keys(fm, fp, Some(&["Gravity", "Forces", "Torques"]))?;
+        b.ctx.keys(
+            fm,
+            fp,
+            Some(&["Gravity", "Forces", "Torques", "Potentials"]),
+        )?;
         if let Some(g) = fm.get("Gravity") {
             let gp = sub(fp, "Gravity");
             let mut gv = [0.0; 3];
@@ -338,6 +341,9 @@ pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Resu
                 b.place(placed, &q)?;
             }
         }
+        if let Some(v) = fm.get("Potentials").filter(|v| !v.is_null()) {
+            potentials(b, v, &sub(fp, "Potentials"))?;
+        }
         if let Some(t) = fm.get("Torques").filter(|v| !v.is_null()) {
             let p = sub(fp, "Torques");
             let m = b.ctx.map(t, &p)?;
@@ -374,6 +380,33 @@ pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Resu
         }
     }
 
+    Ok(())
+}
+
+/// `AppliedForces.Potentials`: named potential energies `V(t, q)`, scalar expressions over
+/// points, scalars and parameters (e.g. `-G*m1*m2/norm(A - B)`).
+fn potentials(b: &mut Builder, v: &Value, p: &Path_) -> Result<(), SpecError> {
+    let m = b.ctx.map(v, p)?;
+    for (name, val) in b.ctx.keys(m, p, None)? {
+        let q = sub(p, &name);
+        let e = b.vexpr(val, &q)?;
+        if e.is_vector() {
+            return Err(b.ctx.err(
+                &q,
+                "a potential energy must be a scalar (e.g. norm(A - B), dot(A, A))",
+            ));
+        }
+        let placed = place::potential(&e).map_err(|e| b.ctx.err(&q, e.to_string()))?;
+        let Some(t) = placed else {
+            return Err(b.ctx.err(
+                &q,
+                "the potential does not involve any moving point or coordinate, so it exerts \
+                 no force",
+            ));
+        };
+        b.terms.push(t);
+        b.checks.push((q, e));
+    }
     Ok(())
 }
 
