@@ -148,3 +148,82 @@ fn mistakes_in_potentials_name_their_place() {
         assert!(msg.starts_with("p.yaml:"), "{msg}");
     }
 }
+
+/// The first time the angle swept by `d(row)` about `n` (in the plane `e1`, `e2`) reaches 2π.
+fn first_revolution(rows: &[Vec<f64>], d: impl Fn(&[f64]) -> [f64; 3]) -> Option<f64> {
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let unit = |a: [f64; 3]| {
+        let n = dot(a, a).sqrt();
+        [a[0] / n, a[1] / n, a[2] / n]
+    };
+    let (r0, r1) = (d(&rows[0]), d(&rows[1]));
+    let e1 = unit(r0);
+    let e2 = unit(cross(unit(cross(r0, r1)), e1));
+    let (mut swept, mut prev, mut t_prev) = (0.0, 0.0, rows[0][0]);
+    for row in rows {
+        let r = d(row);
+        let th = dot(r, e2).atan2(dot(r, e1));
+        let step = (th - prev + 3.0 * std::f64::consts::PI).rem_euclid(2.0 * std::f64::consts::PI)
+            - std::f64::consts::PI;
+        if swept + step >= 2.0 * std::f64::consts::PI {
+            let f = (2.0 * std::f64::consts::PI - swept) / step;
+            return Some(t_prev + f * (row[0] - t_prev));
+        }
+        (swept, prev, t_prev) = (swept + step, th, row[0]);
+    }
+    None
+}
+
+#[test]
+fn the_outer_solar_system_keeps_its_periods_energy_and_angular_momentum() {
+    let out = common::tmp("outer-solar-system");
+    let file = common::mech("outer_solar_system.yaml");
+    let args = [
+        "run",
+        &file,
+        "--quiet",
+        "--output-dt",
+        "1",
+        "--columns",
+        "positions",
+        "--out",
+    ];
+    let o = common::run(&[&args[..], &[out.to_str().unwrap()]].concat(), None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (names, rows) = common::trajectory(&out);
+    let col = |n: &str| names.iter().position(|x| x == n).unwrap();
+    // heliocentric positions; sidereal periods 4,332.59 and 10,759.22 days
+    for (planet, published) in [("Jupiter", 4332.59), ("Saturn", 10759.22)] {
+        let p = [
+            col(&format!("{planet}.x")),
+            col(&format!("{planet}.y")),
+            col(&format!("{planet}.z")),
+        ];
+        let s = [col("Sun.x"), col("Sun.y"), col("Sun.z")];
+        let period = first_revolution(&rows, |r| [0, 1, 2].map(|k| r[p[k]] - r[s[k]])).unwrap();
+        let rel = (period - published) / published;
+        eprintln!("{planet}: {period:.2} days ({rel:+.1e} from {published})");
+        assert!(rel.abs() < 1e-3, "{planet}: {period}");
+    }
+    let s = common::summary(&out);
+    let (e0, e1) = (
+        s["energy_start"].as_f64().unwrap(),
+        s["energy_end"].as_f64().unwrap(),
+    );
+    assert!(((e1 - e0) / e0).abs() < 1e-7, "{e0} → {e1}");
+    for k in 0..3 {
+        let (a, b) = (
+            s["angular_momentum_start"][k].as_f64().unwrap(),
+            s["angular_momentum_end"][k].as_f64().unwrap(),
+        );
+        assert!((a - b).abs() < 1e-7 * 6e-5, "L[{k}]: {a} → {b}");
+    }
+    std::fs::remove_dir_all(&out).ok();
+}
