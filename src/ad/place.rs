@@ -339,20 +339,40 @@ pub fn equation(expr: &crate::expr::VExpr) -> Result<Option<PlacedConstraint>, M
     Ok(Some((idx, k)))
 }
 
-/// A potential energy written out as an expression of the global coordinates, `V(t, q)`
-/// ([`ExprPotential`](crate::model::elements::ExprPotential)) on the coordinates it involves;
-/// `None` if it involves none.
-pub fn potential(expr: &crate::expr::VExpr) -> Result<Option<PlacedTerm>, ModelError> {
+/// Energies written out as expressions of the global coordinates, velocities and time
+/// ([`ExprEnergy`](crate::model::elements::ExprEnergy)), placed on the coordinates whose
+/// position or velocity they involve; `None` if they involve none.
+pub fn energy(e: crate::model::elements::ExprEnergy) -> Result<Option<PlacedTerm>, ModelError> {
+    use crate::expr::vector::VELOCITY;
     let mut set = std::collections::BTreeSet::new();
-    expr.coords(&mut set);
-    let idx: Vec<usize> = set.into_iter().collect();
+    for x in [&e.kinetic, &e.potential, &e.dissipation]
+        .into_iter()
+        .flatten()
+    {
+        x.coords(&mut set);
+    }
+    let idx: Vec<usize> = set
+        .into_iter()
+        .map(|j| j % VELOCITY)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
     if idx.is_empty() {
         return Ok(None);
     }
-    let local = expr.remap(&|j| idx.binary_search(&j).unwrap_or(usize::MAX));
-    let k = ad_term(
-        idx.len(),
-        crate::model::elements::ExprPotential { expr: local },
-    )?;
+    let local = |x: &Option<crate::expr::VExpr>| {
+        x.as_ref().map(|x| {
+            x.remap(&|j| {
+                let (base, g) = (j / VELOCITY * VELOCITY, j % VELOCITY);
+                base + idx.binary_search(&g).unwrap_or(usize::MAX - base)
+            })
+        })
+    };
+    let term = crate::model::elements::ExprEnergy {
+        kinetic: local(&e.kinetic),
+        potential: local(&e.potential),
+        dissipation: local(&e.dissipation),
+    };
+    let k = ad_term(idx.len(), term)?;
     Ok(Some((idx, k)))
 }

@@ -36,6 +36,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, OnceLock};
 pub use tape::MAX_NEED;
 
+/// Index offset of the velocity leaves ([`VExpr::velocity`]): `q_j` is `coord(j)`, `v_j` is
+/// `coord(VELOCITY + j)`.
+pub const VELOCITY: usize = 1 << 40;
+
 /// Scalar functions of one argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {
@@ -171,6 +175,17 @@ impl VExpr {
     /// Intermediate values a (flat) evaluation holds at once.
     pub fn need(&self) -> u32 {
         self.need
+    }
+    /// The velocity `v_j = q̇_j`: the leaf [`coord`](VExpr::coord)`(VELOCITY + j)`, so one
+    /// evaluation serves `(q, v)` (`lookup(k)` is `v[k − VELOCITY]` for `k ≥ VELOCITY`).
+    pub fn velocity(j: usize) -> VExpr {
+        VExpr::coord(VELOCITY + j)
+    }
+    /// Whether the expression involves a velocity.
+    pub fn has_velocity(&self) -> bool {
+        let mut set = BTreeSet::new();
+        self.coords(&mut set);
+        set.last().is_some_and(|&j| j >= VELOCITY)
     }
     /// The coordinate `q_j`.
     pub fn coord(j: usize) -> VExpr {

@@ -8,7 +8,7 @@
 //! hand kernels), and elements on [`Points`] of the mechanism, which may be affine in the
 //! coordinates or expressions of them ([`ParticleAt`], [`SpringBetween`], [`DistanceBetween`],
 //! [`PlanarBody`], [`RigidBody3`] with [`Rigidity3`], [`PointForce`], [`PlanarTorque`],
-//! [`BodyTorque`], [`Equation`], [`ExprPotential`]). The second family implements `Term<N>` / `Constraint<N, M>`
+//! [`BodyTorque`], [`Equation`], [`ExprEnergy`]). The second family implements `Term<N>` / `Constraint<N, M>`
 //! for every `N`, so one value serves whatever local coordinate list it is placed on.
 
 mod body3;
@@ -32,7 +32,7 @@ pub use load::{LoadKernel, PointForce};
 pub use particle::{Particle, ParticleAt, PointMassKernel};
 pub use planar_body::PlanarBody;
 pub use points::{localize, Frame, LocalPoint, Points};
-pub use potential::ExprPotential;
+pub use potential::ExprEnergy;
 pub use spring::{AnchoredSpring, AnchoredSpringKernel, Spring, SpringBetween, SpringKernel};
 pub use torque::{BodyTorque, PlanarTorque};
 

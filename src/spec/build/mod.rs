@@ -13,6 +13,7 @@ use generators::{chain, grid};
 use super::{kind, kind as kind_of, path, sub, Ctx, Path_, SpecError};
 use crate::ad::place;
 use crate::error::ModelError;
+use crate::expr::vector::VELOCITY;
 use crate::expr::{Sym, VExpr};
 use crate::model::elements::{DistanceBetween, Frame};
 use crate::model::geometry::{Affine, PointMap};
@@ -217,6 +218,9 @@ impl<'a> Builder<'a> {
 
     /// What a name in a `Define`/`Equations` expression stands for.
     fn symbol(&self, name: &str) -> Option<Sym> {
+        if let Some(base) = name.strip_suffix('\'') {
+            return self.velocity_symbol(base);
+        }
         if let Some(x) = self.ctx.scope.get(name) {
             return Some(Sym::Param(x));
         }
@@ -237,8 +241,62 @@ impl<'a> Builder<'a> {
         })
     }
 
+    /// The velocity `X'` of a point, vector or scalar that is a coordinate or affine in the
+    /// coordinates (`None` for one defined by an expression).
+    fn velocity_symbol(&self, base: &str) -> Option<Sym> {
+        let of_affine = |p: &Point| match to_map(p) {
+            PointMap::Affine(a) => {
+                let coef: Vec<(usize, [f64; 3])> =
+                    a.a.iter().map(|(j, v)| (VELOCITY + j, *v)).collect();
+                Some(Sym::Item(VExpr::affine([0.0; 3], &coef)))
+            }
+            _ => None,
+        };
+        if let Some(p) = self.points.get(base).or_else(|| self.vectors.get(base)) {
+            return of_affine(p);
+        }
+        match self.scalars.get(base)? {
+            Point::Free(idx) => Some(Sym::Item(VExpr::velocity(idx[0]))),
+            _ => None,
+        }
+    }
+
+    /// Parse an expression that may use velocities (`A'`, `mu'`): a kinetic energy or a
+    /// Rayleigh function. A velocity the file cannot give is named in the error.
+    fn vexpr_with_velocities(&self, v: &Value, p: &Path_) -> Result<VExpr, SpecError> {
+        self.parse_vexpr(v, p).map_err(|e| {
+            let quoted = |s: &str| {
+                let at = s.find("undefined name '")? + "undefined name '".len();
+                let rest = &s[at..];
+                rest.rfind('\'').map(|end| rest[..end].to_string())
+            };
+            match quoted(&e.to_string()).and_then(|n| n.strip_suffix('\'').map(String::from)) {
+                Some(base) if self.symbol(&base).is_some() => self.ctx.err(
+                    p,
+                    format!(
+                        "the velocity {base}' is not available: '{base}' is defined by an \
+                         expression (velocities are those of points, vectors and scalars that \
+                         are coordinates or affine in them)"
+                    ),
+                ),
+                _ => e,
+            }
+        })
+    }
+
     /// Parse a `Define`/`Equations` expression; it is evaluated at the guesses later.
     fn vexpr(&self, v: &Value, p: &Path_) -> Result<VExpr, SpecError> {
+        let e = self.parse_vexpr(v, p)?;
+        if e.has_velocity() {
+            return Err(self.ctx.err(
+                p,
+                "velocities (A', mu') may appear in Lagrangian (T, R) and Dissipation only",
+            ));
+        }
+        Ok(e)
+    }
+
+    fn parse_vexpr(&self, v: &Value, p: &Path_) -> Result<VExpr, SpecError> {
         let text = match v {
             Value::Number(n) => return Ok(VExpr::constant(n.as_f64().unwrap_or(f64::NAN))),
             Value::String(s) => s.clone(),
@@ -364,6 +422,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
             "PhysicalParams",
             "PartData",
             "AppliedForces",
+            "Lagrangian",
             "ProblemData",
             "SolverParams",
             "Output",
@@ -456,6 +515,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
     sections::elements(&mut b, &part)?;
     sections::loads(&mut b, fmap, &fp)?;
     sections::equations(&mut b, part("Equations"))?;
+    sections::lagrangian(&mut b, get("Lagrangian"))?;
     sections::drives(&mut b, part("Drives"))?;
     let guesses = problem::problem_data(&mut b, get("ProblemData"), &root_p)?;
     let (method, every) = problem::solver_params(&mut b, get("SolverParams"), &guesses)?;

@@ -2,7 +2,7 @@
 //! equations, in the order they are read.
 
 use super::*;
-use crate::model::elements::{BodyTorque, PlanarTorque, PointForce};
+use crate::model::elements::{BodyTorque, ExprEnergy, PlanarTorque, PointForce};
 
 /// A lookup of the `PartData` sections by name (null sections count as absent).
 pub(super) type Parts<'a, 'v> = &'a dyn Fn(&str) -> Option<&'v Value>;
@@ -63,7 +63,7 @@ pub(super) fn gravity<'v>(
         b.ctx.keys(
             fm,
             fp,
-            Some(&["Gravity", "Forces", "Torques", "Potentials"]),
+            Some(&["Gravity", "Forces", "Torques", "Potentials", "Dissipation"]),
         )?;
         if let Some(g) = fm.get("Gravity") {
             let gp = sub(fp, "Gravity");
@@ -344,6 +344,19 @@ pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Resu
         if let Some(v) = fm.get("Potentials").filter(|v| !v.is_null()) {
             potentials(b, v, &sub(fp, "Potentials"))?;
         }
+        if let Some(v) = fm.get("Dissipation").filter(|v| !v.is_null()) {
+            let p = sub(fp, "Dissipation");
+            let m = b.ctx.map(v, &p)?;
+            for (name, val) in b.ctx.keys(m, &p, None)? {
+                let q = sub(&p, &name);
+                let r = scalar_energy(b, val, &q, true)?;
+                let energy = ExprEnergy {
+                    dissipation: Some(r),
+                    ..Default::default()
+                };
+                place_energy(b, energy, &q)?;
+            }
+        }
         if let Some(t) = fm.get("Torques").filter(|v| !v.is_null()) {
             let p = sub(fp, "Torques");
             let m = b.ctx.map(t, &p)?;
@@ -389,25 +402,74 @@ fn potentials(b: &mut Builder, v: &Value, p: &Path_) -> Result<(), SpecError> {
     let m = b.ctx.map(v, p)?;
     for (name, val) in b.ctx.keys(m, p, None)? {
         let q = sub(p, &name);
-        let e = b.vexpr(val, &q)?;
-        if e.is_vector() {
-            return Err(b.ctx.err(
-                &q,
-                "a potential energy must be a scalar (e.g. norm(A - B), dot(A, A))",
-            ));
-        }
-        let placed = place::potential(&e).map_err(|e| b.ctx.err(&q, e.to_string()))?;
-        let Some(t) = placed else {
-            return Err(b.ctx.err(
-                &q,
-                "the potential does not involve any moving point or coordinate, so it exerts \
-                 no force",
-            ));
+        let e = scalar_energy(b, val, &q, false)?;
+        b.checks.push((q.clone(), e.clone()));
+        let energy = ExprEnergy {
+            potential: Some(e),
+            ..Default::default()
         };
-        b.terms.push(t);
-        b.checks.push((q, e));
+        place_energy(b, energy, &q)?;
     }
     Ok(())
+}
+
+/// A scalar energy expression (velocities allowed when `velocities`).
+fn scalar_energy(
+    b: &Builder,
+    val: &Value,
+    q: &Path_,
+    velocities: bool,
+) -> Result<VExpr, SpecError> {
+    let e = match velocities {
+        true => b.vexpr_with_velocities(val, q)?,
+        false => b.vexpr(val, q)?,
+    };
+    if e.is_vector() {
+        return Err(b.ctx.err(
+            q,
+            "an energy must be a scalar (e.g. norm(A - B), dot(A', A'))",
+        ));
+    }
+    Ok(e)
+}
+
+/// Add energies written out; an error when they involve no coordinate or velocity.
+fn place_energy(b: &mut Builder, energy: ExprEnergy, q: &Path_) -> Result<(), SpecError> {
+    let placed = place::energy(energy).map_err(|e| b.ctx.err(q, e.to_string()))?;
+    let Some(t) = placed else {
+        return Err(b.ctx.err(
+            q,
+            "it does not involve any moving point, coordinate or velocity, so it exerts no force",
+        ));
+    };
+    b.terms.push(t);
+    Ok(())
+}
+
+/// `Lagrangian: { T, V, R }`: a Lagrangian written out — kinetic energy `T` (positions and
+/// velocities `A'`, `mu'`), potential `V` (positions), Rayleigh function `R` — over the file's
+/// points, vectors and scalars.
+pub(super) fn lagrangian(b: &mut Builder, value: Option<&Value>) -> Result<(), SpecError> {
+    let Some(v) = value.filter(|v| !v.is_null()) else {
+        return Ok(());
+    };
+    let p = path(&["Lagrangian"]);
+    let m = b.ctx.map(v, &p)?;
+    let keys = b.ctx.keys(m, &p, Some(&["T", "V", "R"]))?;
+    let mut energy = ExprEnergy::default();
+    for (key, val) in keys {
+        let q = sub(&p, &key);
+        let e = scalar_energy(b, val, &q, key != "V")?;
+        match key.as_str() {
+            "T" => energy.kinetic = Some(e),
+            "V" => {
+                b.checks.push((q, e.clone()));
+                energy.potential = Some(e);
+            }
+            _ => energy.dissipation = Some(e),
+        }
+    }
+    place_energy(b, energy, &p)
 }
 
 /// Three components from a `dim`-vector of expressions (zero beyond).

@@ -1,0 +1,108 @@
+//! Lagrangians and Rayleigh functions written out in mechanism files, with velocities `A'`,
+//! `th1'`: the same trajectories as hand-written Rust, a damped oscillator against its closed
+//! form, quadratic drag reaching its terminal speed, and mistakes reported with their place.
+
+use lagrangian::library::pendulum::double_pendulum_angles;
+use lagrangian::prelude::*;
+
+/// The double pendulum in angles, written as a textbook Lagrangian.
+const DOUBLE: &str = "Dimension: 2\nPhysicalParams: { m1: 1, m2: 2, l1: 1, l2: 0.5, g: 9.81 }\n\
+    PartData:\n  Scalars: [th1, th2]\n\
+    Lagrangian:\n  \
+    T: (m1 + m2)/2*l1**2*th1'**2 + m2/2*l2**2*th2'**2 + m2*l1*l2*th1'*th2'*cos(th1 - th2)\n  \
+    V: -(m1 + m2)*g*l1*cos(th1) - m2*g*l2*cos(th2)\n\
+    ProblemData: { tend: 2, positions: { th1: 1, th2: -0.5 }, velocities: { th1: 0, th2: 1 } }\n\
+    SolverParams: { step: 1e-3 }\n";
+
+#[test]
+fn a_lagrangian_written_out_moves_as_the_same_lagrangian_in_rust() {
+    let problem = lagrangian::spec::parse(DOUBLE, "double.yaml").unwrap();
+    let from_file = simulate(&problem, problem.method.clone()).unwrap();
+    let rust = Problem::new(double_pendulum_angles([1.0, 2.0], [1.0, 0.5], 9.81))
+        .guess(&[1.0, -0.5], &[0.0, 1.0])
+        .pin_v([0, 1])
+        .t_end(2.0);
+    let by_hand = simulate(&rust, GenAlphaOptions::new(1e-3)).unwrap();
+    assert_eq!(from_file.records.len(), by_hand.records.len());
+    let mut worst = 0.0f64;
+    for (a, b) in from_file.records.iter().zip(&by_hand.records) {
+        for i in 0..2 {
+            worst = worst.max((a.state.q[i] - b.state.q[i]).abs());
+            worst = worst.max((a.state.v[i] - b.state.v[i]).abs());
+        }
+        assert!((a.energy - b.energy).abs() < 1e-10);
+    }
+    eprintln!("double pendulum, file vs Rust over 2,000 steps: {worst:.1e}");
+    assert!(worst < 1e-11, "{worst:e}");
+}
+
+#[test]
+fn a_rayleigh_function_damps_as_the_closed_form() {
+    // m ẍ + c ẋ + k x = 0 with m = 1, k = 4, c = 0.4 (ζ = 0.1), from x = 1 at rest
+    let file = "Dimension: 2\nPhysicalParams: { k: 4, c: 0.4 }\n\
+        PartData:\n  Fixed: { O: [0, 0] }\n  Particles: { A: 1 }\n  Springs: { OA: [k, 0] }\n\
+        AppliedForces:\n  Dissipation:\n    damper: c/2*dot(A', A')\n\
+        ProblemData: { tend: 5, positions: { A: [1, 0] } }\nSolverParams: { step: 1e-4 }\n";
+    let problem = lagrangian::spec::parse(file, "osc.yaml").unwrap();
+    let sol = simulate(&problem, problem.method.clone()).unwrap();
+    let (w, z) = (2.0f64, 0.1f64);
+    let wd = w * (1.0 - z * z).sqrt();
+    let mut worst = 0.0f64;
+    for r in &sol.records {
+        let t = r.state.t;
+        let x = (-z * w * t).exp() * ((wd * t).cos() + z * w / wd * (wd * t).sin());
+        worst = worst.max((r.state.q[0] - x).abs());
+    }
+    eprintln!("damped oscillator against the closed form: {worst:.1e}");
+    assert!(worst < 1e-6, "{worst:e}");
+    // the ledger: the energy lost equals the energy dissipated
+    let e0 = sol.records[0].energy;
+    assert!(sol.last().energy < 0.2 * e0);
+}
+
+#[test]
+fn quadratic_drag_reaches_the_terminal_speed() {
+    // R = c/3 |v|³ gives the force −c|v|v: a falling mass reaches √(m g / c)
+    let file = "Dimension: 2\nPhysicalParams: { m: 2, c: 0.5, g: 9.81 }\n\
+        PartData:\n  Particles: { A: m }\n\
+        AppliedForces:\n  Gravity: g\n  Dissipation:\n    air: c/3*norm(A')**3\n\
+        ProblemData: { tend: 5, positions: { A: [0, 0] }, velocities: { A: [0.1, 0] } }\n\
+        SolverParams: { tol: 1e-8 }\n";
+    let problem = lagrangian::spec::parse(file, "drag.yaml").unwrap();
+    let sol = simulate(&problem, problem.method.clone()).unwrap();
+    let v = &sol.last().state.v;
+    let speed = (v[0] * v[0] + v[1] * v[1]).sqrt();
+    let terminal = (2.0f64 * 9.81 / 0.5).sqrt();
+    eprintln!("speed at t = 5: {speed:.9}, terminal {terminal:.9}");
+    assert!((speed - terminal).abs() < 1e-6 * terminal);
+    assert!(v[0].abs() < 1e-3 && v[1] < 0.0);
+}
+
+#[test]
+fn mistakes_with_velocities_name_their_place() {
+    let base = "Dimension: 2\nPartData:\n  Fixed: { O: [0, 0] }\n  Particles: { P: 1 }\n  \
+                Scalars: [s]\n  Define: { D: \"[s*s, 0]\" }\n\
+                ProblemData: { tend: 1, positions: { P: [1, 0], s: 1 } }\n";
+    for (tail, place, part) in [
+        (
+            "AppliedForces:\n  Potentials:\n    v: dot(P', P')\n",
+            "AppliedForces.Potentials.v",
+            "Lagrangian (T, R) and Dissipation only",
+        ),
+        (
+            "AppliedForces:\n  Dissipation:\n    d: dot(D', D')\n",
+            "AppliedForces.Dissipation.d",
+            "the velocity D' is not available",
+        ),
+        ("Lagrangian:\n  T: s'**2\n  L: 1\n", "Lagrangian", "L"),
+        ("Lagrangian:\n  R: P'\n", "Lagrangian.R", "must be a scalar"),
+        ("Lagrangian:\n  V: 3\n", "Lagrangian", "does not involve"),
+    ] {
+        let e = lagrangian::spec::parse(&format!("{base}{tail}"), "v.yaml").unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("v.yaml:") && msg.contains(place) && msg.contains(part),
+            "{msg}"
+        );
+    }
+}
