@@ -207,6 +207,14 @@ impl StateSolver {
         );
     }
 
+    /// Whether the assembled matrix has no nonzero entry off its diagonal.
+    fn is_diagonal(&self) -> bool {
+        (0..self.pattern.dim).all(|j| {
+            (self.pattern.col_ptr[j]..self.pattern.col_ptr[j + 1])
+                .all(|s| self.pattern.row_idx[s] == j || self.values[s] == 0.0)
+        })
+    }
+
     /// Factorize `values` and solve for `x` in place (the solver is built on first use).
     fn factorize_solve(&mut self) -> Result<(), Error> {
         let singular = |_| InitError::SingularAugmented {
@@ -214,6 +222,12 @@ impl StateSolver {
         };
         if self.lin.is_none() {
             self.lin = Some(LinearSolver::new(self.kind, &self.pattern).map_err(singular)?);
+        }
+        // the diagonal approximation is exact only for a diagonal matrix (point masses, no
+        // constraints); otherwise the state's accelerations need the LU, for good
+        if self.lin.as_ref().is_some_and(LinearSolver::is_approximate) && !self.is_diagonal() {
+            self.lin =
+                Some(LinearSolver::new(LinearSolverKind::Sparse, &self.pattern).map_err(singular)?);
         }
         if let Some(lin) = &mut self.lin {
             lin.factorize(&self.pattern, &self.values)
