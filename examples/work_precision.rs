@@ -12,7 +12,7 @@
 //! (benches/README.md and docs/maths.md §14 quote its figures.)
 
 use clap::Parser;
-use lagrangian::library::andrews::{andrews_model, Q0};
+use lagrangian::library::andrews::{andrews_model, Q0, TEST_SET_Q_END as ANDREWS_Q_END};
 use lagrangian::library::pendulum::planar_pendulum;
 use lagrangian::output::Recorder;
 use lagrangian::prelude::*;
@@ -27,17 +27,6 @@ struct Args {
     #[arg(long = "rho-inf", default_value_t = 0.8)]
     rho_inf: f64,
 }
-
-/// q(0.03) of Andrews' mechanism in the CWI/Bari IVP test set.
-const ANDREWS_Q_END: [f64; 7] = [
-    15.81077119629904,
-    -15.75637105984298,
-    0.04082224013073101,
-    -0.5347301163226948,
-    0.5244099658805304,
-    0.5347301163226948,
-    1.048080741042263,
-];
 
 /// The pendulum at t = 10 (tests/reference/pendulum_exact.json, case grav=1).
 const PENDULUM_Q_END: [f64; 2] = [-0.8115864461913038, -0.5842323513453958];

@@ -73,20 +73,9 @@ fn the_global_error_follows_the_tolerance_on_the_exact_pendulum() {
     }
 }
 
-/// q(0.03) of Andrews' mechanism in the CWI/Bari IVP test set (PSIDE, tolerances 1e-14).
-const ANDREWS_Q_END: [f64; 7] = [
-    15.81077119629904,
-    -15.75637105984298,
-    0.04082224013073101,
-    -0.5347301163226948,
-    0.5244099658805304,
-    0.5347301163226948,
-    1.048080741042263,
-];
-
 #[test]
 fn andrews_mechanism_reaches_the_test_set_as_the_tolerance_falls() {
-    use lagrangian::library::andrews::{andrews_model, Q0};
+    use lagrangian::library::andrews::{andrews_model, Q0, TEST_SET_Q_END as ANDREWS_Q_END};
     let model = Arc::new(andrews_model());
     let init =
         consistent_initial_values(&model, &Q0, &[0.0; 7], &InitOptions::default().pin_q([1]))

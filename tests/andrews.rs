@@ -2,21 +2,10 @@
 //! initialization from a rough guess with Θ pinned lands on the published q0, q̈0, λ0, and
 //! generalized-α converges at order 2 on [0, 0.03].
 
-use lagrangian::library::andrews::{andrews_model, LAMBDA0, Q0, QDD0};
+use lagrangian::library::andrews::{andrews_model, LAMBDA0, Q0, QDD0, TEST_SET_Q_END as Q_END};
 use lagrangian::prelude::*;
 
 const GUESS: [f64; 7] = [-0.1, 0.0, 0.5, 0.2, 0.5, -0.2, 1.2];
-
-/// q(0.03) of the CWI/Bari IVP test set (PSIDE, tolerances 1e-14).
-const Q_END: [f64; 7] = [
-    15.81077119629904,
-    -15.75637105984298,
-    0.04082224013073101,
-    -0.5347301163226948,
-    0.5244099658805304,
-    0.5347301163226948,
-    1.048080741042263,
-];
 
 #[test]
 fn consistent_initialization_lands_on_published_values() {

@@ -248,15 +248,7 @@ fn andrews_in_natural_coordinates_matches_the_angle_form() {
     assert!((i.state.qdd[1] - 7e-3 * bdd * b0.cos()).abs() < 1e-8 * 100.0);
     assert!(i.state.qdd[2].abs() < 1e-8 && i.state.qdd[3].abs() < 1e-8);
     // against the CWI test-set reference q(0.03), through the point positions
-    let q_end = [
-        15.81077119629904,
-        -15.75637105984298,
-        0.04082224013073101,
-        -0.5347301163226948,
-        0.5244099658805304,
-        0.5347301163226948,
-        1.048080741042263,
-    ];
+    let q_end = lagrangian::library::andrews::TEST_SET_Q_END;
     let reference = andrews_points(&q_end);
     let at_end = |h: f64| {
         let opts = GenAlphaOptions::new(h).newton_tol(1e-12);

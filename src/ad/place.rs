@@ -360,11 +360,13 @@ pub fn energy(e: crate::model::elements::ExprEnergy) -> Result<Option<PlacedTerm
     if idx.is_empty() {
         return Ok(None);
     }
+    // local positions keep their velocities VELOCITY above them
+    let pos = |g: usize| idx.binary_search(&g).unwrap_or(usize::MAX);
     let local = |x: &Option<crate::expr::VExpr>| {
         x.as_ref().map(|x| {
-            x.remap(&|j| {
-                let (base, g) = (j / VELOCITY * VELOCITY, j % VELOCITY);
-                base + idx.binary_search(&g).unwrap_or(usize::MAX - base)
+            x.remap(&|j| match j >= VELOCITY {
+                true => VELOCITY + pos(j - VELOCITY),
+                false => pos(j),
             })
         })
     };

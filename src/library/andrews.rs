@@ -107,6 +107,18 @@ impl Default for Andrews {
     }
 }
 
+/// `q(0.03)` of the CWI/Bari IVP test set (Mazzia & Magherini; computed by PSIDE with
+/// tolerances 1e-14): the reference the tests and benchmarks compare against.
+pub const TEST_SET_Q_END: [f64; 7] = [
+    15.81077119629904,
+    -15.75637105984298,
+    0.04082224013073101,
+    -0.5347301163226948,
+    0.5244099658805304,
+    0.5347301163226948,
+    1.048080741042263,
+];
+
 /// Published consistent initial positions at `t = 0` (`Θ₀ = 0`).
 pub const Q0: [f64; 7] = [
     -0.0617138900142764496358948458001,
