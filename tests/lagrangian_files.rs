@@ -87,7 +87,7 @@ fn mistakes_with_velocities_name_their_place() {
         (
             "AppliedForces:\n  Potentials:\n    v: dot(P', P')\n",
             "AppliedForces.Potentials.v",
-            "Lagrangian (T, R) and Dissipation only",
+            "Lagrangian (T, R), Dissipation and Forces only",
         ),
         (
             "AppliedForces:\n  Dissipation:\n    d: dot(D', D')\n",

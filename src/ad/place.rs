@@ -324,6 +324,43 @@ pub fn spring_between(
     })
 }
 
+/// A force `F(t, q, v)` at a point ([`PointForce`](crate::model::elements::PointForce)): the
+/// components are expressions of time and the global coordinates and velocities
+/// ([`VExpr::velocity`](crate::expr::VExpr::velocity)); the element acts on the point's
+/// coordinates and those the force involves. `None` when neither moves (a force at a fixed
+/// point that depends on time only does no work).
+pub fn force_at(
+    dim: usize,
+    point: &PointMap,
+    force: [crate::expr::VExpr; 3],
+) -> Result<Option<PlacedTerm>, ModelError> {
+    use crate::expr::vector::VELOCITY;
+    let mut involved = std::collections::BTreeSet::new();
+    for f in &force {
+        f.coords(&mut involved);
+    }
+    if point.coords().is_empty() {
+        return Ok(None);
+    }
+    let extra = involved.iter().map(|j| j % VELOCITY).collect();
+    let (idx, local) = crate::model::elements::localize_with(dim, &[point], &extra)?;
+    let at = |g: usize| idx.binary_search(&g).unwrap_or(usize::MAX);
+    let force = force.map(|f| {
+        f.remap(&|j| match j >= VELOCITY {
+            true => VELOCITY + at(j - VELOCITY),
+            false => at(j),
+        })
+    });
+    let k = ad_term(
+        idx.len(),
+        crate::model::elements::PointForce {
+            point: local,
+            force,
+        },
+    )?;
+    Ok(Some((idx, k)))
+}
+
 /// A constraint written out as an expression of the global coordinates, `C(t, q) = 0`
 /// ([`Equation`](crate::model::elements::Equation)) on the coordinates it involves; `None` if it
 /// involves none.

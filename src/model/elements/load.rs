@@ -2,8 +2,8 @@
 //! needed) and a force at any point of the mechanism ([`PointForce`]).
 
 use super::points::LocalPoint;
-use super::torque::of_time;
 use super::Points;
+use crate::expr::vector::VELOCITY;
 use crate::expr::VExpr;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use crate::model::Term;
@@ -52,28 +52,46 @@ impl<const D: usize> TermKernel<D> for LoadKernel<D> {
     }
 }
 
-/// A force `F(t)` (world components, expressions in `t`) applied at a point `x(q, t)` of the
-/// mechanism: virtual work `F·δx`, so `Q_j = F·∂x/∂q_j`.
+/// A force `F(t, q, v)` (world components: expressions in time, the local coordinates
+/// `coord(j)` and their velocities [`VExpr::velocity`]`(j)`) applied at a point `x(q, t)` of
+/// the mechanism: virtual work `F·δx`, so `Q_j = F·∂x/∂q_j`. A force that depends on the state
+/// (a spring written as a force, drag `−c|ẋ|ẋ`, a Lorentz force `e ẋ × b`) is differentiated
+/// like every other term, so its stiffness and damping Jacobians are exact. A scalar quantity
+/// `s(q)` is the point `(s, 0, 0)`: the force `(f, 0, 0)` on it is the generalized force `f`
+/// along `s` (a load on a coordinate, a torque along an angle).
 ///
 /// ```
 /// use lagrangian::model::elements::{LocalPoint, PointForce, Points};
 /// use lagrangian::expr::VExpr;
-/// use lagrangian::ad::term_residual;
+/// use lagrangian::ad::{term_blocks, term_residual};
 /// // F = (0, 2t) at the point (q₀, 3 q₁): at t = 1 the generalized force is (0, 6)
 /// let x = LocalPoint::Affine { c: [0.0; 3], a: vec![(0, [1.0, 0.0, 0.0]), (1, [0.0, 3.0, 0.0])] };
 /// let f = PointForce {
-///     point: Points::new(2, vec![x]),
+///     point: Points::new(2, vec![x.clone()]),
 ///     force: [VExpr::constant(0.0), VExpr::product(VExpr::constant(2.0), VExpr::time())?, VExpr::constant(0.0)],
 /// };
 /// let r = term_residual::<_, 2>(&f, 1.0, &[0.0, 0.0], &[0.0; 2], &[0.0; 2]);
 /// assert!(r[0].abs() < 1e-15 && (r[1] + 6.0).abs() < 1e-15);
+/// // F = (−4 q₀, −v₁): Q = (−4 q₀, −3 v₁), stiffness 4 and damping 3 in the Jacobian
+/// let f = PointForce {
+///     point: Points::new(2, vec![x]),
+///     force: [
+///         VExpr::product(VExpr::constant(-4.0), VExpr::coord(0))?,
+///         VExpr::negative(VExpr::velocity(1)),
+///         VExpr::constant(0.0),
+///     ],
+/// };
+/// let b = term_blocks::<_, 2>(&f, 0.0, &[0.5, 0.0], &[0.0, 2.0], &[0.0; 2]);
+/// assert!((b.r[0] - 2.0).abs() < 1e-15 && (b.r[1] - 6.0).abs() < 1e-15);
+/// assert!((b.stiffness[(0, 0)] - 4.0).abs() < 1e-15 && (b.damping[(1, 1)] - 3.0).abs() < 1e-15);
 /// # Ok::<(), String>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct PointForce {
     /// The point (one).
     pub point: Points,
-    /// The force's world components, expressions in `t` (the third is ignored in 2D).
+    /// The force's world components (the third is ignored in 2D), expressions of `t`, the local
+    /// coordinates and their velocities.
     pub force: [VExpr; 3],
 }
 
@@ -82,26 +100,31 @@ impl<const N: usize> Term<N> for PointForce {
         &self,
         t: T,
         q: &SVector<T, N>,
-        _v: &SVector<T, N>,
+        v: &SVector<T, N>,
     ) -> SVector<T, N> {
         let mut out = SVector::<T, N>::from_element(T::from(0.0));
         let p = &self.point;
-        let mut fv = [0.0; 3];
-        for (k, e) in self.force.iter().enumerate() {
-            fv[k] = of_time(e, t.re());
-        }
+        let state = |j: usize| match j >= VELOCITY {
+            true => v[j - VELOCITY],
+            false => q[j],
+        };
+        let fv = [0, 1, 2].map(|k| match k < p.dim {
+            true => self.force[k].eval_scalar(&state, t),
+            false => T::from(0.0),
+        });
         match &p.list[0] {
             LocalPoint::Affine { a, .. } => {
                 for (j, a) in a {
                     for k in 0..p.dim {
-                        out[*j] += T::from(a[k] * fv[k]);
+                        if a[k] != 0.0 {
+                            out[*j] += fv[k] * a[k];
+                        }
                     }
                 }
             }
             LocalPoint::Expr(_) => {
-                let fd = fv.map(T::from);
                 for (j, o) in out.iter_mut().enumerate() {
-                    *o = p.dot(&fd, &p.partial(0, q, j, t));
+                    *o = p.dot(&fv, &p.partial(0, q, j, t));
                 }
             }
         }

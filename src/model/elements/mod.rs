@@ -31,7 +31,7 @@ pub use equation::Equation;
 pub use load::{LoadKernel, PointForce};
 pub use particle::{Particle, ParticleAt, PointMassKernel};
 pub use planar_body::PlanarBody;
-pub use points::{localize, Frame, LocalPoint, Points};
+pub use points::{localize, localize_with, Frame, LocalPoint, Points};
 pub use potential::ExprEnergy;
 pub use spring::{AnchoredSpring, AnchoredSpringKernel, Spring, SpringBetween, SpringKernel};
 pub use torque::{BodyTorque, PlanarTorque};

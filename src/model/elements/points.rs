@@ -190,7 +190,17 @@ impl Points {
 /// global indices) and the points rewritten on it. Points given by Rust code
 /// ([`PointMap::Custom`]) cannot be differentiated and are refused.
 pub fn localize(dim: usize, points: &[&PointMap]) -> Result<(Vec<usize>, Points), ModelError> {
-    let mut set = BTreeSet::new();
+    localize_with(dim, points, &BTreeSet::new())
+}
+
+/// [`localize`] with `extra` global coordinates on the list too (those an element's other
+/// expressions involve, e.g. a force that depends on other points).
+pub fn localize_with(
+    dim: usize,
+    points: &[&PointMap],
+    extra: &BTreeSet<usize>,
+) -> Result<(Vec<usize>, Points), ModelError> {
+    let mut set = extra.clone();
     for p in points {
         set.extend(p.coords());
     }

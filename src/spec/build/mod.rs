@@ -3,6 +3,7 @@
 //! initial-value problem and the method in [`problem`].
 
 mod bodies;
+mod forces;
 mod generators;
 mod problem;
 mod sections;
@@ -290,7 +291,7 @@ impl<'a> Builder<'a> {
         if e.has_velocity() {
             return Err(self.ctx.err(
                 p,
-                "velocities (A', mu') may appear in Lagrangian (T, R) and Dissipation only",
+                "velocities (A', mu') may appear in Lagrangian (T, R), Dissipation and Forces only",
             ));
         }
         Ok(e)

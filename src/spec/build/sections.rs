@@ -2,7 +2,7 @@
 //! equations, in the order they are read.
 
 use super::*;
-use crate::model::elements::{BodyTorque, ExprEnergy, PlanarTorque, PointForce};
+use crate::model::elements::{BodyTorque, ExprEnergy, PlanarTorque};
 
 /// A lookup of the `PartData` sections by name (null sections count as absent).
 pub(super) type Parts<'a, 'v> = &'a dyn Fn(&str) -> Option<&'v Value>;
@@ -325,21 +325,13 @@ pub(super) fn bars(b: &mut Builder, s: &Value) -> Result<(), SpecError> {
     Ok(())
 }
 
-/// `AppliedForces.Forces` and `Torques` (time expressions on points and bodies).
+/// `AppliedForces.Forces` (see [`super::forces`]), `Potentials`, `Dissipation` and `Torques`.
 pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Result<(), SpecError> {
     let dim = b.dim;
     // Forces and torques
     if let Some(fm) = fmap {
         if let Some(f) = fm.get("Forces").filter(|v| !v.is_null()) {
-            let p = sub(fp, "Forces");
-            let m = b.ctx.map(f, &p)?;
-            for (name, val) in b.ctx.keys(m, &p, None)? {
-                let q = sub(&p, &name);
-                let a = b.point(&name, &q)?;
-                let force = padded(b.ctx.vector_expr(val, &q, dim)?);
-                let placed = place::term_on(dim, &[&a], |point| PointForce { point, force });
-                b.place(placed, &q)?;
-            }
+            super::forces::forces(b, f, &sub(fp, "Forces"))?;
         }
         if let Some(v) = fm.get("Potentials").filter(|v| !v.is_null()) {
             potentials(b, v, &sub(fp, "Potentials"))?;

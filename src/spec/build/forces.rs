@@ -1,0 +1,144 @@
+//! `AppliedForces.Forces`: forces at points and generalized forces along scalar quantities,
+//! written as expressions of time, positions and velocities.
+//!
+//! A key names where the force acts: a point (`A: [fx, fy]` or a vector expression such as
+//! `-c*norm(A')*A'`), or a scalar quantity — a scalar (`mu: f`, a coordinate or a `Define`d
+//! scalar such as an angle) or a component of a point or vector (`A.x: f`) — whose value is the
+//! generalized force along it (a load on a coordinate, a torque along an angle).
+
+use super::*;
+
+/// Where a force acts: the point (a scalar quantity `s` is the point `(s, 0, 0)`) and whether
+/// it is a scalar quantity.
+fn target(b: &Builder, name: &str, q: &Path_) -> Result<(PointMap, bool), SpecError> {
+    if b.points.contains_key(name) {
+        return Ok((b.pmap(name), false));
+    }
+    let scalar = |m: PointMap, k: usize| -> PointMap {
+        match m {
+            PointMap::Affine(a) => PointMap::Affine(Affine {
+                c: [a.c[k], 0.0, 0.0],
+                a: a.a
+                    .iter()
+                    .filter(|(_, v)| v[k] != 0.0)
+                    .map(|(j, v)| (*j, [v[k], 0.0, 0.0]))
+                    .collect(),
+            }),
+            other => {
+                let e = file_vexpr(&other);
+                let e = if e.is_vector() {
+                    VExpr::comp(e, k).unwrap_or_else(|_| VExpr::constant(f64::NAN))
+                } else {
+                    e
+                };
+                let zero = VExpr::constant(0.0);
+                PointMap::Expr(VExpr::pack([e, zero.clone(), zero]))
+            }
+        }
+    };
+    if let Some(s) = b.scalars.get(name) {
+        return Ok((scalar(to_map(s), 0), true));
+    }
+    if let Some((base, c)) = name.split_once('.') {
+        let k = ["x", "y", "z"][..b.dim].iter().position(|x| *x == c);
+        let item = b.points.get(base).or_else(|| b.vectors.get(base));
+        if let (Some(k), Some(item)) = (k, item) {
+            return Ok((scalar(to_map(item), k), true));
+        }
+    }
+    let axes = ["x", "y", "z"][..b.dim].join(", ");
+    Err(b.ctx.err(
+        q,
+        format!(
+            "unknown point or scalar '{name}' (a force acts at a point, 'A: [fx, fy]', or along \
+             a scalar quantity: a scalar 'mu: f' or a component 'A.x: f' with the component one \
+             of {axes})"
+        ),
+    ))
+}
+
+/// One scalar expression of a force (time, positions and velocities allowed).
+fn scalar(b: &mut Builder, v: &Value, q: &Path_) -> Result<VExpr, SpecError> {
+    let e = b.vexpr_with_velocities(v, q)?;
+    if e.is_vector() {
+        return Err(b.ctx.err(q, "expected a scalar, found a vector"));
+    }
+    if !e.has_velocity() {
+        b.checks.push((q.clone(), e.clone()));
+    }
+    Ok(e)
+}
+
+/// The force's three world components (zero beyond `Dimension`).
+fn components(
+    b: &mut Builder,
+    v: &Value,
+    q: &Path_,
+    on_scalar: bool,
+) -> Result<[VExpr; 3], SpecError> {
+    let zero = VExpr::constant(0.0);
+    if on_scalar {
+        return Ok([scalar(b, v, q)?, zero.clone(), zero]);
+    }
+    let dim = b.dim;
+    let list: Vec<VExpr> = match v {
+        Value::Sequence(s) if s.len() == dim => s
+            .iter()
+            .map(|x| scalar(b, x, q))
+            .collect::<Result<_, _>>()?,
+        Value::Sequence(s) => {
+            return Err(b.ctx.err(
+                q,
+                format!(
+                    "expected {dim} components (Dimension is {dim}), found {}",
+                    s.len()
+                ),
+            ))
+        }
+        Value::String(_) => {
+            let e = b.vexpr_with_velocities(v, q)?;
+            if !e.is_vector() {
+                return Err(b.ctx.err(
+                    q,
+                    format!(
+                        "a force at a point is a vector ({dim} components, or an expression such \
+                         as -c*norm(A')*A'), found a scalar"
+                    ),
+                ));
+            }
+            if !e.has_velocity() {
+                b.checks.push((q.clone(), e.clone()));
+            }
+            (0..dim)
+                .map(|k| VExpr::comp(e.clone(), k).map_err(|m| b.ctx.err(q, m)))
+                .collect::<Result<_, _>>()?
+        }
+        other => {
+            return Err(b.ctx.err(
+                q,
+                format!(
+                    "expected a list of {dim} expressions or a vector expression, found {}",
+                    kind(other)
+                ),
+            ))
+        }
+    };
+    let mut f = [zero.clone(), zero.clone(), zero];
+    for (k, e) in list.into_iter().enumerate() {
+        f[k] = e;
+    }
+    Ok(f)
+}
+
+/// `AppliedForces.Forces`.
+pub(super) fn forces(b: &mut Builder, value: &Value, p: &Path_) -> Result<(), SpecError> {
+    let m = b.ctx.map(value, p)?;
+    for (name, val) in b.ctx.keys(m, p, None)? {
+        let q = sub(p, &name);
+        let (at, on_scalar) = target(b, &name, &q)?;
+        let force = components(b, val, &q, on_scalar)?;
+        let dim = b.dim;
+        b.place(place::force_at(dim, &at, force), &q)?;
+    }
+    Ok(())
+}
