@@ -272,3 +272,34 @@ fn the_animation_section_chooses_trails_and_colour() {
     assert_eq!(d["trails"], serde_json::json!([1]));
     assert!(d["colour"].is_null());
 }
+
+#[test]
+fn a_mechanism_on_a_line_animates_on_the_x_axis() {
+    // Dimension 1: the page draws the points in the plane at y = 0
+    let out = run_bundled("exudyn_assembly.yaml", "2");
+    let html = animate(&out, &["--fps", "20"]);
+    let d = data(&html);
+    assert_eq!(d["scene"]["dimension"].as_u64(), Some(2));
+    let (header, rows) = trajectory(&out);
+    let times: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    let opts = AnimationOptions {
+        fps: 20.0,
+        ..Default::default()
+    };
+    let chosen = frame_rows(&times, &opts);
+    let frames = d["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), chosen.len());
+    let moving = d["moving"].as_array().unwrap();
+    assert_eq!(moving.len(), 2);
+    for (f, &r) in chosen.iter().enumerate() {
+        for (k, name) in moving.iter().enumerate() {
+            let col = header
+                .iter()
+                .position(|h| *h == format!("{}.x", name.as_str().unwrap()))
+                .unwrap();
+            let shown = frames[f][2 * k].as_f64().unwrap();
+            assert!((shown - rows[r][col]).abs() < 1e-5 * rows[r][col].abs().max(1.0));
+            assert_eq!(frames[f][2 * k + 1].as_f64(), Some(0.0));
+        }
+    }
+}

@@ -135,11 +135,11 @@ pub fn constraint_on<C: AnyConstraint>(
 }
 
 fn dim_check(dim: usize) -> Result<(), ModelError> {
-    if dim == 2 || dim == 3 {
+    if (1..=3).contains(&dim) {
         Ok(())
     } else {
         Err(ModelError::Invalid(format!(
-            "points live in 2 or 3 dimensions, not {dim}"
+            "points live in 1, 2 or 3 dimensions, not {dim}"
         )))
     }
 }
@@ -155,11 +155,26 @@ pub fn point_mass(
     dim_check(dim)?;
     let g2 = [gravity[0], gravity[1]];
     let g3 = [g2[0], g2[1], gravity.get(2).copied().unwrap_or(0.0)];
+    if dim == 1 {
+        let gravity = [gravity[0]];
+        return Ok(match how {
+            Derivatives::Hand => TermKernelBox::new(PointMassKernel::<1> { mass, gravity }),
+            Derivatives::Ad => term_n(Particle::<1> { mass, gravity }),
+        });
+    }
     Ok(match (how, dim) {
         (Derivatives::Hand, 2) => TermKernelBox::new(PointMassKernel::<2> { mass, gravity: g2 }),
         (Derivatives::Hand, _) => TermKernelBox::new(PointMassKernel::<3> { mass, gravity: g3 }),
         (Derivatives::Ad, 2) => term_n(Particle::<2> { mass, gravity: g2 }),
         (Derivatives::Ad, _) => term_n(Particle::<3> { mass, gravity: g3 }),
+    })
+}
+
+/// A mass `m` on one coordinate (Exudyn's `Mass1D`): `T = ½ m q̇²`, `r = m q̈` (hand kernel).
+pub fn coordinate_mass(mass: f64) -> TermKernelBox {
+    TermKernelBox::new(PointMassKernel::<1> {
+        mass,
+        gravity: [0.0],
     })
 }
 
@@ -296,7 +311,7 @@ pub fn spring_between(
     damping: f64,
     gravity: [f64; 3],
 ) -> Result<Option<PlacedTerm>, ModelError> {
-    if mass == 0.0 && stiffness != 0.0 {
+    if mass == 0.0 && stiffness != 0.0 && dim >= 2 {
         let hand = |anchor: Option<[f64; 3]>, idx: Vec<usize>| {
             let k = spring(
                 dim,

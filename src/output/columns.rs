@@ -177,10 +177,10 @@ impl Columns {
             s.group("reactions", names);
         }
         if o.momenta && !matches!(g.momenta, Momenta::None) {
-            let cols: &[&str] = if dim == 2 {
-                &["Px", "Py", "|P|", "Lz"]
-            } else {
-                &["Px", "Py", "Pz", "|P|", "Lx", "Ly", "Lz", "|L|"]
+            let cols: &[&str] = match dim {
+                1 => &["Px"],
+                2 => &["Px", "Py", "|P|", "Lz"],
+                _ => &["Px", "Py", "Pz", "|P|", "Lx", "Ly", "Lz", "|L|"],
             };
             s.momenta = Some(MomentaWork::default());
             s.group("momenta", cols.iter().map(|c| c.to_string()).collect());
@@ -366,7 +366,9 @@ impl Columns {
         if let Some(m) = &mut self.momenta {
             let (lin, ang) = m.momenta(problem, s);
             let norm = |v: &[f64; 3]| (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-            if dim == 2 {
+            if dim == 1 {
+                row.push(lin[0]);
+            } else if dim == 2 {
                 row.extend([lin[0], lin[1], norm(&lin), ang[2]]);
             } else {
                 row.extend([lin[0], lin[1], lin[2], norm(&lin)]);
@@ -472,7 +474,7 @@ fn noether(kinds: &[CoordKind], dim: usize, q: &[f64], p: &[f64]) -> ([f64; 3], 
         if point {
             lin[axis] += p[i];
         }
-        if axis == 0 {
+        if axis == 0 && dim >= 2 {
             let z = |v: &[f64]| if dim == 3 { v[i + 2] } else { 0.0 };
             let x = [q[i], q[i + 1], z(q)];
             let pp = [p[i], p[i + 1], z(p)];

@@ -183,6 +183,9 @@ fn names_of(list: &Value) -> Vec<String> {
     }
 }
 
+/// The column index that stands for a zero (the `y` of a point on a line).
+const ZERO: usize = usize::MAX;
+
 impl Movie {
     /// The run in `dir` (its `scene.json` and trajectory) sampled by `opts`.
     pub fn load(dir: &Path, opts: &AnimationOptions) -> Result<Movie, PlotError> {
@@ -192,13 +195,20 @@ impl Movie {
     }
 
     /// The movie of `scene` over the rows of `table`.
-    pub fn of(scene: Value, table: &Table, opts: &AnimationOptions) -> Result<Movie, PlotError> {
-        let dim = scene["dimension"].as_u64().unwrap_or(0) as usize;
-        if !(dim == 2 || dim == 3) {
+    pub fn of(
+        mut scene: Value,
+        table: &Table,
+        opts: &AnimationOptions,
+    ) -> Result<Movie, PlotError> {
+        let scene_dim = scene["dimension"].as_u64().unwrap_or(0) as usize;
+        if !(1..=3).contains(&scene_dim) {
             return Err(PlotError(
-                "the scene has no spatial picture (dimension 2 or 3)".into(),
+                "the scene has no spatial picture (dimension 1, 2 or 3)".into(),
             ));
         }
+        // a line is drawn in the plane, on the x axis
+        let dim = scene_dim.max(2);
+        scene["dimension"] = dim.into();
         let column = |name: &str| table.columns.iter().position(|n| n == name);
         let points = scene["points"].as_array().cloned().unwrap_or_default();
         let (mut fixed, mut slot, mut moving, mut cols) = (vec![], vec![], vec![], vec![]);
@@ -211,11 +221,14 @@ impl Movie {
                 .map(|c| c.as_str().and_then(column))
                 .collect();
             fixed.push(place);
-            match idx.filter(|i| i.len() == dim && place.is_none()) {
+            match idx.filter(|i| i.len() == scene_dim && place.is_none()) {
                 Some(idx) => {
                     slot.push(Some(moving.len()));
                     moving.push(p["name"].as_str().unwrap_or("").to_string());
                     cols.extend(idx);
+                    if scene_dim == 1 {
+                        cols.push(ZERO);
+                    }
                 }
                 None => slot.push(None),
             }
@@ -229,7 +242,10 @@ impl Movie {
         let rows = frame_rows(&times, opts);
         let frames = rows
             .iter()
-            .map(|&r| cols.iter().map(|&c| table.rows[r][c]).collect())
+            .map(|&r| {
+                let at = |c: usize| if c == ZERO { 0.0 } else { table.rows[r][c] };
+                cols.iter().map(|&c| at(c)).collect()
+            })
             .collect();
         let name_of = |p: &Value| p["name"].as_str().unwrap_or("").to_string();
         let trail_names = match &opts.trails {

@@ -201,8 +201,9 @@ impl Summary {
             energy_drift: e1 - e0,
             momentum_start: mom(first, 0),
             momentum_end: mom(last, 0),
-            angular_momentum_start: mom(first, 1),
-            angular_momentum_end: mom(last, 1),
+            // on a line there is no rotation
+            angular_momentum_start: mom(first, 1).filter(|_| p.geometry.dimension >= 2),
+            angular_momentum_end: mom(last, 1).filter(|_| p.geometry.dimension >= 2),
             ledger: facts.ledger,
             output_every: p.output_every,
             output_times: p.output_times.clone(),
@@ -275,6 +276,8 @@ impl std::fmt::Display for Summary {
         }
         if let (Some(a), Some(b)) = (s.angular_momentum_start, s.angular_momentum_end) {
             write!(f, "\n  angular momentum Lz {:.6} → {:.6}", a[2], b[2])?;
+        } else if let (Some(a), Some(b)) = (s.momentum_start, s.momentum_end) {
+            write!(f, "\n  momentum Px {:.6} → {:.6}", a[0], b[0])?;
         }
         if s.stats.restarts > 0 {
             write!(f, "\n  {} restarts (chart switches)", s.stats.restarts)?;

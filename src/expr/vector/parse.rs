@@ -208,12 +208,12 @@ impl Parser<'_> {
             self.pos += 1;
             let k = match self.s.get(self.pos) {
                 Some(b'x') => 0,
-                Some(b'y') => 1,
+                Some(b'y') if self.dim >= 2 => 1,
                 Some(b'z') if self.dim == 3 => 2,
                 _ => {
                     return Err(Self::at(off)(format!(
                         "expected a component after '.': {}",
-                        if self.dim == 3 { "x, y or z" } else { "x or y" }
+                        ["x", "x or y", "x, y or z"][self.dim.clamp(1, 3) - 1]
                     )))
                 }
             };

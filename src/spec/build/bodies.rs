@@ -9,6 +9,12 @@ pub(super) fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
     if b.dim == 3 {
         return rigid3(b, name, val, p);
     }
+    if b.dim == 1 {
+        return Err(b.ctx.err(
+            p,
+            "rigid bodies need Dimension 2 or 3 (on a line, use Particles, Masses and Bars)",
+        ));
+    }
     let names = split_points(name).filter(|v| v.len() >= 2).ok_or_else(|| {
         b.ctx.err(
             p,

@@ -14,37 +14,8 @@ fn target(b: &Builder, name: &str, q: &Path_) -> Result<(PointMap, bool), SpecEr
     if b.points.contains_key(name) {
         return Ok((b.pmap(name), false));
     }
-    let scalar = |m: PointMap, k: usize| -> PointMap {
-        match m {
-            PointMap::Affine(a) => PointMap::Affine(Affine {
-                c: [a.c[k], 0.0, 0.0],
-                a: a.a
-                    .iter()
-                    .filter(|(_, v)| v[k] != 0.0)
-                    .map(|(j, v)| (*j, [v[k], 0.0, 0.0]))
-                    .collect(),
-            }),
-            other => {
-                let e = file_vexpr(&other);
-                let e = if e.is_vector() {
-                    VExpr::comp(e, k).unwrap_or_else(|_| VExpr::constant(f64::NAN))
-                } else {
-                    e
-                };
-                let zero = VExpr::constant(0.0);
-                PointMap::Expr(VExpr::pack([e, zero.clone(), zero]))
-            }
-        }
-    };
-    if let Some(s) = b.scalars.get(name) {
-        return Ok((scalar(to_map(s), 0), true));
-    }
-    if let Some((base, c)) = name.split_once('.') {
-        let k = ["x", "y", "z"][..b.dim].iter().position(|x| *x == c);
-        let item = b.points.get(base).or_else(|| b.vectors.get(base));
-        if let (Some(k), Some(item)) = (k, item) {
-            return Ok((scalar(to_map(item), k), true));
-        }
+    if let Some(x) = super::coordinates::quantity(b, name) {
+        return Ok((x.map, true));
     }
     let axes = ["x", "y", "z"][..b.dim].join(", ");
     Err(b.ctx.err(

@@ -3,6 +3,7 @@
 //! initial-value problem and the method in [`problem`].
 
 mod bodies;
+mod coordinates;
 mod forces;
 mod generators;
 mod problem;
@@ -440,15 +441,14 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
             return Err(ctx.err(&p, format!("expected a text, found {}", kind(other))));
         }
     };
-    let dim_v =
-        get("Dimension").ok_or_else(|| ctx.err(&root_p, "missing field 'Dimension' (2 or 3)"))?;
+    let dim_v = get("Dimension")
+        .ok_or_else(|| ctx.err(&root_p, "missing field 'Dimension' (1, 2 or 3)"))?;
     let dim = match dim_v.as_u64() {
-        Some(2) => 2,
-        Some(3) => 3,
+        Some(d @ 1..=3) => d as usize,
         _ => {
             return Err(ctx.err(
                 &path(&["Dimension"]),
-                format!("must be 2 or 3, found {}", short(dim_v)),
+                format!("must be 1, 2 or 3, found {}", short(dim_v)),
             ))
         }
     };
@@ -500,6 +500,8 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
             "Grids",
             "Springs",
             "Bars",
+            "Masses",
+            "CoordinateSprings",
             "Equations",
             "Drives",
         ]),
@@ -514,6 +516,12 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
 
     sections::items(&mut b, &part)?;
     sections::elements(&mut b, &part)?;
+    if let Some(v) = part("Masses") {
+        coordinates::masses(&mut b, v)?;
+    }
+    if let Some(v) = part("CoordinateSprings") {
+        coordinates::coordinate_springs(&mut b, v)?;
+    }
     sections::loads(&mut b, fmap, &fp)?;
     sections::equations(&mut b, part("Equations"))?;
     sections::lagrangian(&mut b, get("Lagrangian"))?;

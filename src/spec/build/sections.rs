@@ -426,7 +426,11 @@ fn scalar_energy(
 }
 
 /// Add energies written out; an error when they involve no coordinate or velocity.
-fn place_energy(b: &mut Builder, energy: ExprEnergy, q: &Path_) -> Result<(), SpecError> {
+pub(super) fn place_energy(
+    b: &mut Builder,
+    energy: ExprEnergy,
+    q: &Path_,
+) -> Result<(), SpecError> {
     let placed = place::energy(energy).map_err(|e| b.ctx.err(q, e.to_string()))?;
     let Some(t) = placed else {
         return Err(b.ctx.err(
