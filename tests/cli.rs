@@ -247,7 +247,7 @@ fn bad_input_is_reported_with_place_and_field() {
     bad(
         &GOOD.replace("Dimension: 2", "Dimension: 4"),
         "2:1",
-        &["Dimension", "must be 2 or 3"],
+        &["Dimension", "must be 1, 2 or 3"],
     );
     // time not allowed in a constant
     bad(
