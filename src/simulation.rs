@@ -193,9 +193,16 @@ impl Simulation {
     }
 
     /// Continue from `next` at the current time: consistent values from its guesses, a new
-    /// integrator of the same method.
+    /// integrator of the same method; the title, outputs, notes and overrides of the run are
+    /// kept.
     fn restart(&mut self, next: Problem) -> Result<(), Error> {
-        let next = next.t0(self.integrator.t()).t_end(self.problem.t_end);
+        let mut next = next.t0(self.integrator.t()).t_end(self.problem.t_end);
+        // the run's settings stay those of the run (title, outputs, notes, overrides)
+        let p = &self.problem;
+        next.title.clone_from(&p.title);
+        next.outputs.clone_from(&p.outputs);
+        next.notes.clone_from(&p.notes);
+        next.overrides.clone_from(&p.overrides);
         let init = next.initial_values()?;
         let integrator = self.method.integrator(next.model.clone(), &init.state)?;
         self.done.accumulate(self.integrator.stats());

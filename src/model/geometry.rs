@@ -368,6 +368,30 @@ pub struct Geometry {
     pub momenta: Momenta,
     /// The file's `Animation` settings, as read (JSON).
     pub animation: Option<serde_json::Value>,
+    /// Further named quantities of a state computed by Rust code (the output group
+    /// `quantities`), e.g. each pendulum's chart, momentum and energy.
+    pub quantities: Option<Quantities>,
+}
+
+/// Rust code that appends quantities of a state `(q, v, t)` to a row.
+pub type QuantitiesFn = dyn Fn(&[f64], &[f64], f64, &mut Vec<f64>) + Send + Sync;
+
+/// Named quantities of a state `(q, v, t)`, computed together by Rust code into `out` (one
+/// value per name, in order).
+#[derive(Clone)]
+pub struct Quantities {
+    /// Column names.
+    pub names: Vec<String>,
+    /// Appends the values at `(q, v, t)` to `out`.
+    pub eval: Arc<QuantitiesFn>,
+}
+
+impl fmt::Debug for Quantities {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.debug_struct("Quantities")
+            .field("names", &self.names)
+            .finish()
+    }
 }
 
 impl Geometry {

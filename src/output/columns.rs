@@ -10,7 +10,8 @@
 //! | accelerations | every coordinate: `A.ax …`, `mu.a` |
 //! | multipliers | `lambda:<constraint>` (`lambda:<constraint>:<k>` for a block of several rows) |
 //! | reactions | `reaction:<constraint>:<coordinate>` = `−(C_qᵀλ)` on each coordinate the constraint acts on; for a bar also `force:<bar>:<end>.x …` (the force the bar exerts on each end, fixed ends included) and `tension:<bar>`; for a drive `s(q) = f(t)` the force or torque it delivers along `s`, `drive:<name>` = `−λ` |
-//! | momenta | `Px … |P|, Lx … |L|` (2D: `Px, Py, |P|, Lz`) when the geometry defines momenta |
+//! | momenta | `Px … |P|, Lx … |L|` (2D: `Px, Py, |P|, Lz`; 1D: `Px`) when the geometry defines momenta |
+//! | quantities | the geometry's own [`Quantities`](crate::model::geometry::Quantities), written with the positions (a pendulum chain: `chart1`, `p1.x … |p1|`, `L1.x … |L1|`, `KE1`, `PE1`, `ME1`, …) |
 //! | energies | `kinetic`, `potential`, `total` (the energy function `v·∂L/∂v − L`), `max_constraint_residual` |
 //! | ledger | `work_forces`, `work_drives`, `work_time`, `dissipated`, `balance_error` ([`Ledger`]) |
 
@@ -84,6 +85,8 @@ pub struct Columns {
     /// The constraint row of each drive.
     drives: Vec<usize>,
     momenta: Option<MomentaWork>,
+    /// Whether the geometry's quantities are written.
+    quantities: bool,
     ledger: Option<Ledger>,
     /// `(q̈, λ)` of each written state from the acceleration-level equations (constrained
     /// models, when accelerations, multipliers or reactions are written), for its model.
@@ -129,6 +132,7 @@ impl Columns {
             bars: Vec::new(),
             drives: Vec::new(),
             momenta: None,
+            quantities: false,
             ledger: o.ledger.then(Ledger::new),
             state_solver: None,
             qdd: Vec::new(),
@@ -184,6 +188,10 @@ impl Columns {
             };
             s.momenta = Some(MomentaWork::default());
             s.group("momenta", cols.iter().map(|c| c.to_string()).collect());
+        }
+        if let Some(x) = g.quantities.as_ref().filter(|_| o.positions) {
+            s.quantities = true;
+            s.group("quantities", x.names.iter().map(|n| safe(n)).collect());
         }
         if o.energies {
             let cols = ["kinetic", "potential", "total", "max_constraint_residual"];
@@ -374,6 +382,11 @@ impl Columns {
                 row.extend([lin[0], lin[1], lin[2], norm(&lin)]);
                 row.extend([ang[0], ang[1], ang[2], norm(&ang)]);
             }
+        }
+        if let Some(x) = g.quantities.as_ref().filter(|_| self.quantities) {
+            let at = row.len();
+            (x.eval)(s.q, s.v, s.t, row);
+            row.resize(at + x.names.len(), f64::NAN);
         }
         if self.energies {
             let [kinetic, potential, energy] = assembly::energies(model, s.t, s.q, s.v);

@@ -93,9 +93,25 @@ impl Table {
 
 /// Axis label with units for a column name.
 pub fn unit_label(names: &[&str]) -> String {
+    // a pendulum's own figure: `KE1`, `p1.x`, `|L1|`, `chart1` (the N-pendulum quantities)
+    let own = |n: &str, tag: &str| {
+        let n = n.trim_start_matches('|');
+        n.strip_prefix(tag)
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+    };
     let kind = |n: &str| {
-        if ["kinetic", "potential", "total"].contains(&n) {
+        if ["kinetic", "potential", "total"].contains(&n)
+            || ["KE", "PE", "ME"].iter().any(|e| own(n, e))
+        {
             "energy [J]"
+        } else if own(n, "p") {
+            "momentum [kg m/s]"
+        } else if own(n, "L") {
+            "angular momentum [kg m²/s]"
+        } else if own(n, "chart") {
+            "chart (1: z-polar, 0: x-polar)"
+        } else if (n.starts_with("theta") || n.starts_with("phi")) && n.ends_with(".v") {
+            "angular rate [rad/s]"
         } else if n == "max_constraint_residual" {
             "max |C|"
         } else if n == "|L|" || (n.starts_with('L') && n.len() == 2) {
@@ -282,7 +298,6 @@ pub fn diagnostics_sheet(
     stem: &Path,
     size: (u32, u32),
 ) -> Result<Vec<PathBuf>, PlotError> {
-    ensure_font()?;
     let pick =
         |names: &[&str]| -> Vec<usize> { names.iter().filter_map(|n| table.col(n)).collect() };
     let energy = pick(&["kinetic", "potential", "total"]);
@@ -296,12 +311,43 @@ pub fn diagnostics_sheet(
             .filter(|&c| !energy.contains(&c))
             .collect()
     });
-    let panels: Vec<(Vec<usize>, &str)> = vec![
-        (energy, "energies"),
-        (momenta, "momenta"),
-        (residual, "constraint residual"),
-        (first, "coordinates"),
+    let panels = vec![
+        (energy, "energies".to_string()),
+        (momenta, "momenta".to_string()),
+        (residual, "constraint residual".to_string()),
+        (first, "coordinates".to_string()),
     ];
+    panel_sheet(table, title, &panels, stem, size)
+}
+
+/// The run's own panels ([`PlotPanel`](crate::problem::PlotPanel): a title and columns each),
+/// in a grid of two columns, into `stem.png` and `stem.svg`; a column the table lacks is an
+/// error that lists the table's columns.
+pub fn panels_sheet(
+    table: &Table,
+    title: &str,
+    panels: &[crate::problem::PlotPanel],
+    stem: &Path,
+    size: (u32, u32),
+) -> Result<Vec<PathBuf>, PlotError> {
+    let resolved = panels
+        .iter()
+        .map(|p| Ok((resolve(table, &p.columns)?, p.title.clone())))
+        .collect::<Result<Vec<_>, PlotError>>()?;
+    panel_sheet(table, title, &resolved, stem, size)
+}
+
+/// Panels (columns, title) in a grid of at most two columns, as PNG and SVG.
+fn panel_sheet(
+    table: &Table,
+    title: &str,
+    panels: &[(Vec<usize>, String)],
+    stem: &Path,
+    size: (u32, u32),
+) -> Result<Vec<PathBuf>, PlotError> {
+    ensure_font()?;
+    let cols = panels.len().clamp(1, 2);
+    let rows = panels.len().div_ceil(2).max(1);
     let png = stem.with_extension("png");
     let svg = stem.with_extension("svg");
     {
@@ -310,7 +356,7 @@ pub fn diagnostics_sheet(
         let root = root
             .titled(title, ("sans-serif", 26))
             .map_err(perr("png"))?;
-        for (area, (cols, name)) in root.split_evenly((2, 2)).iter().zip(&panels) {
+        for (area, (cols, name)) in root.split_evenly((rows, cols)).iter().zip(panels) {
             if !cols.is_empty() {
                 draw_panel(area, table, cols, name)?;
             }
@@ -323,7 +369,7 @@ pub fn diagnostics_sheet(
         let root = root
             .titled(title, ("sans-serif", 26))
             .map_err(perr("svg"))?;
-        for (area, (cols, name)) in root.split_evenly((2, 2)).iter().zip(&panels) {
+        for (area, (cols, name)) in root.split_evenly((rows, cols)).iter().zip(panels) {
             if !cols.is_empty() {
                 draw_panel(area, table, cols, name)?;
             }
@@ -356,7 +402,17 @@ pub fn run_title(dir: &std::path::Path) -> String {
         .unwrap_or_else(|| dir.display().to_string())
 }
 
-/// `lagrangian plot DIR`: the diagnostics sheet of the run in `dir` (no `columns`) or the
+/// The panels the run in `dir` asks for (its summary's `outputs.plots`; none if absent).
+fn run_panels(dir: &Path) -> Vec<crate::problem::PlotPanel> {
+    std::fs::read_to_string(dir.join("summary.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| serde_json::from_value(v["outputs"]["plots"].clone()).ok())
+        .unwrap_or_default()
+}
+
+/// `lagrangian plot DIR`: the run's own panels (the N-pendulum configuration's `system.plot`
+/// toggles) or the diagnostics sheet of the run in `dir` (no `columns`) or the
 /// chosen columns against `t`, as PNG and SVG at `out` (default `DIR/diagnostics` or
 /// `DIR/plot`); the files written.
 pub fn plot_run(
@@ -367,7 +423,12 @@ pub fn plot_run(
 ) -> Result<Vec<PathBuf>, PlotError> {
     let table = Table::read(&dir.join("trajectory.csv"))?;
     let title = run_title(dir);
+    let panels = run_panels(dir);
     match columns.is_empty() {
+        true if !panels.is_empty() => {
+            let out = out.unwrap_or_else(|| dir.join("plot"));
+            panels_sheet(&table, &title, &panels, &out, size)
+        }
         true => {
             let out = out.unwrap_or_else(|| dir.join("diagnostics"));
             diagnostics_sheet(&table, &title, &out, size)

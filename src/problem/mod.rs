@@ -13,7 +13,7 @@ mod outputs;
 pub use options::{
     GenAlphaOptions, InitOptions, LinearSolverKind, Method, Rk4Options, StepControl,
 };
-pub use outputs::{OutputTimes, Outputs, GROUPS};
+pub use outputs::{OutputTimes, Outputs, PlotPanel, GROUPS};
 use std::fmt;
 use std::sync::Arc;
 

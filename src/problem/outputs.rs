@@ -52,11 +52,25 @@ pub struct Outputs {
     pub csv: bool,
     /// Write NumPy files (`npy/<group>.npy`, one array per column group).
     pub npy: bool,
+    /// What `lagrangian plot` draws for the run (e.g. the N-pendulum configuration's
+    /// `system.plot` toggles); empty: the diagnostics sheet.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plots: Vec<PlotPanel>,
+}
+
+/// A panel for `lagrangian plot`: a title and the columns drawn against time.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlotPanel {
+    /// Panel title.
+    pub title: String,
+    /// Column names.
+    pub columns: Vec<String>,
 }
 
 impl Default for Outputs {
     fn default() -> Self {
         Outputs {
+            plots: Vec::new(),
             positions: true,
             velocities: true,
             accelerations: false,

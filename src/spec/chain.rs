@@ -9,10 +9,11 @@
 //! assert_eq!((c.chain.rods.len(), c.steps), (2, 100));
 //! ```
 
+use super::chain_toml;
 use super::{kind, path, sub, Ctx, Path_, SpecError};
 use crate::error::Error;
 use crate::library::spherical_chain::{Chart, ChartLog, Integrator, Rod, SphericalChain};
-use crate::problem::{GenAlphaOptions, Method, Problem, Rk4Options, MAX_STEPS};
+use crate::problem::{GenAlphaOptions, Method, PlotPanel, Problem, Rk4Options, MAX_STEPS};
 use serde_yaml::Value;
 use std::sync::{Arc, Mutex};
 
@@ -31,6 +32,10 @@ pub struct ChainSpec {
     pub integrator: Integrator,
     /// Record every k steps.
     pub output_every: usize,
+    /// Panels for `lagrangian plot` (the configuration's `plot` toggles).
+    pub plots: Vec<PlotPanel>,
+    /// Settings read but ignored.
+    pub notes: Vec<String>,
 }
 
 impl ChainSpec {
@@ -48,9 +53,12 @@ impl ChainSpec {
             switches: Vec::new(),
         }));
         let t_end = chain.t + self.steps as f64 * self.h;
-        Ok(chain
+        let mut problem = chain
             .problem(t_end, method, self.output_every, log)?
-            .title(self.title.clone()))
+            .title(self.title.clone());
+        problem.outputs.plots = self.plots.clone();
+        problem.notes.extend(self.notes.iter().cloned());
+        Ok(problem)
     }
 }
 
@@ -78,10 +86,13 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<ChainSpec, SpecError> {
             "output_every",
             "pendula",
             "switch_below",
+            "filename",
+            "plot",
         ]),
     )?;
     let title = m
         .get("title")
+        .or_else(|| m.get("filename"))
         .and_then(|t| t.as_str())
         .unwrap_or("pendulum chain")
         .to_string();
@@ -133,6 +144,10 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<ChainSpec, SpecError> {
         .enumerate()
         .map(|(i, item)| rod(&ctx, &pp, i, item))
         .collect::<Result<Vec<_>, _>>()?;
+    let (plots, notes) = match m.get("plot") {
+        Some(p) => chain_toml::plots(&ctx, p, rods.len())?,
+        None => (Vec::new(), Vec::new()),
+    };
     let mut chain = SphericalChain::new(rods, g);
     if let Some(x) = m.get("switch_below") {
         chain.switch_below = ctx.num(x, &path(&["switch_below"]))?;
@@ -144,6 +159,8 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<ChainSpec, SpecError> {
         steps,
         integrator,
         output_every,
+        plots,
+        notes,
     })
 }
 
@@ -169,25 +186,36 @@ fn rod(ctx: &Ctx, pp: &Path_, i: usize, item: &Value) -> Result<Rod, SpecError> 
             "phi",
             "theta_dot",
             "phi_dot",
+            "thetadot",
+            "phidot",
+            "thetaDot",
+            "phiDot",
             "z_polar",
+            "zPolar",
+            "zPole",
             "com",
             "inertia",
             "damping",
             "stiffness",
         ]),
     )?;
-    let num = |k: &str, default: Option<f64>| -> Result<f64, SpecError> {
-        match (pm.get(k), default) {
-            (Some(x), _) => ctx.num(x, &sub(pp, k)),
+    // the first spelling present of a key (the YAML one, then the PHYS389 ones)
+    let find = |keys: &[&'static str]| keys.iter().find_map(|k| pm.get(*k).map(|x| (*k, x)));
+    let num = |keys: &[&'static str], default: Option<f64>| -> Result<f64, SpecError> {
+        match (find(keys), default) {
+            (Some((k, x)), _) => chain_toml::angle(ctx, x, &sub(pp, k)),
             (None, Some(d)) => Ok(d),
-            (None, None) => Err(ctx.err(pp, format!("pendulum {}: missing field '{k}'", i + 1))),
+            (None, None) => Err(ctx.err(
+                pp,
+                format!("pendulum {}: missing field '{}'", i + 1, keys[0]),
+            )),
         }
     };
     let mut rod = Rod::new(
-        num("length", None)?,
-        num("mass", None)?,
-        num("theta", None)?,
-        num("phi", None)?,
+        num(&["length"], None)?,
+        num(&["mass"], None)?,
+        num(&["theta"], None)?,
+        num(&["phi"], None)?,
     );
     if !(rod.length > 0.0) || !(rod.mass > 0.0) {
         return Err(ctx.err(
@@ -195,22 +223,22 @@ fn rod(ctx: &Ctx, pp: &Path_, i: usize, item: &Value) -> Result<Rod, SpecError> 
             format!("pendulum {}: length and mass must be positive", i + 1),
         ));
     }
-    rod.theta_dot = num("theta_dot", Some(0.0))?;
-    rod.phi_dot = num("phi_dot", Some(0.0))?;
-    rod.chart = match pm.get("z_polar") {
-        None | Some(Value::Bool(true)) => Chart::ZPolar,
-        Some(Value::Bool(false)) => Chart::XPolar,
-        Some(_) => return Err(ctx.err(&sub(pp, "z_polar"), "expected true or false")),
+    rod.theta_dot = num(&["theta_dot", "thetadot", "thetaDot"], Some(0.0))?;
+    rod.phi_dot = num(&["phi_dot", "phidot", "phiDot"], Some(0.0))?;
+    rod.chart = match find(&["z_polar", "zPolar", "zPole"]) {
+        None | Some((_, Value::Bool(true))) => Chart::ZPolar,
+        Some((_, Value::Bool(false))) => Chart::XPolar,
+        Some((k, _)) => return Err(ctx.err(&sub(pp, k), "expected true or false")),
     };
-    rod.com = num("com", Some(1.0))?;
+    rod.com = num(&["com"], Some(1.0))?;
     if !(0.0..=1.0).contains(&rod.com) {
         return Err(ctx.err(
             &sub(pp, "com"),
             "the centre of mass lies on the rod: 0 ≤ com ≤ 1",
         ));
     }
-    rod.inertia = num("inertia", Some(0.0))?;
-    rod.damping = num("damping", Some(0.0))?;
+    rod.inertia = num(&["inertia"], Some(0.0))?;
+    rod.damping = num(&["damping"], Some(0.0))?;
     if rod.inertia < 0.0 || rod.damping < 0.0 {
         return Err(ctx.err(
             pp,

@@ -1,4 +1,4 @@
-//! Where a key path stands in a YAML text, for error messages (`file:line:column`).
+//! Where a key path stands in a YAML (or TOML) text, for error messages (`file:line:column`).
 //!
 //! serde's YAML values carry no positions, so the loader finds keys again in the text: each key
 //! of the path is searched, as a mapping key (block `key:` or flow `{ key: …, key2 }`), after the
@@ -38,7 +38,7 @@ fn find_key(text: &str, key: &str, from: usize) -> Option<usize> {
         let before_ok = p == 0
             || matches!(
                 bytes[p - 1],
-                b' ' | b'\t' | b'\n' | b'{' | b'[' | b',' | b'-' | b'"' | b'\''
+                b' ' | b'\t' | b'\n' | b'{' | b'[' | b',' | b'-' | b'"' | b'\'' | b'.'
             );
         let mut e = p + key.len();
         if e < bytes.len() && matches!(bytes[e], b'"' | b'\'') {
@@ -47,7 +47,9 @@ fn find_key(text: &str, key: &str, from: usize) -> Option<usize> {
         while e < bytes.len() && bytes[e] == b' ' {
             e += 1;
         }
-        let after_ok = e >= bytes.len() || matches!(bytes[e], b':' | b',' | b'}' | b']' | b'\n');
+        // `key:` (YAML) or `key =` (TOML)
+        let after_ok =
+            e >= bytes.len() || matches!(bytes[e], b':' | b',' | b'}' | b']' | b'\n' | b'=');
         // skip comments
         let line_start = text[..p].rfind('\n').map_or(0, |i| i + 1);
         let in_comment = text[line_start..p].contains('#');

@@ -14,6 +14,7 @@
 
 mod build;
 pub mod chain;
+pub mod chain_toml;
 mod locate;
 
 /// The vector expression language (moved to [`crate::expr::vector`]).
@@ -81,7 +82,7 @@ pub fn load_with(path: &Path, sets: &[(String, f64)]) -> Result<Problem, SpecErr
 
 /// Build a pendulum-chain file (the PHYS389 N-pendulum simulator's configuration, see [`chain`]) from YAML text.
 pub fn parse_chain(text: &str, file: &str) -> Result<ChainSpec, SpecError> {
-    let value = yaml(text, file)?;
+    let value = document(text, file)?;
     let ctx = Ctx {
         text,
         file,
@@ -90,6 +91,14 @@ pub fn parse_chain(text: &str, file: &str) -> Result<ChainSpec, SpecError> {
         sets: Vec::new(),
     };
     chain::build(ctx, &value)
+}
+
+/// The document of a file: TOML (a `.toml` file: the N-pendulum configuration) or YAML.
+fn document(text: &str, file: &str) -> Result<Value, SpecError> {
+    match chain_toml::is_toml(file) {
+        true => chain_toml::document(text, file),
+        false => yaml(text, file),
+    }
 }
 
 fn yaml(text: &str, file: &str) -> Result<Value, SpecError> {
@@ -126,7 +135,7 @@ pub fn parse(text: &str, file: &str) -> Result<Problem, SpecError> {
 /// # Ok::<(), lagrangian::error::SpecError>(())
 /// ```
 pub fn parse_with(text: &str, file: &str, sets: &[(String, f64)]) -> Result<Problem, SpecError> {
-    let value = yaml(text, file)?;
+    let value = document(text, file)?;
     let ctx = Ctx {
         text,
         file,

@@ -22,8 +22,13 @@
 //!
 //! so the model is a sum of terms on one rod or on a pair of rods (2–6 coordinates each).
 
+mod run;
+pub use run::ChartLog;
+
 use crate::error::Error;
-use crate::model::geometry::{CustomPoint, Geometry, Momenta, NamedPoint, PointKind, PointMap};
+use crate::model::geometry::{
+    CustomPoint, Geometry, Momenta, NamedPoint, PointKind, PointMap, Quantities,
+};
 use crate::model::{Model, StateView, Term};
 use crate::output::{Control, Event};
 use crate::simulation::Simulation;
@@ -329,6 +334,22 @@ pub struct Diagnostics {
     pub potential: f64,
     /// Charts in use.
     pub charts: Vec<Chart>,
+    /// Each pendulum's own figures.
+    pub rods: Vec<RodFigures>,
+}
+
+/// One pendulum's momentum and energy (its mass at the centre of mass `c`, its inertia `I`
+/// about it, perpendicular to the rod).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RodFigures {
+    /// Linear momentum `m ċ`.
+    pub momentum: [f64; 3],
+    /// Angular momentum about the support, `c × m ċ + I e × ė`.
+    pub angular_momentum: [f64; 3],
+    /// Kinetic energy `½ m |ċ|² + ½ I |ė|²`.
+    pub kinetic: f64,
+    /// Potential energy: gravity `m g c_z` and, for an elastic rod, `½ k (ℓ − L)²`.
+    pub potential: f64,
 }
 
 /// N connected spherical pendulums.
@@ -564,6 +585,7 @@ impl SphericalChain {
         let (mut positions, mut velocities) = (Vec::new(), Vec::new());
         let (mut mom, mut ang) = (Vector3::zeros(), Vector3::zeros());
         let (mut kin, mut pot) = (0.0, 0.0);
+        let mut rods = Vec::with_capacity(self.rods.len());
         for (i, rod) in self.rods.iter().enumerate() {
             let (e, ed, l, ld) = self.rod_state(i);
             let (r, rd) = (e * l, e * ld + ed * l);
@@ -572,16 +594,23 @@ impl SphericalChain {
             pd += rd;
             positions.push([p.x, p.y, p.z]);
             velocities.push([pd.x, pd.y, pd.z]);
-            mom += cd * rod.mass;
-            let w = e.cross(&ed);
-            ang += c.cross(&(cd * rod.mass)) + w * rod.inertia;
-            kin += 0.5 * rod.mass * cd.norm_squared() + 0.5 * rod.inertia * ed.norm_squared();
-            pot += rod.mass * self.g * c.z;
-            if let Some(k) = rod.stiffness {
-                pot += 0.5 * k * (l - rod.length).powi(2);
+            let m = cd * rod.mass;
+            let a = c.cross(&m) + e.cross(&ed) * rod.inertia;
+            let k = 0.5 * rod.mass * cd.norm_squared() + 0.5 * rod.inertia * ed.norm_squared();
+            let mut v = rod.mass * self.g * c.z;
+            if let Some(s) = rod.stiffness {
+                v += 0.5 * s * (l - rod.length).powi(2);
             }
+            (mom, ang, kin, pot) = (mom + m, ang + a, kin + k, pot + v);
+            rods.push(RodFigures {
+                momentum: [m.x, m.y, m.z],
+                angular_momentum: [a.x, a.y, a.z],
+                kinetic: k,
+                potential: v,
+            });
         }
         Diagnostics {
+            rods,
             t: self.t,
             positions,
             velocities,
@@ -591,179 +620,5 @@ impl SphericalChain {
             potential: pot,
             charts: self.rods.iter().map(|r| r.chart).collect(),
         }
-    }
-
-    /// The chain in its current charts as a [`Problem`] over `[t, t_end]`: the model, the
-    /// current state as guesses, the bobs `P1 … PN` as points (with velocities), Cartesian
-    /// momenta, and a chart switch (see [`normalize`](Self::normalize)) as a restart event
-    /// whenever a rod's `sin θ` falls below `switch_below`. Switches are logged in `log`.
-    pub fn problem(
-        &self,
-        t_end: f64,
-        method: Method,
-        output_every: usize,
-        log: Arc<Mutex<ChartLog>>,
-    ) -> Result<Problem, Error> {
-        let (q, v) = self.vectors();
-        let mut g = Geometry::new(3);
-        for k in 0..self.rods.len() {
-            let chain = self.clone();
-            let bob = move |q: &[f64], v: &[f64], _t: f64| {
-                let mut c = chain.clone();
-                c.set_vectors(q, v);
-                let (p, pd) = c.bob(k);
-                ([p.x, p.y, p.z], [pd.x, pd.y, pd.z])
-            };
-            let map = PointMap::Custom(CustomPoint(Arc::new(bob)));
-            g.points.push(NamedPoint::new(
-                format!("P{}", k + 1),
-                PointKind::Derived,
-                map,
-            ));
-        }
-        let chain = self.clone();
-        g.momenta = Momenta::Custom(Arc::new(move |q: &[f64], v: &[f64], _t: f64| {
-            let mut c = chain.clone();
-            c.set_vectors(q, v);
-            let d = c.diagnostics();
-            (d.momentum, d.angular_momentum)
-        }));
-        Ok(Problem::new(self.model()?)
-            .title(format!("{} spherical pendulums", self.rods.len()))
-            .guess(&q, &v)
-            .t0(self.t)
-            .t_end(t_end)
-            .method(method.clone())
-            .output_every(output_every)
-            .parameter("g", self.g)
-            .geometry(g)
-            .restart(ChartSwitch {
-                chain: self.clone(),
-                log,
-                method,
-                output_every,
-            }))
-    }
-
-    /// Position and velocity of bob `k` (0-based).
-    fn bob(&self, k: usize) -> (Vector3<f64>, Vector3<f64>) {
-        let (mut p, mut pd) = (Vector3::zeros(), Vector3::zeros());
-        for i in 0..=k {
-            let (e, ed, l, ld) = self.rod_state(i);
-            p += e * l;
-            pd += e * ld + ed * l;
-        }
-        (p, pd)
-    }
-
-    /// The chain at state `(t, q, v)` of a problem built in the charts of `charts`.
-    fn at(&self, charts: &[Chart], s: StateView<'_>) -> SphericalChain {
-        let mut c = self.clone();
-        for (r, &ch) in c.rods.iter_mut().zip(charts) {
-            r.chart = ch;
-        }
-        c.t = s.t;
-        c.set_vectors(s.q, s.v);
-        c
-    }
-
-    /// Integrate over `t_end − t` with steps `h` through the shared [`Simulation`], recording
-    /// every `output_every` steps, switching charts (and restarting the integrator from the
-    /// exact Cartesian state) whenever a rod's `sin θ` falls below `switch_below`.
-    pub fn simulate(
-        &mut self,
-        t_end: f64,
-        h: f64,
-        integrator: Integrator,
-        output_every: usize,
-    ) -> Result<ChainRun, Error> {
-        let method: Method = match integrator {
-            // modified Newton (the default) with its acceleration-increment test keeps the
-            // order at the default tolerance (docs/maths.md §4, §7)
-            Integrator::GenAlpha(rho) => GenAlphaOptions::new(h).rho_inf(rho).into(),
-            Integrator::Rk4 => Rk4Options::new(h).into(),
-        };
-        let mut switches = Vec::new();
-        for i in self.normalize() {
-            switches.push((self.t, i, self.rods[i].chart));
-        }
-        let log = Arc::new(Mutex::new(ChartLog {
-            charts: self.rods.iter().map(|r| r.chart).collect(),
-            switches,
-        }));
-        let problem = self.problem(t_end, method.clone(), output_every, log.clone())?;
-        let mut sim = Simulation::new(problem, method)?;
-        let mut records = Vec::new();
-        let every = output_every.max(1);
-        let template = self.clone();
-        let mut record = |ev: &Event| {
-            if ev.is_output(every) {
-                let charts = log.lock().map(|l| l.charts.clone()).unwrap_or_default();
-                records.push(template.at(&charts, ev.state).diagnostics());
-            }
-            Control::Continue
-        };
-        sim.run(t_end, &mut [&mut record])?;
-        let (charts, switches) = match log.lock() {
-            Ok(l) => (l.charts.clone(), l.switches.clone()),
-            Err(_) => (Vec::new(), Vec::new()),
-        };
-        *self = self.at(&charts, sim.view());
-        self.normalize();
-        Ok(ChainRun {
-            records,
-            switches,
-            newton_iterations: sim.stats().newton_iterations,
-        })
-    }
-}
-
-/// The charts in use and the switches made during a run.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ChartLog {
-    /// Current chart of every rod.
-    pub charts: Vec<Chart>,
-    /// Switches made: time, rod index, new chart.
-    pub switches: Vec<(f64, usize, Chart)>,
-}
-
-/// The chart switch as a restart event of the shared run loop.
-struct ChartSwitch {
-    chain: SphericalChain,
-    log: Arc<Mutex<ChartLog>>,
-    /// The settings the next problem carries on.
-    method: Method,
-    output_every: usize,
-}
-
-impl Restart for ChartSwitch {
-    fn check(&self, s: StateView<'_>) -> Result<Option<Problem>, Error> {
-        // θ of each rod is its first coordinate; no allocation unless a switch is due
-        let mut o = 0;
-        let mut due = false;
-        for r in &self.chain.rods {
-            due |= s.q[o].sin() < self.chain.switch_below;
-            o += r.ncoords();
-        }
-        if !due {
-            return Ok(None);
-        }
-        let charts: Vec<Chart> = self.chain.rods.iter().map(|r| r.chart).collect();
-        let mut c = self.chain.at(&charts, s);
-        let switched = c.normalize();
-        if let Ok(mut log) = self.log.lock() {
-            for &i in &switched {
-                log.switches.push((s.t, i, c.rods[i].chart));
-            }
-            log.charts = c.rods.iter().map(|r| r.chart).collect();
-        }
-        // the run loop sets the new problem's time span
-        c.problem(
-            s.t,
-            self.method.clone(),
-            self.output_every,
-            self.log.clone(),
-        )
-        .map(Some)
     }
 }
