@@ -341,3 +341,58 @@ fn spring_residual_is_hookes_law_with_axial_damping() {
         assert!((r[3 + k] - f1[k]).abs() < 1e-12);
     }
 }
+
+/// A Lagrangian not quadratic in `v`, with gyroscopic coupling, dissipation and a force.
+struct Relativistic;
+
+impl lagrangian::model::Term<2> for Relativistic {
+    fn lagrangian<D: num_dual::DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: D,
+        q: &nalgebra::SVector<D, 2>,
+        v: &nalgebra::SVector<D, 2>,
+    ) -> D {
+        let s = v[0] * v[0] + v[1] * v[1];
+        -(-s * 0.04 + 1.0).sqrt() * 25.0 + (q[0] * v[1] - q[1] * v[0]) * 0.7 * (t + 1.0)
+            - q[0].cos() * q[1] * q[1]
+            + v[0] * v[0] * v[1] * q[0] * 0.1
+    }
+    fn dissipation<D: num_dual::DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: D,
+        q: &nalgebra::SVector<D, 2>,
+        v: &nalgebra::SVector<D, 2>,
+    ) -> D {
+        (v[0] * v[0] + v[1] * v[1]) * (q[0] * q[0] + 1.0) * 0.3
+    }
+    fn force<D: num_dual::DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: D,
+        q: &nalgebra::SVector<D, 2>,
+        v: &nalgebra::SVector<D, 2>,
+    ) -> nalgebra::SVector<D, 2> {
+        nalgebra::SVector::from([t.sin() * q[1], v[0] * q[0]])
+    }
+}
+
+#[test]
+fn the_mass_only_matrix_is_the_mass_block_of_the_full_derivation() {
+    // the state solver asks for r and M alone (one second-order pass seeded on v): both
+    // equal the residual and the mass block of the full velocity and stiffness passes
+    use lagrangian::ad::{term_blocks, TermAd};
+    use lagrangian::model::kernel::{KernelCoefficients, TermKernel};
+    let k = TermAd::<_, 2>::new(Relativistic);
+    let (t, q, v, a) = (0.3, [0.4, -0.7], [1.1, 0.6], [0.5, -2.0]);
+    let full = term_blocks::<_, 2>(&Relativistic, t, &q, &v, &a);
+    let coef = KernelCoefficients {
+        mass: 2.5,
+        damping: 0.0,
+        stiffness: 0.0,
+    };
+    let sv = |x: [f64; 2]| nalgebra::SVector::<f64, 2>::from(x);
+    let (r, m) = k.jacobian(t, &sv(q), &sv(v), &sv(a), &coef);
+    assert!((r - full.r).amax() < 1e-13 * full.r.amax());
+    assert!((m - full.mass * 2.5).amax() < 1e-13 * full.mass.amax());
+    // M is not constant here (the check is not trivial): it depends on v and q
+    assert!(full.mass[(0, 1)].abs() > 1e-3 && (full.mass[(0, 0)] - full.mass[(1, 1)]).abs() > 1e-3);
+}

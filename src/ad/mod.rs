@@ -198,6 +198,20 @@ fn velocity_pass<T: Term<N>, const N: usize>(
     (rv.map(|x| x.re), d, m)
 }
 
+/// `M = ∂r/∂a = ∂²L/∂v²` in one second-order pass seeded on `v` alone.
+#[inline]
+fn mass_pass<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+) -> SMatrix<f64, N, N> {
+    type S<const N: usize> = Dual2SVec<f64, N>;
+    let v_seed = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(v[i]).derivative(i));
+    let l = term.lagrangian(S::from_re(t), &q.map(S::from_re), &v_seed);
+    l.v2.unwrap_generic(Const::<N>, Const::<N>)
+}
+
 #[inline]
 fn term_blocks_static<T: Term<N>, const N: usize>(
     term: &T,
@@ -388,6 +402,12 @@ fn weighted_blocks<T: Term<N>, const N: usize>(
     a: &SVector<f64, N>,
     c: &KernelCoefficients,
 ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+    if c.stiffness == 0.0 && c.damping == 0.0 {
+        // the matrix of a state's accelerations (explicit methods, consistent initial values):
+        // the residual and M = ∂²L/∂v² alone, without the damping block of the velocity pass
+        let (r, _) = el_residual(term, t, q, v, a);
+        return (r, mass_pass(term, t, q, v) * c.mass);
+    }
     let mut j = SMatrix::<f64, N, N>::zeros();
     let mut r = None;
     if c.stiffness != 0.0 {
