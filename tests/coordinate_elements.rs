@@ -4,6 +4,7 @@
 //! moves as the same system written in Rust; a mass on a spring on a line against its closed
 //! form; mistakes with their place.
 
+mod common;
 use lagrangian::analysis::Linearization;
 use lagrangian::model::elements::Particle;
 use lagrangian::prelude::*;
@@ -93,13 +94,8 @@ fn exudyn_assembly_example_sums_masses_on_a_shared_coordinate() {
         .t_end(2.0);
     let by_hand = simulate(&rust, GenAlphaOptions::new(1e-3)).unwrap();
     let from_file = simulate(&problem, problem.method.clone()).unwrap();
-    assert_eq!(from_file.records.len(), by_hand.records.len());
-    let mut worst = 0.0f64;
-    for (a, b) in from_file.records.iter().zip(&by_hand.records) {
-        for i in 0..2 {
-            worst = worst.max((a.state.q[i] - b.state.q[i]).abs());
-            worst = worst.max((a.state.v[i] - b.state.v[i]).abs());
-        }
+    let worst = common::max_state_difference(&from_file, &by_hand);
+    for a in &from_file.records {
         // Newton's second law for the whole: the momentum grows by (f0 + f1) t
         let p = (m0 + m2) * a.state.v[0] + m1 * a.state.v[1];
         assert!((p - (m0 + m2) - 0.75 * a.state.t).abs() < 1e-10, "{p}");

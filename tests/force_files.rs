@@ -3,6 +3,7 @@
 //! force, generalized forces along scalars, components and `Define`d angles — each against a
 //! hand-written Rust model or a closed form — and mistakes reported with their place.
 
+mod common;
 use lagrangian::prelude::*;
 
 /// The force laws written in Rust.
@@ -46,21 +47,6 @@ impl Term<2> for Pushed {
     }
 }
 
-/// Largest difference in `q` and `v` between two runs with the same records.
-fn worst(a: &Solution, b: &Solution) -> f64 {
-    assert_eq!(a.records.len(), b.records.len());
-    let mut w = 0.0f64;
-    for (x, y) in a.records.iter().zip(&b.records) {
-        for (p, q) in x.state.q.iter().zip(&y.state.q) {
-            w = w.max((p - q).abs());
-        }
-        for (p, q) in x.state.v.iter().zip(&y.state.v) {
-            w = w.max((p - q).abs());
-        }
-    }
-    w
-}
-
 /// The file's run and the same particle written in Rust, started alike.
 fn file_and_rust(file: &str, law: Law, g: f64) -> (Solution, Solution) {
     let problem = lagrangian::spec::parse(file, "force.yaml").unwrap();
@@ -89,7 +75,7 @@ fn a_force_written_with_positions_moves_as_the_same_force_in_rust() {
          AppliedForces:\n  Forces:\n    A: [-k*A.x, -k*A.y]\n{START}"
     );
     let (f, r) = file_and_rust(&file, Law::Spring(8.0), 0.0);
-    let w = worst(&f, &r);
+    let w = common::max_state_difference(&f, &r);
     eprintln!("F = -k A, file vs Rust over 3,000 steps: {w:.1e}");
     assert!(w < 1e-12, "{w:e}");
     // and the harmonic closed form x = x₀ cos ωt + v₀/ω sin ωt, ω = 2, to the scheme's error
@@ -105,7 +91,7 @@ fn drag_written_as_a_vector_expression_moves_as_the_same_drag_in_rust() {
          AppliedForces:\n  Gravity: 9.81\n  Forces:\n    A: -c*norm(A')*A'\n{START}"
     );
     let (f, r) = file_and_rust(&file, Law::Drag(0.3), 9.81);
-    let w = worst(&f, &r);
+    let w = common::max_state_difference(&f, &r);
     eprintln!("F = -c|A'|A', file vs Rust over 3,000 steps: {w:.1e}");
     assert!(w < 1e-12, "{w:e}");
     // the energy falls by the work of the drag

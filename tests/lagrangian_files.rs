@@ -2,6 +2,7 @@
 //! `th1'`: the same trajectories as hand-written Rust, a damped oscillator against its closed
 //! form, quadratic drag reaching its terminal speed, and mistakes reported with their place.
 
+mod common;
 use lagrangian::library::pendulum::double_pendulum_angles;
 use lagrangian::prelude::*;
 
@@ -23,13 +24,8 @@ fn a_lagrangian_written_out_moves_as_the_same_lagrangian_in_rust() {
         .pin_v([0, 1])
         .t_end(2.0);
     let by_hand = simulate(&rust, GenAlphaOptions::new(1e-3)).unwrap();
-    assert_eq!(from_file.records.len(), by_hand.records.len());
-    let mut worst = 0.0f64;
+    let worst = common::max_state_difference(&from_file, &by_hand);
     for (a, b) in from_file.records.iter().zip(&by_hand.records) {
-        for i in 0..2 {
-            worst = worst.max((a.state.q[i] - b.state.q[i]).abs());
-            worst = worst.max((a.state.v[i] - b.state.v[i]).abs());
-        }
         assert!((a.energy - b.energy).abs() < 1e-10);
     }
     eprintln!("double pendulum, file vs Rust over 2,000 steps: {worst:.1e}");

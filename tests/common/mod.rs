@@ -72,3 +72,27 @@ pub fn trajectory(out: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
         .collect();
     (header, rows)
 }
+
+/// Largest difference in positions and velocities between two runs with the same records (a
+/// mechanism file against the same physics written in Rust).
+pub fn max_state_difference(
+    a: &lagrangian::output::Solution,
+    b: &lagrangian::output::Solution,
+) -> f64 {
+    assert_eq!(
+        a.records.len(),
+        b.records.len(),
+        "the runs have different records"
+    );
+    let mut w = 0.0f64;
+    for (x, y) in a.records.iter().zip(&b.records) {
+        assert_eq!(x.state.t, y.state.t);
+        for (p, q) in x.state.q.iter().zip(&y.state.q) {
+            w = w.max((p - q).abs());
+        }
+        for (p, q) in x.state.v.iter().zip(&y.state.v) {
+            w = w.max((p - q).abs());
+        }
+    }
+    w
+}
