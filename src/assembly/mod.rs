@@ -17,7 +17,6 @@ use crate::model::group::ConstraintSlots;
 pub use crate::model::group::Point;
 use crate::model::kernel::KernelCoefficients;
 use crate::model::Model;
-use std::collections::HashMap;
 
 /// Compressed-column pattern of the iteration matrix and per-element slot maps.
 pub struct Pattern {
@@ -63,19 +62,42 @@ impl Pattern {
                 }
             }
         }
-        // CSC order: by column, then row.
-        entries.sort_unstable_by_key(|&(r, c)| (c, r));
-        entries.dedup();
-        let mut col_ptr = vec![0usize; dim + 1];
+        // CSC order: the entries bucketed by column (a counting sort), then each column's rows
+        // sorted and deduplicated
+        let mut start = vec![0usize; dim + 1];
         for &(_, c) in &entries {
-            col_ptr[c + 1] += 1;
+            start[c + 1] += 1;
         }
         for c in 0..dim {
-            col_ptr[c + 1] += col_ptr[c];
+            start[c + 1] += start[c];
         }
-        let row_idx: Vec<usize> = entries.iter().map(|&(r, _)| r).collect();
-        let slot: HashMap<(usize, usize), usize> =
-            entries.iter().enumerate().map(|(s, &e)| (e, s)).collect();
+        let mut rows = vec![0usize; entries.len()];
+        let mut fill = start.clone();
+        for &(r, c) in &entries {
+            rows[fill[c]] = r;
+            fill[c] += 1;
+        }
+        drop(entries);
+        let mut col_ptr = vec![0usize; dim + 1];
+        let mut row_idx = Vec::with_capacity(rows.len());
+        for c in 0..dim {
+            let col = &mut rows[start[c]..start[c + 1]];
+            col.sort_unstable();
+            for (k, &r) in col.iter().enumerate() {
+                if k == 0 || col[k - 1] != r {
+                    row_idx.push(r);
+                }
+            }
+            col_ptr[c + 1] = row_idx.len();
+        }
+        row_idx.shrink_to_fit();
+        // the slot of entry (i, j): a binary search in column j
+        let find = |i: usize, j: usize| -> Option<usize> {
+            let (a, b) = (col_ptr[j], col_ptr[j + 1]);
+            row_idx[a..b].binary_search(&i).ok().map(|k| a + k)
+        };
+        let slot =
+            |i: usize, j: usize| find(i, j).expect("every element's entries are in the pattern");
         let term_slots = model
             .terms
             .iter()
@@ -84,7 +106,7 @@ impl Pattern {
                 for e in 0..g.len() {
                     let idx = g.indices(e);
                     for &i in idx {
-                        s.extend(idx.iter().map(|&j| slot[&(i, j)]));
+                        s.extend(idx.iter().map(|&j| slot(i, j)));
                     }
                 }
                 s
@@ -98,18 +120,18 @@ impl Pattern {
                 for e in 0..g.len() {
                     let idx = g.indices(e);
                     for &i in idx {
-                        s.hess.extend(idx.iter().map(|&j| slot[&(i, j)]));
+                        s.hess.extend(idx.iter().map(|&j| slot(i, j)));
                     }
                     for k in 0..g.rows() {
                         let row = n + g.row(e) + k;
-                        s.jac.extend(idx.iter().map(|&j| slot[&(row, j)]));
-                        s.jac_t.extend(idx.iter().map(|&j| slot[&(j, row)]));
+                        s.jac.extend(idx.iter().map(|&j| slot(row, j)));
+                        s.jac_t.extend(idx.iter().map(|&j| slot(j, row)));
                     }
                 }
                 s
             })
             .collect();
-        let diag_slots = (0..n).map(|i| slot.get(&(i, i)).copied()).collect();
+        let diag_slots = (0..n).map(|i| find(i, i)).collect();
         Pattern {
             dim,
             col_ptr,

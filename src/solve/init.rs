@@ -379,7 +379,9 @@ fn accelerations(
     Ok((x[..n].to_vec(), x[n..].to_vec()))
 }
 
-/// Least-norm least-squares solution `A⁺ b` by SVD, with a relative rank tolerance. NaN if `A`
+/// Least-norm least-squares solution `A⁺ b`: by a Householder QR when `A` has full rank and is
+/// well conditioned (the usual case: `A = Rᵀ Qᵀ` for a wide `A`, `x = Q R⁻ᵀ b`; `A = Q R` for a
+/// tall or square one, `x = R⁻¹ Qᵀ b`), else by SVD with a relative rank tolerance. NaN if `A`
 /// or `b` is not finite or the SVD does not converge (nalgebra's SVD without an iteration
 /// limit never returns on a NaN entry), so that callers see a non-finite step.
 pub(crate) fn pinv_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> DVector<f64> {
@@ -389,6 +391,9 @@ pub(crate) fn pinv_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> DVector<f64> {
     let nan = || DVector::from_element(a.ncols(), f64::NAN);
     if a.iter().chain(b.iter()).any(|x| !x.is_finite()) {
         return nan();
+    }
+    if let Some(x) = qr_solve(a, b) {
+        return x;
     }
     let Some(svd) = nalgebra::SVD::try_new(a.clone(), true, true, f64::EPSILON, 10_000) else {
         return nan();
@@ -456,6 +461,31 @@ struct ProjectionSolver {
     step: f64,
     /// Levenberg–Marquardt damping, relative to `max diag(J_F J_Fᵀ)`.
     mu: f64,
+}
+
+/// [`pinv_solve`] by QR, or `None` when `A` is rank deficient or ill conditioned (a diagonal
+/// entry of `R` below 1e-8 of the largest): then the SVD decides the rank.
+fn qr_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
+    let good = |r: &DMatrix<f64>| {
+        let d = r.diagonal().abs();
+        d.min() > 1e-8 * d.max()
+    };
+    if a.nrows() <= a.ncols() {
+        let qr = a.transpose().qr();
+        let r = qr.r();
+        if !good(&r) {
+            return None;
+        }
+        let y = r.tr_solve_upper_triangular(b)?;
+        Some(qr.q() * y)
+    } else {
+        let qr = a.clone().qr();
+        let r = qr.r();
+        if !good(&r) {
+            return None;
+        }
+        r.solve_upper_triangular(&(qr.q().transpose() * b))
+    }
 }
 
 /// Above this many unknowns (`|F| + m`) the tangential SQP refinement is skipped (dense SVD) and
@@ -542,6 +572,11 @@ impl<'a> Solver<Projection<'a>, PState> for ProjectionSolver {
         }
         // tangential SQP step towards the guess
         let d = DVector::from_iterator(nf, p.free.iter().map(|&i| q[i] - p.guess[i]));
+        if d.amax() == 0.0 {
+            // the guess itself satisfies the constraints: it is the nearest point
+            self.step = 0.0;
+            return Ok((state.param(q).cost(c_old), None));
+        }
         let mu = pinv_solve(&jac.transpose(), &(-&d));
         let mut lam_full = vec![0.0; m];
         lam_full.copy_from_slice(mu.as_slice());
