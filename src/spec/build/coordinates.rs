@@ -178,11 +178,12 @@ pub(super) fn coordinate_springs(b: &mut Builder, value: &Value) -> Result<(), S
             .iter()
             .map(|n| known(b, n, &cp))
             .collect::<Result<_, _>>()?;
-        let difference = |f: &dyn Fn(&Quantity) -> Result<VExpr, SpecError>| {
-            let last = f(&xs[xs.len() - 1])?;
-            match xs.len() {
-                2 => VExpr::sum(last, f(&xs[0])?, true).map_err(|m| b.ctx.err(&q, m)),
-                _ => Ok(last),
+        // s₂ − s₁ of two quantities (or rates), s₁ of one
+        let difference = |mut v: Vec<VExpr>| {
+            let last = v.pop().expect("one or two quantities");
+            match v.pop() {
+                Some(first) => VExpr::sum(last, first, true).map_err(|m| b.ctx.err(&q, m)),
+                None => Ok(last),
             }
         };
         let half_square = |c: f64, x: VExpr| {
@@ -191,7 +192,7 @@ pub(super) fn coordinate_springs(b: &mut Builder, value: &Value) -> Result<(), S
                 .map_err(|m| b.ctx.err(&q, m))
         };
         let stretch = VExpr::sum(
-            difference(&|x| Ok(x.s.clone()))?,
+            difference(xs.iter().map(|x| x.s.clone()).collect())?,
             VExpr::constant(offset),
             true,
         )
@@ -201,11 +202,10 @@ pub(super) fn coordinate_springs(b: &mut Builder, value: &Value) -> Result<(), S
             ..Default::default()
         };
         if d != 0.0 {
-            let named = |x: &Quantity| {
-                let i = xs.iter().position(|y| std::ptr::eq(x, y)).unwrap_or(0);
-                rate(b, x, &names[i], &cp, "a damper")
-            };
-            energy.dissipation = Some(half_square(d, difference(&named)?)?);
+            let rates = (xs.iter().zip(&names))
+                .map(|(x, n)| rate(b, x, n, &cp, "a damper"))
+                .collect::<Result<Vec<_>, _>>()?;
+            energy.dissipation = Some(half_square(d, difference(rates)?)?);
         }
         if energy.potential.is_none() && energy.dissipation.is_none() {
             return Err(b.ctx.err(&q, "give a stiffness or a damping"));
