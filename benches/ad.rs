@@ -1,11 +1,72 @@
 //! AD residual + Jacobian blocks of single terms (static-size nested duals).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use lagrangian::ad::{term_blocks, term_residual};
+use lagrangian::ad::{term_blocks, term_residual, TermAd};
+use lagrangian::library::mass_spring::SpringKernel;
+use lagrangian::model::{KernelCoefficients, Term, TermKernel};
+use nalgebra::SVector;
+use num_dual::DualNum;
 use lagrangian::library::andrews::Andrews;
 use lagrangian::library::elements::Spring;
 use lagrangian::library::pendulum::DoublePendulum;
 use std::hint::black_box;
+
+/// A spring whose structure is not declared: the general third-order derivation.
+struct GeneralSpring(Spring<3>);
+
+impl Term<6> for GeneralSpring {
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, t: D, q: &SVector<D, 6>) -> D {
+        self.0.potential(t, q)
+    }
+    fn dissipation<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: D,
+        q: &SVector<D, 6>,
+        v: &SVector<D, 6>,
+    ) -> D {
+        self.0.dissipation(t, q, v)
+    }
+}
+
+/// The 3D damped spring three ways: the hand kernel, AD along its declared structure
+/// (`NoKinetic`), AD along the general path.
+fn spring_kernels(c: &mut Criterion) {
+    let (k, l, d) = (1000.0, 1.0, 0.01);
+    let hand = SpringKernel::<3>::new(k, l, d);
+    let spring = Spring::<3> {
+        stiffness: k,
+        rest_length: l,
+        damping: d,
+    };
+    let ad = TermAd::<_, 6>::new(spring);
+    let general = TermAd::<_, 6>::new(GeneralSpring(spring));
+    let q = SVector::<f64, 6>::from([0.1, 0.2, -0.3, 1.4, 0.5, 0.2]);
+    let v = SVector::<f64, 6>::from([0.3, -0.1, 0.2, -0.5, 0.4, 0.1]);
+    let a = SVector::<f64, 6>::zeros();
+    let w = KernelCoefficients {
+        mass: 1.0,
+        damping: 0.5,
+        stiffness: 0.25,
+    };
+    c.bench_function("spring3d_kernel/hand/residual", |b| {
+        b.iter(|| hand.residual(0.0, black_box(&q), black_box(&v), &a))
+    });
+    c.bench_function("spring3d_kernel/ad/residual", |b| {
+        b.iter(|| ad.residual(0.0, black_box(&q), black_box(&v), &a))
+    });
+    c.bench_function("spring3d_kernel/general/residual", |b| {
+        b.iter(|| general.residual(0.0, black_box(&q), black_box(&v), &a))
+    });
+    c.bench_function("spring3d_kernel/hand/jacobian", |b| {
+        b.iter(|| hand.jacobian(0.0, black_box(&q), black_box(&v), &a, &w))
+    });
+    c.bench_function("spring3d_kernel/ad/jacobian", |b| {
+        b.iter(|| ad.jacobian(0.0, black_box(&q), black_box(&v), &a, &w))
+    });
+    c.bench_function("spring3d_kernel/general/jacobian", |b| {
+        b.iter(|| general.jacobian(0.0, black_box(&q), black_box(&v), &a, &w))
+    });
+}
 
 fn bench(c: &mut Criterion) {
     let spring = Spring::<3> {
@@ -50,5 +111,5 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, spring_kernels, bench);
 criterion_main!(benches);

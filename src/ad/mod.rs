@@ -22,15 +22,17 @@
 
 mod builder;
 pub mod place;
+mod structured;
 
 pub use place::Derivatives;
 
 pub use crate::model::kernel::ConstraintBlocks;
 use crate::model::kernel::{ConstraintKernel, KernelCoefficients, TermKernel};
-use crate::model::{Constraint, Term};
+use crate::model::{Constraint, Structure, Term};
 use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
 use num_dual::{Dual, Dual2, Dual2SVec, Dual64, DualNum, DualSVec};
 use std::marker::PhantomData;
+use std::sync::OnceLock;
 
 /// Residual of one term and, optionally, the momentum `p = ∂L/∂v`, on scalar type `S`.
 #[inline]
@@ -103,14 +105,16 @@ pub fn term_residual<T: Term<N>, const N: usize>(
     v: &[f64],
     a: &[f64],
 ) -> SVector<f64, N> {
-    let (r, _) = el_residual(
-        term,
-        t,
-        &SVector::from_column_slice(q),
-        &SVector::from_column_slice(v),
-        &SVector::from_column_slice(a),
+    let (q, v, a) = (
+        SVector::from_column_slice(q),
+        SVector::from_column_slice(v),
+        SVector::from_column_slice(a),
     );
-    r
+    if term.structure() == Structure::General {
+        return el_residual(term, t, &q, &v, &a).0;
+    }
+    let mass = structured::constant_mass(term, t, &q, &v);
+    structured::residual(term, &mass, t, &q, &v, &a)
 }
 
 /// Local blocks of one term: residual `r`, mass matrix `M = ∂r/∂a = L_vv`,
@@ -128,7 +132,7 @@ pub struct TermBlocks<const N: usize> {
 }
 
 /// Residual and all Jacobian blocks of one term by forward AD (two passes with third-order
-/// nested duals).
+/// nested duals for a [`Structure::General`] term; second order at most otherwise).
 ///
 /// ```
 /// use lagrangian::prelude::*;
@@ -220,6 +224,22 @@ fn term_blocks_static<T: Term<N>, const N: usize>(
     v: &SVector<f64, N>,
     a: &SVector<f64, N>,
 ) -> TermBlocks<N> {
+    if term.structure() != Structure::General {
+        let mass = structured::constant_mass(term, t, q, v);
+        let w = |mass, damping, stiffness| KernelCoefficients {
+            mass,
+            damping,
+            stiffness,
+        };
+        let (r, stiffness) = structured::weighted(term, &mass, t, q, v, a, &w(0.0, 0.0, 1.0));
+        let (_, damping) = structured::weighted(term, &mass, t, q, v, a, &w(0.0, 1.0, 0.0));
+        return TermBlocks {
+            r,
+            mass,
+            damping,
+            stiffness,
+        };
+    }
     let (_, stiffness) = stiffness_pass(term, t, q, v, a);
     let (r, damping, mass) = velocity_pass(term, t, q, v, a);
     TermBlocks {
@@ -379,15 +399,34 @@ pub fn constraint_gamma<C: Constraint<N, M>, const N: usize, const M: usize>(
 // ---------------------------------------------------------------------------------------------
 // AD implementations of the element kernels.
 
-/// A [`Term`] turned into a [`TermKernel`] by forward AD.
+/// A [`Term`] turned into a [`TermKernel`] by forward AD, along the derivation its
+/// [`Structure`] allows.
 pub struct TermAd<T, const N: usize> {
     term: T,
+    structure: Structure,
+    /// The constant mass matrix of a `ConstantMass` term, from the first state it sees (zero
+    /// for `NoKinetic`).
+    mass: OnceLock<SMatrix<f64, N, N>>,
 }
 
-impl<T, const N: usize> TermAd<T, N> {
+impl<T: Term<N>, const N: usize> TermAd<T, N> {
     /// Wrap a term.
     pub fn new(term: T) -> Self {
-        Self { term }
+        let structure = term.structure();
+        let mass = OnceLock::new();
+        if structure == Structure::NoKinetic {
+            let _ = mass.set(SMatrix::zeros());
+        }
+        Self {
+            term,
+            structure,
+            mass,
+        }
+    }
+
+    fn mass(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> &SMatrix<f64, N, N> {
+        self.mass
+            .get_or_init(|| structured::constant_mass(&self.term, t, q, v))
     }
 }
 
@@ -432,7 +471,10 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         v: &SVector<f64, N>,
         a: &SVector<f64, N>,
     ) -> SVector<f64, N> {
-        el_residual(&self.term, t, q, v, a).0
+        if self.structure == Structure::General {
+            return el_residual(&self.term, t, q, v, a).0;
+        }
+        structured::residual(&self.term, self.mass(t, q, v), t, q, v, a)
     }
     fn jacobian(
         &self,
@@ -442,7 +484,10 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         a: &SVector<f64, N>,
         c: &KernelCoefficients,
     ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-        weighted_blocks(&self.term, t, q, v, a, c)
+        if self.structure == Structure::General {
+            return weighted_blocks(&self.term, t, q, v, a, c);
+        }
+        structured::weighted(&self.term, self.mass(t, q, v), t, q, v, a, c)
     }
     fn energy(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
         term_energy(&self.term, t, q.as_slice(), v.as_slice())

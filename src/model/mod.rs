@@ -106,6 +106,51 @@ pub trait Term<const N: usize>: Send + Sync {
     fn has_dissipation_or_force(&self) -> bool {
         true
     }
+    /// How the Lagrangian is built, so the toolkit derives each part with the lowest derivative
+    /// order it needs ([`Structure`]); the default, [`Structure::General`], is right for every
+    /// term. Declaring more than holds gives wrong equations.
+    fn structure(&self) -> Structure {
+        Structure::General
+    }
+}
+
+/// What a [`Term`] promises about its Lagrangian, so its residual and Jacobians take the cheapest
+/// derivation (docs/maths.md §15):
+///
+/// | structure | residual | passes for the Jacobians |
+/// | --- | --- | --- |
+/// | `General` | `d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q` | third derivatives of `L` |
+/// | `NoKinetic` | `∇V + ∂R/∂v − Q` | `∇²V`; `R_vq`, `R_vv` |
+/// | `ConstantMass` | `M a + ∇V + ∂R/∂v − Q` | as `NoKinetic`, `M` once |
+///
+/// ```
+/// use lagrangian::prelude::*;
+/// use lagrangian::model::Structure;
+/// // a spring to the origin: no kinetic energy, so ∇V and ∇²V by one second-order pass
+/// struct Anchor;
+/// impl Term<2> for Anchor {
+///     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 2>) -> D {
+///         q.dot(q) * 50.0
+///     }
+///     fn has_dissipation_or_force(&self) -> bool { false }
+///     fn structure(&self) -> Structure { Structure::NoKinetic }
+/// }
+/// let r = lagrangian::ad::term_residual(&Anchor, 0.0, &[0.1, -0.2], &[0.0; 2], &[0.0; 2]);
+/// assert!((r[0] - 10.0).abs() < 1e-14 && (r[1] + 20.0).abs() < 1e-14);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Structure {
+    /// `L(t, q, v)` of any form, [`lagrangian`](Term::lagrangian) possibly overridden.
+    #[default]
+    General,
+    /// No kinetic energy: `L = −V(t, q)` ([`kinetic`](Term::kinetic) and
+    /// [`lagrangian`](Term::lagrangian) not overridden), with any dissipation and forces —
+    /// springs, potentials, dampers, loads.
+    NoKinetic,
+    /// `L = T − V` ([`lagrangian`](Term::lagrangian) not overridden) with `T = ½ vᵀ M v` and `M`
+    /// constant (no dependence on `t` or `q`; no terms linear in `v`) — point masses in
+    /// Cartesian coordinates, planar bodies on their basic points.
+    ConstantMass,
 }
 
 /// `M` holonomic (possibly rheonomic) constraint equations `C(t, q_I) = 0` over `N` local

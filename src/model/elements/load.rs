@@ -6,7 +6,7 @@ use super::Points;
 use crate::expr::vector::VELOCITY;
 use crate::expr::VExpr;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
-use crate::model::Term;
+use crate::model::{Structure, Term};
 use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
 use std::sync::Arc;
@@ -96,6 +96,9 @@ pub struct PointForce {
 }
 
 impl<const N: usize> Term<N> for PointForce {
+    fn structure(&self) -> Structure {
+        Structure::NoKinetic
+    }
     fn force<T: DualNum<Primitive = f64> + Copy>(
         &self,
         t: T,

@@ -3,7 +3,7 @@
 
 use super::{Mat, Points, V};
 use crate::model::kernel::{KernelCoefficients, TermKernel};
-use crate::model::Term;
+use crate::model::{Structure, Term};
 use nalgebra::SVector;
 use num_dual::DualNum;
 
@@ -47,6 +47,9 @@ impl<const D: usize> Term<D> for Particle<D> {
     }
     fn has_dissipation_or_force(&self) -> bool {
         false
+    }
+    fn structure(&self) -> Structure {
+        Structure::ConstantMass
     }
 }
 
@@ -140,5 +143,11 @@ impl<const N: usize> Term<N> for ParticleAt {
     }
     fn has_dissipation_or_force(&self) -> bool {
         false
+    }
+    fn structure(&self) -> Structure {
+        match self.point.is_affine() {
+            true => Structure::ConstantMass,
+            false => Structure::General,
+        }
     }
 }

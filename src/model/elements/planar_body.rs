@@ -2,7 +2,7 @@
 
 use super::points::sub;
 use super::Points;
-use crate::model::Term;
+use crate::model::{Structure, Term};
 use nalgebra::SVector;
 use num_dual::DualNum;
 
@@ -79,5 +79,11 @@ impl<const N: usize> Term<N> for PlanarBody {
     }
     fn has_dissipation_or_force(&self) -> bool {
         false
+    }
+    fn structure(&self) -> Structure {
+        match self.basic.is_affine() {
+            true => Structure::ConstantMass,
+            false => Structure::General,
+        }
     }
 }

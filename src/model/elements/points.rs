@@ -74,6 +74,14 @@ impl Points {
     pub fn new(dim: usize, list: Vec<LocalPoint>) -> Self {
         Points { dim, list }
     }
+    /// Whether every point is affine in the coordinates (no expression, no time): velocities
+    /// are then constant linear maps of `v`, and a kinetic energy of them has a constant mass
+    /// matrix.
+    pub fn is_affine(&self) -> bool {
+        self.list
+            .iter()
+            .all(|p| matches!(p, LocalPoint::Affine { .. }))
+    }
 
     /// Position of point `p`.
     pub(crate) fn pos<D: DualNum<Primitive = f64> + Copy, const N: usize>(

@@ -2,7 +2,7 @@
 
 use crate::expr::vector::VELOCITY;
 use crate::expr::VExpr;
-use crate::model::Term;
+use crate::model::{Structure, Term};
 use nalgebra::SVector;
 use num_dual::DualNum;
 
@@ -82,5 +82,11 @@ impl<const N: usize> Term<N> for ExprEnergy {
     }
     fn has_dissipation_or_force(&self) -> bool {
         self.dissipation.is_some()
+    }
+    fn structure(&self) -> Structure {
+        match self.kinetic {
+            None => Structure::NoKinetic,
+            Some(_) => Structure::General,
+        }
     }
 }

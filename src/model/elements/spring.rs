@@ -5,7 +5,7 @@
 use super::points::sub;
 use super::{Mat, Points, V};
 use crate::model::kernel::{KernelCoefficients, TermKernel};
-use crate::model::Term;
+use crate::model::{Structure, Term};
 use nalgebra::SVector;
 use num_dual::DualNum;
 
@@ -74,6 +74,9 @@ macro_rules! impl_spring {
             fn has_dissipation_or_force(&self) -> bool {
                 self.damping != 0.0
             }
+            fn structure(&self) -> Structure {
+                Structure::NoKinetic
+            }
         }
     };
 }
@@ -122,6 +125,9 @@ impl<const D: usize> Term<D> for AnchoredSpring<D> {
     }
     fn has_dissipation_or_force(&self) -> bool {
         self.damping != 0.0
+    }
+    fn structure(&self) -> Structure {
+        Structure::NoKinetic
     }
 }
 
@@ -383,5 +389,14 @@ impl<const N: usize> Term<N> for SpringBetween {
     }
     fn has_dissipation_or_force(&self) -> bool {
         self.damping != 0.0
+    }
+    fn structure(&self) -> Structure {
+        if self.mass == 0.0 {
+            Structure::NoKinetic
+        } else if self.ends.is_affine() {
+            Structure::ConstantMass
+        } else {
+            Structure::General
+        }
     }
 }

@@ -4,7 +4,7 @@
 use super::points::{cross, sub, LocalPoint};
 use super::{Frame, Points};
 use crate::expr::VExpr;
-use crate::model::Term;
+use crate::model::{Structure, Term};
 use nalgebra::SVector;
 use num_dual::DualNum;
 
@@ -37,6 +37,9 @@ pub struct PlanarTorque {
 }
 
 impl<const N: usize> Term<N> for PlanarTorque {
+    fn structure(&self) -> Structure {
+        Structure::NoKinetic
+    }
     fn force<T: DualNum<Primitive = f64> + Copy>(
         &self,
         t: T,
@@ -97,6 +100,9 @@ pub struct BodyTorque {
 }
 
 impl<const N: usize> Term<N> for BodyTorque {
+    fn structure(&self) -> Structure {
+        Structure::NoKinetic
+    }
     fn force<T: DualNum<Primitive = f64> + Copy>(
         &self,
         t: T,

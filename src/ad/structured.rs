@@ -1,0 +1,197 @@
+//! Structure-aware derivation (docs/maths.md §15): terms whose kinetic energy is absent or has
+//! a constant mass matrix (`Structure::NoKinetic`, `Structure::ConstantMass`) are derived part by
+//! part, each with the lowest derivative order it needs:
+//!
+//! ```text
+//! r = M a + ∇V + ∂R/∂v − Q
+//! ∂r/∂a = M,   ∂r/∂q = ∇²V + ∂²R/∂v∂q − ∂Q/∂q,   ∂r/∂v = ∂²R/∂v² − ∂Q/∂v
+//! ```
+//!
+//! The residual takes two first-order passes (`V` seeded on `q`, `R` seeded on `v`) instead of
+//! the general path's nested pass through `d/dt ∂L/∂v`; the stiffness block one second-order
+//! pass of `V` and, with dissipation or forces, a first-over-first pass of `R` (seeded on `v`
+//! outside, `q` inside); the damping block one second-order pass of `R` on `v`. No third
+//! derivatives.
+
+use crate::model::kernel::KernelCoefficients;
+use crate::model::{Structure, Term};
+use nalgebra::{Const, SMatrix, SVector, U1};
+use num_dual::{Dual2SVec, DualSVec};
+
+type Vec1<const N: usize> = DualSVec<f64, N>;
+
+/// `∇V` by one first-order pass seeded on `q`.
+#[inline]
+fn potential_gradient<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+) -> SVector<f64, N> {
+    let qd = SVector::<Vec1<N>, N>::from_fn(|i, _| Vec1::from_re(q[i]).derivative(i));
+    term.potential(Vec1::from_re(t), &qd)
+        .eps
+        .unwrap_generic(Const::<N>, U1)
+}
+
+/// `∇V` and `∇²V` by one second-order pass seeded on `q`.
+#[inline]
+fn potential_hessian<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+    type S<const N: usize> = Dual2SVec<f64, N>;
+    let qd = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(q[i]).derivative(i));
+    let v = term.potential(S::from_re(t), &qd);
+    (
+        v.v1.unwrap_generic(U1, Const::<N>).transpose(),
+        v.v2.unwrap_generic(Const::<N>, Const::<N>),
+    )
+}
+
+/// `∂R/∂v − Q` by one first-order pass of `R` seeded on `v`.
+#[inline]
+fn dissipation_force<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+) -> SVector<f64, N> {
+    let vd = SVector::<Vec1<N>, N>::from_fn(|i, _| Vec1::from_re(v[i]).derivative(i));
+    let rv = term
+        .dissipation(Vec1::from_re(t), &q.map(Vec1::from_re), &vd)
+        .eps
+        .unwrap_generic(Const::<N>, U1);
+    rv - term.force(t, q, v)
+}
+
+/// `∂R/∂v − Q` and its derivative in `q`: `R` on duals seeded on `v` outside and `q` inside,
+/// `Q` on duals seeded on `q`.
+#[inline]
+fn dissipation_force_q<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+    type O<const N: usize> = DualSVec<Vec1<N>, N>;
+    let qi = SVector::<Vec1<N>, N>::from_fn(|i, _| Vec1::from_re(q[i]).derivative(i));
+    let qd = qi.map(O::from_re);
+    let vd = SVector::<O<N>, N>::from_fn(|i, _| O::from_re(Vec1::from_re(v[i])).derivative(i));
+    let rv = term
+        .dissipation(O::from_re(Vec1::from_re(t)), &qd, &vd)
+        .eps
+        .unwrap_generic(Const::<N>, U1);
+    let f = term.force(Vec1::from_re(t), &qi, &v.map(Vec1::from_re));
+    let mut k = SMatrix::<f64, N, N>::zeros();
+    let mut g = SVector::<f64, N>::zeros();
+    for i in 0..N {
+        g[i] = rv[i].re - f[i].re;
+        let row =
+            rv[i].eps.unwrap_generic(Const::<N>, U1) - f[i].eps.unwrap_generic(Const::<N>, U1);
+        k.set_row(i, &row.transpose());
+    }
+    (g, k)
+}
+
+/// `∂R/∂v − Q` and its derivative in `v`: one second-order pass of `R` seeded on `v`, `Q` on
+/// duals seeded on `v`.
+#[inline]
+fn dissipation_force_v<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+    type S<const N: usize> = Dual2SVec<f64, N>;
+    let vd = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(v[i]).derivative(i));
+    let r = term.dissipation(S::from_re(t), &q.map(S::from_re), &vd);
+    let vs = SVector::<Vec1<N>, N>::from_fn(|i, _| Vec1::from_re(v[i]).derivative(i));
+    let f = term.force(Vec1::from_re(t), &q.map(Vec1::from_re), &vs);
+    let mut d = r.v2.unwrap_generic(Const::<N>, Const::<N>);
+    let mut g = r.v1.unwrap_generic(U1, Const::<N>).transpose();
+    for i in 0..N {
+        g[i] -= f[i].re;
+        let row = f[i].eps.unwrap_generic(Const::<N>, U1);
+        for j in 0..N {
+            d[(i, j)] -= row[j];
+        }
+    }
+    (g, d)
+}
+
+/// The constant mass matrix `M = ∂²T/∂v²` of a term declared `ConstantMass` (zero for
+/// `NoKinetic`), by one second-order pass of `T` seeded on `v` at the given state.
+pub(crate) fn constant_mass<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+) -> SMatrix<f64, N, N> {
+    if term.structure() != Structure::ConstantMass {
+        return SMatrix::zeros();
+    }
+    type S<const N: usize> = Dual2SVec<f64, N>;
+    let vd = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(v[i]).derivative(i));
+    let k = term.kinetic(S::from_re(t), &q.map(S::from_re), &vd);
+    k.v2.unwrap_generic(Const::<N>, Const::<N>)
+}
+
+/// `r = M a + ∇V + ∂R/∂v − Q` of a term with constant mass matrix `mass`.
+#[inline]
+pub(crate) fn residual<T: Term<N>, const N: usize>(
+    term: &T,
+    mass: &SMatrix<f64, N, N>,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    a: &SVector<f64, N>,
+) -> SVector<f64, N> {
+    let mut r = potential_gradient(term, t, q);
+    if term.structure() == Structure::ConstantMass {
+        r += mass * a;
+    }
+    if term.has_dissipation_or_force() {
+        r += dissipation_force(term, t, q, v);
+    }
+    r
+}
+
+/// The residual and `J = c_M M + c_D ∂r/∂v + c_K ∂r/∂q` of a term with constant mass matrix
+/// `mass`, with only the passes the weights need.
+#[inline]
+pub(crate) fn weighted<T: Term<N>, const N: usize>(
+    term: &T,
+    mass: &SMatrix<f64, N, N>,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    a: &SVector<f64, N>,
+    c: &KernelCoefficients,
+) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+    let (mut r, mut j) = if c.stiffness != 0.0 {
+        let (g, h) = potential_hessian(term, t, q);
+        (g, h * c.stiffness)
+    } else {
+        (potential_gradient(term, t, q), SMatrix::zeros())
+    };
+    if term.structure() == Structure::ConstantMass {
+        r += mass * a;
+        j += mass * c.mass;
+    }
+    if term.has_dissipation_or_force() {
+        let mut g = None;
+        if c.stiffness != 0.0 {
+            let (gq, k) = dissipation_force_q(term, t, q, v);
+            j += k * c.stiffness;
+            g = Some(gq);
+        }
+        if c.damping != 0.0 {
+            let (gv, d) = dissipation_force_v(term, t, q, v);
+            j += d * c.damping;
+            g = Some(gv);
+        }
+        r += g.unwrap_or_else(|| dissipation_force(term, t, q, v));
+    }
+    (r, j)
+}

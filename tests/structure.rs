@@ -1,0 +1,278 @@
+//! Structure-aware derivation: a term declared `NoKinetic` or `ConstantMass` gets the same
+//! residual and Jacobian blocks as the general third-order path of the same physics, at
+//! random states, for every library element that declares a structure and for user terms with
+//! time-dependent potentials, dissipation and forces of `q` and `v`.
+
+use lagrangian::ad::{compare_term_kernels, term_blocks, term_residual, TermAd};
+use lagrangian::expr::vector::Sym;
+use lagrangian::expr::VExpr;
+use lagrangian::model::elements::{
+    AnchoredSpring, ExprEnergy, LocalPoint, Particle, ParticleAt, PlanarBody, PointForce, Points,
+    Spring, SpringBetween,
+};
+use lagrangian::model::{Structure, TermKernel};
+use lagrangian::prelude::*;
+
+/// The same term with the general derivation forced.
+struct General<T>(T);
+
+impl<T: Term<N>, const N: usize> Term<N> for General<T> {
+    fn kinetic<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: D,
+        q: &SVector<D, N>,
+        v: &SVector<D, N>,
+    ) -> D {
+        self.0.kinetic(t, q, v)
+    }
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, t: D, q: &SVector<D, N>) -> D {
+        self.0.potential(t, q)
+    }
+    fn dissipation<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: D,
+        q: &SVector<D, N>,
+        v: &SVector<D, N>,
+    ) -> D {
+        self.0.dissipation(t, q, v)
+    }
+    fn force<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: D,
+        q: &SVector<D, N>,
+        v: &SVector<D, N>,
+    ) -> SVector<D, N> {
+        self.0.force(t, q, v)
+    }
+    fn has_dissipation_or_force(&self) -> bool {
+        self.0.has_dissipation_or_force()
+    }
+}
+
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 11) as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
+    }
+    fn vec(&mut self, n: usize) -> Vec<f64> {
+        (0..n).map(|_| self.next()).collect()
+    }
+}
+
+/// The largest relative difference of `(r, M, ∂r/∂v, ∂r/∂q)` between the declared structure
+/// and the general path over ten random states; the structure must be `expected`.
+fn worst<T: Term<N> + Clone + 'static, const N: usize>(term: T, expected: Structure) -> f64 {
+    assert_eq!(term.structure(), expected);
+    let fast = TermAd::<T, N>::new(term.clone());
+    let general = TermAd::<General<T>, N>::new(General(term.clone()));
+    let mut rng = Lcg(17);
+    let mut w = 0.0f64;
+    for k in 0..10 {
+        let (q, v, a) = (rng.vec(N), rng.vec(N), rng.vec(N));
+        let t = 0.3 * k as f64;
+        w = w.max(compare_term_kernels(&fast, &general, t, &q, &v, &a));
+        // the free functions take the same derivation
+        let b = term_blocks::<T, N>(&term, t, &q, &v, &a);
+        let r = term_residual::<T, N>(&term, t, &q, &v, &a);
+        let f = fast.dense_blocks(t, &q, &v, &a);
+        for i in 0..N {
+            assert!((b.r[i] - f[0][i]).abs() <= 1e-12 * (1.0 + f[0][i].abs()));
+            assert!((r[i] - f[0][i]).abs() <= 1e-12 * (1.0 + f[0][i].abs()));
+        }
+    }
+    w
+}
+
+fn expr(text: &str, names: &[&str]) -> VExpr {
+    let sym = |n: &str| {
+        if let Some(j) = names.iter().position(|x| *x == n) {
+            return Some(Sym::Item(VExpr::coord(j)));
+        }
+        let base = n.strip_suffix('\'')?;
+        let j = names.iter().position(|x| *x == base)?;
+        Some(Sym::Item(VExpr::velocity(j)))
+    };
+    VExpr::parse(text, 3, &sym).expect("expression")
+}
+
+#[test]
+fn springs_equal_the_general_derivation() {
+    let s3 = Spring::<3> {
+        stiffness: 1000.0,
+        rest_length: 1.0,
+        damping: 0.7,
+    };
+    let w = worst::<_, 6>(s3, Structure::NoKinetic);
+    assert!(w < 1e-13, "3D damped spring: {w:e}");
+    let s2 = Spring::<2> {
+        stiffness: 50.0,
+        rest_length: 0.3,
+        damping: 0.0,
+    };
+    let w = worst::<_, 4>(s2, Structure::NoKinetic);
+    assert!(w < 1e-13, "2D spring: {w:e}");
+    let anchored = AnchoredSpring::<3> {
+        anchor: [0.5, -1.0, 2.0],
+        stiffness: 10.0,
+        rest_length: 0.5,
+        damping: 2.0,
+    };
+    let w = worst::<_, 3>(anchored, Structure::NoKinetic);
+    assert!(w < 1e-13, "anchored spring: {w:e}");
+}
+
+#[test]
+fn masses_and_bodies_equal_the_general_derivation() {
+    let p = Particle::<3> {
+        mass: 2.5,
+        gravity: [0.0, 0.0, -9.81],
+    };
+    let w = worst::<_, 3>(p, Structure::ConstantMass);
+    assert!(w < 1e-13, "particle: {w:e}");
+    // a point 2 q₀ − q₁ + (1, 0, 0) on two coordinates
+    let affine = LocalPoint::Affine {
+        c: [1.0, 0.0, 0.0],
+        a: vec![(0, [2.0, 0.0, 0.0]), (1, [-1.0, 0.5, 0.0])],
+    };
+    let at = ParticleAt {
+        point: Points::new(2, vec![affine.clone()]),
+        mass: 0.4,
+        gravity: [0.0, -9.81, 0.0],
+    };
+    let w = worst::<_, 2>(at, Structure::ConstantMass);
+    assert!(w < 1e-13, "particle at an affine point: {w:e}");
+    let bar = SpringBetween {
+        ends: Points::plain(2, 2),
+        stiffness: 30.0,
+        rest_length: 0.8,
+        mass: 1.5,
+        damping: 0.4,
+        gravity: [0.0, -9.81, 0.0],
+    };
+    let w = worst::<_, 4>(bar, Structure::ConstantMass);
+    assert!(w < 1e-13, "massive damped spring: {w:e}");
+    let body = PlanarBody {
+        basic: Points::plain(2, 2),
+        mass: 3.0,
+        inertia: 0.2,
+        centroid: [0.4, 0.1],
+        length: 1.0,
+        gravity: [0.0, -9.81, 0.0],
+    };
+    let w = worst::<_, 4>(body, Structure::ConstantMass);
+    assert!(w < 1e-13, "planar body on its basic points: {w:e}");
+    // on a point that is an expression of the coordinates the mass matrix depends on q
+    let on_circle = ParticleAt {
+        point: Points::new(
+            2,
+            vec![LocalPoint::Expr(expr("[cos(a), sin(a), 0]", &["a"]))],
+        ),
+        mass: 1.0,
+        gravity: [0.0, -9.81, 0.0],
+    };
+    assert_eq!(
+        <ParticleAt as Term<1>>::structure(&on_circle),
+        Structure::General
+    );
+}
+
+#[test]
+fn expressions_and_forces_equal_the_general_derivation() {
+    let names = ["x", "y"];
+    let e = ExprEnergy {
+        kinetic: None,
+        potential: Some(expr("(1 + t) * x**2 * y + exp(0.3*y) - sin(t*x)", &names)),
+        dissipation: Some(expr(
+            "0.5*(1 + x**2)*x'**2 + 0.2*x'*y'*y + 0.1*y'**4",
+            &names,
+        )),
+    };
+    let w = worst::<_, 2>(e, Structure::NoKinetic);
+    assert!(w < 1e-12, "potential and dissipation expressions: {w:e}");
+    let with_kinetic = ExprEnergy {
+        kinetic: Some(expr("x'**2/2", &names)),
+        potential: None,
+        dissipation: None,
+    };
+    assert_eq!(
+        <ExprEnergy as Term<2>>::structure(&with_kinetic),
+        Structure::General
+    );
+    let x = LocalPoint::Affine {
+        c: [0.0; 3],
+        a: vec![(0, [1.0, 0.0, 0.0]), (1, [0.0, 3.0, 0.0])],
+    };
+    let f = PointForce {
+        point: Points::new(2, vec![x]),
+        force: [
+            expr("-4*x*y - x'*abs(y')", &names),
+            expr("sin(t)*y' + x**3", &names),
+            VExpr::constant(0.0),
+        ],
+    };
+    let w = worst::<_, 2>(f, Structure::NoKinetic);
+    assert!(w < 1e-12, "force of t, q and v: {w:e}");
+}
+
+/// A user's term with a time-dependent potential, dissipation and force.
+#[derive(Clone)]
+struct Drag;
+
+impl Term<3> for Drag {
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, t: D, q: &SVector<D, 3>) -> D {
+        (q[0] * q[1]).sin() * t + q[2].powi(4) * 0.25
+    }
+    fn dissipation<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: D,
+        q: &SVector<D, 3>,
+        v: &SVector<D, 3>,
+    ) -> D {
+        v.dot(v) * (q[2] * q[2] + 1.0) * 0.5
+    }
+    fn force<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: D,
+        q: &SVector<D, 3>,
+        v: &SVector<D, 3>,
+    ) -> SVector<D, 3> {
+        SVector::from([-v[0] * v.dot(v).sqrt(), q[0] * t.cos(), v[2] * q[1]])
+    }
+    fn structure(&self) -> Structure {
+        Structure::NoKinetic
+    }
+}
+
+#[test]
+fn a_user_term_equals_the_general_derivation() {
+    let w = worst::<_, 3>(Drag, Structure::NoKinetic);
+    assert!(w < 1e-13, "user term: {w:e}");
+}
+
+/// The constant mass matrix comes from the first state the kernel sees and holds at others.
+#[test]
+fn the_constant_mass_matrix_is_taken_once_and_holds() {
+    let p = Particle::<2> {
+        mass: 3.0,
+        gravity: [0.0, -1.0],
+    };
+    let k = TermAd::<_, 2>::new(p);
+    let r1 = k.residual(
+        0.0,
+        &[1.0, 2.0].into(),
+        &[0.5, 0.0].into(),
+        &[1.0, -1.0].into(),
+    );
+    let r2 = k.residual(
+        5.0,
+        &[-3.0, 0.0].into(),
+        &[9.0, 1.0].into(),
+        &[0.0, 2.0].into(),
+    );
+    assert_eq!((r1[0], r1[1]), (3.0, -3.0 + 3.0));
+    assert_eq!((r2[0], r2[1]), (0.0, 6.0 + 3.0));
+}
