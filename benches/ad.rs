@@ -2,13 +2,13 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use lagrangian::ad::{term_blocks, term_residual, TermAd};
+use lagrangian::library::andrews::Andrews;
+use lagrangian::library::elements::Spring;
 use lagrangian::library::mass_spring::SpringKernel;
+use lagrangian::library::pendulum::DoublePendulum;
 use lagrangian::model::{KernelCoefficients, Term, TermKernel};
 use nalgebra::SVector;
 use num_dual::DualNum;
-use lagrangian::library::andrews::Andrews;
-use lagrangian::library::elements::Spring;
-use lagrangian::library::pendulum::DoublePendulum;
 use std::hint::black_box;
 
 /// A spring whose structure is not declared: the general third-order derivation.
