@@ -464,6 +464,7 @@ fn weighted_blocks<T: Term<N>, const N: usize>(
 }
 
 impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
+    const PARALLEL: bool = true;
     fn residual(
         &self,
         t: f64,

@@ -2,10 +2,46 @@
 //! compute its local blocks, scatter them into the global residual and the values of the fixed
 //! pattern. One loop per group, monomorphized for the kernel, so the kernel inlines into it.
 
-use crate::model::group::{ConstraintGroup, ConstraintSlots, Constraints, Point, TermGroup, Terms};
+use crate::model::group::{
+    color, ConstraintGroup, ConstraintSlots, Constraints, Point, TermGroup, Terms,
+    PARALLEL_MIN_ELEMENTS,
+};
 use crate::model::kernel::{ConstraintKernel, KernelCoefficients, TermKernel};
 use nalgebra::{DMatrix, SVector};
+use rayon::prelude::*;
 use std::any::Any;
+
+/// Elements per parallel task (below this a task costs more than it saves).
+const MIN_LEN: usize = 256;
+
+/// A global array written by the elements of one color from several threads: each entry by at
+/// most one element.
+struct Shared {
+    ptr: *mut f64,
+    len: usize,
+}
+
+// SAFETY: the writes through `Shared` go to disjoint entries (one element per entry per color).
+unsafe impl Sync for Shared {}
+
+impl Shared {
+    fn new(x: &mut [f64]) -> Self {
+        Shared {
+            ptr: x.as_mut_ptr(),
+            len: x.len(),
+        }
+    }
+    /// `x[i] += d`.
+    ///
+    /// # Safety
+    /// No other thread touches `x[i]` while the color is assembled.
+    #[inline(always)]
+    unsafe fn add(&self, i: usize, d: f64) {
+        assert!(i < self.len, "index {i} outside an array of {}", self.len);
+        // SAFETY: in bounds (checked) and not shared (the caller's promise).
+        unsafe { *self.ptr.add(i) += d };
+    }
+}
 
 /// `x[idx]` as a local vector, or zeros when the kernel does not read it.
 #[inline(always)]
@@ -31,6 +67,27 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
         &self.indices[e]
     }
     fn add_residual(&self, p: &Point, scale: f64, r: &mut [f64]) {
+        if let Some(colors) = &self.colors {
+            let out = Shared::new(r);
+            let one = |&e: &u32| {
+                let (k, idx) = (&self.kernels[e as usize], &self.indices[e as usize]);
+                let q = gather(K::USES_Q, idx, p.q);
+                let v = gather(K::USES_V, idx, p.v);
+                let a = gather(K::USES_A, idx, p.a);
+                let rl = k.residual(p.t, &q, &v, &a);
+                for i in 0..N {
+                    // SAFETY: no two elements of a color share a coordinate.
+                    unsafe { out.add(idx[i], scale * rl[i]) };
+                }
+            };
+            for color in colors {
+                match rayon::current_num_threads() {
+                    1 => color.iter().for_each(one),
+                    _ => color.par_iter().with_min_len(MIN_LEN).for_each(one),
+                }
+            }
+            return;
+        }
         for (k, idx) in self.kernels.iter().zip(&self.indices) {
             let q = gather(K::USES_Q, idx, p.q);
             let v = gather(K::USES_V, idx, p.v);
@@ -55,6 +112,33 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
             damping: scale * c.damping,
             stiffness: scale * c.stiffness,
         };
+        if let Some(colors) = &self.colors {
+            let (out, vals) = (Shared::new(r), Shared::new(values));
+            let one = |&e: &u32| {
+                let e = e as usize;
+                let (k, idx) = (&self.kernels[e], &self.indices[e]);
+                let sl = &slots[e * N * N..(e + 1) * N * N];
+                let q = gather(K::USES_Q, idx, p.q);
+                let v = gather(K::USES_V, idx, p.v);
+                let a = gather(K::USES_A, idx, p.a);
+                let (rl, j) = k.jacobian(p.t, &q, &v, &a, &w);
+                for i in 0..N {
+                    // SAFETY: no two elements of a color share a coordinate, hence
+                    // neither a residual entry nor a matrix entry.
+                    unsafe { out.add(idx[i], scale * rl[i]) };
+                    for l in 0..N {
+                        unsafe { vals.add(sl[i * N + l], j[(i, l)]) };
+                    }
+                }
+            };
+            for color in colors {
+                match rayon::current_num_threads() {
+                    1 => color.iter().for_each(one),
+                    _ => color.par_iter().with_min_len(MIN_LEN).for_each(one),
+                }
+            }
+            return;
+        }
         for ((k, idx), sl) in self
             .kernels
             .iter()
@@ -117,6 +201,15 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
         let v = gather(true, idx, p.v);
         let a = gather(true, idx, p.a);
         self.kernels[e].dense_blocks(p.t, q.as_slice(), v.as_slice(), a.as_slice())
+    }
+    fn set_parallel(&mut self, on: bool, n: usize) {
+        self.colors = match on && K::PARALLEL && self.kernels.len() >= PARALLEL_MIN_ELEMENTS {
+            true => color(&self.indices, n),
+            false => None,
+        };
+    }
+    fn colors(&self) -> usize {
+        self.colors.as_ref().map_or(0, Vec::len)
     }
 }
 

@@ -238,11 +238,15 @@ impl ModelBuilder {
                 i, self.names[i]
             )));
         }
+        let mut terms = self.terms;
+        for g in &mut terms {
+            g.set_parallel(true, self.n);
+        }
         Ok(Model {
             n: self.n,
             m: self.m,
             names: self.names,
-            terms: self.terms,
+            terms,
             constraints: self.constraints,
             blocks: self.blocks,
         })

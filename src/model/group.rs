@@ -18,6 +18,35 @@ pub struct TermGroup<K, const N: usize> {
     pub(crate) kernels: Vec<K>,
     /// Their global coordinates.
     pub(crate) indices: Vec<[usize; N]>,
+    /// For a large group: its elements by color, no two of one color sharing a coordinate, so
+    /// the elements of a color are assembled in parallel ([`color`]).
+    pub(crate) colors: Option<Vec<Vec<u32>>>,
+}
+
+/// Groups with at least this many elements are assembled color by color in parallel.
+pub const PARALLEL_MIN_ELEMENTS: usize = 4096;
+
+/// A greedy coloring of elements on `n` coordinates: each element takes the first color none
+/// of its coordinates has yet, so no two elements of a color share a coordinate (nor, hence,
+/// an entry of the iteration matrix). `None` past 64 colors.
+pub(crate) fn color<const N: usize>(indices: &[[usize; N]], n: usize) -> Option<Vec<Vec<u32>>> {
+    let mut used = vec![0u64; n];
+    let mut colors: Vec<Vec<u32>> = Vec::new();
+    for (e, idx) in indices.iter().enumerate() {
+        let taken = idx.iter().fold(0u64, |m, &i| m | used[i]);
+        let c = (!taken).trailing_zeros() as usize;
+        if c >= 64 {
+            return None;
+        }
+        for &i in idx {
+            used[i] |= 1 << c;
+        }
+        if colors.len() <= c {
+            colors.resize_with(c + 1, Vec::new);
+        }
+        colors[c].push(e as u32);
+    }
+    Some(colors)
 }
 
 /// All constraint blocks of one kernel type with `N` local coordinates and `M` rows.
@@ -35,6 +64,7 @@ impl<K, const N: usize> TermGroup<K, N> {
         Self {
             kernels: Vec::new(),
             indices: Vec::new(),
+            colors: None,
         }
     }
 }
@@ -111,6 +141,12 @@ pub trait Terms: Send + Sync {
     fn power(&self, t: f64, q: &[f64], v: &[f64]) -> [f64; 3];
     /// Local dense `(r, M, ∂r/∂v, ∂r/∂q)` of element `e` (allocates; for checks).
     fn dense_blocks(&self, e: usize, p: &Point) -> [DMatrix<f64>; 4];
+    /// Assemble color by color in parallel (`true`, when the kernel asks for it, the group has
+    /// at least [`PARALLEL_MIN_ELEMENTS`] and 64 colors suffice) or element by element (`false`), on a
+    /// model of `n` coordinates.
+    fn set_parallel(&mut self, on: bool, n: usize);
+    /// The number of colors when assembled in parallel (0: element by element).
+    fn colors(&self) -> usize;
 }
 
 /// A group of constraint kernels as the assembly drives it (implemented in

@@ -193,6 +193,26 @@ impl Model {
     pub fn n_coords(&self) -> usize {
         self.n
     }
+    /// Assemble large groups of terms (at least [`group::PARALLEL_MIN_ELEMENTS`] elements of
+    /// one kind whose kernel sets [`TermKernel::PARALLEL`], as AD kernels do) color by color on rayon's threads (`true`, the default) or element by element
+    /// (`false`). The colored order is the same on any number of threads, so results do not
+    /// depend on it (`RAYON_NUM_THREADS`, or a pool's `install`); they differ from the
+    /// element-by-element order by round-off.
+    pub fn parallel_assembly(mut self, on: bool) -> Self {
+        let n = self.n;
+        for g in &mut self.terms {
+            g.set_parallel(on, n);
+        }
+        self
+    }
+    /// The colors of each group of terms assembled in parallel (empty when none is).
+    pub fn parallel_colors(&self) -> Vec<usize> {
+        self.terms
+            .iter()
+            .map(|g| g.colors())
+            .filter(|&c| c > 0)
+            .collect()
+    }
     /// Number of constraint equations (multipliers) `m`.
     pub fn n_constraints(&self) -> usize {
         self.m
