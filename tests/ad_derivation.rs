@@ -2,6 +2,8 @@
 //! Jacobian block (M = ∂r/∂a, ∂r/∂v, ∂r/∂q, C_q, ∂(C_qᵀλ)/∂q, C_t, γ) equals central finite
 //! differences.
 
+mod common;
+use common::Lcg;
 use lagrangian::assembly::{
     constraint_gamma, constraint_jacobian_dense, constraint_time_derivative, constraint_values,
     dense_constraint_hessian, dense_term_blocks,
@@ -13,21 +15,6 @@ use lagrangian::library::pendulum::{
 };
 use lagrangian::model::Model;
 use nalgebra::{DMatrix, DVector};
-
-/// Small deterministic generator (no external dependency).
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
-    }
-    fn vec(&mut self, n: usize, scale: f64) -> Vec<f64> {
-        (0..n).map(|_| scale * self.next()).collect()
-    }
-}
 
 fn residual(model: &Model, t: f64, q: &[f64], v: &[f64], a: &[f64]) -> DVector<f64> {
     let b = dense_term_blocks(model, t, q, v, a);
@@ -63,10 +50,10 @@ fn check_model(model: &Model, rng: &mut Lcg, qscale: f64, tol: f64) {
     let n = model.n_coords();
     let m = model.n_constraints();
     let t = 0.3 + 0.1 * rng.next();
-    let q = rng.vec(n, qscale);
-    let v = rng.vec(n, 1.0);
-    let a = rng.vec(n, 1.0);
-    let lam = rng.vec(m, 1.0);
+    let q = rng.scaled(n, qscale);
+    let v = rng.scaled(n, 1.0);
+    let a = rng.scaled(n, 1.0);
+    let lam = rng.scaled(m, 1.0);
     let b = dense_term_blocks(model, t, &q, &v, &a);
     let h = 1e-6;
     let jq = fd_jac(&|x| residual(model, t, x, &v, &a), &q, h);
@@ -215,8 +202,8 @@ fn andrews_residual_reproduces_published_f_and_mass_matrix() {
     let p = Andrews::default();
     let mut rng = Lcg(3);
     for _ in 0..20 {
-        let q = rng.vec(7, 2.0);
-        let v = rng.vec(7, 50.0);
+        let q = rng.scaled(7, 2.0);
+        let v = rng.scaled(7, 50.0);
         let zero = [0.0; 7];
         // r(q, q̇, 0) = −f(q, q̇)
         let r = residual(&model, 0.0, &q, &v, &zero);
@@ -247,7 +234,7 @@ fn andrews_constraint_jacobian_matches_published_g() {
     let model = andrews_model();
     let p = Andrews::default();
     let mut rng = Lcg(4);
-    let q = rng.vec(7, 2.0);
+    let q = rng.scaled(7, 2.0);
     let j = constraint_jacobian_dense(&model, 0.0, &q);
     let (be, th, ga) = (q[0], q[1], q[2]);
     let row1 = [

@@ -3,26 +3,14 @@
 //! an unconstrained damped, loaded network agrees with an independent RK4 integration at tiny
 //! steps, and generalized-α converges at order 2.
 
+mod common;
+use common::Lcg;
 use lagrangian::ad::{compare_constraint_kernels, compare_term_kernels, ConstraintAd, TermAd};
 use lagrangian::library::elements::{AnchoredDistance, AnchoredSpring, Distance, Particle, Spring};
 use lagrangian::library::mass_spring::{
     AnchoredDistanceKernel, AnchoredSpringKernel, Derivatives, DistanceKernel, MassSpringSystem,
     PointMassKernel, SpringKernel,
 };
-
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
-    }
-    fn vec(&mut self, n: usize) -> Vec<f64> {
-        (0..n).map(|_| self.next()).collect()
-    }
-}
 
 /// Configurations of a two-point spring in D dims: random, nearly collinear with the velocity,
 /// strongly stretched, strongly compressed.

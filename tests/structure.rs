@@ -3,6 +3,8 @@
 //! random states, for every library element that declares a structure and for user terms with
 //! time-dependent potentials, dissipation and forces of `q` and `v`.
 
+mod common;
+use common::Lcg;
 use lagrangian::ad::{compare_term_kernels, term_blocks, term_residual, TermAd};
 use lagrangian::expr::vector::Sym;
 use lagrangian::expr::VExpr;
@@ -46,20 +48,6 @@ impl<T: Term<N>, const N: usize> Term<N> for General<T> {
     }
     fn has_dissipation_or_force(&self) -> bool {
         self.0.has_dissipation_or_force()
-    }
-}
-
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
-    }
-    fn vec(&mut self, n: usize) -> Vec<f64> {
-        (0..n).map(|_| self.next()).collect()
     }
 }
 

@@ -1,4 +1,4 @@
-//! Helpers shared by the command-line tests.
+//! Helpers shared by the tests.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -95,4 +95,26 @@ pub fn max_state_difference(
         }
     }
     w
+}
+
+/// A small deterministic generator of numbers in [−1, 1) (no external dependency).
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// The next number.
+    pub fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 11) as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
+    }
+    /// `n` numbers.
+    pub fn vec(&mut self, n: usize) -> Vec<f64> {
+        (0..n).map(|_| self.next()).collect()
+    }
+    /// `n` numbers in [−scale, scale).
+    pub fn scaled(&mut self, n: usize, scale: f64) -> Vec<f64> {
+        (0..n).map(|_| scale * self.next()).collect()
+    }
 }
