@@ -114,7 +114,7 @@ pub fn term_residual<T: Term<N>, const N: usize>(
         return el_residual(term, t, &q, &v, &a).0;
     }
     let mass = structured::constant_mass(term, t, &q, &v);
-    structured::residual(term, &mass, t, &q, &v, &a)
+    structured::residual(term, Some(&mass), t, &q, &v, &a)
 }
 
 /// Local blocks of one term: residual `r`, mass matrix `M = ∂r/∂a = L_vv`,
@@ -231,8 +231,8 @@ fn term_blocks_static<T: Term<N>, const N: usize>(
             damping,
             stiffness,
         };
-        let (r, stiffness) = structured::weighted(term, &mass, t, q, v, a, &w(0.0, 0.0, 1.0));
-        let (_, damping) = structured::weighted(term, &mass, t, q, v, a, &w(0.0, 1.0, 0.0));
+        let (r, stiffness) = structured::weighted(term, Some(&mass), t, q, v, a, &w(0.0, 0.0, 1.0));
+        let (_, damping) = structured::weighted(term, Some(&mass), t, q, v, a, &w(0.0, 1.0, 0.0));
         return TermBlocks {
             r,
             mass,
@@ -404,29 +404,31 @@ pub fn constraint_gamma<C: Constraint<N, M>, const N: usize, const M: usize>(
 pub struct TermAd<T, const N: usize> {
     term: T,
     structure: Structure,
-    /// The constant mass matrix of a `ConstantMass` term, from the first state it sees (zero
-    /// for `NoKinetic`).
+    /// The constant mass matrix of a `ConstantMass` term, from the first state it sees.
     mass: OnceLock<SMatrix<f64, N, N>>,
 }
 
 impl<T: Term<N>, const N: usize> TermAd<T, N> {
     /// Wrap a term.
     pub fn new(term: T) -> Self {
-        let structure = term.structure();
-        let mass = OnceLock::new();
-        if structure == Structure::NoKinetic {
-            let _ = mass.set(SMatrix::zeros());
-        }
         Self {
+            structure: term.structure(),
             term,
-            structure,
-            mass,
+            mass: OnceLock::new(),
         }
     }
 
-    fn mass(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> &SMatrix<f64, N, N> {
-        self.mass
-            .get_or_init(|| structured::constant_mass(&self.term, t, q, v))
+    /// The constant mass matrix (`None` for `NoKinetic`).
+    fn mass(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> Option<&SMatrix<f64, N, N>> {
+        (self.structure == Structure::ConstantMass).then(|| {
+            self.mass
+                .get_or_init(|| structured::constant_mass(&self.term, t, q, v))
+        })
     }
 }
 

@@ -137,19 +137,20 @@ pub(crate) fn constant_mass<T: Term<N>, const N: usize>(
     k.v2.unwrap_generic(Const::<N>, Const::<N>)
 }
 
-/// `r = M a + ∇V + ∂R/∂v − Q` of a term with constant mass matrix `mass`.
+/// `r = M a + ∇V + ∂R/∂v − Q` of a term with constant mass matrix `mass` (`None`: no kinetic
+/// energy).
 #[inline]
 pub(crate) fn residual<T: Term<N>, const N: usize>(
     term: &T,
-    mass: &SMatrix<f64, N, N>,
+    mass: Option<&SMatrix<f64, N, N>>,
     t: f64,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
     a: &SVector<f64, N>,
 ) -> SVector<f64, N> {
     let mut r = potential_gradient(term, t, q);
-    if term.structure() == Structure::ConstantMass {
-        r += mass * a;
+    if let Some(m) = mass {
+        r += m * a;
     }
     if term.has_dissipation_or_force() {
         r += dissipation_force(term, t, q, v);
@@ -158,11 +159,11 @@ pub(crate) fn residual<T: Term<N>, const N: usize>(
 }
 
 /// The residual and `J = c_M M + c_D ∂r/∂v + c_K ∂r/∂q` of a term with constant mass matrix
-/// `mass`, with only the passes the weights need.
+/// `mass` (`None`: no kinetic energy), with only the passes the weights need.
 #[inline]
 pub(crate) fn weighted<T: Term<N>, const N: usize>(
     term: &T,
-    mass: &SMatrix<f64, N, N>,
+    mass: Option<&SMatrix<f64, N, N>>,
     t: f64,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
@@ -175,9 +176,9 @@ pub(crate) fn weighted<T: Term<N>, const N: usize>(
     } else {
         (potential_gradient(term, t, q), SMatrix::zeros())
     };
-    if term.structure() == Structure::ConstantMass {
-        r += mass * a;
-        j += mass * c.mass;
+    if let Some(m) = mass {
+        r += m * a;
+        j += m * c.mass;
     }
     if term.has_dissipation_or_force() {
         let mut g = None;
