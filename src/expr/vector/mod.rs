@@ -535,15 +535,6 @@ impl Drop for VExpr {
     }
 }
 
-/// `x + s·y` on equal kinds (NaN otherwise).
-fn add<D: DualNum<Primitive = f64> + Copy>(x: Val<D>, y: Val<D>, s: f64) -> Val<D> {
-    match (x, y) {
-        (Val::S(x), Val::S(y)) => Val::S(x + y * s),
-        (Val::V(x), Val::V(y)) => Val::V(std::array::from_fn(|k| x[k] + y[k] * s)),
-        _ => Val::S(D::from(f64::NAN)),
-    }
-}
-
 fn apply<D: DualNum<Primitive = f64> + Copy>(f: Func, x: D) -> D {
     match f {
         Func::Sqrt => x.sqrt(),
