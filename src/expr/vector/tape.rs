@@ -8,6 +8,13 @@
 //! equal; `[a, b, c]` needs `max(n_a, n_b + 1, n_c + 2)`). A balanced tree of `k` leaves needs
 //! `log₂ k + 1`, a chain 2, and since an expression is at most [`MAX_SIZE`](super::MAX_SIZE)
 //! operations, `n` stays below [`MAX_NEED`] for every expression the parser accepts.
+//!
+//! A subexpression the graph shares (a `Define` read by several later ones) is computed once and
+//! kept in a register (`Store`/`Load`: a load is a leaf, so the bound above still holds); a
+//! linear scan over the program gives each register back after its last load. An operation
+//! with a constant operand (`c·x`, `x/c`, `x ± c`, `dot(x, c)`, `x × c`) is one instruction that
+//! multiplies by `f64`s. Values are updated in place: on the nested duals of an element's
+//! Jacobian pass a vector value is kilobytes, and copies would cost more than the arithmetic.
 
 use super::{apply, Func, Node, VExpr, Val};
 use num_dual::DualNum;
@@ -57,6 +64,12 @@ enum Op {
     Shift(f64),
     /// `x + c` with a constant vector `c`.
     ShiftVec([f64; 3]),
+    /// `x · c` with a constant vector `c`.
+    DotWith([f64; 3]),
+    /// `x × c` with a constant vector `c`.
+    CrossWith([f64; 3]),
+    /// `c × x` with a constant vector `c`.
+    CrossFrom([f64; 3]),
     /// Keep a copy of the top of the stack in register `r` (a shared subexpression).
     Store(usize),
     /// Push the value kept in register `r`.
@@ -124,6 +137,10 @@ fn immediate(node: &Node) -> Option<(&VExpr, Op)> {
         Node::Add(a, b) if cv(b).is_some() => (a, Op::ShiftVec(cv(b)?)),
         Node::Add(a, b) if cv(a).is_some() => (b, Op::ShiftVec(cv(a)?)),
         Node::Sub(a, b) if cv(b).is_some() => (a, Op::ShiftVec(cv(b)?.map(|x| -x))),
+        Node::Dot(a, b) if cv(b).is_some() => (a, Op::DotWith(cv(b)?)),
+        Node::Dot(a, b) if cv(a).is_some() => (b, Op::DotWith(cv(a)?)),
+        Node::Cross(a, b) if cv(b).is_some() => (a, Op::CrossWith(cv(b)?)),
+        Node::Cross(a, b) if cv(a).is_some() => (b, Op::CrossFrom(cv(a)?)),
         _ => return None,
     })
 }
@@ -310,7 +327,13 @@ impl Program {
                 Op::Neg | Op::F(_) | Op::Perp | Op::Norm | Op::Comp(_) => {
                     unary(op, slot(&mut st[sp - 1]));
                 }
-                Op::Scale(_) | Op::DivBy(_) | Op::Shift(_) | Op::ShiftVec(_) => {
+                Op::Scale(_)
+                | Op::DivBy(_)
+                | Op::Shift(_)
+                | Op::ShiftVec(_)
+                | Op::DotWith(_)
+                | Op::CrossWith(_)
+                | Op::CrossFrom(_) => {
                     with_constant(op, slot(&mut st[sp - 1]));
                 }
                 Op::Pack => {
@@ -366,9 +389,43 @@ fn with_constant<D: DualNum<Primitive = f64> + Copy>(op: Op, x: &mut Val<D>) {
         (Op::DivBy(c), V(x)) => x.iter_mut().for_each(|v| *v /= c),
         (Op::Shift(c), S(x)) => *x += c,
         (Op::ShiftVec(c), V(x)) => (0..3).for_each(|k| x[k] += c[k]),
-        (Op::ShiftVec(_), S(_)) => *x = V([D::from(f64::NAN); 3]),
+        (Op::DotWith(c), V(v)) => *x = S(lin(&[(v[0], c[0]), (v[1], c[1]), (v[2], c[2])])),
+        (Op::CrossWith(c), V(v)) => {
+            let v = *v;
+            *x = V([
+                lin(&[(v[1], c[2]), (v[2], -c[1])]),
+                lin(&[(v[2], c[0]), (v[0], -c[2])]),
+                lin(&[(v[0], c[1]), (v[1], -c[0])]),
+            ])
+        }
+        (Op::CrossFrom(c), V(v)) => {
+            let v = *v;
+            *x = V([
+                lin(&[(v[2], c[1]), (v[1], -c[2])]),
+                lin(&[(v[0], c[2]), (v[2], -c[0])]),
+                lin(&[(v[1], c[0]), (v[0], -c[1])]),
+            ])
+        }
+        (Op::ShiftVec(_) | Op::CrossWith(_) | Op::CrossFrom(_), S(_)) => {
+            *x = V([D::from(f64::NAN); 3])
+        }
         _ => *x = S(D::from(f64::NAN)),
     }
+}
+
+/// `Σ x_k c_k` over the nonzero constants `c_k` (a constant vector's zeros cost nothing).
+fn lin<D: DualNum<Primitive = f64> + Copy>(terms: &[(D, f64)]) -> D {
+    let mut sum: Option<D> = None;
+    for &(x, c) in terms {
+        if c != 0.0 {
+            let term = x * c;
+            sum = Some(match sum {
+                Some(s) => s + term,
+                None => term,
+            });
+        }
+    }
+    sum.unwrap_or(D::from(0.0))
 }
 
 /// A binary operation in place: `a ← a ∘ b`, or `a ← b ∘ a` when the operands were evaluated
@@ -526,7 +583,8 @@ mod tests {
     fn operations_with_a_constant_operand() {
         // immediate operands on both sides, scalar and vector, and a division by a constant
         let e = VExpr::parse(
-            "dot(2*X + [1, 0, -1] - X/4, [1, 1, 1] + X*3) + (mu + 2)*(1 + mu) - mu/3 - 5",
+            "dot(2*X + [1, 0, -1] - X/4, [1, 1, 1] + X*3) + (mu + 2)*(1 + mu) - mu/3 - 5 \
+             + dot([1, 0, 2], X) + dot(cross(X, [0, 2, -1]), [3, 1, 1]) + cross([1, -1, 0], X).z",
             3,
             &lookup,
         )
@@ -540,7 +598,17 @@ mod tests {
             ];
             let w = [q[0] * 3.0 + 1.0, q[1] * 3.0 + 1.0, q[2] * 3.0 + 1.0];
             let mu = q[3];
+            let (x, y, z) = (q[0], q[1], q[2]);
+            // X × (0, 2, −1) = (−y − 2z, x, 2x); (1, −1, 0) × X has z-component y + x
+            let c = [-y - z * 2.0, x, x * 2.0];
             u[0] * w[0] + u[1] * w[1] + u[2] * w[2] + (mu + 2.0) * (mu + 1.0) - mu / 3.0 - 5.0
+                + x
+                + z * 2.0
+                + c[0] * 3.0
+                + c[1]
+                + c[2]
+                + y
+                + x
         };
         same(&e, hand, [0.5, -0.25, 2.0, 1.5], 1e-14);
     }
