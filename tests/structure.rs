@@ -1,6 +1,6 @@
-//! Structure-aware derivation: a term declared `NoKinetic` or `ConstantMass` gets the same
-//! residual and Jacobian blocks as the general third-order path of the same physics, at
-//! random states, for every library element that declares a structure and for user terms with
+//! Structure-aware derivation: a term declared `NoKinetic`, `ConstantMass` or `PointMasses`
+//! gets the same residual and Jacobian blocks as the general third-order path of the same
+//! physics, at random states, for every library element that declares a structure and for user terms with
 //! time-dependent potentials, dissipation and forces of `q` and `v`.
 
 mod common;
@@ -9,8 +9,8 @@ use lagrangian::ad::{compare_term_kernels, term_blocks, term_residual, TermAd};
 use lagrangian::expr::vector::Sym;
 use lagrangian::expr::VExpr;
 use lagrangian::model::elements::{
-    AnchoredSpring, ExprEnergy, LocalPoint, Particle, ParticleAt, PlanarBody, PointForce, Points,
-    Spring, SpringBetween,
+    AnchoredSpring, ExprEnergy, Frame, LocalPoint, Particle, ParticleAt, PlanarBody, PointForce,
+    Points, RigidBody3, Spring, SpringBetween,
 };
 use lagrangian::model::{Structure, TermKernel};
 use lagrangian::prelude::*;
@@ -153,6 +153,52 @@ fn masses_and_bodies_equal_the_general_derivation() {
     };
     let w = worst::<_, 4>(body, Structure::ConstantMass);
     assert!(w < 1e-13, "planar body on its basic points: {w:e}");
+    // a massive damped bar in a field whose second end is an expression of four coordinates
+    // and time (the cylindrical joint of DAETS' RSCR linkage, C = C1 + mu v, with a drift):
+    // T is a constant quadratic form in the ends' velocities
+    let names = ["y0", "y1", "y2", "cx", "cy", "cz", "mu"];
+    let c = expr(
+        "[cx, cy, cz] + mu*unit(cross([cx, cy, cz], [0, 0, 1])) + t*[0.1, 0, 0.02*t]",
+        &names,
+    );
+    let bar = SpringBetween {
+        ends: Points::new(3, vec![LocalPoint::coords(0, 3), LocalPoint::Expr(c)]),
+        stiffness: 25.0,
+        rest_length: 1.1,
+        mass: 2.0,
+        damping: 0.3,
+        gravity: [0.0, 0.0, -9.81],
+    };
+    let w = worst::<_, 7>(bar, Structure::PointMasses);
+    assert!(w < 1e-12, "massive bar on an expression point: {w:e}");
+    // a 3D body with its centroid off the point A and a full inertia tensor, on A, a point B
+    // and a vector: T is a constant quadratic form in (Ȧ, i̇, j̇, k̇), k = i × j
+    let items = Points::new(
+        3,
+        vec![
+            LocalPoint::coords(0, 3),
+            LocalPoint::coords(3, 3),
+            LocalPoint::coords(6, 3),
+        ],
+    );
+    let inertia = [[0.3, 0.05, -0.02], [0.05, 0.4, 0.01], [-0.02, 0.01, 0.5]];
+    let frame = Frame {
+        b_point: true,
+        c_point: false,
+        b: 1.3,
+        c: [0.2, 0.9],
+    };
+    let body = RigidBody3::new(
+        items,
+        frame,
+        2.5,
+        [0.3, -0.1, 0.2],
+        inertia,
+        [0.0, 0.0, -9.81],
+    )
+    .expect("body");
+    let w = worst::<_, 9>(body, Structure::PointMasses);
+    assert!(w < 1e-12, "3D body: {w:e}");
     // on a point that is an expression of the coordinates the mass matrix depends on q
     let on_circle = ParticleAt {
         point: Points::new(

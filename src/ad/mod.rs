@@ -110,8 +110,10 @@ pub fn term_residual<T: Term<N>, const N: usize>(
         SVector::from_column_slice(v),
         SVector::from_column_slice(a),
     );
-    if term.structure() == Structure::General {
-        return el_residual(term, t, &q, &v, &a).0;
+    match term.structure() {
+        Structure::General => return el_residual(term, t, &q, &v, &a).0,
+        Structure::PointMasses => return structured::residual_point_masses(term, t, &q, &v, &a),
+        Structure::NoKinetic | Structure::ConstantMass => {}
     }
     let mass = structured::constant_mass(term, t, &q, &v);
     structured::residual(term, Some(&mass), t, &q, &v, &a)
@@ -224,7 +226,10 @@ fn term_blocks_static<T: Term<N>, const N: usize>(
     v: &SVector<f64, N>,
     a: &SVector<f64, N>,
 ) -> TermBlocks<N> {
-    if term.structure() != Structure::General {
+    if matches!(
+        term.structure(),
+        Structure::NoKinetic | Structure::ConstantMass
+    ) {
         let mass = structured::constant_mass(term, t, q, v);
         let w = |mass, damping, stiffness| KernelCoefficients {
             mass,
@@ -474,8 +479,12 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         v: &SVector<f64, N>,
         a: &SVector<f64, N>,
     ) -> SVector<f64, N> {
-        if self.structure == Structure::General {
-            return el_residual(&self.term, t, q, v, a).0;
+        match self.structure {
+            Structure::General => return el_residual(&self.term, t, q, v, a).0,
+            Structure::PointMasses => {
+                return structured::residual_point_masses(&self.term, t, q, v, a)
+            }
+            Structure::NoKinetic | Structure::ConstantMass => {}
         }
         structured::residual(&self.term, self.mass(t, q, v), t, q, v, a)
     }
@@ -487,7 +496,7 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         a: &SVector<f64, N>,
         c: &KernelCoefficients,
     ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-        if self.structure == Structure::General {
+        if matches!(self.structure, Structure::General | Structure::PointMasses) {
             return weighted_blocks(&self.term, t, q, v, a, c);
         }
         structured::weighted(&self.term, self.mass(t, q, v), t, q, v, a, c)

@@ -12,11 +12,17 @@
 //! pass of `V` and, with dissipation or forces, a first-over-first pass of `R` (seeded on `v`
 //! outside, `q` inside); the damping block one second-order pass of `R` on `v`. No third
 //! derivatives.
+//!
+//! A `Structure::PointMasses` term (kinetic energy a constant quadratic form in the velocities
+//! of points of any form) has the residual `Σ_a J_aᵀ Σ_b m_ab ẍ_b + ∇V + ∂R/∂v − Q`: its
+//! kinetic part is the virtual work of the points' inertia forces, one evaluation of each point
+//! on `DualSVec<Dual2>` (`J_a` from the seeds on `q`, `ẍ_a` along the path); its Jacobians take
+//! the general path.
 
 use crate::model::kernel::KernelCoefficients;
 use crate::model::{Structure, Term};
 use nalgebra::{Const, SMatrix, SVector, U1};
-use num_dual::{Dual2SVec, DualSVec};
+use num_dual::{Dual2, Dual2SVec, DualSVec};
 
 type Vec1<const N: usize> = DualSVec<f64, N>;
 
@@ -195,4 +201,53 @@ pub(crate) fn weighted<T: Term<N>, const N: usize>(
         r += g.unwrap_or_else(|| dissipation_force(term, t, q, v));
     }
     (r, j)
+}
+
+/// The kinetic part of the residual of a `PointMasses` term, `Σ_a J_aᵀ f_a` with
+/// `f_a = Σ_b m_ab ẍ_b`: the points evaluated once on `DualSVec<Dual2>` — the outer dual seeded
+/// on `q` gives `J_a`, the inner one along the path `(q + v s + a s²/2, t + s)` gives `ẍ_a`.
+#[inline]
+fn point_inertia<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    a: &SVector<f64, N>,
+) -> SVector<f64, N> {
+    type P<const N: usize> = DualSVec<Dual2<f64>, N>;
+    let m = term.point_mass_matrix();
+    let qd =
+        SVector::<P<N>, N>::from_fn(|i, _| P::from_re(Dual2::new(q[i], v[i], a[i])).derivative(i));
+    let x = term.mass_points(P::from_re(Dual2::new(t, 1.0, 0.0)), &qd);
+    let mut r = SVector::<f64, N>::zeros();
+    for (xa, ma) in x.iter().zip(&m) {
+        for k in 0..3 {
+            // f_a[k] = Σ_b m_ab ẍ_b[k]
+            let f: f64 = (x.iter().zip(ma))
+                .filter(|(_, &mab)| mab != 0.0)
+                .map(|(xb, mab)| mab * xb[k].re.v2)
+                .sum();
+            if f != 0.0 {
+                let jac = xa[k].eps.unwrap_generic(Const::<N>, U1);
+                r += jac.map(|d| d.re * f);
+            }
+        }
+    }
+    r
+}
+
+/// `r = Σ_a J_aᵀ Σ_b m_ab ẍ_b + ∇V + ∂R/∂v − Q` of a `PointMasses` term.
+#[inline]
+pub(crate) fn residual_point_masses<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    a: &SVector<f64, N>,
+) -> SVector<f64, N> {
+    let mut r = point_inertia(term, t, q, v, a) + potential_gradient(term, t, q);
+    if term.has_dissipation_or_force() {
+        r += dissipation_force(term, t, q, v);
+    }
+    r
 }

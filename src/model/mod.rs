@@ -112,6 +112,21 @@ pub trait Term<const N: usize>: Send + Sync {
     fn structure(&self) -> Structure {
         Structure::General
     }
+    /// For [`Structure::PointMasses`]: the constant symmetric matrix `m_ab` of
+    /// `T = ½ Σ_ab m_ab ẋ_a·ẋ_b` over the (at most four) [`mass_points`](Term::mass_points);
+    /// rows of unused points zero.
+    fn point_mass_matrix(&self) -> [[f64; 4]; 4] {
+        [[0.0; 4]; 4]
+    }
+    /// For [`Structure::PointMasses`]: the points (or vectors) `x_a(t, q)` whose velocities the
+    /// kinetic energy is a constant quadratic form of — any functions of `t` and `q`.
+    fn mass_points<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: D,
+        _q: &SVector<D, N>,
+    ) -> [[D; 3]; 4] {
+        [[D::from(0.0); 3]; 4]
+    }
 }
 
 /// What a [`Term`] promises about its Lagrangian, so its residual and Jacobians take the cheapest
@@ -122,6 +137,7 @@ pub trait Term<const N: usize>: Send + Sync {
 /// | `General` | `d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q` | third derivatives of `L` |
 /// | `NoKinetic` | `∇V + ∂R/∂v − Q` | `∇²V`; `R_vq`, `R_vv` |
 /// | `ConstantMass` | `M a + ∇V + ∂R/∂v − Q` | as `NoKinetic`, `M` once |
+/// | `PointMasses` | `Σ_a J_aᵀ Σ_b m_ab ẍ_b + ∇V + ∂R/∂v − Q` | as `General` |
 ///
 /// ```
 /// use lagrangian::prelude::*;
@@ -151,6 +167,15 @@ pub enum Structure {
     /// constant (no dependence on `t` or `q`; no terms linear in `v`) — point masses in
     /// Cartesian coordinates, planar bodies on their basic points.
     ConstantMass,
+    /// `L = T − V` ([`lagrangian`](Term::lagrangian) not overridden) with
+    /// `T = ½ Σ_ab m_ab ẋ_a·ẋ_b` over points `x_a(t, q)` of any form ([`mass_points`]
+    /// (Term::mass_points)) and constant `m_ab` ([`point_mass_matrix`](Term::point_mass_matrix))
+    /// — a massive bar on points that are expressions of the coordinates, a 3D body on its
+    /// point and frame vectors (`k = i × j` is quadratic in `q`). The residual's kinetic part is the virtual work of
+    /// the points' inertia forces, `Σ_a J_aᵀ f_a` with `f_a = Σ_b m_ab ẍ_b` (`J_a = ∂x_a/∂q`):
+    /// one first-over-second-order pass per point instead of nested passes through `L`. The
+    /// Jacobians take the general path.
+    PointMasses,
 }
 
 /// `M` holonomic (possibly rheonomic) constraint equations `C(t, q_I) = 0` over `N` local

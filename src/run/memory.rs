@@ -17,6 +17,7 @@
 //! # Ok::<(), lagrangian::Error>(())
 //! ```
 
+use super::summarize;
 use crate::error::{Error, PlotError, SolveError};
 use crate::output::animation::html_of;
 use crate::output::columns::{ColumnRecorder, Columns};
@@ -24,7 +25,7 @@ use crate::output::movie::{AnimationOptions, Movie};
 use crate::output::plot::Table;
 use crate::output::scene::Scene;
 use crate::output::sensitivity::SensitivityRecorder;
-use crate::output::summary::{RunFacts, Summary, Tally};
+use crate::output::summary::{Summary, Tally};
 use crate::output::{Interrupt, Observer};
 use crate::simulation::{RunEnd, Simulation};
 use crate::solve::Problem;
@@ -125,23 +126,13 @@ pub fn run_in_memory(problem: Problem, opts: &MemoryOptions) -> Result<RunResult
     }
     let end = sim.run(problem.t_end, &mut observers)?;
     let interrupted = opts.interrupt.raised() && matches!(end, RunEnd::Stopped { .. });
-    let stats = sim.stats();
-    let mut summary = Summary::new(
-        &RunFacts {
-            problem: sim.problem(),
-            method: sim.method(),
-            init: sim.init_report(),
-            stats: &stats,
-            build_seconds,
-            stopped_at: match end {
-                RunEnd::Stopped { t } => Some(t),
-                RunEnd::Completed => None,
-            },
-            interrupted,
-            source: opts.source.clone(),
-            last: sim.view(),
-            ledger: table.ledger(),
-        },
+    let mut summary = summarize(
+        &sim,
+        &end,
+        interrupted,
+        build_seconds,
+        &opts.source,
+        table.ledger(),
         &mut tally,
     );
     summary.sensitivity = opts.sensitivity.clone();

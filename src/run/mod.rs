@@ -27,6 +27,7 @@ pub mod sweep;
 
 use crate::error::{Error, InitError, SolveError};
 use crate::output::csv::CsvWriter;
+use crate::output::ledger::LedgerTotals;
 use crate::output::progress::Progress;
 use crate::output::sensitivity::SensitivityRecorder;
 use crate::output::summary::{RunFacts, Summary, Tally};
@@ -119,26 +120,15 @@ pub fn run_to_folder(problem: Problem, opts: &RunOptions) -> Result<RunReport, E
     progress.finish();
     let end = end?;
     let interrupted = opts.interrupt.raised() && matches!(end, RunEnd::Stopped { .. });
-    let stats = sim.stats();
-    let summary = Summary::new(
-        &RunFacts {
-            problem: sim.problem(),
-            method: sim.method(),
-            init: sim.init_report(),
-            stats: &stats,
-            build_seconds,
-            stopped_at: match end {
-                RunEnd::Stopped { t } => Some(t),
-                RunEnd::Completed => None,
-            },
-            interrupted,
-            source: opts.source.clone(),
-            last: sim.view(),
-            ledger: csv.ledger(),
-        },
+    let mut summary = summarize(
+        &sim,
+        &end,
+        interrupted,
+        build_seconds,
+        &opts.source,
+        csv.ledger(),
         &mut tally,
     );
-    let mut summary = summary;
     if let Some(s) = &sens {
         csv.write_file("sensitivity.csv", &s.to_csv())?;
         summary.sensitivity = opts.sensitivity.clone();
@@ -187,4 +177,35 @@ pub fn describe(e: &Error, h: f64) -> String {
         Error::Init(e) => format!("initial values: {e}"),
         e => e.to_string(),
     }
+}
+
+/// The summary of a run that ended with `end` (its facts gathered from the simulation).
+pub(crate) fn summarize(
+    sim: &Simulation,
+    end: &RunEnd,
+    interrupted: bool,
+    build_seconds: f64,
+    source: &Option<String>,
+    ledger: Option<LedgerTotals>,
+    tally: &mut Tally,
+) -> Summary {
+    let stats = sim.stats();
+    Summary::new(
+        &RunFacts {
+            problem: sim.problem(),
+            method: sim.method(),
+            init: sim.init_report(),
+            stats: &stats,
+            build_seconds,
+            stopped_at: match end {
+                RunEnd::Stopped { t } => Some(*t),
+                RunEnd::Completed => None,
+            },
+            interrupted,
+            source: source.clone(),
+            last: sim.view(),
+            ledger,
+        },
+        tally,
+    )
 }

@@ -5,7 +5,7 @@ use super::points::cross;
 use super::{Frame, Points};
 use crate::error::ModelError;
 use crate::expr::VExpr;
-use crate::model::{Constraint, Term};
+use crate::model::{Constraint, Structure, Term};
 use nalgebra::{Matrix3, SVector};
 use num_dual::DualNum;
 
@@ -159,6 +159,32 @@ impl<const N: usize> Term<N> for RigidBody3 {
     }
     fn has_dissipation_or_force(&self) -> bool {
         false
+    }
+    fn structure(&self) -> Structure {
+        Structure::PointMasses
+    }
+    /// `T = ½ m |Ȧ + Σ_r c_r q̇_r|² + ½ Σ_rs J_rs q̇_r·q̇_s` over `(A, i, j, k)`.
+    fn point_mass_matrix(&self) -> [[f64; 4]; 4] {
+        let (m, c, j) = (self.mass, &self.centroid, &self.second_moment);
+        std::array::from_fn(|a| {
+            std::array::from_fn(|b| match (a, b) {
+                (0, 0) => m,
+                (0, s) => m * c[s - 1],
+                (r, 0) => m * c[r - 1],
+                (r, s) => m * c[r - 1] * c[s - 1] + j[r - 1][s - 1],
+            })
+        })
+    }
+    /// The point `A` and the frame vectors `i`, `j`, `k = i × j`.
+    fn mass_points<T: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: T,
+        q: &SVector<T, N>,
+    ) -> [[T; 3]; 4] {
+        let x = [0, 1, 2].map(|k| self.items.pos(k, q, t));
+        let [i, j] = self.frame.columns(&x);
+        let k = cross(&i, &j);
+        [x[0], i, j, k]
     }
 }
 

@@ -396,7 +396,20 @@ impl<const N: usize> Term<N> for SpringBetween {
         } else if self.ends.is_affine() {
             Structure::ConstantMass
         } else {
-            Structure::General
+            Structure::PointMasses
         }
+    }
+    fn point_mass_matrix(&self) -> [[f64; 4]; 4] {
+        // T = m/6 (|ẏ|² + ẏ·ż + |ż|²) = ½ (m/3 |ẏ|² + 2·m/6 ẏ·ż + m/3 |ż|²)
+        let (d, o) = (self.mass / 3.0, self.mass / 6.0);
+        [[d, o, 0.0, 0.0], [o, d, 0.0, 0.0], [0.0; 4], [0.0; 4]]
+    }
+    fn mass_points<T: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: T,
+        q: &SVector<T, N>,
+    ) -> [[T; 3]; 4] {
+        let z = [T::from(0.0); 3];
+        [self.ends.pos(0, q, t), self.ends.pos(1, q, t), z, z]
     }
 }
