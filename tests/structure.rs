@@ -208,10 +208,28 @@ fn masses_and_bodies_equal_the_general_derivation() {
         mass: 1.0,
         gravity: [0.0, -9.81, 0.0],
     };
-    assert_eq!(
-        <ParticleAt as Term<1>>::structure(&on_circle),
-        Structure::General
+    let w = worst::<_, 1>(on_circle, Structure::PointMasses);
+    assert!(w < 1e-12, "particle on a circle: {w:e}");
+    // a planar body on a basic point that is an expression (a point on a crank) and one that
+    // drifts in time: T is a constant quadratic form in (Ṗ₀, u̇, u̇⊥)
+    let names = ["a", "x", "y"];
+    let basic = Points::new(
+        2,
+        vec![
+            LocalPoint::Expr(expr("[0.4*cos(a), 0.4*sin(a), 0] + t*[0.05, 0, 0]", &names)),
+            LocalPoint::Expr(expr("[x, y, 0]", &names)),
+        ],
     );
+    let body = PlanarBody {
+        basic,
+        mass: 1.7,
+        inertia: 0.09,
+        centroid: [0.35, -0.12],
+        length: 1.0,
+        gravity: [0.0, -9.81, 0.0],
+    };
+    let w = worst::<_, 3>(body, Structure::PointMasses);
+    assert!(w < 1e-12, "planar body on an expression point: {w:e}");
 }
 
 #[test]

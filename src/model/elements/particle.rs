@@ -147,7 +147,20 @@ impl<const N: usize> Term<N> for ParticleAt {
     fn structure(&self) -> Structure {
         match self.point.is_affine() {
             true => Structure::ConstantMass,
-            false => Structure::General,
+            false => Structure::PointMasses,
         }
+    }
+    fn point_mass_matrix(&self) -> [[f64; 4]; 4] {
+        let mut m = [[0.0; 4]; 4];
+        m[0][0] = self.mass;
+        m
+    }
+    fn mass_points<T: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: T,
+        q: &SVector<T, N>,
+    ) -> [[T; 3]; 4] {
+        let z = [T::from(0.0); 3];
+        [self.point.pos(0, q, t), z, z, z]
     }
 }

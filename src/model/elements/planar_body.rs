@@ -83,7 +83,29 @@ impl<const N: usize> Term<N> for PlanarBody {
     fn structure(&self) -> Structure {
         match self.basic.is_affine() {
             true => Structure::ConstantMass,
-            false => Structure::General,
+            false => Structure::PointMasses,
         }
+    }
+    /// `T = ½ m |Ṗ₀ + ξ u̇ + η u̇⊥|² + ½ I_G |u̇|²` over `(P₀, u, u⊥)`, `u = (P₁ − P₀)/ℓ`.
+    fn point_mass_matrix(&self) -> [[f64; 4]; 4] {
+        let (m, [xi, eta], i) = (self.mass, self.centroid, self.inertia);
+        [
+            [m, m * xi, m * eta, 0.0],
+            [m * xi, m * xi * xi + i, m * xi * eta, 0.0],
+            [m * eta, m * xi * eta, m * eta * eta, 0.0],
+            [0.0; 4],
+        ]
+    }
+    /// The basic point `P₀`, the unit vector `u` to `P₁` and `u` turned by +90°.
+    fn mass_points<T: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: T,
+        q: &SVector<T, N>,
+    ) -> [[T; 3]; 4] {
+        let p = &self.basic;
+        let (p0, p1) = (p.pos(0, q, t), p.pos(1, q, t));
+        let u = sub(&p1, &p0).map(|x| x * (1.0 / self.length));
+        let z = T::from(0.0);
+        [p0, u, [-u[1], u[0], z], [z; 3]]
     }
 }
