@@ -181,6 +181,33 @@ impl StateSolver {
 
     /// `[M C_qᵀ; C_q 0]` at `(t, q, v)` into `values` (the forces into `res`).
     /// (`v = 0` when `None`.)
+    /// Project `x` `M`-orthogonally onto the null space of `C_q` at the state of the last
+    /// [`project_velocity`](Self::project_velocity) call, reusing its factorization:
+    /// `[M C_qᵀ; C_q 0] [Δ; μ] = [0; −C_q x]`, `x ← x + Δ` (no-op without constraints).
+    pub fn project_tangent(&mut self, model: &Model, x: &mut [f64]) -> Result<(), Error> {
+        let n = model.n_coords();
+        let Some(lin) = &mut self.lin else {
+            return Ok(());
+        };
+        self.x.fill(0.0);
+        for (j, xj) in x.iter().enumerate() {
+            for s in self.pattern.col_ptr[j]..self.pattern.col_ptr[j + 1] {
+                let row = self.pattern.row_idx[s];
+                if row >= n {
+                    self.x[row] -= self.values[s] * xj;
+                }
+            }
+        }
+        lin.solve(&mut self.x)
+            .map_err(|_| InitError::SingularAugmented {
+                redundant: String::new(),
+            })?;
+        for (xi, d) in x.iter_mut().zip(&self.x[..n]) {
+            *xi += d;
+        }
+        Ok(())
+    }
+
     fn assemble(&mut self, model: &Model, t: f64, q: &[f64], v: Option<&[f64]>) {
         let (n, m) = (model.n_coords(), model.n_constraints());
         let k = AssemblyCoefficients {
