@@ -31,11 +31,13 @@ use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{GenAlphaOptions, LinearSolverKind};
-use crate::solve::adaptive::{local_error, Controller, StepData};
+use crate::solve::adaptive::Controller;
 use crate::solve::integrator::{Integrator, StepOutcome};
 use crate::solve::linear::LinearSolver;
 use crate::solve::Stats;
 use std::sync::Arc;
+
+mod control;
 
 /// The generalized-α coefficients derived from `ρ∞`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -406,151 +408,6 @@ impl GenAlpha {
         self.stats.newton_iterations += iterations;
         self.accept(step);
         Ok(())
-    }
-
-    /// One attempt under error control: Newton from the predictor, then the local error
-    /// estimate; accepted when it is within the tolerance, otherwise (or when Newton fails)
-    /// the state stays and the step shrinks.
-    fn controlled_step(&mut self) -> Result<StepOutcome, SolveError> {
-        let Some(c) = self.opts.step_control else {
-            return self.advance().map(|()| StepOutcome::Accepted);
-        };
-        let (step, h) = (self.step + 1, self.opts.h);
-        let at_min = h <= c.h_min * (1.0 + 1e-9);
-        self.rescale_a(h);
-        self.predict();
-        match self.newton(self.t + h, step) {
-            Ok(it) => self.stats.newton_iterations += it,
-            Err(e) if at_min => return Err(e),
-            Err(SolveError::NewtonDiverged { .. } | SolveError::NonFinite { .. }) => {
-                self.stats.rejected_steps += 1;
-                self.opts.h = self.ctrl.as_mut().map_or(h, |k| k.failed(h, &c));
-                self.factor_valid = false;
-                return Ok(StepOutcome::Rejected);
-            }
-            Err(e) => return Err(e),
-        }
-        let GenAlphaParams {
-            alpha_m, alpha_f, ..
-        } = self.p;
-        let cf = (1.0 - alpha_f) / (1.0 - alpha_m);
-        let inv_1m = 1.0 / (1.0 - alpha_m);
-        for (((an, a), qdd), qddn) in (self.a_new.iter_mut())
-            .zip(&self.a)
-            .zip(&self.qdd)
-            .zip(&self.qddn)
-        {
-            *an = (alpha_f * qdd - alpha_m * a) * inv_1m + cf * qddn;
-        }
-        let t1 = self.t + h;
-        if let Some(proj) = &mut self.proj {
-            // the velocity projection of an accepted step, done on the attempt (q₊ is the
-            // accepted q): its factorization also projects the second difference of `a`
-            proj.project_velocity(&self.model, t1, &self.qn, &mut self.vn)
-                .map_err(|e| SolveError::SingularMatrix {
-                    t: t1,
-                    step,
-                    detail: format!(" in the velocity projection: {e}"),
-                })?;
-        }
-        // `a` (moved to the offset δh) and the last step's `a` (at δh₋) are h₋ + δ(h − h₋) apart
-        let hp = self.h_prev + (self.p.alpha_m - self.p.alpha_f) * (h - self.h_prev);
-        for (((d, an), a), ap) in (self.d4.iter_mut())
-            .zip(&self.a_new)
-            .zip(&self.a)
-            .zip(&self.a_used)
-        {
-            *d = 2.0 * ((an - a) / h - (a - ap) / hp) / (h + hp);
-        }
-        if let Some(proj) = &mut self.proj {
-            proj.project_tangent(&self.model, &mut self.d4)
-                .map_err(|e| SolveError::SingularMatrix {
-                    t: t1,
-                    step,
-                    detail: format!(" in the velocity projection: {e}"),
-                })?;
-        }
-        // the uncertainty of `a` per unit of 1 + |q_i|: the displacement Newton left (not below
-        // round-off) times β' = (1 − α_m)/(βh²(1 − α_f)), for this step and the last one
-        let bp = (1.0 - alpha_m) / (self.p.beta * h * h * (1.0 - alpha_f));
-        let acc_noise = bp * self.newton_err;
-        let data = StepData {
-            q: &self.qn,
-            v: &self.vn,
-            d4: (self.step > 0).then_some(&self.d4[..]),
-            a: &self.a,
-            a_new: &self.a_new,
-            h,
-            h_prev: hp,
-            acc_noise: acc_noise.max(self.acc_noise_prev),
-        };
-        let err = local_error(&c, &self.p, &data);
-        let next = self.ctrl.as_mut().map_or(h, |k| k.next(h, err, &c));
-        if err <= 1.0 {
-            self.accept(step);
-            self.last_error = err;
-            self.acc_noise_prev = acc_noise;
-            self.opts.h = next;
-            return Ok(StepOutcome::Accepted);
-        }
-        if at_min {
-            return Err(SolveError::StepTooSmall {
-                t: self.t,
-                h,
-                error: err,
-            });
-        }
-        self.stats.rejected_steps += 1;
-        self.opts.h = next;
-        Ok(StepOutcome::Rejected)
-    }
-
-    /// Under error control, `q⃛₀` by central differences of the state's accelerations along
-    /// the motion (`t₀ ± ε, q₀ ± εv₀ + ε²q̈₀/2, v₀ ± εq̈₀`), kept in `a_used` until the first
-    /// step moves `a₀ = q̈₀` to `q̈(t₀ + δh)` with it.
-    fn start_jerk(&mut self, state: &State) -> Result<(), SolveError> {
-        let n = self.model.n;
-        let mut solver = crate::solve::StateSolver::new(&self.model, self.opts.linear_solver);
-        let eps = 1e-3 * self.opts.h;
-        let mut acc = [vec![0.0; n], vec![0.0; n]];
-        for (k, sgn) in [1.0, -1.0].into_iter().enumerate() {
-            let e = sgn * eps;
-            let q: Vec<f64> = (state.q.iter().zip(&state.v).zip(&state.qdd))
-                .map(|((q, v), a)| q + e * v + 0.5 * e * e * a)
-                .collect();
-            let v: Vec<f64> = (state.v.iter().zip(&state.qdd))
-                .map(|(v, a)| v + e * a)
-                .collect();
-            let (qdd, _) = solver
-                .solve(&self.model, state.t + e, &q, &v)
-                .map_err(|e| SolveError::SingularMatrix {
-                    t: state.t,
-                    step: 0,
-                    detail: format!(" in the start-up derivative of the accelerations: {e}"),
-                })?;
-            acc[k].copy_from_slice(qdd);
-        }
-        for ((j, p), m) in self.a_used.iter_mut().zip(&acc[0]).zip(&acc[1]) {
-            *j = (p - m) / (2.0 * eps);
-        }
-        Ok(())
-    }
-
-    /// Move `a` from the offset `δh₋` of the last step to the offset `δh` of a step of size
-    /// `h` (`δ = α_m − α_f`): `a ← a + δ(h − h₋)(a − a₋)/h₋`, so a change of step size does
-    /// not seed the scheme's spurious oscillation of `a`.
-    fn rescale_a(&mut self, h: f64) {
-        let delta = self.p.alpha_m - self.p.alpha_f;
-        if self.step == 0 {
-            for ((a, acc), jerk) in self.a.iter_mut().zip(&self.a_acc).zip(&self.a_used) {
-                *a = acc + delta * h * jerk;
-            }
-            return;
-        }
-        let s = delta * (h - self.h_prev) / self.h_prev;
-        for ((a, acc), used) in self.a.iter_mut().zip(&self.a_acc).zip(&self.a_used) {
-            *a = acc + s * (acc - used);
-        }
     }
 
     /// Predictor: `q̈₊` and `λ₊` extrapolated linearly from the last two steps (constant on the
