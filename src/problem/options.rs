@@ -97,9 +97,9 @@ pub struct GenAlphaOptions {
     pub step_control: Option<StepControl>,
 }
 
-/// Error-controlled steps for generalized-α: each step's local error estimate in `q`
-/// (docs/maths.md §14), in the weighted RMS norm with weights `atol + rtol·|q|`, is kept below
-/// `h / span` (error per unit step), so the local errors of a run add up to at most about the
+/// Error-controlled steps for generalized-α: each step's local error estimates in `q` and `v`
+/// (docs/maths.md §14), in the weighted RMS norm with weights `atol + rtol·|q|` and
+/// `atol + rtol·|v|`, are kept below `h / span` (error per unit step), so the local errors of a run add up to at most about the
 /// tolerance and the global error follows it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct StepControl {
