@@ -32,10 +32,11 @@
 
 use crate::assembly;
 use crate::error::Error;
-use crate::model::StateView;
+use crate::model::{Model, StateView};
 use crate::output::observe::{Control, Event, Observer};
 use crate::solve::Problem;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// The ledger's figures at one instant (accumulated from the start of the run).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -55,15 +56,32 @@ pub struct LedgerTotals {
 }
 
 /// Integrates the powers of [`assembly::powers`] and [`assembly::drive_power`] over every
-/// accepted step (an observer; it must see every step, so give it no output stride).
-#[derive(Clone, Debug, Default)]
+/// accepted step (an observer; it must see every step, so give it no output stride). The
+/// energy function of the last state is evaluated when the figures are asked for, not at every
+/// step.
+#[derive(Clone, Default)]
 pub struct Ledger {
     /// `(t, [Q·v, v·∂R/∂v, −∂L/∂t, λᵀC_t])` of the last state seen.
     last: Option<(f64, [f64; 4])>,
     /// Energy function of the first state.
     e0: Option<f64>,
+    /// The accumulated works (`energy_change` and `balance_error` are made in `totals`).
     totals: LedgerTotals,
     ct: Vec<f64>,
+    /// The model and the last state `(q, v)`, for `E(t)`.
+    model: Option<Arc<Model>>,
+    q: Vec<f64>,
+    v: Vec<f64>,
+}
+
+impl std::fmt::Debug for Ledger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ledger")
+            .field("last", &self.last)
+            .field("e0", &self.e0)
+            .field("totals", &self.totals())
+            .finish()
+    }
 }
 
 impl Ledger {
@@ -74,7 +92,15 @@ impl Ledger {
 
     /// The figures so far.
     pub fn totals(&self) -> LedgerTotals {
-        self.totals
+        let mut tot = self.totals;
+        if let (Some(model), Some(e0), Some((t, _))) = (&self.model, self.e0, self.last) {
+            let [_, _, e] = assembly::energies(model, t, &self.q, &self.v);
+            tot.energy_change = e - e0;
+            tot.balance_error = tot.energy_change
+                - (tot.work_forces + tot.work_drives + tot.work_time)
+                + tot.dissipated;
+        }
+        tot
     }
 
     /// Account for the state `s` (the next accepted step, or the first state).
@@ -84,7 +110,16 @@ impl Ledger {
         let [forces, dissipated, time] = assembly::powers(model, s.t, s.q, s.v);
         let drives = assembly::drive_power(model, s.t, s.q, s.lambda, &mut self.ct);
         let p = [forces, dissipated, time, drives];
-        let [_, _, e] = assembly::energies(model, s.t, s.q, s.v);
+        if self.e0.is_none() {
+            self.e0 = Some(assembly::energies(model, s.t, s.q, s.v)[2]);
+        }
+        if !self.model.as_ref().is_some_and(|m| Arc::ptr_eq(m, model)) {
+            self.model = Some(model.clone());
+        }
+        self.q.clear();
+        self.q.extend_from_slice(s.q);
+        self.v.clear();
+        self.v.extend_from_slice(s.v);
         let tot = &mut self.totals;
         if let Some((t0, p0)) = self.last {
             let w = 0.5 * (s.t - t0);
@@ -93,10 +128,6 @@ impl Ledger {
             tot.work_time += w * (p0[2] + p[2]);
             tot.work_drives += w * (p0[3] + p[3]);
         }
-        let e0 = *self.e0.get_or_insert(e);
-        tot.energy_change = e - e0;
-        tot.balance_error = tot.energy_change - (tot.work_forces + tot.work_drives + tot.work_time)
-            + tot.dissipated;
         self.last = Some((s.t, p));
     }
 }
