@@ -76,8 +76,9 @@ pub(crate) fn local_error(c: &StepControl, p: &GenAlphaParams, s: &StepData<'_>)
 }
 
 /// A PI step-size controller for an error that scales as `h²` (Gustafsson's, with Hairer &
-/// Wanner's exponents): `h₊ = h · 0.9 · err^(−0.7/2) · err₋^(0.4/2)`, growth at most ×2 (×1
-/// right after a rejection), shrink at most ×0.2.
+/// Wanner's exponents): after an accepted step `h₊ = h · 0.9 · err^(−0.7/2) · err₋^(0.4/2)`,
+/// after a rejected one `h₊ = h · 0.9 · err^(−1/2)`; growth at most ×2 (×1 right after a
+/// rejection), shrink at most ×0.2.
 #[derive(Clone, Debug)]
 pub(crate) struct Controller {
     err_prev: f64,

@@ -105,14 +105,7 @@ impl StateSolver {
         for (x, ct) in self.x[n..].iter_mut().zip(&self.gamma) {
             *x = -ct;
         }
-        for (j, vj) in v.iter().enumerate() {
-            for s in self.pattern.col_ptr[j]..self.pattern.col_ptr[j + 1] {
-                let row = self.pattern.row_idx[s];
-                if row >= n {
-                    self.x[row] -= self.values[s] * vj;
-                }
-            }
-        }
+        self.subtract_constraint_rows(n, v);
         self.factorize_solve()?;
         for (vi, dv) in v.iter_mut().zip(&self.x[..n]) {
             *vi += dv;
@@ -179,35 +172,42 @@ impl StateSolver {
         .into())
     }
 
-    /// `[M C_qᵀ; C_q 0]` at `(t, q, v)` into `values` (the forces into `res`).
-    /// (`v = 0` when `None`.)
     /// Project `x` `M`-orthogonally onto the null space of `C_q` at the state of the last
     /// [`project_velocity`](Self::project_velocity) call, reusing its factorization:
     /// `[M C_qᵀ; C_q 0] [Δ; μ] = [0; −C_q x]`, `x ← x + Δ` (no-op without constraints).
     pub fn project_tangent(&mut self, model: &Model, x: &mut [f64]) -> Result<(), Error> {
         let n = model.n_coords();
-        let Some(lin) = &mut self.lin else {
+        if self.lin.is_none() {
             return Ok(());
-        };
-        self.x.fill(0.0);
-        for (j, xj) in x.iter().enumerate() {
-            for s in self.pattern.col_ptr[j]..self.pattern.col_ptr[j + 1] {
-                let row = self.pattern.row_idx[s];
-                if row >= n {
-                    self.x[row] -= self.values[s] * xj;
-                }
-            }
         }
-        lin.solve(&mut self.x)
-            .map_err(|_| InitError::SingularAugmented {
-                redundant: String::new(),
-            })?;
+        self.x.fill(0.0);
+        self.subtract_constraint_rows(n, x);
+        if let Some(lin) = &mut self.lin {
+            lin.solve(&mut self.x)
+                .map_err(|_| InitError::SingularAugmented {
+                    redundant: String::new(),
+                })?;
+        }
         for (xi, d) in x.iter_mut().zip(&self.x[..n]) {
             *xi += d;
         }
         Ok(())
     }
 
+    /// `x[n + k] −= (C_q y)_k` from the constraint rows of the assembled matrix.
+    fn subtract_constraint_rows(&mut self, n: usize, y: &[f64]) {
+        for (j, yj) in y.iter().enumerate() {
+            for s in self.pattern.col_ptr[j]..self.pattern.col_ptr[j + 1] {
+                let row = self.pattern.row_idx[s];
+                if row >= n {
+                    self.x[row] -= self.values[s] * yj;
+                }
+            }
+        }
+    }
+
+    /// `[M C_qᵀ; C_q 0]` at `(t, q, v)` into `values` (the forces into `res`).
+    /// (`v = 0` when `None`.)
     fn assemble(&mut self, model: &Model, t: f64, q: &[f64], v: Option<&[f64]>) {
         let (n, m) = (model.n_coords(), model.n_constraints());
         let k = AssemblyCoefficients {

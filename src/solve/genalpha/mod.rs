@@ -129,7 +129,8 @@ pub struct GenAlpha {
 
 impl GenAlpha {
     /// Prepare the stepper from a consistent `state` (see
-    /// [`consistent_initial_values`](crate::solve::consistent_initial_values)); `a₀ = q̈₀`.
+    /// [`consistent_initial_values`](crate::solve::consistent_initial_values)); `a₀ = q̈₀`
+    /// (under error control moved to `q̈₀ + δh q⃛₀` on the first step).
     pub fn new(
         model: impl Into<Arc<Model>>,
         state: &State,
@@ -623,11 +624,9 @@ impl GenAlpha {
         let bh2 = beta * h * h;
         let c = (1.0 - alpha_f) / (1.0 - alpha_m);
         let inv_1m = 1.0 / (1.0 - alpha_m);
-        if self.ctrl.is_some() {
-            self.t += h;
-        }
         self.h_prev = h;
         if self.ctrl.is_some() {
+            self.t += h;
             self.a_used.copy_from_slice(&self.a);
         }
         for ((a, qdd), qddn) in self.a.iter_mut().zip(&self.qdd).zip(&self.qddn) {
