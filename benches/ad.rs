@@ -3,9 +3,10 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use lagrangian::ad::{term_blocks, term_residual, TermAd};
 use lagrangian::library::andrews::Andrews;
-use lagrangian::library::elements::Spring;
+use lagrangian::library::elements::{Particle, Spring};
 use lagrangian::library::mass_spring::SpringKernel;
 use lagrangian::library::pendulum::DoublePendulum;
+use lagrangian::model::elements::PointMassKernel;
 use lagrangian::model::{KernelCoefficients, Term, TermKernel};
 use nalgebra::SVector;
 use num_dual::DualNum;
@@ -68,6 +69,27 @@ fn spring_kernels(c: &mut Criterion) {
     });
 }
 
+/// A 3D point mass under gravity: the hand kernel and AD along `ConstantMass`.
+fn particle_kernels(c: &mut Criterion) {
+    let hand = PointMassKernel::<3> {
+        mass: 2.0,
+        gravity: [0.0, 0.0, -9.81],
+    };
+    let ad = TermAd::<_, 3>::new(Particle::<3> {
+        mass: 2.0,
+        gravity: [0.0, 0.0, -9.81],
+    });
+    let q = SVector::<f64, 3>::from([0.1, 0.2, -0.3]);
+    let v = SVector::<f64, 3>::from([0.3, -0.1, 0.2]);
+    let a = SVector::<f64, 3>::from([1.0, 0.5, -2.0]);
+    c.bench_function("particle3d_kernel/hand/residual", |b| {
+        b.iter(|| hand.residual(0.0, black_box(&q), black_box(&v), black_box(&a)))
+    });
+    c.bench_function("particle3d_kernel/ad/residual", |b| {
+        b.iter(|| ad.residual(0.0, black_box(&q), black_box(&v), black_box(&a)))
+    });
+}
+
 fn bench(c: &mut Criterion) {
     let spring = Spring::<3> {
         stiffness: 1000.0,
@@ -111,5 +133,5 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, spring_kernels, bench);
+criterion_group!(benches, spring_kernels, particle_kernels, bench);
 criterion_main!(benches);

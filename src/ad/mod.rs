@@ -22,6 +22,7 @@
 
 mod builder;
 pub mod place;
+mod relative;
 mod structured;
 
 pub use place::Derivatives;

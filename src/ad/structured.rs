@@ -18,7 +18,11 @@
 //! kinetic part is the virtual work of the points' inertia forces, one evaluation of each point
 //! on `DualSVec<Dual2>` (`J_a` from the seeds on `q`, `ẍ_a` along the path); its Jacobians take
 //! the general path.
+//!
+//! A term declared translation invariant (`Term::TRANSLATION_INVARIANT`) has its `V`, `R` and
+//! `Q` passes seeded on all points but the first ([`relative`]).
 
+use super::relative;
 use crate::model::kernel::KernelCoefficients;
 use crate::model::{Structure, Term};
 use nalgebra::{Const, SMatrix, SVector, U1};
@@ -154,12 +158,15 @@ pub(crate) fn residual<T: Term<N>, const N: usize>(
     v: &SVector<f64, N>,
     a: &SVector<f64, N>,
 ) -> SVector<f64, N> {
-    let mut r = potential_gradient(term, t, q);
+    let mut r = relative::residual(term, t, q, v).unwrap_or_else(|| {
+        let mut r = potential_gradient(term, t, q);
+        if term.has_dissipation_or_force() {
+            r += dissipation_force(term, t, q, v);
+        }
+        r
+    });
     if let Some(m) = mass {
         r += m * a;
-    }
-    if term.has_dissipation_or_force() {
-        r += dissipation_force(term, t, q, v);
     }
     r
 }
@@ -176,6 +183,13 @@ pub(crate) fn weighted<T: Term<N>, const N: usize>(
     a: &SVector<f64, N>,
     c: &KernelCoefficients,
 ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+    if let Some((mut r, mut j)) = relative::weighted(term, t, q, v, c) {
+        if let Some(m) = mass {
+            r += m * a;
+            j += m * c.mass;
+        }
+        return (r, j);
+    }
     let (mut r, mut j) = if c.stiffness != 0.0 {
         let (g, h) = potential_hessian(term, t, q);
         (g, h * c.stiffness)

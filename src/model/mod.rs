@@ -61,6 +61,36 @@ pub use state::{State, StateView};
 /// The Euler–Lagrange residual contributed by the term is
 /// `r = d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q`.
 pub trait Term<const N: usize>: Send + Sync {
+    /// `Some(D)` if the term's potential, dissipation and forces depend on its coordinates
+    /// `q = [x₁, …, x_P]` (points of dimension `D`, `N = P·D`) only through the differences of
+    /// the points, and on the velocities only through the differences of theirs: moving all
+    /// points by one vector, or with one common velocity, changes nothing — springs, dampers,
+    /// forces between the points. The toolkit then seeds its derivative passes on `x₂ … x_P`
+    /// alone and recovers the derivatives in `x₁` as minus their sum (docs/maths.md §15): a 3D
+    /// spring's passes run on 3 seeds instead of 6. Used with [`Structure::NoKinetic`] and
+    /// [`Structure::ConstantMass`] (the kinetic energy is not affected). `None` (the default)
+    /// is right for every term; declaring it where it does not hold gives wrong equations.
+    ///
+    /// ```
+    /// use lagrangian::prelude::*;
+    /// use lagrangian::model::Structure;
+    /// // a 2D spring of stiffness 100 and rest length 1 between two points
+    /// struct Spring2;
+    /// impl Term<4> for Spring2 {
+    ///     const TRANSLATION_INVARIANT: Option<usize> = Some(2);
+    ///     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 4>) -> D {
+    ///         let (dx, dy) = (q[2] - q[0], q[3] - q[1]);
+    ///         let s = (dx * dx + dy * dy).sqrt() - 1.0;
+    ///         s * s * 50.0
+    ///     }
+    ///     fn has_dissipation_or_force(&self) -> bool { false }
+    ///     fn structure(&self) -> Structure { Structure::NoKinetic }
+    /// }
+    /// // stretched by 0.5 along x: 50 N on each end, towards the other
+    /// let r = lagrangian::ad::term_residual(&Spring2, 0.0, &[0.0, 0.0, 1.5, 0.0], &[0.0; 4], &[0.0; 4]);
+    /// assert!((r[0] + 50.0).abs() < 1e-12 && (r[2] - 50.0).abs() < 1e-12);
+    /// ```
+    const TRANSLATION_INVARIANT: Option<usize> = None;
     /// Kinetic energy `T(t, q, v)`.
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,

@@ -41,6 +41,7 @@ pub struct Spring<const D: usize> {
 macro_rules! impl_spring {
     ($d:literal, $n:literal) => {
         impl Term<$n> for Spring<$d> {
+            const TRANSLATION_INVARIANT: Option<usize> = Some($d);
             fn potential<T: DualNum<Primitive = f64> + Copy>(
                 &self,
                 _t: T,

@@ -1,0 +1,334 @@
+//! Terms that depend on their points only through differences (`Term::TRANSLATION_INVARIANT`,
+//! docs/maths.md §15): springs, dampers, any interaction of points that moving all of them by the
+//! same vector does not change. With `q = [x₁, …, x_P]` (points of dimension `D`, `N = P·D`),
+//! `V(q) = V(0, x₂ − x₁, …, x_P − x₁)`, so the derivatives in `x₁` follow from those in the
+//! other points, and each pass is seeded on `H = N − D` coordinates instead of `N`:
+//!
+//! ```text
+//! ∂V/∂q = E g,   ∂²V/∂q² = E G Eᵀ,   ∂Q/∂q = (∂Q/∂x₂…x_P) Eᵀ,
+//! E = [−S; I]  (N × H),   S_ki = 1 if reduced coordinate i is component k of its point
+//! ```
+//!
+//! with `g`, `G` the gradient and Hessian in `x₂ … x_P`; likewise for the velocities in `R` and
+//! `Q` (which must not change when all points move with a common velocity either). For a 3D
+//! spring the passes run on 3 seeds instead of 6: a second-order vector dual carries 13 numbers
+//! instead of 43.
+
+use crate::model::kernel::KernelCoefficients;
+use crate::model::Term;
+use nalgebra::{Const, SMatrix, SVector, U1};
+use num_dual::{Dual2SVec, DualSVec};
+
+type Vec1<const H: usize> = DualSVec<f64, H>;
+
+/// The number of seeded coordinates `H = N − D` of a term declared translation invariant in
+/// dimension `D` (0: not declared, or `D` does not divide `N`).
+const fn reduced<T: Term<N>, const N: usize>() -> usize {
+    match T::TRANSLATION_INVARIANT {
+        Some(d) if d > 0 && d < N && N % d == 0 => N - d,
+        _ => 0,
+    }
+}
+
+/// `x` as duals seeded on its last `H` coordinates (points `x₂ … x_P`).
+#[inline]
+fn seeded<S, const N: usize, const H: usize>(
+    x: &SVector<f64, N>,
+    seed: impl Fn(f64, Option<usize>) -> S,
+) -> SVector<S, N>
+where
+    S: nalgebra::Scalar,
+{
+    let d = N - H;
+    SVector::from_fn(|i, _| seed(x[i], i.checked_sub(d)))
+}
+
+/// `E g`: a gradient in `x₂ … x_P` extended to all points (`∂/∂x₁ = −Σ_p ∂/∂x_p`).
+#[inline]
+fn expand_vec<const N: usize, const H: usize>(g: &SVector<f64, H>) -> SVector<f64, N> {
+    let d = N - H;
+    let mut out = SVector::<f64, N>::zeros();
+    for i in 0..H {
+        out[d + i] = g[i];
+        out[i % d] -= g[i];
+    }
+    out
+}
+
+/// `E A Eᵀ − B Eᵀ` for `A` on `x₂ … x_P` in both indices and `B` on all rows, `x₂ … x_P` in
+/// the columns.
+#[inline]
+fn expand_mat<const N: usize, const H: usize>(
+    a: &SMatrix<f64, H, H>,
+    b: Option<&SMatrix<f64, N, H>>,
+) -> SMatrix<f64, N, N> {
+    let d = N - H;
+    // rows: E A (N × H)
+    let mut ea = SMatrix::<f64, N, H>::zeros();
+    for j in 0..H {
+        for i in 0..H {
+            ea[(d + i, j)] = a[(i, j)];
+            ea[(i % d, j)] -= a[(i, j)];
+        }
+    }
+    if let Some(b) = b {
+        ea -= b;
+    }
+    // columns: (E A − B) Eᵀ
+    let mut out = SMatrix::<f64, N, N>::zeros();
+    for j in 0..H {
+        for i in 0..N {
+            out[(i, d + j)] = ea[(i, j)];
+            out[(i, j % d)] -= ea[(i, j)];
+        }
+    }
+    out
+}
+
+/// The columns of the derivative parts of `N` duals seeded on `H` coordinates (`N × H`).
+#[inline]
+fn jacobian_rows<const N: usize, const H: usize>(f: &SVector<Vec1<H>, N>) -> SMatrix<f64, N, H> {
+    let mut m = SMatrix::<f64, N, H>::zeros();
+    for i in 0..N {
+        m.set_row(i, &f[i].eps.unwrap_generic(Const::<H>, U1).transpose());
+    }
+    m
+}
+
+/// `∇V + ∂R/∂v − Q` with passes on `H` seeds.
+#[inline]
+fn residual_h<T: Term<N>, const N: usize, const H: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+) -> SVector<f64, N> {
+    let qd = seeded::<_, N, H>(q, |x, i| match i {
+        Some(i) => Vec1::from_re(x).derivative(i),
+        None => Vec1::from_re(x),
+    });
+    let mut g = term
+        .potential(Vec1::from_re(t), &qd)
+        .eps
+        .unwrap_generic(Const::<H>, U1);
+    if !term.has_dissipation_or_force() {
+        return expand_vec(&g);
+    }
+    let vd = seeded::<_, N, H>(v, |x, i| match i {
+        Some(i) => Vec1::from_re(x).derivative(i),
+        None => Vec1::from_re(x),
+    });
+    g += term
+        .dissipation(Vec1::from_re(t), &q.map(Vec1::from_re), &vd)
+        .eps
+        .unwrap_generic(Const::<H>, U1);
+    expand_vec(&g) - term.force(t, q, v)
+}
+
+/// `∇V + ∂R/∂v − Q` and `c_K (∇²V + ∂²R/∂v∂q − ∂Q/∂q) + c_D (∂²R/∂v² − ∂Q/∂v)` with passes on
+/// `H` seeds, only those the weights need.
+#[inline]
+fn weighted_h<T: Term<N>, const N: usize, const H: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    c: &KernelCoefficients,
+) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+    type S2<const H: usize> = Dual2SVec<f64, H>;
+    type O<const H: usize> = DualSVec<Vec1<H>, H>;
+    let has_rq = term.has_dissipation_or_force();
+    if c.stiffness == 0.0 && (c.damping == 0.0 || !has_rq) {
+        return (residual_h::<T, N, H>(term, t, q, v), SMatrix::zeros());
+    }
+    let mut a = SMatrix::<f64, H, H>::zeros();
+    let mut b = None;
+    let mut g = if c.stiffness != 0.0 {
+        let qd = seeded::<_, N, H>(q, |x, i| match i {
+            Some(i) => S2::from_re(x).derivative(i),
+            None => S2::from_re(x),
+        });
+        let pot = term.potential(S2::from_re(t), &qd);
+        a += pot.v2.unwrap_generic(Const::<H>, Const::<H>) * c.stiffness;
+        pot.v1.unwrap_generic(U1, Const::<H>).transpose()
+    } else {
+        let qd = seeded::<_, N, H>(q, |x, i| match i {
+            Some(i) => Vec1::from_re(x).derivative(i),
+            None => Vec1::from_re(x),
+        });
+        let pot = term.potential(Vec1::from_re(t), &qd);
+        pot.eps.unwrap_generic(Const::<H>, U1)
+    };
+    if !has_rq {
+        return (expand_vec(&g), expand_mat(&a, None));
+    }
+    let mut rv = None;
+    let mut force = None;
+    if c.stiffness != 0.0 {
+        // R on duals seeded on v outside and q inside: ∂R/∂v and ∂²R/∂v∂q
+        let qi = seeded::<_, N, H>(q, |x, i| match i {
+            Some(i) => Vec1::from_re(x).derivative(i),
+            None => Vec1::from_re(x),
+        });
+        let vd = seeded::<_, N, H>(v, |x, i| match i {
+            Some(i) => O::from_re(Vec1::from_re(x)).derivative(i),
+            None => O::from_re(Vec1::from_re(x)),
+        });
+        let r = term.dissipation(O::from_re(Vec1::from_re(t)), &qi.map(O::from_re), &vd);
+        let r = r.eps.unwrap_generic(Const::<H>, U1);
+        for i in 0..H {
+            let row = r[i].eps.unwrap_generic(Const::<H>, U1);
+            for j in 0..H {
+                a[(i, j)] += row[j] * c.stiffness;
+            }
+        }
+        rv = Some(r.map(|x| x.re));
+        let f = term.force(Vec1::from_re(t), &qi, &v.map(Vec1::from_re));
+        b = Some(jacobian_rows(&f) * c.stiffness);
+        force = Some(f.map(|x| x.re));
+    }
+    if c.damping != 0.0 {
+        let vd = seeded::<_, N, H>(v, |x, i| match i {
+            Some(i) => S2::from_re(x).derivative(i),
+            None => S2::from_re(x),
+        });
+        let r = term.dissipation(S2::from_re(t), &q.map(S2::from_re), &vd);
+        a += r.v2.unwrap_generic(Const::<H>, Const::<H>) * c.damping;
+        rv = Some(r.v1.unwrap_generic(U1, Const::<H>).transpose());
+        let vs = seeded::<_, N, H>(v, |x, i| match i {
+            Some(i) => Vec1::from_re(x).derivative(i),
+            None => Vec1::from_re(x),
+        });
+        let f = term.force(Vec1::from_re(t), &q.map(Vec1::from_re), &vs);
+        let bv = jacobian_rows(&f) * c.damping;
+        b = Some(b.map_or(bv, |b| b + bv));
+        force = Some(f.map(|x| x.re));
+    }
+    g += rv.expect("a pass with c_K or c_D ran");
+    let force = force.expect("a pass with c_K or c_D ran");
+    (expand_vec(&g) - force, expand_mat(&a, b.as_ref()))
+}
+
+/// Calls `$call` with `H` the reduced size of a translation-invariant term, chosen at compile
+/// time (the other branches are not instantiated); `None` for other terms.
+macro_rules! by_reduced_size {
+    ($t:ident, $n:ident, $h:ident => $call:expr) => {{
+        if const { reduced::<$t, $n>() == 1 } {
+            const $h: usize = 1;
+            return Some($call);
+        }
+        if const { reduced::<$t, $n>() == 2 } {
+            const $h: usize = 2;
+            return Some($call);
+        }
+        if const { reduced::<$t, $n>() == 3 } {
+            const $h: usize = 3;
+            return Some($call);
+        }
+        if const { reduced::<$t, $n>() == 4 } {
+            const $h: usize = 4;
+            return Some($call);
+        }
+        if const { reduced::<$t, $n>() == 6 } {
+            const $h: usize = 6;
+            return Some($call);
+        }
+        if const { reduced::<$t, $n>() == 9 } {
+            const $h: usize = 9;
+            return Some($call);
+        }
+        None
+    }};
+}
+
+/// `∇V + ∂R/∂v − Q` of a term declared translation invariant (`None`: not declared, or a
+/// reduced size without an instance here; the caller takes the full passes).
+#[inline]
+pub(crate) fn residual<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+) -> Option<SVector<f64, N>> {
+    by_reduced_size!(T, N, H => residual_h::<T, N, H>(term, t, q, v))
+}
+
+/// The residual's `V`, `R`, `Q` part and its weighted Jacobian (no mass term) of a term declared
+/// translation invariant; `None` as for [`residual`].
+#[inline]
+pub(crate) fn weighted<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    c: &KernelCoefficients,
+) -> Option<(SVector<f64, N>, SMatrix<f64, N, N>)> {
+    by_reduced_size!(T, N, H => weighted_h::<T, N, H>(term, t, q, v, c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expansion_is_e_a_et() {
+        // N = 6, D = 3, H = 3: E = [−I; I]
+        let a = SMatrix::<f64, 3, 3>::from_fn(|i, j| (1 + i + 3 * j) as f64);
+        let b = SMatrix::<f64, 6, 3>::from_fn(|i, j| (i * j) as f64 - 2.0);
+        let mut e = SMatrix::<f64, 6, 3>::zeros();
+        for i in 0..3 {
+            e[(i, i)] = -1.0;
+            e[(3 + i, i)] = 1.0;
+        }
+        let want = e * a * e.transpose() - b * e.transpose();
+        assert!((expand_mat::<6, 3>(&a, Some(&b)) - want).abs().max() < 1e-14);
+        let g = SVector::<f64, 3>::new(1.0, -2.0, 0.5);
+        assert!((expand_vec::<6, 3>(&g) - e * g).abs().max() < 1e-14);
+        // N = 9, D = 3, H = 6 (three points): E = [−I −I; I 0; 0 I]
+        let mut e = SMatrix::<f64, 9, 6>::zeros();
+        for i in 0..6 {
+            e[(i % 3, i)] = -1.0;
+            e[(3 + i, i)] = 1.0;
+        }
+        let a = SMatrix::<f64, 6, 6>::from_fn(|i, j| ((i + 2) * (j + 1)) as f64 - 3.5);
+        let want = e * a * e.transpose();
+        assert!((expand_mat::<9, 6>(&a, None) - want).abs().max() < 1e-14);
+    }
+
+    #[test]
+    fn springs_take_the_reduced_passes() {
+        use crate::model::elements::{AnchoredSpring, Spring};
+        let s = Spring::<3> {
+            stiffness: 10.0,
+            rest_length: 1.0,
+            damping: 0.5,
+        };
+        let (q, v) = (
+            SVector::<f64, 6>::repeat(0.5),
+            SVector::<f64, 6>::repeat(0.1),
+        );
+        assert_eq!(reduced::<Spring<3>, 6>(), 3);
+        assert!(residual(&s, 0.0, &q, &v).is_some());
+        let c = KernelCoefficients {
+            mass: 1.0,
+            damping: 1.0,
+            stiffness: 1.0,
+        };
+        assert!(weighted(&s, 0.0, &q, &v, &c).is_some());
+        // a spring to a fixed anchor is not translation invariant
+        let a = AnchoredSpring::<3> {
+            anchor: [0.0; 3],
+            stiffness: 10.0,
+            rest_length: 1.0,
+            damping: 0.5,
+        };
+        assert_eq!(reduced::<AnchoredSpring<3>, 3>(), 0);
+        assert!(residual(
+            &a,
+            0.0,
+            &q.fixed_rows::<3>(0).into(),
+            &v.fixed_rows::<3>(0).into()
+        )
+        .is_none());
+    }
+}
