@@ -58,6 +58,17 @@ fn spring_kernels(c: &mut Criterion) {
     c.bench_function("spring3d_kernel/general/residual", |b| {
         b.iter(|| general.residual(0.0, black_box(&q), black_box(&v), &a))
     });
+    let hand0 = SpringKernel::<3>::new(k, l, 0.0);
+    let ad0 = TermAd::<_, 6>::new(Spring::<3> {
+        damping: 0.0,
+        ..spring
+    });
+    c.bench_function("spring3d_kernel/hand_undamped/residual", |b| {
+        b.iter(|| hand0.residual(0.0, black_box(&q), black_box(&v), &a))
+    });
+    c.bench_function("spring3d_kernel/ad_undamped/residual", |b| {
+        b.iter(|| ad0.residual(0.0, black_box(&q), black_box(&v), &a))
+    });
     c.bench_function("spring3d_kernel/hand/jacobian", |b| {
         b.iter(|| hand.jacobian(0.0, black_box(&q), black_box(&v), &a, &w))
     });

@@ -1,9 +1,10 @@
 //! Benchmark: an M×M cloth membrane with a fixed rim (see
 //! `lagrangian::library::mass_spring::scenes::cloth`). Prints one JSON line.
 //!
-//! `cargo run --release --example cloth -- --m 90 --h 1e-3 --t-end 1`
+//! `cargo run --release --example cloth -- --m 90 --h 1e-3 --t-end 1 [--derivatives ad]`
 
 use clap::Parser;
+use lagrangian::ad::Derivatives;
 use lagrangian::library::mass_spring::scenes::{cloth, rms_displacement};
 use lagrangian::solve::LinearSolverKind;
 use serde_json::json;
@@ -29,6 +30,9 @@ struct Args {
     /// Newton tolerance (default: the benchmark scenes' 1e-10).
     #[arg(long = "newton-tol")]
     newton_tol: Option<f64>,
+    /// Element kernels: hand-derived (`hand`) or by AD from the energies (`ad`).
+    #[arg(long, default_value = "hand")]
+    derivatives: String,
 }
 
 fn main() -> ExitCode {
@@ -41,6 +45,10 @@ fn main() -> ExitCode {
         }
     };
     s.options.method.rho_inf = a.rho_inf;
+    s.options.derivatives = match a.derivatives.as_str() {
+        "ad" => Derivatives::Ad,
+        _ => Derivatives::Hand,
+    };
     if let Some(tol) = a.newton_tol {
         s.options.method.newton_tol = tol;
     }

@@ -424,6 +424,21 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
         }
     }
 
+    /// The residual of a `General` or `PointMasses` term.
+    #[inline(never)]
+    fn residual_general(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        a: &SVector<f64, N>,
+    ) -> SVector<f64, N> {
+        match self.structure {
+            Structure::PointMasses => structured::residual_point_masses(&self.term, t, q, v, a),
+            _ => el_residual(&self.term, t, q, v, a).0,
+        }
+    }
+
     /// The constant mass matrix (`None` for `NoKinetic`).
     fn mass(
         &self,
@@ -473,6 +488,9 @@ fn weighted_blocks<T: Term<N>, const N: usize>(
 
 impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
     const PARALLEL: bool = true;
+    /// Inlined into the assembly's loop (the general paths are called): a spring's or a
+    /// particle's residual is a few nanoseconds, and a call would spill its inputs.
+    #[inline(always)]
     fn residual(
         &self,
         t: f64,
@@ -481,13 +499,11 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         a: &SVector<f64, N>,
     ) -> SVector<f64, N> {
         match self.structure {
-            Structure::General => return el_residual(&self.term, t, q, v, a).0,
-            Structure::PointMasses => {
-                return structured::residual_point_masses(&self.term, t, q, v, a)
+            Structure::General | Structure::PointMasses => self.residual_general(t, q, v, a),
+            Structure::NoKinetic | Structure::ConstantMass => {
+                structured::residual(&self.term, self.mass(t, q, v), t, q, v, a)
             }
-            Structure::NoKinetic | Structure::ConstantMass => {}
         }
-        structured::residual(&self.term, self.mass(t, q, v), t, q, v, a)
     }
     fn jacobian(
         &self,

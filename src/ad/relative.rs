@@ -25,7 +25,7 @@ type Vec1<const H: usize> = DualSVec<f64, H>;
 /// dimension `D` (0: not declared, or `D` does not divide `N`).
 const fn reduced<T: Term<N>, const N: usize>() -> usize {
     match T::TRANSLATION_INVARIANT {
-        Some(d) if d > 0 && d < N && N % d == 0 => N - d,
+        Some(d) if d > 0 && d < N && N.is_multiple_of(d) => N - d,
         _ => 0,
     }
 }
@@ -95,8 +95,9 @@ fn jacobian_rows<const N: usize, const H: usize>(f: &SVector<Vec1<H>, N>) -> SMa
     m
 }
 
-/// `∇V + ∂R/∂v − Q` with passes on `H` seeds.
-#[inline]
+/// `∇V + ∂R/∂v − Q` with passes on `H` seeds. Always inlined: into the assembly's loop over a
+/// group, where the gathered inputs stay in registers.
+#[inline(always)]
 fn residual_h<T: Term<N>, const N: usize, const H: usize>(
     term: &T,
     t: f64,
@@ -125,6 +126,89 @@ fn residual_h<T: Term<N>, const N: usize, const H: usize>(
     expand_vec(&g) - term.force(t, q, v)
 }
 
+/// `∇V` and `∇²V` in `x₂ … x_P` by one second-order pass. Not inlined (nor the other
+/// Jacobian passes): each stays small enough for num-dual's operators to be inlined into it.
+#[inline(never)]
+fn potential_hessian<T: Term<N>, const N: usize, const H: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+) -> (SVector<f64, H>, SMatrix<f64, H, H>) {
+    type S2<const H: usize> = Dual2SVec<f64, H>;
+    let qd = seeded::<_, N, H>(q, |x, i| match i {
+        Some(i) => S2::from_re(x).derivative(i),
+        None => S2::from_re(x),
+    });
+    let pot = term.potential(S2::from_re(t), &qd);
+    (
+        pot.v1.unwrap_generic(U1, Const::<H>).transpose(),
+        pot.v2.unwrap_generic(Const::<H>, Const::<H>),
+    )
+}
+
+/// `∂R/∂v` and its derivative (in `x₂ … x_P`), `Q` and its derivative (all rows).
+type ForcePass<const N: usize, const H: usize> = (
+    SVector<f64, H>,
+    SMatrix<f64, H, H>,
+    SVector<f64, N>,
+    SMatrix<f64, N, H>,
+);
+
+/// `∂R/∂v` (in `x₂ … x_P`), `Q`, and their derivatives in `q`: `R` on duals seeded on `v`
+/// outside and `q` inside, `Q` on duals seeded on `q`.
+#[inline(never)]
+fn dissipation_force_q<T: Term<N>, const N: usize, const H: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+) -> ForcePass<N, H> {
+    type O<const H: usize> = DualSVec<Vec1<H>, H>;
+    let qi = seeded::<_, N, H>(q, |x, i| match i {
+        Some(i) => Vec1::from_re(x).derivative(i),
+        None => Vec1::from_re(x),
+    });
+    let vd = seeded::<_, N, H>(v, |x, i| match i {
+        Some(i) => O::from_re(Vec1::from_re(x)).derivative(i),
+        None => O::from_re(Vec1::from_re(x)),
+    });
+    let r = term.dissipation(O::from_re(Vec1::from_re(t)), &qi.map(O::from_re), &vd);
+    let r = r.eps.unwrap_generic(Const::<H>, U1);
+    let mut rvq = SMatrix::<f64, H, H>::zeros();
+    for i in 0..H {
+        rvq.set_row(i, &r[i].eps.unwrap_generic(Const::<H>, U1).transpose());
+    }
+    let f = term.force(Vec1::from_re(t), &qi, &v.map(Vec1::from_re));
+    (r.map(|x| x.re), rvq, f.map(|x| x.re), jacobian_rows(&f))
+}
+
+/// As [`dissipation_force_q`] with the derivatives in `v`: one second-order pass of `R`.
+#[inline(never)]
+fn dissipation_force_v<T: Term<N>, const N: usize, const H: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+) -> ForcePass<N, H> {
+    type S2<const H: usize> = Dual2SVec<f64, H>;
+    let vd = seeded::<_, N, H>(v, |x, i| match i {
+        Some(i) => S2::from_re(x).derivative(i),
+        None => S2::from_re(x),
+    });
+    let r = term.dissipation(S2::from_re(t), &q.map(S2::from_re), &vd);
+    let vs = seeded::<_, N, H>(v, |x, i| match i {
+        Some(i) => Vec1::from_re(x).derivative(i),
+        None => Vec1::from_re(x),
+    });
+    let f = term.force(Vec1::from_re(t), &q.map(Vec1::from_re), &vs);
+    (
+        r.v1.unwrap_generic(U1, Const::<H>).transpose(),
+        r.v2.unwrap_generic(Const::<H>, Const::<H>),
+        f.map(|x| x.re),
+        jacobian_rows(&f),
+    )
+}
+
 /// `∇V + ∂R/∂v − Q` and `c_K (∇²V + ∂²R/∂v∂q − ∂Q/∂q) + c_D (∂²R/∂v² − ∂Q/∂v)` with passes on
 /// `H` seeds, only those the weights need.
 #[inline]
@@ -135,22 +219,15 @@ fn weighted_h<T: Term<N>, const N: usize, const H: usize>(
     v: &SVector<f64, N>,
     c: &KernelCoefficients,
 ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-    type S2<const H: usize> = Dual2SVec<f64, H>;
-    type O<const H: usize> = DualSVec<Vec1<H>, H>;
     let has_rq = term.has_dissipation_or_force();
     if c.stiffness == 0.0 && (c.damping == 0.0 || !has_rq) {
         return (residual_h::<T, N, H>(term, t, q, v), SMatrix::zeros());
     }
     let mut a = SMatrix::<f64, H, H>::zeros();
-    let mut b = None;
     let mut g = if c.stiffness != 0.0 {
-        let qd = seeded::<_, N, H>(q, |x, i| match i {
-            Some(i) => S2::from_re(x).derivative(i),
-            None => S2::from_re(x),
-        });
-        let pot = term.potential(S2::from_re(t), &qd);
-        a += pot.v2.unwrap_generic(Const::<H>, Const::<H>) * c.stiffness;
-        pot.v1.unwrap_generic(U1, Const::<H>).transpose()
+        let (g, k) = potential_hessian::<T, N, H>(term, t, q);
+        a += k * c.stiffness;
+        g
     } else {
         let qd = seeded::<_, N, H>(q, |x, i| match i {
             Some(i) => Vec1::from_re(x).derivative(i),
@@ -162,51 +239,23 @@ fn weighted_h<T: Term<N>, const N: usize, const H: usize>(
     if !has_rq {
         return (expand_vec(&g), expand_mat(&a, None));
     }
-    let mut rv = None;
-    let mut force = None;
+    let mut b = SMatrix::<f64, N, H>::zeros();
+    let mut pass = None;
     if c.stiffness != 0.0 {
-        // R on duals seeded on v outside and q inside: ∂R/∂v and ∂²R/∂v∂q
-        let qi = seeded::<_, N, H>(q, |x, i| match i {
-            Some(i) => Vec1::from_re(x).derivative(i),
-            None => Vec1::from_re(x),
-        });
-        let vd = seeded::<_, N, H>(v, |x, i| match i {
-            Some(i) => O::from_re(Vec1::from_re(x)).derivative(i),
-            None => O::from_re(Vec1::from_re(x)),
-        });
-        let r = term.dissipation(O::from_re(Vec1::from_re(t)), &qi.map(O::from_re), &vd);
-        let r = r.eps.unwrap_generic(Const::<H>, U1);
-        for i in 0..H {
-            let row = r[i].eps.unwrap_generic(Const::<H>, U1);
-            for j in 0..H {
-                a[(i, j)] += row[j] * c.stiffness;
-            }
-        }
-        rv = Some(r.map(|x| x.re));
-        let f = term.force(Vec1::from_re(t), &qi, &v.map(Vec1::from_re));
-        b = Some(jacobian_rows(&f) * c.stiffness);
-        force = Some(f.map(|x| x.re));
+        let p = dissipation_force_q::<T, N, H>(term, t, q, v);
+        a += p.1 * c.stiffness;
+        b += p.3 * c.stiffness;
+        pass = Some(p);
     }
     if c.damping != 0.0 {
-        let vd = seeded::<_, N, H>(v, |x, i| match i {
-            Some(i) => S2::from_re(x).derivative(i),
-            None => S2::from_re(x),
-        });
-        let r = term.dissipation(S2::from_re(t), &q.map(S2::from_re), &vd);
-        a += r.v2.unwrap_generic(Const::<H>, Const::<H>) * c.damping;
-        rv = Some(r.v1.unwrap_generic(U1, Const::<H>).transpose());
-        let vs = seeded::<_, N, H>(v, |x, i| match i {
-            Some(i) => Vec1::from_re(x).derivative(i),
-            None => Vec1::from_re(x),
-        });
-        let f = term.force(Vec1::from_re(t), &q.map(Vec1::from_re), &vs);
-        let bv = jacobian_rows(&f) * c.damping;
-        b = Some(b.map_or(bv, |b| b + bv));
-        force = Some(f.map(|x| x.re));
+        let p = dissipation_force_v::<T, N, H>(term, t, q, v);
+        a += p.1 * c.damping;
+        b += p.3 * c.damping;
+        pass = Some(p);
     }
-    g += rv.expect("a pass with c_K or c_D ran");
-    let force = force.expect("a pass with c_K or c_D ran");
-    (expand_vec(&g) - force, expand_mat(&a, b.as_ref()))
+    let (rv, _, force, _) = pass.expect("a pass with c_K or c_D ran");
+    g += rv;
+    (expand_vec(&g) - force, expand_mat(&a, Some(&b)))
 }
 
 /// Calls `$call` with `H` the reduced size of a translation-invariant term, chosen at compile

@@ -42,6 +42,8 @@ macro_rules! impl_spring {
     ($d:literal, $n:literal) => {
         impl Term<$n> for Spring<$d> {
             const TRANSLATION_INVARIANT: Option<usize> = Some($d);
+            // inlined into the AD passes: their seeded arguments stay in registers
+            #[inline(always)]
             fn potential<T: DualNum<Primitive = f64> + Copy>(
                 &self,
                 _t: T,
@@ -55,6 +57,7 @@ macro_rules! impl_spring {
                 let stretch = s.sqrt() - self.rest_length;
                 stretch * stretch * (0.5 * self.stiffness)
             }
+            #[inline(always)]
             fn dissipation<T: DualNum<Primitive = f64> + Copy>(
                 &self,
                 _t: T,
