@@ -20,6 +20,8 @@ use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::{Dual2SVec, DualSVec};
 
 type Vec1<const H: usize> = DualSVec<f64, H>;
+type S2<const H: usize> = Dual2SVec<f64, H>;
+type O<const H: usize> = DualSVec<Vec1<H>, H>;
 
 /// The number of seeded coordinates `H = N − D` of a term declared translation invariant in
 /// dimension `D` (0: not declared, or `D` does not divide `N`).
@@ -30,7 +32,8 @@ const fn reduced<T: Term<N>, const N: usize>() -> usize {
     }
 }
 
-/// `x` as duals seeded on its last `H` coordinates (points `x₂ … x_P`).
+/// `x` as duals seeded on its last `H` coordinates (points `x₂ … x_P`): `seed(x_i, Some(k))`
+/// for the `k`-th of them, `seed(x_i, None)` for the first point.
 #[inline]
 fn seeded<S, const N: usize, const H: usize>(
     x: &SVector<f64, N>,
@@ -41,6 +44,33 @@ where
 {
     let d = N - H;
     SVector::from_fn(|i, _| seed(x[i], i.checked_sub(d)))
+}
+
+/// `x` on first-order duals seeded on `x₂ … x_P`.
+#[inline]
+fn seed1<const N: usize, const H: usize>(x: &SVector<f64, N>) -> SVector<Vec1<H>, N> {
+    seeded::<_, N, H>(x, |x, i| match i {
+        Some(i) => Vec1::from_re(x).derivative(i),
+        None => Vec1::from_re(x),
+    })
+}
+
+/// `x` on second-order duals seeded on `x₂ … x_P`.
+#[inline]
+fn seed2<const N: usize, const H: usize>(x: &SVector<f64, N>) -> SVector<S2<H>, N> {
+    seeded::<_, N, H>(x, |x, i| match i {
+        Some(i) => S2::from_re(x).derivative(i),
+        None => S2::from_re(x),
+    })
+}
+
+/// `x` on first-over-first-order duals, the outer one seeded on `x₂ … x_P`.
+#[inline]
+fn seed_outer<const N: usize, const H: usize>(x: &SVector<f64, N>) -> SVector<O<H>, N> {
+    seeded::<_, N, H>(x, |x, i| match i {
+        Some(i) => O::from_re(Vec1::from_re(x)).derivative(i),
+        None => O::from_re(Vec1::from_re(x)),
+    })
 }
 
 /// `E g`: a gradient in `x₂ … x_P` extended to all points (`∂/∂x₁ = −Σ_p ∂/∂x_p`).
@@ -104,10 +134,7 @@ fn residual_h<T: Term<N>, const N: usize, const H: usize>(
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
 ) -> SVector<f64, N> {
-    let qd = seeded::<_, N, H>(q, |x, i| match i {
-        Some(i) => Vec1::from_re(x).derivative(i),
-        None => Vec1::from_re(x),
-    });
+    let qd = seed1::<N, H>(q);
     let mut g = term
         .potential(Vec1::from_re(t), &qd)
         .eps
@@ -115,10 +142,7 @@ fn residual_h<T: Term<N>, const N: usize, const H: usize>(
     if !term.has_dissipation_or_force() {
         return expand_vec(&g);
     }
-    let vd = seeded::<_, N, H>(v, |x, i| match i {
-        Some(i) => Vec1::from_re(x).derivative(i),
-        None => Vec1::from_re(x),
-    });
+    let vd = seed1::<N, H>(v);
     g += term
         .dissipation(Vec1::from_re(t), &q.map(Vec1::from_re), &vd)
         .eps
@@ -134,11 +158,7 @@ fn potential_hessian<T: Term<N>, const N: usize, const H: usize>(
     t: f64,
     q: &SVector<f64, N>,
 ) -> (SVector<f64, H>, SMatrix<f64, H, H>) {
-    type S2<const H: usize> = Dual2SVec<f64, H>;
-    let qd = seeded::<_, N, H>(q, |x, i| match i {
-        Some(i) => S2::from_re(x).derivative(i),
-        None => S2::from_re(x),
-    });
+    let qd = seed2::<N, H>(q);
     let pot = term.potential(S2::from_re(t), &qd);
     (
         pot.v1.unwrap_generic(U1, Const::<H>).transpose(),
@@ -163,15 +183,8 @@ fn dissipation_force_q<T: Term<N>, const N: usize, const H: usize>(
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
 ) -> ForcePass<N, H> {
-    type O<const H: usize> = DualSVec<Vec1<H>, H>;
-    let qi = seeded::<_, N, H>(q, |x, i| match i {
-        Some(i) => Vec1::from_re(x).derivative(i),
-        None => Vec1::from_re(x),
-    });
-    let vd = seeded::<_, N, H>(v, |x, i| match i {
-        Some(i) => O::from_re(Vec1::from_re(x)).derivative(i),
-        None => O::from_re(Vec1::from_re(x)),
-    });
+    let qi = seed1::<N, H>(q);
+    let vd = seed_outer::<N, H>(v);
     let r = term.dissipation(O::from_re(Vec1::from_re(t)), &qi.map(O::from_re), &vd);
     let r = r.eps.unwrap_generic(Const::<H>, U1);
     let mut rvq = SMatrix::<f64, H, H>::zeros();
@@ -190,16 +203,9 @@ fn dissipation_force_v<T: Term<N>, const N: usize, const H: usize>(
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
 ) -> ForcePass<N, H> {
-    type S2<const H: usize> = Dual2SVec<f64, H>;
-    let vd = seeded::<_, N, H>(v, |x, i| match i {
-        Some(i) => S2::from_re(x).derivative(i),
-        None => S2::from_re(x),
-    });
+    let vd = seed2::<N, H>(v);
     let r = term.dissipation(S2::from_re(t), &q.map(S2::from_re), &vd);
-    let vs = seeded::<_, N, H>(v, |x, i| match i {
-        Some(i) => Vec1::from_re(x).derivative(i),
-        None => Vec1::from_re(x),
-    });
+    let vs = seed1::<N, H>(v);
     let f = term.force(Vec1::from_re(t), &q.map(Vec1::from_re), &vs);
     (
         r.v1.unwrap_generic(U1, Const::<H>).transpose(),
@@ -229,10 +235,7 @@ fn weighted_h<T: Term<N>, const N: usize, const H: usize>(
         a += k * c.stiffness;
         g
     } else {
-        let qd = seeded::<_, N, H>(q, |x, i| match i {
-            Some(i) => Vec1::from_re(x).derivative(i),
-            None => Vec1::from_re(x),
-        });
+        let qd = seed1::<N, H>(q);
         let pot = term.potential(Vec1::from_re(t), &qd);
         pot.eps.unwrap_generic(Const::<H>, U1)
     };
