@@ -141,12 +141,19 @@ def test_pandas_and_the_animation_page(tmp_path):
 
 def test_ctrl_c_stops_a_run_and_raises_keyboard_interrupt():
     problem = lagrangian.load(MECHANISM0)
+    # Python's own Ctrl-C handler: a process started in the background by a non-interactive
+    # shell inherits SIGINT ignored, and Python then leaves it ignored
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     start = time.monotonic()
     timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        # two million steps (tens of seconds): stopped after half a second
-        problem.run(t_end=2000.0, output_every=1000)
-    assert time.monotonic() - start < 10.0
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            # two million steps (seconds): stopped after half a second
+            problem.run(t_end=2000.0, output_every=1000)
+    finally:
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
+    assert time.monotonic() - start < 2.5
     # the problem is still usable
     assert problem.run(t_end=0.01)["t"][-1] == 0.01
