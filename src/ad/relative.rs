@@ -262,7 +262,7 @@ fn weighted_h<T: Term<N>, const N: usize, const H: usize>(
 }
 
 /// Calls `$call` with `H` the reduced size of a translation-invariant term, chosen at compile
-/// time (the other branches are not instantiated); `None` for other terms.
+/// time (`if const`: the other branches are dead code); `None` for other terms.
 macro_rules! by_reduced_size {
     ($t:ident, $n:ident, $h:ident => $call:expr) => {{
         if const { reduced::<$t, $n>() == 1 } {
