@@ -264,31 +264,16 @@ fn weighted_h<T: Term<N>, const N: usize, const H: usize>(
 /// Calls `$call` with `H` the reduced size of a translation-invariant term, chosen at compile
 /// time (`if const`: the other branches are dead code); `None` for other terms.
 macro_rules! by_reduced_size {
-    ($t:ident, $n:ident, $h:ident => $call:expr) => {{
-        if const { reduced::<$t, $n>() == 1 } {
-            const $h: usize = 1;
-            return Some($call);
-        }
-        if const { reduced::<$t, $n>() == 2 } {
-            const $h: usize = 2;
-            return Some($call);
-        }
-        if const { reduced::<$t, $n>() == 3 } {
-            const $h: usize = 3;
-            return Some($call);
-        }
-        if const { reduced::<$t, $n>() == 4 } {
-            const $h: usize = 4;
-            return Some($call);
-        }
-        if const { reduced::<$t, $n>() == 6 } {
-            const $h: usize = 6;
-            return Some($call);
-        }
-        if const { reduced::<$t, $n>() == 9 } {
-            const $h: usize = 9;
-            return Some($call);
-        }
+    ($t:ident, $n:ident, $h:ident => $call:expr) => {
+        by_reduced_size!(@sizes $t, $n, $h => $call; 1 2 3 4 6 9)
+    };
+    (@sizes $t:ident, $n:ident, $h:ident => $call:expr; $($size:literal)*) => {{
+        $(
+            if const { reduced::<$t, $n>() == $size } {
+                const $h: usize = $size;
+                return Some($call);
+            }
+        )*
         None
     }};
 }
