@@ -3,7 +3,7 @@
 //! pattern. One loop per group, monomorphized for the kernel, so the kernel inlines into it.
 
 use crate::model::group::{
-    color, ConstraintGroup, ConstraintSlots, Constraints, Point, TermGroup, Terms,
+    ConstraintGroup, ConstraintSlots, Constraints, Point, Schedule, TermGroup, Terms,
     PARALLEL_MIN_ELEMENTS,
 };
 use crate::model::kernel::{ConstraintKernel, KernelCoefficients, TermKernel};
@@ -11,17 +11,14 @@ use nalgebra::{DMatrix, SVector};
 use rayon::prelude::*;
 use std::any::Any;
 
-/// Elements per parallel task (below this a task costs more than it saves).
-const MIN_LEN: usize = 256;
-
-/// A global array written by the elements of one color from several threads: each entry by at
-/// most one element.
+/// A global array written by the blocks of one color from several threads: each entry by at
+/// most one block.
 struct Shared {
     ptr: *mut f64,
     len: usize,
 }
 
-// SAFETY: the writes through `Shared` go to disjoint entries (one element per entry per color).
+// SAFETY: the writes through `Shared` go to disjoint entries (one block per entry per color).
 unsafe impl Sync for Shared {}
 
 impl Shared {
@@ -53,6 +50,19 @@ fn gather<const N: usize>(uses: bool, idx: &[usize; N], x: &[f64]) -> SVector<f6
     }
 }
 
+/// Visit every element of `s`: color after color, the blocks of a color on rayon's threads,
+/// each block in its order on one thread.
+#[inline(always)]
+fn in_schedule(s: &Schedule, one: impl Fn(&u32) + Sync) {
+    let block = |b: &std::ops::Range<usize>| s.order[b.clone()].iter().for_each(&one);
+    for blocks in &s.colors {
+        match rayon::current_num_threads() {
+            1 => blocks.iter().for_each(block),
+            _ => blocks.par_iter().for_each(block),
+        }
+    }
+}
+
 impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
@@ -76,16 +86,11 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
                 let a = gather(K::USES_A, idx, p.a);
                 let rl = k.residual(p.t, &q, &v, &a);
                 for i in 0..N {
-                    // SAFETY: no two elements of a color share a coordinate.
+                    // SAFETY: no two blocks of a color share a coordinate.
                     unsafe { out.add(idx[i], scale * rl[i]) };
                 }
             };
-            for color in colors {
-                match rayon::current_num_threads() {
-                    1 => color.iter().for_each(one),
-                    _ => color.par_iter().with_min_len(MIN_LEN).for_each(one),
-                }
-            }
+            in_schedule(colors, one);
             return;
         }
         for (k, idx) in self.kernels.iter().zip(&self.indices) {
@@ -123,7 +128,7 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
                 let a = gather(K::USES_A, idx, p.a);
                 let (rl, j) = k.jacobian(p.t, &q, &v, &a, &w);
                 for i in 0..N {
-                    // SAFETY: no two elements of a color share a coordinate, hence
+                    // SAFETY: no two blocks of a color share a coordinate, hence
                     // neither a residual entry nor a matrix entry.
                     unsafe { out.add(idx[i], scale * rl[i]) };
                     for l in 0..N {
@@ -131,12 +136,7 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
                     }
                 }
             };
-            for color in colors {
-                match rayon::current_num_threads() {
-                    1 => color.iter().for_each(one),
-                    _ => color.par_iter().with_min_len(MIN_LEN).for_each(one),
-                }
-            }
+            in_schedule(colors, one);
             return;
         }
         for ((k, idx), sl) in self
@@ -204,12 +204,12 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
     }
     fn set_parallel(&mut self, on: bool, n: usize) {
         self.colors = match on && K::PARALLEL && self.kernels.len() >= PARALLEL_MIN_ELEMENTS {
-            true => color(&self.indices, n),
+            true => Schedule::new(&self.indices, n),
             false => None,
         };
     }
     fn colors(&self) -> usize {
-        self.colors.as_ref().map_or(0, Vec::len)
+        self.colors.as_ref().map_or(0, |s| s.colors.len())
     }
 }
 

@@ -18,35 +18,59 @@ pub struct TermGroup<K, const N: usize> {
     pub(crate) kernels: Vec<K>,
     /// Their global coordinates.
     pub(crate) indices: Vec<[usize; N]>,
-    /// For a large group: its elements by color, no two of one color sharing a coordinate, so
-    /// the elements of a color are assembled in parallel ([`color`]).
-    pub(crate) colors: Option<Vec<Vec<u32>>>,
+    /// For a large group: its elements in blocks, the blocks by color, no two blocks of one
+    /// color sharing a coordinate, so the blocks of a color are assembled in parallel
+    /// ([`Schedule`]).
+    pub(crate) colors: Option<Schedule>,
 }
 
-/// Groups with at least this many elements are assembled color by color in parallel.
+/// Groups with at least this many elements are assembled block by block in parallel.
 pub const PARALLEL_MIN_ELEMENTS: usize = 4096;
 
-/// A greedy coloring of elements on `n` coordinates: each element takes the first color none
-/// of its coordinates has yet, so no two elements of a color share a coordinate (nor, hence,
-/// an entry of the iteration matrix). `None` past 64 colors.
-pub(crate) fn color<const N: usize>(indices: &[[usize; N]], n: usize) -> Option<Vec<Vec<u32>>> {
-    let mut used = vec![0u64; n];
-    let mut colors: Vec<Vec<u32>> = Vec::new();
-    for (e, idx) in indices.iter().enumerate() {
-        let taken = idx.iter().fold(0u64, |m, &i| m | used[i]);
-        let c = (!taken).trailing_zeros() as usize;
-        if c >= 64 {
-            return None;
+/// The parallel order of a group's elements: sorted by their first coordinate (so a block of
+/// consecutive elements touches a narrow band of coordinates), cut into blocks, and the blocks
+/// colored greedily so that no two blocks of a color share a coordinate (nor, hence, an entry
+/// of the iteration matrix).
+///
+/// Each block is assembled by one thread in its order, the colors one after the other: every
+/// coordinate receives its contributions in the same order on any number of threads, and a
+/// color costs one synchronization, not one per element. For a banded structure (a chain, a
+/// cloth numbered row by row) blocks longer than the band need two colors.
+pub(crate) struct Schedule {
+    /// Element ids, block after block.
+    pub(crate) order: Vec<u32>,
+    /// For each color, the ranges of `order` that are its blocks.
+    pub(crate) colors: Vec<Vec<std::ops::Range<usize>>>,
+}
+
+impl Schedule {
+    /// The schedule of elements on `indices` among `n` coordinates: blocks of
+    /// `len / 32` elements (at least 256, at most 4,096). `None` past 64 colors.
+    pub(crate) fn new<const N: usize>(indices: &[[usize; N]], n: usize) -> Option<Schedule> {
+        let len = indices.len();
+        let block = (len / 32).clamp(256, 4096);
+        let first = |e: u32| indices[e as usize].iter().copied().min().unwrap_or(0);
+        let mut order: Vec<u32> = (0..len as u32).collect();
+        order.sort_by_key(|&e| first(e));
+        let mut used = vec![0u64; n];
+        let mut colors: Vec<Vec<std::ops::Range<usize>>> = Vec::new();
+        for start in (0..len).step_by(block) {
+            let range = start..(start + block).min(len);
+            let elements = &order[range.clone()];
+            let coords = || elements.iter().flat_map(|&e| indices[e as usize]);
+            let taken = coords().fold(0u64, |m, i| m | used[i]);
+            let c = (!taken).trailing_zeros() as usize;
+            if c >= 64 {
+                return None;
+            }
+            coords().for_each(|i| used[i] |= 1 << c);
+            if colors.len() <= c {
+                colors.resize_with(c + 1, Vec::new);
+            }
+            colors[c].push(range);
         }
-        for &i in idx {
-            used[i] |= 1 << c;
-        }
-        if colors.len() <= c {
-            colors.resize_with(c + 1, Vec::new);
-        }
-        colors[c].push(e as u32);
+        Some(Schedule { order, colors })
     }
-    Some(colors)
 }
 
 /// All constraint blocks of one kernel type with `N` local coordinates and `M` rows.
@@ -192,4 +216,51 @@ pub trait Constraints: Send + Sync {
     fn gamma(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
     /// Local dense `(C, C_q, Σλ∇²C)` of block `e` with the global multipliers `lambda`.
     fn dense_blocks(&self, e: usize, t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Schedule;
+
+    /// Every element once; no two blocks of a color share a coordinate; a chain (band one) and
+    /// a grid numbered row by row (band one row) need two colors, elements in any order.
+    #[test]
+    fn blocks_of_a_color_share_no_coordinate() {
+        let chain: Vec<[usize; 2]> = (0..20_000).rev().map(|i| [i + 1, i]).collect();
+        let m = 150;
+        let mut grid: Vec<[usize; 2]> = Vec::new();
+        for i in 0..m {
+            for j in 0..m {
+                let p = i * m + j;
+                if j + 1 < m {
+                    grid.push([p, p + 1]);
+                }
+                if i + 1 < m {
+                    grid.push([p + m, p]);
+                }
+            }
+        }
+        // a scrambled order: the schedule sorts
+        let grid: Vec<[usize; 2]> = (0..grid.len())
+            .map(|e| grid[(e * 7919) % grid.len()])
+            .collect();
+        for (indices, n) in [(&chain, 20_001), (&grid, m * m)] {
+            let s = Schedule::new(indices, n).expect("schedule");
+            assert_eq!(s.colors.len(), 2);
+            let mut seen = vec![false; indices.len()];
+            for blocks in &s.colors {
+                let mut owner = vec![usize::MAX; n];
+                for (b, range) in blocks.iter().enumerate() {
+                    for &e in &s.order[range.clone()] {
+                        assert!(!std::mem::replace(&mut seen[e as usize], true));
+                        for &i in &indices[e as usize] {
+                            assert!(owner[i] == usize::MAX || owner[i] == b, "coordinate {i}");
+                            owner[i] = b;
+                        }
+                    }
+                }
+            }
+            assert!(seen.iter().all(|&s| s));
+        }
+    }
 }

@@ -249,9 +249,10 @@ impl Model {
         self.n
     }
     /// Assemble large groups of terms (at least [`group::PARALLEL_MIN_ELEMENTS`] elements of
-    /// one kind whose kernel sets [`TermKernel::PARALLEL`], as AD kernels do) color by color on rayon's threads (`true`, the default) or element by element
-    /// (`false`). The colored order is the same on any number of threads, so results do not
-    /// depend on it (`RAYON_NUM_THREADS`, or a pool's `install`); they differ from the
+    /// one kind whose kernel sets [`TermKernel::PARALLEL`], as AD kernels do) in blocks on
+    /// rayon's threads, the blocks of one color at a time (`true`, the default), or element by
+    /// element (`false`). The schedule's order is the same on any number of threads, so results
+    /// do not depend on it (`RAYON_NUM_THREADS`, or a pool's `install`); they differ from the
     /// element-by-element order by round-off.
     pub fn parallel_assembly(mut self, on: bool) -> Self {
         let n = self.n;
@@ -260,7 +261,8 @@ impl Model {
         }
         self
     }
-    /// The colors of each group of terms assembled in parallel (empty when none is).
+    /// The number of colors of each group of terms assembled in parallel (empty when none is):
+    /// the synchronizations per assembly of the group.
     pub fn parallel_colors(&self) -> Vec<usize> {
         self.terms
             .iter()

@@ -14,6 +14,7 @@
 
 use crate::assembly::Pattern;
 pub use crate::problem::LinearSolverKind;
+use crate::solve::par::par_max;
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::sparse::linalg::lu::{
     factorize_symbolic_lu, LuRef, LuSymbolicParams, NumericLu, SymbolicLu,
@@ -77,12 +78,24 @@ impl LinearSolver {
 
     /// Solve in place with the last factorization; fails if the result is not finite.
     pub fn solve(&mut self, rhs: &mut [f64]) -> Result<(), Singular> {
-        match self {
-            LinearSolver::Dense(d) => d.solve(rhs),
-            LinearSolver::Sparse(s) => s.solve(rhs),
-            LinearSolver::Jacobi(j) => j.solve(rhs),
-        }
-        if rhs.iter().all(|x| x.is_finite()) {
+        self.solve_with(rhs, false)
+    }
+
+    /// As [`solve`](Self::solve); the diagonal solve of a long vector on rayon's threads when
+    /// `parallel` (the same bits: `crate::solve::par`).
+    pub(crate) fn solve_with(&mut self, rhs: &mut [f64], parallel: bool) -> Result<(), Singular> {
+        let finite = match self {
+            LinearSolver::Dense(d) => {
+                d.solve(rhs);
+                rhs.iter().all(|x| x.is_finite())
+            }
+            LinearSolver::Sparse(s) => {
+                s.solve(rhs);
+                rhs.iter().all(|x| x.is_finite())
+            }
+            LinearSolver::Jacobi(j) => j.solve(rhs, parallel),
+        };
+        if finite {
             Ok(())
         } else {
             Err(Singular {
@@ -284,9 +297,16 @@ impl Jacobi {
         }
         Ok(())
     }
-    fn solve(&self, b: &mut [f64]) {
-        for (x, d) in b.iter_mut().zip(&self.inv) {
-            *x *= d;
-        }
+    /// `b ← D⁻¹ b`; whether every entry is finite.
+    fn solve(&self, b: &mut [f64], parallel: bool) -> bool {
+        let non_finite = par_max!(parallel; b = b, inv = &self.inv[..]; {
+            let mut finite = true;
+            for (x, d) in b.iter_mut().zip(inv) {
+                *x *= d;
+                finite &= x.is_finite();
+            }
+            if finite { 0.0 } else { f64::NAN }
+        });
+        !non_finite.is_nan()
     }
 }

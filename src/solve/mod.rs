@@ -8,6 +8,7 @@ mod genalpha;
 mod init;
 mod integrator;
 pub mod linear;
+mod par;
 mod rk4;
 pub mod sensitivity;
 mod stats;

@@ -34,6 +34,7 @@ use crate::problem::{GenAlphaOptions, LinearSolverKind};
 use crate::solve::adaptive::Controller;
 use crate::solve::integrator::{Integrator, StepOutcome};
 use crate::solve::linear::LinearSolver;
+use crate::solve::par::{max_nan, par_each, par_max};
 use crate::solve::Stats;
 use std::sync::Arc;
 
@@ -81,6 +82,9 @@ pub struct GenAlpha {
     p: GenAlphaParams,
     pattern: Pattern,
     lin: LinearSolver,
+    /// The elementwise loops of a step may run on rayon's threads: the model's assembly does
+    /// (`crate::solve::par`).
+    par: bool,
     t0: f64,
     step: usize,
     q: Vec<f64>,
@@ -199,11 +203,13 @@ impl GenAlpha {
         let p = GenAlphaParams::from_rho_inf(opts.rho_inf);
         let proj = (opts.step_control.is_some() && m > 0)
             .then(|| crate::solve::StateSolver::new(&model, opts.linear_solver));
+        let par = !model.parallel_colors().is_empty();
         let mut g = GenAlpha {
             model,
             p,
             pattern,
             lin,
+            par,
             t0: state.t,
             step: 0,
             q: state.q.clone(),
@@ -381,23 +387,12 @@ impl GenAlpha {
     /// terms of `C_k` (1 for constraints of unit size).
     fn error(&self) -> f64 {
         let n = self.model.n;
-        let mut e = 0.0f64;
-        let mut nan = false;
-        for (x, w) in self.res[..n].iter().zip(&self.weight) {
-            let y = (x * w).abs();
-            nan |= y.is_nan();
-            e = e.max(y);
-        }
-        for (x, w) in self.res[n..].iter().zip(&self.con_weight) {
-            let y = (x * w).abs();
-            nan |= y.is_nan();
-            e = e.max(y);
-        }
-        if nan {
-            f64::NAN
-        } else {
-            e
-        }
+        let e = par_max!(self.par; x = &self.res[..n], w = &self.weight[..]; {
+            x.iter().zip(w).fold(0.0f64, |e, (x, w)| max_nan(e, (x * w).abs()))
+        });
+        let c = (self.res[n..].iter().zip(&self.con_weight))
+            .fold(0.0f64, |e, (x, w)| max_nan(e, (x * w).abs()));
+        max_nan(e, c)
     }
 
     /// Advance one step of size `h`: predict, correct by Newton, accept.
@@ -426,22 +421,29 @@ impl GenAlpha {
         let w = if self.step == 0 { 0.0 } else { h / self.h_prev };
         let inv_1m = 1.0 / (1.0 - alpha_m);
         let (h1g, hg, hh) = (h * (1.0 - gamma), h * gamma, h * h * (0.5 - beta));
-        for (((((qn, vn), qddn), (q, v)), (qdd, qdd_prev)), a) in self
-            .qn
-            .iter_mut()
-            .zip(self.vn.iter_mut())
-            .zip(self.qddn.iter_mut())
-            .zip(self.q.iter().zip(&self.v))
-            .zip(self.qdd.iter().zip(&self.qdd_prev))
-            .zip(&self.a)
-        {
-            let astar = (alpha_f * qdd - alpha_m * a) * inv_1m;
-            let pred = qdd + w * (qdd - qdd_prev);
-            let an = astar + c * pred;
-            *qddn = pred;
-            *vn = v + h1g * a + hg * an;
-            *qn = q + h * v + hh * a + bh2 * an;
-        }
+        par_each!(
+            self.par;
+            qn = &mut self.qn[..], vn = &mut self.vn[..], qddn = &mut self.qddn[..],
+            q = &self.q[..], v = &self.v[..], qdd = &self.qdd[..], qdd_prev = &self.qdd_prev[..],
+            a = &self.a[..];
+            {
+                for (((((qn, vn), qddn), (q, v)), (qdd, qdd_prev)), a) in qn
+                    .iter_mut()
+                    .zip(vn.iter_mut())
+                    .zip(qddn.iter_mut())
+                    .zip(q.iter().zip(v))
+                    .zip(qdd.iter().zip(qdd_prev))
+                    .zip(a)
+                {
+                    let astar = (alpha_f * qdd - alpha_m * a) * inv_1m;
+                    let pred = qdd + w * (qdd - qdd_prev);
+                    let an = astar + c * pred;
+                    *qddn = pred;
+                    *vn = v + h1g * a + hg * an;
+                    *qn = q + h * v + hh * a + bh2 * an;
+                }
+            }
+        );
         for ((lt, l), lp) in self
             .lam_t
             .iter_mut()
@@ -488,7 +490,9 @@ impl GenAlpha {
             // unconstrained networks, diagonally dominant matrices): there the displacement
             // estimate is accurate, and the test would double the iterations (docs/maths.md §4).
             let acc_ok = it.last_fresh || self.lin.is_approximate() || {
-                let acc_max = self.qddn.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+                let acc_max = par_max!(self.par; x = &self.qddn[..]; {
+                    x.iter().fold(0.0f64, |a, x| a.max(x.abs()))
+                });
                 it.acc_inc <= self.opts.lambda_tol * (1.0 + acc_max)
             };
             if err <= tol && it.iterations > 0 && lam_ok && acc_ok {
@@ -584,25 +588,32 @@ impl GenAlpha {
         let bh2 = beta * h * h;
         let gp = gamma / (beta * h);
         let bp = (1.0 - alpha_m) / (bh2 * (1.0 - alpha_f));
-        self.res.iter_mut().for_each(|x| *x = -*x);
+        par_each!(self.par; x = &mut self.res[..]; {
+            x.iter_mut().for_each(|x| *x = -*x);
+        });
         self.lin
-            .solve(&mut self.res)
+            .solve_with(&mut self.res, self.par)
             .map_err(|s| SolveError::SingularMatrix {
                 t: t1,
                 step,
                 detail: format!(": {}", s.detail),
             })?;
-        it.acc_inc = bp * self.res[..n].iter().fold(0.0f64, |e, dq| e.max(dq.abs()));
-        for (((dq, qn), vn), qddn) in self.res[..n]
-            .iter()
-            .zip(self.qn.iter_mut())
-            .zip(self.vn.iter_mut())
-            .zip(self.qddn.iter_mut())
-        {
-            *qn += dq;
-            *vn += gp * dq;
-            *qddn += bp * dq;
-        }
+        let dq_max = par_max!(self.par; dq = &self.res[..n]; {
+            dq.iter().fold(0.0f64, |e, dq| e.max(dq.abs()))
+        });
+        it.acc_inc = bp * dq_max;
+        par_each!(
+            self.par;
+            dq = &self.res[..n], qn = &mut self.qn[..], vn = &mut self.vn[..],
+            qddn = &mut self.qddn[..];
+            {
+                for (((dq, qn), vn), qddn) in dq.iter().zip(qn).zip(vn).zip(qddn) {
+                    *qn += dq;
+                    *vn += gp * dq;
+                    *qddn += bp * dq;
+                }
+            }
+        );
         let mut lam_inc = 0.0f64;
         for (lt, d) in self.lam_t.iter_mut().zip(&self.res[n..]) {
             *lt += d;
@@ -629,10 +640,12 @@ impl GenAlpha {
             self.t += h;
             self.a_used.copy_from_slice(&self.a);
         }
-        for ((a, qdd), qddn) in self.a.iter_mut().zip(&self.qdd).zip(&self.qddn) {
-            let astar = (alpha_f * qdd - alpha_m * *a) * inv_1m;
-            *a = astar + c * qddn;
-        }
+        par_each!(self.par; a = &mut self.a[..], qdd = &self.qdd[..], qddn = &self.qddn[..]; {
+            for ((a, qdd), qddn) in a.iter_mut().zip(qdd).zip(qddn) {
+                let astar = (alpha_f * qdd - alpha_m * *a) * inv_1m;
+                *a = astar + c * qddn;
+            }
+        });
         if self.ctrl.is_some() {
             self.a_acc.copy_from_slice(&self.a);
         }
