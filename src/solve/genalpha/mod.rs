@@ -588,9 +588,8 @@ impl GenAlpha {
         let bh2 = beta * h * h;
         let gp = gamma / (beta * h);
         let bp = (1.0 - alpha_m) / (bh2 * (1.0 - alpha_f));
-        par_each!(self.par; x = &mut self.res[..]; {
-            x.iter_mut().for_each(|x| *x = -*x);
-        });
+        // `res ← J⁻¹ r`, and the increment is `−res`: a linear solve commutes exactly with the
+        // sign (rounding is symmetric), so this is the solve of `−r` without a pass to negate
         self.lin
             .solve_with(&mut self.res, self.par)
             .map_err(|s| SolveError::SingularMatrix {
@@ -598,25 +597,25 @@ impl GenAlpha {
                 step,
                 detail: format!(": {}", s.detail),
             })?;
-        let dq_max = par_max!(self.par; dq = &self.res[..n]; {
-            dq.iter().fold(0.0f64, |e, dq| e.max(dq.abs()))
-        });
-        it.acc_inc = bp * dq_max;
-        par_each!(
+        let dq_max = par_max!(
             self.par;
             dq = &self.res[..n], qn = &mut self.qn[..], vn = &mut self.vn[..],
             qddn = &mut self.qddn[..];
             {
+                let mut e = 0.0f64;
                 for (((dq, qn), vn), qddn) in dq.iter().zip(qn).zip(vn).zip(qddn) {
-                    *qn += dq;
-                    *vn += gp * dq;
-                    *qddn += bp * dq;
+                    *qn -= dq;
+                    *vn -= gp * dq;
+                    *qddn -= bp * dq;
+                    e = e.max(dq.abs());
                 }
+                e
             }
         );
+        it.acc_inc = bp * dq_max;
         let mut lam_inc = 0.0f64;
         for (lt, d) in self.lam_t.iter_mut().zip(&self.res[n..]) {
-            *lt += d;
+            *lt -= d;
             lam_inc = lam_inc.max(d.abs());
         }
         it.lam_inc = lam_inc / bh2;
