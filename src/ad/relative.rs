@@ -279,8 +279,9 @@ macro_rules! by_reduced_size {
 }
 
 /// `∇V + ∂R/∂v − Q` of a term declared translation invariant (`None`: not declared, or a
-/// reduced size without an instance here; the caller takes the full passes).
-#[inline]
+/// reduced size without an instance here; the caller takes the full passes). Always inlined,
+/// as [`residual_h`] (see `structured::residual`).
+#[inline(always)]
 pub(crate) fn residual<T: Term<N>, const N: usize>(
     term: &T,
     t: f64,
