@@ -12,11 +12,12 @@
 use rayon::prelude::*;
 
 /// Vectors shorter than this are updated on the calling thread (a parallel loop costs a few
-/// microseconds of synchronization; 32,768 entries take about ten to update).
-pub(crate) const MIN_PARALLEL: usize = 32_768;
+/// microseconds of synchronization). With 8,192 the 90 × 90 cloth (24,300 coordinates) with AD
+/// kernels took 1.04–1.10 s on two threads against 1.35–1.43 s with 32,768 (benches/README.md).
+pub(crate) const MIN_PARALLEL: usize = 8_192;
 
 /// Entries per parallel task.
-const CHUNK: usize = 8_192;
+const CHUNK: usize = 4_096;
 
 /// Whether a loop over `n` entries, allowed to go parallel (`on`), runs on rayon's threads.
 #[inline]
