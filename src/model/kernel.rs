@@ -43,9 +43,10 @@ pub trait TermKernel<const N: usize>: Send + Sync + 'static {
     const USES_A: bool = true;
     /// Whether large groups of this kernel are assembled in parallel ([`Model::parallel_assembly`](crate::model::Model::parallel_assembly)):
     /// worth it when an element costs far more than reading and writing its entries (AD
-    /// kernels, about 50 ns for a spring's residual). A hand-derived spring (5 ns) is bound by
-    /// memory and loses to the colored order's extra passes over the arrays (measured: the
-    /// 90 × 90 cloth 0.53 s → 0.73 s on one thread, 1.09 s on two).
+    /// kernels, 10–30 ns for a spring's residual). A hand-derived spring (5 ns) is bound by
+    /// memory and loses to the scheduled order's indirection and second pass (measured with
+    /// the block schedule: the 90 × 90 cloth 0.55 s → 0.76 s on one thread, 0.61–0.66 s on
+    /// two).
     const PARALLEL: bool = false;
     /// The residual `r(t, q, v, a)`.
     fn residual(
