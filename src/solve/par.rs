@@ -61,37 +61,41 @@ pub(crate) fn max_nan(a: f64, b: f64) -> f64 {
 /// the whole slices (`&mut [f64]` or `&[f64]`, all of the first one's length), or, when `on`
 /// and for long slices on several threads, to matching chunks of them on rayon's threads.
 macro_rules! par_each {
-    ($on:expr; $($x:ident = $s:expr),+ ; $body:block) => {{
-        let ($($x,)+) = ($($s,)+);
-        let n = $crate::solve::par::par_each!(@first $($x),+).len();
-        if $crate::solve::par::parallel($on, n) {
-            use rayon::prelude::*;
-            ($($crate::solve::par::Chunks::chunks($x),)+)
-                .into_par_iter()
-                .for_each(|($($x,)+)| $body);
-        } else $body
-    }};
-    (@first $x:ident $(, $rest:ident)*) => { $x };
+    ($on:expr; $($x:ident = $s:expr),+ ; $body:block) => {
+        $crate::solve::par::par_chunks!($on; $($x = $s),+; $body; |it| it.for_each(|()| ()))
+    };
 }
 
 /// `par_max!(on; x = slice, … ; { body })`: as [`par_each!`] for a `body` that returns the
 /// maximum of something over its entries (≥ 0, NaN if any entry is NaN); the maximum over all
 /// entries.
 macro_rules! par_max {
-    ($on:expr; $($x:ident = $s:expr),+ ; $body:block) => {{
-        let ($($x,)+) = ($($s,)+);
-        let n = $crate::solve::par::par_each!(@first $($x),+).len();
-        if $crate::solve::par::parallel($on, n) {
-            use rayon::prelude::*;
-            ($($crate::solve::par::Chunks::chunks($x),)+)
-                .into_par_iter()
-                .map(|($($x,)+)| $body)
-                .reduce(|| 0.0, $crate::solve::par::max_nan)
-        } else $body
-    }};
+    ($on:expr; $($x:ident = $s:expr),+ ; $body:block) => {
+        $crate::solve::par::par_chunks!(
+            $on; $($x = $s),+; $body;
+            |it| it.reduce(|| 0.0, $crate::solve::par::max_nan)
+        )
+    };
 }
 
-pub(crate) use {par_each, par_max};
+/// The two macros' common part: `body` on the whole slices, or on matching chunks of them as
+/// a parallel iterator `it` of its results, finished by `finish`.
+macro_rules! par_chunks {
+    ($on:expr; $($x:ident = $s:expr),+ ; $body:block; |$it:ident| $finish:expr) => {{
+        let ($($x,)+) = ($($s,)+);
+        let n = $crate::solve::par::par_chunks!(@first $($x),+).len();
+        if $crate::solve::par::parallel($on, n) {
+            use rayon::prelude::*;
+            let $it = ($($crate::solve::par::Chunks::chunks($x),)+)
+                .into_par_iter()
+                .map(|($($x,)+)| $body);
+            $finish
+        } else $body
+    }};
+    (@first $x:ident $(, $rest:ident)*) => { $x };
+}
+
+pub(crate) use {par_chunks, par_each, par_max};
 
 #[cfg(test)]
 mod tests {
