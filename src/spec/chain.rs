@@ -12,7 +12,7 @@
 use super::chain_toml;
 use super::{kind, path, sub, Ctx, Path_, SpecError};
 use crate::error::Error;
-use crate::library::spherical_chain::{Chart, ChartLog, Integrator, Rod, SphericalChain};
+use crate::library::spherical_chain::{Chart, ChartLog, Rod, SphericalChain};
 use crate::problem::{GenAlphaOptions, Method, PlotPanel, Problem, Rk4Options, MAX_STEPS};
 use serde_yaml::Value;
 use std::sync::{Arc, Mutex};
@@ -28,8 +28,8 @@ pub struct ChainSpec {
     pub h: f64,
     /// Number of steps.
     pub steps: usize,
-    /// `genalpha` (default) or `rk4`.
-    pub integrator: Integrator,
+    /// The method of `integrator`: generalized-α (default, with `rho_inf`) or RK4, at step `h`.
+    pub method: Method,
     /// Record every k steps.
     pub output_every: usize,
     /// Panels for `lagrangian plot` (the configuration's `plot` toggles).
@@ -44,10 +44,7 @@ impl ChainSpec {
     pub fn problem(&self) -> Result<Problem, Error> {
         let mut chain = self.chain.clone();
         chain.normalize();
-        let method: Method = match self.integrator {
-            Integrator::GenAlpha(rho) => GenAlphaOptions::new(self.h).rho_inf(rho).into(),
-            Integrator::Rk4 => Rk4Options::new(self.h).into(),
-        };
+        let method = self.method.clone();
         let log = Arc::new(Mutex::new(ChartLog {
             charts: chain.rods.iter().map(|r| r.chart).collect(),
             switches: Vec::new(),
@@ -120,10 +117,10 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<ChainSpec, SpecError> {
     if !(0.0..1.0).contains(&rho) {
         return Err(ctx.err(&path(&["rho_inf"]), "rho_inf must lie in [0, 1)"));
     }
-    let integrator = match m.get("integrator") {
-        None => Integrator::GenAlpha(rho),
-        Some(Value::String(s)) if s == "genalpha" => Integrator::GenAlpha(rho),
-        Some(Value::String(s)) if s == "rk4" => Integrator::Rk4,
+    let method: Method = match m.get("integrator") {
+        None => GenAlphaOptions::new(h).rho_inf(rho).into(),
+        Some(Value::String(s)) if s == "genalpha" => GenAlphaOptions::new(h).rho_inf(rho).into(),
+        Some(Value::String(s)) if s == "rk4" => Rk4Options::new(h).into(),
         Some(_) => return Err(ctx.err(&path(&["integrator"]), "expected genalpha or rk4")),
     };
     let output_every = m
@@ -157,7 +154,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<ChainSpec, SpecError> {
         chain,
         h,
         steps,
-        integrator,
+        method,
         output_every,
         plots,
         notes,
