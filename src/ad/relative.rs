@@ -17,11 +17,14 @@
 use crate::model::kernel::KernelCoefficients;
 use crate::model::Term;
 use nalgebra::{Const, SMatrix, SVector, U1};
-use num_dual::{Dual2SVec, DualSVec};
+use num_dual::{Dual2SVec, DualSVec, HyperDualVec};
 
 type Vec1<const H: usize> = DualSVec<f64, H>;
 type S2<const H: usize> = Dual2SVec<f64, H>;
-type O<const H: usize> = DualSVec<Vec1<H>, H>;
+/// Mixed second derivatives: `eps1` seeded on `v`, `eps2` on `q`, `eps1eps2` = `∂²/∂v∂q`. One
+/// flat number instead of first-order duals nested in first-order duals (same parts, about a
+/// third of the time: benches/README.md, "The mixed pass on one flat hyper-dual number").
+type X<const H: usize> = HyperDualVec<f64, Const<H>, Const<H>>;
 
 /// The number of seeded coordinates `H = N − D` of a term declared translation invariant in
 /// dimension `D` (0: not declared, or `D` does not divide `N`).
@@ -64,13 +67,22 @@ fn seed2<const N: usize, const H: usize>(x: &SVector<f64, N>) -> SVector<S2<H>, 
     })
 }
 
-/// `x` on first-over-first-order duals, the outer one seeded on `x₂ … x_P`.
+/// `q` and `v` on hyper-dual numbers: `v` seeded in the first part, `q` in the second, both on
+/// `x₂ … x_P`.
 #[inline]
-fn seed_outer<const N: usize, const H: usize>(x: &SVector<f64, N>) -> SVector<O<H>, N> {
-    seeded::<_, N, H>(x, |x, i| match i {
-        Some(i) => O::from_re(Vec1::from_re(x)).derivative(i),
-        None => O::from_re(Vec1::from_re(x)),
-    })
+fn seed_mixed<const N: usize, const H: usize>(
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+) -> (SVector<X<H>, N>, SVector<X<H>, N>) {
+    let qx = seeded::<_, N, H>(q, |x, i| match i {
+        Some(i) => X::from_re(x).derivative2(i),
+        None => X::from_re(x),
+    });
+    let vx = seeded::<_, N, H>(v, |x, i| match i {
+        Some(i) => X::from_re(x).derivative1(i),
+        None => X::from_re(x),
+    });
+    (qx, vx)
 }
 
 /// `E g`: a gradient in `x₂ … x_P` extended to all points (`∂/∂x₁ = −Σ_p ∂/∂x_p`).
@@ -174,8 +186,8 @@ type ForcePass<const N: usize, const H: usize> = (
     SMatrix<f64, N, H>,
 );
 
-/// `∂R/∂v` (in `x₂ … x_P`), `Q`, and their derivatives in `q`: `R` on duals seeded on `v`
-/// outside and `q` inside, `Q` on duals seeded on `q`.
+/// `∂R/∂v` (in `x₂ … x_P`), `Q`, and their derivatives in `q`: `R` on hyper-dual numbers
+/// seeded on `v` and `q`, `Q` on duals seeded on `q`.
 #[inline(never)]
 fn dissipation_force_q<T: Term<N>, const N: usize, const H: usize>(
     term: &T,
@@ -183,16 +195,13 @@ fn dissipation_force_q<T: Term<N>, const N: usize, const H: usize>(
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
 ) -> ForcePass<N, H> {
+    let (qx, vx) = seed_mixed::<N, H>(q, v);
+    let r = term.dissipation(X::from_re(t), &qx, &vx);
+    let rv = r.eps1.unwrap_generic(Const::<H>, U1);
+    let rvq = r.eps1eps2.unwrap_generic(Const::<H>, Const::<H>);
     let qi = seed1::<N, H>(q);
-    let vd = seed_outer::<N, H>(v);
-    let r = term.dissipation(O::from_re(Vec1::from_re(t)), &qi.map(O::from_re), &vd);
-    let r = r.eps.unwrap_generic(Const::<H>, U1);
-    let mut rvq = SMatrix::<f64, H, H>::zeros();
-    for i in 0..H {
-        rvq.set_row(i, &r[i].eps.unwrap_generic(Const::<H>, U1).transpose());
-    }
     let f = term.force(Vec1::from_re(t), &qi, &v.map(Vec1::from_re));
-    (r.map(|x| x.re), rvq, f.map(|x| x.re), jacobian_rows(&f))
+    (rv, rvq, f.map(|x| x.re), jacobian_rows(&f))
 }
 
 /// As [`dissipation_force_q`] with the derivatives in `v`: one second-order pass of `R`.

@@ -9,9 +9,9 @@
 //!
 //! The residual takes two first-order passes (`V` seeded on `q`, `R` seeded on `v`) instead of
 //! the general path's nested pass through `d/dt ∂L/∂v`; the stiffness block one second-order
-//! pass of `V` and, with dissipation or forces, a first-over-first pass of `R` (seeded on `v`
-//! outside, `q` inside); the damping block one second-order pass of `R` on `v`. No third
-//! derivatives.
+//! pass of `V` and, with dissipation or forces, one mixed pass of `R` on hyper-dual numbers
+//! (seeded on `v` and on `q`, keeping only `∂²R/∂v∂q` of the second derivatives); the damping
+//! block one second-order pass of `R` on `v`. No third derivatives.
 //!
 //! A `Structure::PointMasses` term (kinetic energy a constant quadratic form in the velocities
 //! of points of any form) has the residual `Σ_a J_aᵀ Σ_b m_ab ẍ_b + ∇V + ∂R/∂v − Q`: its
@@ -26,7 +26,7 @@ use super::relative;
 use crate::model::kernel::KernelCoefficients;
 use crate::model::{Structure, Term};
 use nalgebra::{Const, SMatrix, SVector, U1};
-use num_dual::{Dual2, Dual2SVec, DualSVec};
+use num_dual::{Dual2, Dual2SVec, DualSVec, HyperDualVec};
 
 type Vec1<const N: usize> = DualSVec<f64, N>;
 
@@ -75,8 +75,8 @@ fn dissipation_force<T: Term<N>, const N: usize>(
     rv - term.force(t, q, v)
 }
 
-/// `∂R/∂v − Q` and its derivative in `q`: `R` on duals seeded on `v` outside and `q` inside,
-/// `Q` on duals seeded on `q`.
+/// `∂R/∂v − Q` and its derivative in `q`: `R` on hyper-dual numbers (`eps1` seeded on `v`,
+/// `eps2` on `q`, `eps1eps2` = `∂²R/∂v∂q`), `Q` on duals seeded on `q`.
 #[inline]
 fn dissipation_force_q<T: Term<N>, const N: usize>(
     term: &T,
@@ -84,22 +84,20 @@ fn dissipation_force_q<T: Term<N>, const N: usize>(
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
 ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-    type O<const N: usize> = DualSVec<Vec1<N>, N>;
+    type X<const N: usize> = HyperDualVec<f64, Const<N>, Const<N>>;
+    let qx = SVector::<X<N>, N>::from_fn(|i, _| X::from_re(q[i]).derivative2(i));
+    let vx = SVector::<X<N>, N>::from_fn(|i, _| X::from_re(v[i]).derivative1(i));
+    let r = term.dissipation(X::from_re(t), &qx, &vx);
     let qi = SVector::<Vec1<N>, N>::from_fn(|i, _| Vec1::from_re(q[i]).derivative(i));
-    let qd = qi.map(O::from_re);
-    let vd = SVector::<O<N>, N>::from_fn(|i, _| O::from_re(Vec1::from_re(v[i])).derivative(i));
-    let rv = term
-        .dissipation(O::from_re(Vec1::from_re(t)), &qd, &vd)
-        .eps
-        .unwrap_generic(Const::<N>, U1);
     let f = term.force(Vec1::from_re(t), &qi, &v.map(Vec1::from_re));
-    let mut k = SMatrix::<f64, N, N>::zeros();
-    let mut g = SVector::<f64, N>::zeros();
+    let mut k = r.eps1eps2.unwrap_generic(Const::<N>, Const::<N>);
+    let mut g = r.eps1.unwrap_generic(Const::<N>, U1);
     for i in 0..N {
-        g[i] = rv[i].re - f[i].re;
-        let row =
-            rv[i].eps.unwrap_generic(Const::<N>, U1) - f[i].eps.unwrap_generic(Const::<N>, U1);
-        k.set_row(i, &row.transpose());
+        g[i] -= f[i].re;
+        let row = f[i].eps.unwrap_generic(Const::<N>, U1);
+        for j in 0..N {
+            k[(i, j)] -= row[j];
+        }
     }
     (g, k)
 }
