@@ -77,7 +77,7 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
         &self.indices[e]
     }
     fn add_residual(&self, p: &Point, scale: f64, r: &mut [f64]) {
-        if let Some(colors) = &self.colors {
+        if let Some(schedule) = &self.schedule {
             let out = Shared::new(r);
             let one = |&e: &u32| {
                 let (k, idx) = (&self.kernels[e as usize], &self.indices[e as usize]);
@@ -90,7 +90,7 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
                     unsafe { out.add(idx[i], scale * rl[i]) };
                 }
             };
-            in_schedule(colors, one);
+            in_schedule(schedule, one);
             return;
         }
         for (k, idx) in self.kernels.iter().zip(&self.indices) {
@@ -117,7 +117,7 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
             damping: scale * c.damping,
             stiffness: scale * c.stiffness,
         };
-        if let Some(colors) = &self.colors {
+        if let Some(schedule) = &self.schedule {
             let (out, vals) = (Shared::new(r), Shared::new(values));
             let one = |&e: &u32| {
                 let e = e as usize;
@@ -136,7 +136,7 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
                     }
                 }
             };
-            in_schedule(colors, one);
+            in_schedule(schedule, one);
             return;
         }
         for ((k, idx), sl) in self
@@ -203,13 +203,13 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
         self.kernels[e].dense_blocks(p.t, q.as_slice(), v.as_slice(), a.as_slice())
     }
     fn set_parallel(&mut self, on: bool, n: usize) {
-        self.colors = match on && K::PARALLEL && self.kernels.len() >= PARALLEL_MIN_ELEMENTS {
+        self.schedule = match on && K::PARALLEL && self.kernels.len() >= PARALLEL_MIN_ELEMENTS {
             true => Schedule::new(&self.indices, n),
             false => None,
         };
     }
     fn colors(&self) -> usize {
-        self.colors.as_ref().map_or(0, |s| s.colors.len())
+        self.schedule.as_ref().map_or(0, |s| s.colors.len())
     }
 }
 

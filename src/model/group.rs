@@ -21,7 +21,7 @@ pub struct TermGroup<K, const N: usize> {
     /// For a large group: its elements in blocks, the blocks by color, no two blocks of one
     /// color sharing a coordinate, so the blocks of a color are assembled in parallel
     /// ([`Schedule`]).
-    pub(crate) colors: Option<Schedule>,
+    pub(crate) schedule: Option<Schedule>,
 }
 
 /// Groups with at least this many elements are assembled block by block in parallel.
@@ -88,7 +88,7 @@ impl<K, const N: usize> TermGroup<K, N> {
         Self {
             kernels: Vec::new(),
             indices: Vec::new(),
-            colors: None,
+            schedule: None,
         }
     }
 }
