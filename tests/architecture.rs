@@ -182,6 +182,24 @@ fn imports_follow_the_pipeline() {
     );
 }
 
+/// What `spec` reaches in `library` (the spherical chain's description, model and `Problem`)
+/// names no layer that runs a solver: the file reader builds problems and runs nothing.
+#[test]
+fn spec_reaches_no_solver_through_library() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let spec = fs::read_to_string(src.join("spec/chain.rs")).unwrap();
+    assert!(spec.contains("crate::library::spherical_chain::{"));
+    for f in [
+        "library/spherical_chain/mod.rs",
+        "library/spherical_chain/problem.rs",
+    ] {
+        let names = named_modules(&fs::read_to_string(src.join(f)).unwrap(), "crate::");
+        for layer in ["solve", "simulation", "output", "run", "analysis"] {
+            assert!(!names.contains(layer), "{f} imports '{layer}'");
+        }
+    }
+}
+
 #[test]
 fn files_and_functions_stay_small() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

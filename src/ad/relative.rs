@@ -22,8 +22,9 @@ use num_dual::{Dual2SVec, DualSVec, HyperDualVec};
 type Vec1<const H: usize> = DualSVec<f64, H>;
 type S2<const H: usize> = Dual2SVec<f64, H>;
 /// Mixed second derivatives: `eps1` seeded on `v`, `eps2` on `q`, `eps1eps2` = `∂²/∂v∂q`. One
-/// flat number instead of first-order duals nested in first-order duals (same parts, about a
-/// third of the time: benches/README.md, "The mixed pass on one flat hyper-dual number").
+/// flat number instead of first-order duals nested in first-order duals (same parts; the 3D
+/// spring's Jacobian 417–448 → 313–315 ns: benches/README.md, "The mixed pass on one flat
+/// hyper-dual number").
 type X<const H: usize> = HyperDualVec<f64, Const<H>, Const<H>>;
 
 /// The number of seeded coordinates `H = N − D` of a term declared translation invariant in

@@ -22,22 +22,17 @@
 //!
 //! so the model is a sum of terms on one rod or on a pair of rods (2–6 coordinates each).
 
+mod problem;
 mod run;
-pub use run::ChartLog;
+pub use problem::ChartLog;
+pub use run::{ChainRun, Integrator};
 
 use crate::error::Error;
-use crate::model::geometry::{
-    CustomPoint, Geometry, Momenta, NamedPoint, PointKind, PointMap, Quantities,
-};
-use crate::model::{Model, StateView, Term};
-use crate::output::{Control, Event};
-use crate::simulation::Simulation;
-use crate::solve::{GenAlphaOptions, Method, Problem, Restart, Rk4Options};
+use crate::model::{Model, Term};
 use nalgebra::{SVector, Vector3};
 use num_dual::DualNum;
 use serde::Serialize;
 use std::f64::consts::TAU;
-use std::sync::{Arc, Mutex};
 
 /// Which spherical chart a rod uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -363,26 +358,6 @@ pub struct SphericalChain {
     pub switch_below: f64,
     /// Current time.
     pub t: f64,
-}
-
-/// Which integrator [`SphericalChain::simulate`] uses.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Integrator {
-    /// Generalized-α with this ρ∞.
-    GenAlpha(f64),
-    /// Classical explicit Runge–Kutta of order 4.
-    Rk4,
-}
-
-/// Result of [`SphericalChain::simulate`].
-#[derive(Clone, Debug)]
-pub struct ChainRun {
-    /// Diagnostics at the output steps (the initial state first).
-    pub records: Vec<Diagnostics>,
-    /// Chart switches made (time, rod index, new chart).
-    pub switches: Vec<(f64, usize, Chart)>,
-    /// Newton iterations (generalized-α) over the run.
-    pub newton_iterations: usize,
 }
 
 impl SphericalChain {
