@@ -112,8 +112,9 @@ fn screenshot(page: &Path, frame: &str) -> (u32, u32, Vec<[u8; 3]>) {
     pixels(&shot)
 }
 
-/// A run of a bundled file with the given extra arguments, animated at `fps`.
-fn animated(file: &str, args: &[&str], fps: &str) -> (PathBuf, Movie) {
+/// A run of a bundled file with the given extra arguments, animated at `fps`: the run's
+/// directory (its page is `animation.html`) and the movie.
+fn animated(file: &str, args: &[&str], fps: &str) -> (TmpDir, Movie) {
     let out = tmp(&format!("browser-{}", file.trim_end_matches(".yaml")));
     let o = run(
         &[
@@ -137,7 +138,7 @@ fn animated(file: &str, args: &[&str], fps: &str) -> (PathBuf, Movie) {
         ..Default::default()
     };
     let movie = Movie::load(&out, &opts).unwrap();
-    (out.join("animation.html"), movie)
+    (out, movie)
 }
 
 /// The page draws each point of frames `k` and last within a pixel of the projection of the
@@ -234,16 +235,16 @@ fn check_page(page: &Path, movie: &Movie, k: usize, moved_share: f64) {
 
 #[test]
 fn a_2d_mechanism_in_the_browser() {
-    let (page, movie) = animated("andrews.yaml", &[], "1000");
+    let (out, movie) = animated("andrews.yaml", &[], "1000");
     assert!(movie.frames.len() > 20);
-    check_page(&page, &movie, 7, 0.9);
+    check_page(&out.join("animation.html"), &movie, 7, 0.9);
 }
 
 #[test]
 fn a_3d_rigid_body_in_the_browser() {
-    let (page, movie) = animated("tennis_racket.yaml", &["--t-end", "2"], "20");
+    let (out, movie) = animated("tennis_racket.yaml", &["--t-end", "2"], "20");
     assert_eq!(movie.dim, 3);
-    check_page(&page, &movie, 5, 0.9);
+    check_page(&out.join("animation.html"), &movie, 5, 0.9);
 }
 
 #[test]
@@ -256,10 +257,10 @@ fn the_cloth_in_the_browser() {
         "--output-every",
         "10",
     ];
-    let (page, movie) = animated("cloth.yaml", &args, "200");
+    let (out, movie) = animated("cloth.yaml", &args, "200");
     assert_eq!(movie.frames.len(), 51);
     assert_eq!(movie.moving.len(), 8100);
-    check_page(&page, &movie, 20, 0.5);
+    check_page(&out.join("animation.html"), &movie, 20, 0.5);
 }
 
 #[test]

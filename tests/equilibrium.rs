@@ -231,9 +231,12 @@ fn an_unsupported_mass_has_no_equilibrium() {
     }
 }
 
-fn temp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("lagrangian-eq-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+mod common;
+
+/// A directory path that does not exist yet (the command creates it), removed after the test.
+fn temp(name: &str) -> common::TmpDir {
+    let d = common::tmp(&format!("eq-{name}"));
+    std::fs::remove_dir(&d).unwrap();
     d
 }
 
@@ -293,7 +296,6 @@ fn the_equilibrium_command_writes_the_report_the_scene_and_the_search() {
     let col = header.iter().position(|c| *c == "B.y").unwrap();
     assert!((last[col] - want).abs() < 1e-11);
     assert!(out.join("scene.json").exists() && out.join("animation.html").exists());
-    std::fs::remove_dir_all(&out).ok();
 }
 
 #[test]
@@ -321,5 +323,4 @@ fn the_equilibrium_command_says_why_there_is_none() {
         "{stderr}"
     );
     assert!(!dir.join("out").join("equilibrium.json").exists());
-    std::fs::remove_dir_all(&dir).ok();
 }

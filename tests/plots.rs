@@ -1,19 +1,15 @@
 //! `lagrangian plot` produces valid PNG and SVG files of the requested size, for a mechanism run
 //! and for a spherical-pendulum (after the PHYS389 3D N-pendulum simulator) run; bad requests are clear errors.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lagrangian"))
 }
 
-fn tmp(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("lagrangian-plot-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+mod common;
+use common::tmp;
 
 /// Width and height from a PNG's IHDR chunk, after checking the signature.
 fn png_size(path: &Path) -> (u32, u32) {
@@ -177,7 +173,8 @@ fn spherical_pendulum_file_runs_with_diagnostics_and_plots() {
     let text = run_ok(&["check", &file]);
     assert!(text.contains("P3 = ("), "{text}");
     // a bad pendulum file names the place
-    let bad = tmp("chain-bad").join("bad.yaml");
+    let bad_dir = tmp("chain-bad");
+    let bad = bad_dir.join("bad.yaml");
     std::fs::write(
         &bad,
         "timedelta: 1e-3\nsteps: 10\npendula:\n  - { length: 1, mass: -1, theta: 0.5, phi: 0 }\n",

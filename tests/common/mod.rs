@@ -7,7 +7,41 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub static N: AtomicUsize = AtomicUsize::new(0);
 
-pub fn tmp(tag: &str) -> PathBuf {
+/// A fresh directory under the system's temporary directory, removed when the value is
+/// dropped — unless the test is panicking, so that a failing test leaves its files to inspect.
+pub struct TmpDir(PathBuf);
+
+impl std::ops::Deref for TmpDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TmpDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for TmpDir {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for TmpDir {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("kept for inspection: {}", self.0.display());
+        } else {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// A fresh, empty [`TmpDir`] named after the test process, a counter and `tag`.
+pub fn tmp(tag: &str) -> TmpDir {
     let d = std::env::temp_dir().join(format!(
         "lagrangian-cli-{}-{}-{tag}",
         std::process::id(),
@@ -15,7 +49,7 @@ pub fn tmp(tag: &str) -> PathBuf {
     ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    d
+    TmpDir(d)
 }
 
 pub fn bin() -> Command {
@@ -40,7 +74,7 @@ pub fn summary(dir: &Path) -> serde_json::Value {
 }
 
 /// `lagrangian run` on a bundled file up to `t_end`, into a fresh directory; it must succeed.
-pub fn run_bundled(file: &str, t_end: &str) -> PathBuf {
+pub fn run_bundled(file: &str, t_end: &str) -> TmpDir {
     let out = tmp(file.trim_end_matches(".yaml"));
     let o = run(
         &[
