@@ -144,5 +144,35 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, spring_kernels, particle_kernels, bench);
+/// What the Newton iteration asks of a general term: the residual and the weighted Jacobian
+/// `c_M M + c_D ∂r/∂v + c_K ∂r/∂q` (`TermKernel::jacobian`).
+fn weighted(c: &mut Criterion) {
+    let w = KernelCoefficients {
+        mass: 1.0,
+        damping: 0.5,
+        stiffness: 0.25,
+    };
+    let dp = TermAd::<_, 2>::new(DoublePendulum {
+        m: [1.0, 0.6],
+        l: [1.0, 0.7],
+        g: 9.81,
+    });
+    let (q2, v2, a2) = (
+        SVector::<f64, 2>::from([1.2, -0.4]),
+        SVector::<f64, 2>::from([0.3, 1.5]),
+        SVector::<f64, 2>::from([0.1, -0.2]),
+    );
+    c.bench_function("double_pendulum/weighted_jacobian", |b| {
+        b.iter(|| dp.jacobian(0.0, black_box(&q2), black_box(&v2), &a2, &w))
+    });
+    let an = TermAd::<_, 7>::new(Andrews::default());
+    let q7 = SVector::<f64, 7>::from(lagrangian::library::andrews::Q0);
+    let v7 = SVector::<f64, 7>::from([1.0, -2.0, 0.5, 0.3, -0.2, 0.1, 0.4]);
+    let a7 = SVector::<f64, 7>::zeros();
+    c.bench_function("andrews/weighted_jacobian", |b| {
+        b.iter(|| an.jacobian(0.0, black_box(&q7), black_box(&v7), &a7, &w))
+    });
+}
+
+criterion_group!(benches, spring_kernels, particle_kernels, bench, weighted);
 criterion_main!(benches);

@@ -71,20 +71,36 @@ fn worst<T: Term<N> + Clone + 'static, const N: usize>(term: T, expected: Struct
             assert!((b.r[i] - f[0][i]).abs() <= 1e-12 * (1.0 + f[0][i].abs()));
             assert!((r[i] - f[0][i]).abs() <= 1e-12 * (1.0 + f[0][i].abs()));
         }
-        // all three weights at once: the sum of the blocks, and the same residual
-        let c = KernelCoefficients {
-            mass: 0.7,
-            damping: -0.3,
-            stiffness: 1.9,
-        };
+        // weights in one pass (the Newton direction), declared and general paths alike: the
+        // weighted sum of the general path's blocks, and the same residual
+        let g = general.dense_blocks(t, &q, &v, &a);
         let sv = |x: &[f64]| SVector::<f64, N>::from_column_slice(x);
-        let (rc, j) = fast.jacobian(t, &sv(&q), &sv(&v), &sv(&a), &c);
-        let want = &f[1] * c.mass + &f[2] * c.damping + &f[3] * c.stiffness;
-        let scale = 1.0 + want.abs().max();
-        for i in 0..N {
-            assert!((rc[i] - f[0][i]).abs() <= 1e-12 * (1.0 + f[0][i].abs()));
-            for k in 0..N {
-                assert!((j[(i, k)] - want[(i, k)]).abs() <= 1e-12 * scale);
+        let (qs, vs, as_) = (sv(&q), sv(&v), sv(&a));
+        for (mass, damping, stiffness) in [
+            (0.7, -0.3, 1.9),
+            (0.0, 0.0, 1.0),
+            (0.0, 1.0, 0.0),
+            (1.0, 0.0, 0.0),
+            (0.4, 2.0, 0.0),
+        ] {
+            let c = KernelCoefficients {
+                mass,
+                damping,
+                stiffness,
+            };
+            let want = &g[1] * mass + &g[2] * damping + &g[3] * stiffness;
+            let scale = 1.0 + want.abs().max();
+            for (rc, j) in [
+                fast.jacobian(t, &qs, &vs, &as_, &c),
+                general.jacobian(t, &qs, &vs, &as_, &c),
+            ] {
+                for i in 0..N {
+                    assert!((rc[i] - g[0][i]).abs() <= 1e-12 * (1.0 + g[0][i].abs()));
+                    for k in 0..N {
+                        let e = (j[(i, k)] - want[(i, k)]).abs();
+                        assert!(e <= 1e-12 * scale, "{c:?}: J[{i},{k}] off by {e:e}");
+                    }
+                }
             }
         }
     }

@@ -21,6 +21,7 @@
 //! assembly calls and what tests compare with closed forms and finite differences.
 
 mod builder;
+mod passes;
 pub mod place;
 mod relative;
 mod structured;
@@ -453,9 +454,45 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
     }
 }
 
-/// The residual and `J = c_M M + c_D ∂r/∂v + c_K ∂r/∂q` with only the AD passes the weights
-/// need: the pass seeded on `q` for `c_K ≠ 0`, the pass seeded on `v` (which also gives `M`) for
-/// `c_M ≠ 0` or `c_D ≠ 0`.
+/// The residual and `J = c_M ∂r/∂a + c_D ∂r/∂v + c_K ∂r/∂q` by one pass on first-order duals
+/// seeded along the Newton direction `(q, v, a) + εᵢ (c_K, c_D, c_M) eᵢ`: `∂r/∂εᵢ` is column
+/// `i` of `J` (one pass instead of the stiffness and velocity passes, whose blocks it would
+/// weight and add).
+#[inline]
+fn newton_pass<T: Term<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+    a: &SVector<f64, N>,
+    c: &KernelCoefficients,
+) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+    type S<const N: usize> = DualSVec<f64, N>;
+    let seed = |x: &SVector<f64, N>, w: f64| {
+        SVector::<S<N>, N>::from_fn(|i, _| {
+            let mut s = S::from_re(x[i]);
+            s.eps = num_dual::Derivative::derivative_generic(Const::<N>, U1, i) * w;
+            s
+        })
+    };
+    let (r, _) = el_residual(
+        term,
+        S::from_re(t),
+        &seed(q, c.stiffness),
+        &seed(v, c.damping),
+        &seed(a, c.mass),
+    );
+    let mut j = SMatrix::<f64, N, N>::zeros();
+    for i in 0..N {
+        j.set_row(i, &r[i].eps.unwrap_generic(Const::<N>, U1).transpose());
+    }
+    (r.map(|x| x.re), j)
+}
+
+/// The residual and `J = c_M M + c_D ∂r/∂v + c_K ∂r/∂q`: the [`newton_pass`]; without `c_D`
+/// and `c_K` (the matrix of a state's accelerations: explicit methods, consistent initial
+/// values) the residual and `M = ∂²L/∂v²` alone; with `c_K` alone (equilibria, modes) the pass
+/// seeded on `q` alone.
 fn weighted_blocks<T: Term<N>, const N: usize>(
     term: &T,
     t: f64,
@@ -465,25 +502,14 @@ fn weighted_blocks<T: Term<N>, const N: usize>(
     c: &KernelCoefficients,
 ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
     if c.stiffness == 0.0 && c.damping == 0.0 {
-        // the matrix of a state's accelerations (explicit methods, consistent initial values):
-        // the residual and M = ∂²L/∂v² alone, without the damping block of the velocity pass
         let (r, _) = el_residual(term, t, q, v, a);
         return (r, mass_pass(term, t, q, v) * c.mass);
     }
-    let mut j = SMatrix::<f64, N, N>::zeros();
-    let mut r = None;
-    if c.stiffness != 0.0 {
-        let (rq, k) = stiffness_pass(term, t, q, v, a);
-        j = k * c.stiffness;
-        r = Some(rq);
+    if c.mass == 0.0 && c.damping == 0.0 {
+        let (r, k) = stiffness_pass(term, t, q, v, a);
+        return (r, k * c.stiffness);
     }
-    if c.mass != 0.0 || c.damping != 0.0 {
-        let (rv, d, m) = velocity_pass(term, t, q, v, a);
-        j += m * c.mass + d * c.damping;
-        r = Some(rv);
-    }
-    let r = r.unwrap_or_else(|| el_residual(term, t, q, v, a).0);
-    (r, j)
+    newton_pass(term, t, q, v, a, c)
 }
 
 impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {

@@ -14,18 +14,10 @@
 //! spring the passes run on 3 seeds instead of 6: a second-order vector dual carries 13 numbers
 //! instead of 43.
 
+use super::passes;
 use crate::model::kernel::KernelCoefficients;
 use crate::model::Term;
-use nalgebra::{Const, SMatrix, SVector, U1};
-use num_dual::{Dual2SVec, DualSVec, HyperDualVec};
-
-type Vec1<const H: usize> = DualSVec<f64, H>;
-type S2<const H: usize> = Dual2SVec<f64, H>;
-/// Mixed second derivatives: `eps1` seeded on `v`, `eps2` on `q`, `eps1eps2` = `∂²/∂v∂q`. One
-/// flat number instead of first-order duals nested in first-order duals (same parts; the 3D
-/// spring's Jacobian 417–448 → 313–315 ns: benches/README.md, "The mixed pass on one flat
-/// hyper-dual number").
-type X<const H: usize> = HyperDualVec<f64, Const<H>, Const<H>>;
+use nalgebra::{SMatrix, SVector};
 
 /// The number of seeded coordinates `H = N − D` of a term declared translation invariant in
 /// dimension `D` (0: not declared, or `D` does not divide `N`).
@@ -34,56 +26,6 @@ const fn reduced<T: Term<N>, const N: usize>() -> usize {
         Some(d) if d > 0 && d < N && N.is_multiple_of(d) => N - d,
         _ => 0,
     }
-}
-
-/// `x` as duals seeded on its last `H` coordinates (points `x₂ … x_P`): `seed(x_i, Some(k))`
-/// for the `k`-th of them, `seed(x_i, None)` for the first point.
-#[inline]
-fn seeded<S, const N: usize, const H: usize>(
-    x: &SVector<f64, N>,
-    seed: impl Fn(f64, Option<usize>) -> S,
-) -> SVector<S, N>
-where
-    S: nalgebra::Scalar,
-{
-    let d = N - H;
-    SVector::from_fn(|i, _| seed(x[i], i.checked_sub(d)))
-}
-
-/// `x` on first-order duals seeded on `x₂ … x_P`.
-#[inline]
-fn seed1<const N: usize, const H: usize>(x: &SVector<f64, N>) -> SVector<Vec1<H>, N> {
-    seeded::<_, N, H>(x, |x, i| match i {
-        Some(i) => Vec1::from_re(x).derivative(i),
-        None => Vec1::from_re(x),
-    })
-}
-
-/// `x` on second-order duals seeded on `x₂ … x_P`.
-#[inline]
-fn seed2<const N: usize, const H: usize>(x: &SVector<f64, N>) -> SVector<S2<H>, N> {
-    seeded::<_, N, H>(x, |x, i| match i {
-        Some(i) => S2::from_re(x).derivative(i),
-        None => S2::from_re(x),
-    })
-}
-
-/// `q` and `v` on hyper-dual numbers: `v` seeded in the first part, `q` in the second, both on
-/// `x₂ … x_P`.
-#[inline]
-fn seed_mixed<const N: usize, const H: usize>(
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
-) -> (SVector<X<H>, N>, SVector<X<H>, N>) {
-    let qx = seeded::<_, N, H>(q, |x, i| match i {
-        Some(i) => X::from_re(x).derivative2(i),
-        None => X::from_re(x),
-    });
-    let vx = seeded::<_, N, H>(v, |x, i| match i {
-        Some(i) => X::from_re(x).derivative1(i),
-        None => X::from_re(x),
-    });
-    (qx, vx)
 }
 
 /// `E g`: a gradient in `x₂ … x_P` extended to all points (`∂/∂x₁ = −Σ_p ∂/∂x_p`).
@@ -128,16 +70,6 @@ fn expand_mat<const N: usize, const H: usize>(
     out
 }
 
-/// The columns of the derivative parts of `N` duals seeded on `H` coordinates (`N × H`).
-#[inline]
-fn jacobian_rows<const N: usize, const H: usize>(f: &SVector<Vec1<H>, N>) -> SMatrix<f64, N, H> {
-    let mut m = SMatrix::<f64, N, H>::zeros();
-    for i in 0..N {
-        m.set_row(i, &f[i].eps.unwrap_generic(Const::<H>, U1).transpose());
-    }
-    m
-}
-
 /// `∇V + ∂R/∂v − Q` with passes on `H` seeds. Always inlined: into the assembly's loop over a
 /// group, where the gathered inputs stay in registers.
 #[inline(always)]
@@ -147,82 +79,12 @@ fn residual_h<T: Term<N>, const N: usize, const H: usize>(
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
 ) -> SVector<f64, N> {
-    let qd = seed1::<N, H>(q);
-    let mut g = term
-        .potential(Vec1::from_re(t), &qd)
-        .eps
-        .unwrap_generic(Const::<H>, U1);
+    let mut g = passes::potential_gradient::<T, N, H>(term, t, q);
     if !term.has_dissipation_or_force() {
         return expand_vec(&g);
     }
-    let vd = seed1::<N, H>(v);
-    g += term
-        .dissipation(Vec1::from_re(t), &q.map(Vec1::from_re), &vd)
-        .eps
-        .unwrap_generic(Const::<H>, U1);
+    g += passes::dissipation_gradient::<T, N, H>(term, t, q, v);
     expand_vec(&g) - term.force(t, q, v)
-}
-
-/// `∇V` and `∇²V` in `x₂ … x_P` by one second-order pass. Not inlined (nor the other
-/// Jacobian passes): each stays small enough for num-dual's operators to be inlined into it.
-#[inline(never)]
-fn potential_hessian<T: Term<N>, const N: usize, const H: usize>(
-    term: &T,
-    t: f64,
-    q: &SVector<f64, N>,
-) -> (SVector<f64, H>, SMatrix<f64, H, H>) {
-    let qd = seed2::<N, H>(q);
-    let pot = term.potential(S2::from_re(t), &qd);
-    (
-        pot.v1.unwrap_generic(U1, Const::<H>).transpose(),
-        pot.v2.unwrap_generic(Const::<H>, Const::<H>),
-    )
-}
-
-/// `∂R/∂v` and its derivative (in `x₂ … x_P`), `Q` and its derivative (all rows).
-type ForcePass<const N: usize, const H: usize> = (
-    SVector<f64, H>,
-    SMatrix<f64, H, H>,
-    SVector<f64, N>,
-    SMatrix<f64, N, H>,
-);
-
-/// `∂R/∂v` (in `x₂ … x_P`), `Q`, and their derivatives in `q`: `R` on hyper-dual numbers
-/// seeded on `v` and `q`, `Q` on duals seeded on `q`.
-#[inline(never)]
-fn dissipation_force_q<T: Term<N>, const N: usize, const H: usize>(
-    term: &T,
-    t: f64,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
-) -> ForcePass<N, H> {
-    let (qx, vx) = seed_mixed::<N, H>(q, v);
-    let r = term.dissipation(X::from_re(t), &qx, &vx);
-    let rv = r.eps1.unwrap_generic(Const::<H>, U1);
-    let rvq = r.eps1eps2.unwrap_generic(Const::<H>, Const::<H>);
-    let qi = seed1::<N, H>(q);
-    let f = term.force(Vec1::from_re(t), &qi, &v.map(Vec1::from_re));
-    (rv, rvq, f.map(|x| x.re), jacobian_rows(&f))
-}
-
-/// As [`dissipation_force_q`] with the derivatives in `v`: one second-order pass of `R`.
-#[inline(never)]
-fn dissipation_force_v<T: Term<N>, const N: usize, const H: usize>(
-    term: &T,
-    t: f64,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
-) -> ForcePass<N, H> {
-    let vd = seed2::<N, H>(v);
-    let r = term.dissipation(S2::from_re(t), &q.map(S2::from_re), &vd);
-    let vs = seed1::<N, H>(v);
-    let f = term.force(Vec1::from_re(t), &q.map(Vec1::from_re), &vs);
-    (
-        r.v1.unwrap_generic(U1, Const::<H>).transpose(),
-        r.v2.unwrap_generic(Const::<H>, Const::<H>),
-        f.map(|x| x.re),
-        jacobian_rows(&f),
-    )
 }
 
 /// `∇V + ∂R/∂v − Q` and `c_K (∇²V + ∂²R/∂v∂q − ∂Q/∂q) + c_D (∂²R/∂v² − ∂Q/∂v)` with passes on
@@ -239,36 +101,22 @@ fn weighted_h<T: Term<N>, const N: usize, const H: usize>(
     if c.stiffness == 0.0 && (c.damping == 0.0 || !has_rq) {
         return (residual_h::<T, N, H>(term, t, q, v), SMatrix::zeros());
     }
-    let mut a = SMatrix::<f64, H, H>::zeros();
-    let mut g = if c.stiffness != 0.0 {
-        let (g, k) = potential_hessian::<T, N, H>(term, t, q);
-        a += k * c.stiffness;
-        g
+    let (mut g, mut a) = if c.stiffness != 0.0 {
+        let (g, k) = passes::potential_hessian::<T, N, H>(term, t, q);
+        (g, k * c.stiffness)
     } else {
-        let qd = seed1::<N, H>(q);
-        let pot = term.potential(Vec1::from_re(t), &qd);
-        pot.eps.unwrap_generic(Const::<H>, U1)
+        (
+            passes::potential_gradient::<T, N, H>(term, t, q),
+            SMatrix::zeros(),
+        )
     };
     if !has_rq {
         return (expand_vec(&g), expand_mat(&a, None));
     }
-    let mut b = SMatrix::<f64, N, H>::zeros();
-    let mut pass = None;
-    if c.stiffness != 0.0 {
-        let p = dissipation_force_q::<T, N, H>(term, t, q, v);
-        a += p.1 * c.stiffness;
-        b += p.3 * c.stiffness;
-        pass = Some(p);
-    }
-    if c.damping != 0.0 {
-        let p = dissipation_force_v::<T, N, H>(term, t, q, v);
-        a += p.1 * c.damping;
-        b += p.3 * c.damping;
-        pass = Some(p);
-    }
-    let (rv, _, force, _) = pass.expect("a pass with c_K or c_D ran");
-    g += rv;
-    (expand_vec(&g) - force, expand_mat(&a, Some(&b)))
+    let p = passes::dissipation_force_newton::<T, N, H>(term, t, q, v, c.stiffness, c.damping);
+    g += p.rv;
+    a += p.a;
+    (expand_vec(&g) - p.force, expand_mat(&a, Some(&p.b)))
 }
 
 /// Calls `$call` with `H` the reduced size of a translation-invariant term, chosen at compile

@@ -8,10 +8,10 @@
 //! ```
 //!
 //! The residual takes two first-order passes (`V` seeded on `q`, `R` seeded on `v`) instead of
-//! the general path's nested pass through `d/dt ∂L/∂v`; the stiffness block one second-order
-//! pass of `V` and, with dissipation or forces, one mixed pass of `R` on hyper-dual numbers
-//! (seeded on `v` and on `q`, keeping only `∂²R/∂v∂q` of the second derivatives); the damping
-//! block one second-order pass of `R` on `v`. No third derivatives.
+//! the general path's nested pass through `d/dt ∂L/∂v`; the weighted Jacobian
+//! `c_M M + c_D ∂r/∂v + c_K ∂r/∂q` one second-order pass of `V` and, with dissipation or
+//! forces, one pass of `R` on hyper-dual numbers along the Newton direction
+//! (`∂R/∂v` and `c_K ∂²R/∂v∂q + c_D ∂²R/∂v²` at once, [`passes`]). No third derivatives.
 //!
 //! A `Structure::PointMasses` term (kinetic energy a constant quadratic form in the velocities
 //! of points of any form) has the residual `Σ_a J_aᵀ Σ_b m_ab ẍ_b + ∇V + ∂R/∂v − Q`: its
@@ -22,110 +22,21 @@
 //! A term declared translation invariant (`Term::TRANSLATION_INVARIANT`) has its `V`, `R` and
 //! `Q` passes seeded on all points but the first ([`relative`]).
 
-use super::relative;
+use super::{passes, relative};
 use crate::model::kernel::KernelCoefficients;
 use crate::model::{Structure, Term};
 use nalgebra::{Const, SMatrix, SVector, U1};
-use num_dual::{Dual2, Dual2SVec, DualSVec, HyperDualVec};
-
-type Vec1<const N: usize> = DualSVec<f64, N>;
-
-/// `∇V` by one first-order pass seeded on `q`.
-#[inline]
-fn potential_gradient<T: Term<N>, const N: usize>(
-    term: &T,
-    t: f64,
-    q: &SVector<f64, N>,
-) -> SVector<f64, N> {
-    let qd = SVector::<Vec1<N>, N>::from_fn(|i, _| Vec1::from_re(q[i]).derivative(i));
-    term.potential(Vec1::from_re(t), &qd)
-        .eps
-        .unwrap_generic(Const::<N>, U1)
-}
-
-/// `∇V` and `∇²V` by one second-order pass seeded on `q`.
-#[inline]
-fn potential_hessian<T: Term<N>, const N: usize>(
-    term: &T,
-    t: f64,
-    q: &SVector<f64, N>,
-) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-    type S<const N: usize> = Dual2SVec<f64, N>;
-    let qd = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(q[i]).derivative(i));
-    let v = term.potential(S::from_re(t), &qd);
-    (
-        v.v1.unwrap_generic(U1, Const::<N>).transpose(),
-        v.v2.unwrap_generic(Const::<N>, Const::<N>),
-    )
-}
+use num_dual::{Dual2, Dual2SVec, DualSVec};
 
 /// `∂R/∂v − Q` by one first-order pass of `R` seeded on `v`.
-#[inline]
+#[inline(always)]
 fn dissipation_force<T: Term<N>, const N: usize>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
 ) -> SVector<f64, N> {
-    let vd = SVector::<Vec1<N>, N>::from_fn(|i, _| Vec1::from_re(v[i]).derivative(i));
-    let rv = term
-        .dissipation(Vec1::from_re(t), &q.map(Vec1::from_re), &vd)
-        .eps
-        .unwrap_generic(Const::<N>, U1);
-    rv - term.force(t, q, v)
-}
-
-/// `∂R/∂v − Q` and its derivative in `q`: `R` on hyper-dual numbers (`eps1` seeded on `v`,
-/// `eps2` on `q`, `eps1eps2` = `∂²R/∂v∂q`), `Q` on duals seeded on `q`.
-#[inline]
-fn dissipation_force_q<T: Term<N>, const N: usize>(
-    term: &T,
-    t: f64,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
-) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-    type X<const N: usize> = HyperDualVec<f64, Const<N>, Const<N>>;
-    let qx = SVector::<X<N>, N>::from_fn(|i, _| X::from_re(q[i]).derivative2(i));
-    let vx = SVector::<X<N>, N>::from_fn(|i, _| X::from_re(v[i]).derivative1(i));
-    let r = term.dissipation(X::from_re(t), &qx, &vx);
-    let qi = SVector::<Vec1<N>, N>::from_fn(|i, _| Vec1::from_re(q[i]).derivative(i));
-    let f = term.force(Vec1::from_re(t), &qi, &v.map(Vec1::from_re));
-    let mut k = r.eps1eps2.unwrap_generic(Const::<N>, Const::<N>);
-    let mut g = r.eps1.unwrap_generic(Const::<N>, U1);
-    for i in 0..N {
-        g[i] -= f[i].re;
-        let row = f[i].eps.unwrap_generic(Const::<N>, U1);
-        for j in 0..N {
-            k[(i, j)] -= row[j];
-        }
-    }
-    (g, k)
-}
-
-/// `∂R/∂v − Q` and its derivative in `v`: one second-order pass of `R` seeded on `v`, `Q` on
-/// duals seeded on `v`.
-#[inline]
-fn dissipation_force_v<T: Term<N>, const N: usize>(
-    term: &T,
-    t: f64,
-    q: &SVector<f64, N>,
-    v: &SVector<f64, N>,
-) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-    type S<const N: usize> = Dual2SVec<f64, N>;
-    let vd = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(v[i]).derivative(i));
-    let r = term.dissipation(S::from_re(t), &q.map(S::from_re), &vd);
-    let vs = SVector::<Vec1<N>, N>::from_fn(|i, _| Vec1::from_re(v[i]).derivative(i));
-    let f = term.force(Vec1::from_re(t), &q.map(Vec1::from_re), &vs);
-    let mut d = r.v2.unwrap_generic(Const::<N>, Const::<N>);
-    let mut g = r.v1.unwrap_generic(U1, Const::<N>).transpose();
-    for i in 0..N {
-        g[i] -= f[i].re;
-        let row = f[i].eps.unwrap_generic(Const::<N>, U1);
-        for j in 0..N {
-            d[(i, j)] -= row[j];
-        }
-    }
-    (g, d)
+    passes::dissipation_gradient::<T, N, N>(term, t, q, v) - term.force(t, q, v)
 }
 
 /// The constant mass matrix `M = ∂²T/∂v²` of a term declared `ConstantMass` (zero for
@@ -160,7 +71,7 @@ pub(crate) fn residual<T: Term<N>, const N: usize>(
     a: &SVector<f64, N>,
 ) -> SVector<f64, N> {
     let mut r = relative::residual(term, t, q, v).unwrap_or_else(|| {
-        let mut r = potential_gradient(term, t, q);
+        let mut r = passes::potential_gradient::<T, N, N>(term, t, q);
         if term.has_dissipation_or_force() {
             r += dissipation_force(term, t, q, v);
         }
@@ -192,28 +103,27 @@ pub(crate) fn weighted<T: Term<N>, const N: usize>(
         return (r, j);
     }
     let (mut r, mut j) = if c.stiffness != 0.0 {
-        let (g, h) = potential_hessian(term, t, q);
+        let (g, h) = passes::potential_hessian::<T, N, N>(term, t, q);
         (g, h * c.stiffness)
     } else {
-        (potential_gradient(term, t, q), SMatrix::zeros())
+        (
+            passes::potential_gradient::<T, N, N>(term, t, q),
+            SMatrix::zeros(),
+        )
     };
     if let Some(m) = mass {
         r += m * a;
         j += m * c.mass;
     }
     if term.has_dissipation_or_force() {
-        let mut g = None;
-        if c.stiffness != 0.0 {
-            let (gq, k) = dissipation_force_q(term, t, q, v);
-            j += k * c.stiffness;
-            g = Some(gq);
+        if c.stiffness == 0.0 && c.damping == 0.0 {
+            r += dissipation_force(term, t, q, v);
+        } else {
+            let p =
+                passes::dissipation_force_newton::<T, N, N>(term, t, q, v, c.stiffness, c.damping);
+            r += p.rv - p.force;
+            j += p.a - p.b;
         }
-        if c.damping != 0.0 {
-            let (gv, d) = dissipation_force_v(term, t, q, v);
-            j += d * c.damping;
-            g = Some(gv);
-        }
-        r += g.unwrap_or_else(|| dissipation_force(term, t, q, v));
     }
     (r, j)
 }
@@ -260,7 +170,7 @@ pub(crate) fn residual_point_masses<T: Term<N>, const N: usize>(
     v: &SVector<f64, N>,
     a: &SVector<f64, N>,
 ) -> SVector<f64, N> {
-    let mut r = point_inertia(term, t, q, v, a) + potential_gradient(term, t, q);
+    let mut r = point_inertia(term, t, q, v, a) + passes::potential_gradient::<T, N, N>(term, t, q);
     if term.has_dissipation_or_force() {
         r += dissipation_force(term, t, q, v);
     }
