@@ -129,9 +129,10 @@ pub(super) fn dissipation_gradient<T: Term<N>, const N: usize, const H: usize>(
         .unwrap_generic(Const::<H>, U1)
 }
 
-/// `∇V` and `∇²V` (in the last `H` coordinates) by one second-order pass. Not inlined (nor the
-/// Newton pass): each stays small enough for num-dual's operators to be inlined into it.
-#[inline(never)]
+/// `∇V` and `∇²V` (in the last `H` coordinates) by one second-order pass. Inlined, as the
+/// Newton pass, into the caller that weights and expands their parts (the 3D spring's Jacobian
+/// 150–155 → 136–137 ns against `#[inline(never)]`: benches/README.md).
+#[inline]
 pub(super) fn potential_hessian<T: Term<N>, const N: usize, const H: usize>(
     term: &T,
     t: f64,
@@ -166,7 +167,7 @@ pub(super) struct NewtonPass<const N: usize, const H: usize> {
 
 /// `∂R/∂v`, `Q` and their derivatives along the Newton direction `(q, v) + ε (c_K, c_D)`: `R`
 /// on hyper-dual numbers, `Q` on first-order duals.
-#[inline(never)]
+#[inline]
 pub(super) fn dissipation_force_newton<T: Term<N>, const N: usize, const H: usize>(
     term: &T,
     t: f64,
