@@ -21,6 +21,7 @@
 //! assembly calls and what tests compare with closed forms and finite differences.
 
 mod builder;
+mod dense;
 mod passes;
 pub mod place;
 mod relative;

@@ -14,12 +14,14 @@
 //! on `v` with `c_D`) and one of `Q` on first-order duals instead of a mixed and a second-order
 //! pass of `R` and two of `Q`.
 
+use super::dense::Dense2S;
 use crate::model::Term;
 use nalgebra::{Const, SMatrix, SVector, U1};
-use num_dual::{Derivative, Dual2SVec, DualSVec, HyperDualVec};
+use num_dual::{Derivative, DualSVec, HyperDualVec};
 
 pub(super) type Vec1<const H: usize> = DualSVec<f64, H>;
-type S2<const H: usize> = Dual2SVec<f64, H>;
+/// The potential's Hessian on dense parts (`super::dense`): no `Option` tests in its operators.
+type S2<const H: usize> = Dense2S<H>;
 /// `eps1` seeded on `v`, `eps2` along the Newton direction: one flat number (the mixed parts
 /// on first-order duals nested in first-order duals cost 1.4× as much: benches/README.md, "The
 /// mixed pass on one flat hyper-dual number").

@@ -1,0 +1,362 @@
+//! A second-order vector dual number whose parts are always present (`Dense2`): num-dual's
+//! `Dual2Vec` with each derivative part a plain matrix instead of an `Option` of one.
+//!
+//! num-dual skips a part that is structurally zero (`None`), which pays when many inputs are
+//! constants; but LLVM does not fold the `Option` tests once a term's values no longer fit in
+//! registers, and a potential's Hessian on a few seeds then spends much of its time on them
+//! (benches/README.md, "Dense second-order numbers for the potential's Hessian"). `Dense2`
+//! computes every part, branch-free:
+//!
+//! ```text
+//! x = x₀ + ε xᵢ' + ½ ε² xᵢⱼ'',   (xy)'' = x₀ y'' + x'ᵀ y' + y'ᵀ x' + x'' y₀,
+//! f(x)'' = f'(x₀) x'' + f''(x₀) x'ᵀ x'
+//! ```
+//!
+//! The arithmetic, the elementary functions and the `DualNum` implementation come from
+//! num-dual's own macros (`impl_dual!`, `impl_second_derivatives!`), instantiated on the
+//! local [`Derivative`], a dense stand-in for num-dual's.
+
+use nalgebra::allocator::Allocator;
+use nalgebra::{Const, DefaultAllocator, Dim, OMatrix, Scalar, U1};
+use num_dual::{
+    chain_rule, first, forward_binop, impl_add_sub_rem, impl_assign_ops, impl_comparisons,
+    impl_derivatives, impl_dual, impl_dual_struct, impl_float_const, impl_from_f,
+    impl_from_primitive, impl_inv, impl_iterator, impl_neg, impl_num, impl_scalar_op,
+    impl_second_derivatives, impl_signed, impl_zero_one, second, third, zeroth, DualNum,
+    DualNumFloat, DualStruct,
+};
+use num_traits::{FloatConst, FromPrimitive, Inv, Num, One, Signed, Zero};
+use std::fmt;
+use std::iter::{Product, Sum};
+use std::ops::{
+    Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
+};
+
+/// A derivative part that is always present (a zero matrix where num-dual has `None`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Derivative<T: Scalar, R: Dim, C: Dim>(OMatrix<T, R, C>)
+where
+    DefaultAllocator: Allocator<R, C>;
+
+impl<T: Scalar + Copy, const R: usize, const C: usize> Copy for Derivative<T, Const<R>, Const<C>> {}
+
+impl<T: DualNum, R: Dim, C: Dim> Derivative<T, R, C>
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    /// The zero part (num-dual's `None`). Only static sizes occur here.
+    #[inline]
+    pub fn none() -> Self {
+        let n = |d: Option<usize>| d.expect("dense dual numbers have static sizes");
+        let (r, c) = (
+            R::from_usize(n(R::try_to_usize())),
+            C::from_usize(n(C::try_to_usize())),
+        );
+        Self(OMatrix::from_element_generic(r, c, T::zero()))
+    }
+
+    /// The unit part of variable `i`.
+    #[inline]
+    pub fn derivative_generic(r: R, c: C, i: usize) -> Self {
+        let mut m = OMatrix::from_element_generic(r, c, T::zero());
+        m[i] = T::one();
+        Self(m)
+    }
+
+    /// The matrix.
+    #[inline]
+    pub fn unwrap_generic(self, _r: R, _c: C) -> OMatrix<T, R, C> {
+        self.0
+    }
+
+    /// `selfᵀ other`.
+    #[inline]
+    pub fn tr_mul<C2: Dim>(&self, other: &Derivative<T, R, C2>) -> Derivative<T, C, C2>
+    where
+        DefaultAllocator: Allocator<R, C2> + Allocator<C, C2>,
+    {
+        let (r, c) = self.0.shape_generic();
+        let c2 = other.0.shape_generic().1;
+        Derivative(OMatrix::from_fn_generic(c, c2, |i, j| {
+            let mut s = T::zero();
+            for k in 0..r.value() {
+                s += self.0[(k, i)].clone() * other.0[(k, j)].clone();
+            }
+            s
+        }))
+    }
+
+    /// Writes ` + part·symbol`.
+    pub fn fmt(&self, f: &mut fmt::Formatter, symbol: &str) -> fmt::Result {
+        write!(f, " + {}{symbol}", self.0)
+    }
+}
+
+impl<T: DualNum, R: Dim, C: Dim> Mul<T> for Derivative<T, R, C>
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    type Output = Self;
+    #[inline]
+    fn mul(self, rhs: T) -> Self {
+        Self(self.0.map(|x| x * rhs.clone()))
+    }
+}
+
+impl<T: DualNum, R: Dim, C: Dim> Mul<T> for &Derivative<T, R, C>
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    type Output = Derivative<T, R, C>;
+    #[inline]
+    fn mul(self, rhs: T) -> Derivative<T, R, C> {
+        Derivative(self.0.map(|x| x * rhs.clone()))
+    }
+}
+
+impl<T: DualNum, R: Dim, C: Dim> Mul<&T> for Derivative<T, R, C>
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    type Output = Self;
+    #[inline]
+    fn mul(self, rhs: &T) -> Self {
+        Self(self.0.map(|x| x * rhs.clone()))
+    }
+}
+
+impl<T: DualNum, R: Dim, C: Dim> Add for Derivative<T, R, C>
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    type Output = Self;
+    #[inline]
+    fn add(self, rhs: Self) -> Self {
+        Self(self.0.zip_map(&rhs.0, |a, b| a + b))
+    }
+}
+
+impl<T: DualNum, R: Dim, C: Dim> Add<&Derivative<T, R, C>> for Derivative<T, R, C>
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    type Output = Self;
+    #[inline]
+    fn add(self, rhs: &Self) -> Self {
+        Self(self.0.zip_map(&rhs.0, |a, b| a + b))
+    }
+}
+
+impl<T: DualNum, R: Dim, C: Dim> Sub for Derivative<T, R, C>
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    type Output = Self;
+    #[inline]
+    fn sub(self, rhs: Self) -> Self {
+        Self(self.0.zip_map(&rhs.0, |a, b| a - b))
+    }
+}
+
+impl<T: DualNum, R: Dim, C: Dim> Sub<&Derivative<T, R, C>> for Derivative<T, R, C>
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    type Output = Self;
+    #[inline]
+    fn sub(self, rhs: &Self) -> Self {
+        Self(self.0.zip_map(&rhs.0, |a, b| a - b))
+    }
+}
+
+impl<T: DualNum, R: Dim, C: Dim> Neg for Derivative<T, R, C>
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    type Output = Self;
+    #[inline]
+    fn neg(self) -> Self {
+        Self(self.0.map(|x| -x))
+    }
+}
+
+impl<T: DualNum, R: Dim, C: Dim> AddAssign for Derivative<T, R, C>
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    #[inline]
+    fn add_assign(&mut self, rhs: Self) {
+        self.0.zip_apply(&rhs.0, |a, b| *a += b);
+    }
+}
+
+impl<T: DualNum, R: Dim, C: Dim> SubAssign for Derivative<T, R, C>
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    #[inline]
+    fn sub_assign(&mut self, rhs: Self) {
+        self.0.zip_apply(&rhs.0, |a, b| *a -= b);
+    }
+}
+
+impl<T: DualNum, R: Dim, C: Dim> MulAssign<T> for Derivative<T, R, C>
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    #[inline]
+    fn mul_assign(&mut self, rhs: T) {
+        self.0.apply(|a| *a *= rhs.clone());
+    }
+}
+
+impl<T: DualNum, R: Dim, C: Dim> DivAssign<T> for Derivative<T, R, C>
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    #[inline]
+    fn div_assign(&mut self, rhs: T) {
+        self.0.apply(|a| *a /= rhs.clone());
+    }
+}
+
+/// A second-order dual number on `D` variables with dense parts: value, gradient (a row) and
+/// Hessian (see the module's documentation).
+#[derive(Clone, Debug)]
+pub struct Dense2<T: Scalar, D: Dim>
+where
+    DefaultAllocator: Allocator<U1, D> + Allocator<D, D>,
+{
+    /// The value.
+    pub re: T,
+    /// The gradient (1 × D).
+    pub v1: Derivative<T, U1, D>,
+    /// The Hessian (D × D).
+    pub v2: Derivative<T, D, D>,
+}
+
+impl<T: Scalar + Copy, const N: usize> Copy for Dense2<T, Const<N>> {}
+
+/// [`Dense2`] on `N` variables of `f64`.
+pub type Dense2S<const N: usize> = Dense2<f64, Const<N>>;
+
+impl<T: DualNum, D: Dim> Dense2<T, D>
+where
+    DefaultAllocator: Allocator<U1, D> + Allocator<D, D>,
+{
+    /// From the three parts.
+    #[inline]
+    pub fn new(re: T, v1: Derivative<T, U1, D>, v2: Derivative<T, D, D>) -> Self {
+        Self { re, v1, v2 }
+    }
+
+    /// A constant.
+    #[inline]
+    pub fn from_re(re: T) -> Self {
+        Self::new(re, Derivative::none(), Derivative::none())
+    }
+
+    /// `f(self)` from `f`, `f'`, `f''` at the value.
+    #[inline]
+    fn chain_rule(&self, f0: T, f1: T, f2: T) -> Self {
+        Self::new(
+            f0,
+            &self.v1 * f1.clone(),
+            &self.v2 * f1 + self.v1.tr_mul(&self.v1) * f2,
+        )
+    }
+}
+
+impl<T: DualNum, const N: usize> Dense2<T, Const<N>> {
+    /// Variable `index`: its gradient part the unit row `e_index`.
+    #[inline]
+    pub fn derivative(mut self, index: usize) -> Self {
+        self.v1 = Derivative::derivative_generic(U1, Const::<N>, index);
+        self
+    }
+}
+
+impl<T: DualNum, D: Dim> Mul<&Dense2<T, D>> for &Dense2<T, D>
+where
+    DefaultAllocator: Allocator<U1, D> + Allocator<D, D>,
+{
+    type Output = Dense2<T, D>;
+    #[inline]
+    fn mul(self, other: &Dense2<T, D>) -> Dense2<T, D> {
+        Dense2::new(
+            self.re.clone() * other.re.clone(),
+            &other.v1 * self.re.clone() + &self.v1 * other.re.clone(),
+            &other.v2 * self.re.clone()
+                + self.v1.tr_mul(&other.v1)
+                + other.v1.tr_mul(&self.v1)
+                + &self.v2 * other.re.clone(),
+        )
+    }
+}
+
+impl<T: DualNum, D: Dim> Div<&Dense2<T, D>> for &Dense2<T, D>
+where
+    DefaultAllocator: Allocator<U1, D> + Allocator<D, D>,
+{
+    type Output = Dense2<T, D>;
+    #[inline]
+    fn div(self, other: &Dense2<T, D>) -> Dense2<T, D> {
+        let inv = other.re.recip();
+        let inv2 = inv.clone() * inv.clone();
+        Dense2::new(
+            self.re.clone() * inv.clone(),
+            (&self.v1 * other.re.clone() - &other.v1 * self.re.clone()) * inv2.clone(),
+            &self.v2 * inv.clone()
+                - (&other.v2 * self.re.clone()
+                    + self.v1.tr_mul(&other.v1)
+                    + other.v1.tr_mul(&self.v1))
+                    * inv2.clone()
+                + other.v1.tr_mul(&other.v1)
+                    * ((T::one() + T::one()) * self.re.clone() * inv2 * inv),
+        )
+    }
+}
+
+impl<T: DualNum, D: Dim> fmt::Display for Dense2<T, D>
+where
+    DefaultAllocator: Allocator<U1, D> + Allocator<D, D>,
+{
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}", self.re)?;
+        self.v1.fmt(f, "ε1")?;
+        self.v2.fmt(f, "ε1²")
+    }
+}
+
+impl_second_derivatives!(Dense2, [v1, v2], [D], [U1, D], [D, D]);
+impl_dual!(Dense2, [v1, v2], [D], [U1, D], [D, D]);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_dual::Dual2SVec;
+
+    /// A function exercising products, quotients and elementary functions.
+    fn f<D: DualNum<Primitive = f64> + Copy>(x: [D; 3]) -> D {
+        let s = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+        let r = s.sqrt();
+        (r - 1.0).powi(2) * 3.0 + x[0] * x[1] / (x[2] + 2.0) + (x[0] * 0.5).sin() * x[2].exp()
+            - (s + 1.0).ln() / x[1].cosh()
+    }
+
+    #[test]
+    fn parts_equal_num_dual() {
+        let x = [0.3, -0.7, 0.45];
+        let a = f([0, 1, 2].map(|i| Dense2S::<3>::from_re(x[i]).derivative(i)));
+        let b = f([0, 1, 2].map(|i| Dual2SVec::<f64, 3>::from_re(x[i]).derivative(i)));
+        assert_eq!(a.re, b.re);
+        let (g, h) = (a.v1.0, a.v2.0);
+        let (gb, hb) = (
+            b.v1.unwrap_generic(U1, Const::<3>),
+            b.v2.unwrap_generic(Const::<3>, Const::<3>),
+        );
+        assert!((g - gb).abs().max() <= 1e-14 * gb.abs().max());
+        assert!((h - hb).abs().max() <= 1e-14 * hb.abs().max());
+        assert!((h - h.transpose()).abs().max() <= 1e-14 * hb.abs().max());
+    }
+}
