@@ -36,6 +36,7 @@ pub mod error;
 pub mod expr;
 pub mod guide;
 pub mod library;
+pub mod mechanisms;
 pub mod model;
 pub mod output;
 pub mod problem;

@@ -1,4 +1,6 @@
-//! Mechanism definitions in Rust, used by tests, docs and examples.
+//! Mechanism definitions in Rust, used by tests, docs and examples (the spherical chain's
+//! description lives in [`crate::mechanisms`], which the mechanism-file reader may import;
+//! its run is here).
 
 pub mod andrews;
 pub mod elements;

@@ -12,7 +12,7 @@
 use super::chain_toml;
 use super::{kind, path, sub, Ctx, Path_, SpecError};
 use crate::error::Error;
-use crate::library::spherical_chain::{Chart, ChartLog, Rod, SphericalChain};
+use crate::mechanisms::spherical_chain::{Chart, ChartLog, Rod, SphericalChain};
 use crate::problem::{GenAlphaOptions, Method, PlotPanel, Problem, Rk4Options, MAX_STEPS};
 use serde_yaml::Value;
 use std::sync::{Arc, Mutex};

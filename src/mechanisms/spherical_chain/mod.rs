@@ -23,9 +23,7 @@
 //! so the model is a sum of terms on one rod or on a pair of rods (2–6 coordinates each).
 
 mod problem;
-mod run;
 pub use problem::ChartLog;
-pub use run::{ChainRun, Integrator};
 
 use crate::error::Error;
 use crate::model::{Model, Term};

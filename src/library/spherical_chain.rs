@@ -1,7 +1,12 @@
-//! Running a chain through the shared [`Simulation`]: the integrator's choice, the records at
-//! the output steps, the chart switches made.
+//! N connected spherical pendulums in angle coordinates with chart switches: the description,
+//! its model and `Problem` (re-exported from [`crate::mechanisms::spherical_chain`], which the
+//! mechanism-file reader builds from and which runs nothing), and their run through the shared
+//! [`Simulation`] here: the integrator's choice, the records at the output steps, the chart
+//! switches made.
 
-use super::*;
+pub use crate::mechanisms::spherical_chain::*;
+
+use crate::error::Error;
 use crate::output::{Control, Event};
 use crate::problem::{GenAlphaOptions, Method, Rk4Options};
 use crate::simulation::Simulation;

@@ -1,6 +1,7 @@
 //! The chain as a [`Problem`]: its bobs, momenta and per-pendulum quantities, and chart
 //! switches as restart events of the shared run loop. Builds the problem, runs nothing (the
-//! mechanism-file reader takes it from here; [`SphericalChain::simulate`] runs it).
+//! mechanism-file reader takes it from here; `SphericalChain::simulate` in
+//! [`crate::library::spherical_chain`] runs it).
 
 use super::*;
 use crate::model::geometry::{
@@ -110,7 +111,7 @@ impl SphericalChain {
     }
 
     /// The chain at state `(t, q, v)` of a problem built in the charts of `charts`.
-    pub(super) fn at(&self, charts: &[Chart], s: StateView<'_>) -> SphericalChain {
+    pub(crate) fn at(&self, charts: &[Chart], s: StateView<'_>) -> SphericalChain {
         let mut c = self.clone();
         for (r, &ch) in c.rods.iter_mut().zip(charts) {
             r.chart = ch;
