@@ -487,3 +487,29 @@ fn translation_invariant_terms_equal_the_general_derivation() {
     let w = worst::<_, 10>(Pentagon, Structure::NoKinetic);
     assert!(w < 1e-13, "pentagon: {w:e}");
 }
+
+/// The kernels of a large group stay small: a term without kinetic energy carries no mass matrix
+/// (a 6 × 6 matrix inline made every AD spring 328 bytes), and a point mass's constant mass
+/// matrix, boxed, is the same after its first evaluation.
+#[test]
+fn ad_kernels_stay_small() {
+    let spring = std::mem::size_of::<TermAd<Spring<3>, 6>>();
+    let own = std::mem::size_of::<Spring<3>>();
+    assert!(spring <= own + 24, "an AD spring kernel: {spring} bytes");
+    let p = TermAd::<_, 3>::new(Particle::<3> {
+        mass: 2.0,
+        gravity: [0.0, 0.0, -9.81],
+    });
+    let (q, v, a) = (
+        SVector::<f64, 3>::from([0.1, 0.2, -0.3]),
+        SVector::<f64, 3>::from([0.3, -0.1, 0.2]),
+        SVector::<f64, 3>::from([1.0, 0.5, -2.0]),
+    );
+    for _ in 0..2 {
+        let r = p.residual(0.0, &q, &v, &a);
+        let expected = [2.0, 1.0, -4.0 + 2.0 * 9.81];
+        for i in 0..3 {
+            assert!((r[i] - expected[i]).abs() < 1e-14, "{r:?}");
+        }
+    }
+}

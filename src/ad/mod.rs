@@ -412,8 +412,10 @@ pub fn constraint_gamma<C: Constraint<N, M>, const N: usize, const M: usize>(
 pub struct TermAd<T, const N: usize> {
     term: T,
     structure: Structure,
-    /// The constant mass matrix of a `ConstantMass` term, from the first state it sees.
-    mass: OnceLock<SMatrix<f64, N, N>>,
+    /// The constant mass matrix of a `ConstantMass` term, from the first state it sees. Boxed:
+    /// inline, an `N × N` matrix every term carries (288 bytes for a spring between two 3D
+    /// points, which needs none) would spread a large group's kernels over memory.
+    mass: OnceLock<Box<SMatrix<f64, N, N>>>,
 }
 
 impl<T: Term<N>, const N: usize> TermAd<T, N> {
@@ -426,32 +428,48 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
         }
     }
 
-    /// The residual of a `General` or `PointMasses` term.
+    /// The residual of a `General` or `PointMasses` term. The inputs are taken by value: the
+    /// assembly's loop gathers them into registers, and a reference passed to a function that
+    /// is not inlined would keep them in memory on every path — the structured passes would then
+    /// reload pairs of them from two separate stores (a stalled store forward per pair).
     #[inline(never)]
     fn residual_general(
         &self,
         t: f64,
-        q: &SVector<f64, N>,
-        v: &SVector<f64, N>,
-        a: &SVector<f64, N>,
+        q: SVector<f64, N>,
+        v: SVector<f64, N>,
+        a: SVector<f64, N>,
     ) -> SVector<f64, N> {
         match self.structure {
-            Structure::PointMasses => structured::residual_point_masses(&self.term, t, q, v, a),
-            _ => el_residual(&self.term, t, q, v, a).0,
+            Structure::PointMasses => structured::residual_point_masses(&self.term, t, &q, &v, &a),
+            _ => el_residual(&self.term, t, &q, &v, &a).0,
         }
     }
 
     /// The constant mass matrix (`None` for `NoKinetic`).
+    #[inline(always)]
     fn mass(
         &self,
         t: f64,
         q: &SVector<f64, N>,
         v: &SVector<f64, N>,
     ) -> Option<&SMatrix<f64, N, N>> {
-        (self.structure == Structure::ConstantMass).then(|| {
-            self.mass
-                .get_or_init(|| structured::constant_mass(&self.term, t, q, v))
-        })
+        if self.structure != Structure::ConstantMass {
+            return None;
+        }
+        match self.mass.get() {
+            Some(m) => Some(m),
+            None => Some(self.first_mass(t, *q, *v)),
+        }
+    }
+
+    /// The constant mass matrix from the first state a term sees (by value, as
+    /// [`residual_general`](Self::residual_general)'s inputs).
+    #[cold]
+    #[inline(never)]
+    fn first_mass(&self, t: f64, q: SVector<f64, N>, v: SVector<f64, N>) -> &SMatrix<f64, N, N> {
+        self.mass
+            .get_or_init(|| Box::new(structured::constant_mass(&self.term, t, &q, &v)))
     }
 }
 
@@ -526,7 +544,7 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         a: &SVector<f64, N>,
     ) -> SVector<f64, N> {
         match self.structure {
-            Structure::General | Structure::PointMasses => self.residual_general(t, q, v, a),
+            Structure::General | Structure::PointMasses => self.residual_general(t, *q, *v, *a),
             Structure::NoKinetic | Structure::ConstantMass => {
                 structured::residual(&self.term, self.mass(t, q, v), t, q, v, a)
             }

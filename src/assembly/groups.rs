@@ -38,6 +38,16 @@ impl Shared {
         // SAFETY: in bounds (checked) and not shared (the caller's promise).
         unsafe { *self.ptr.add(i) += d };
     }
+    /// `x[i] += d` for an index the caller has checked (`i < len`).
+    ///
+    /// # Safety
+    /// `i < len`, and no other thread touches `x[i]` while the color is assembled.
+    #[inline(always)]
+    unsafe fn add_checked_before(&self, i: usize, d: f64) {
+        debug_assert!(i < self.len);
+        // SAFETY: the caller's promises.
+        unsafe { *self.ptr.add(i) += d };
+    }
 }
 
 /// `x[idx]` as a local vector, or zeros when the kernel does not read it.
@@ -48,6 +58,31 @@ fn gather<const N: usize>(uses: bool, idx: &[usize; N], x: &[f64]) -> SVector<f6
     } else {
         SVector::zeros()
     }
+}
+
+/// [`gather`] for indices the caller has checked against `x.len()`.
+///
+/// # Safety
+/// Every `idx[i] < x.len()` when `uses`.
+#[inline(always)]
+unsafe fn gather_checked_before<const N: usize>(
+    uses: bool,
+    idx: &[usize; N],
+    x: &[f64],
+) -> SVector<f64, N> {
+    if uses {
+        // SAFETY: the caller's promise.
+        SVector::from_fn(|i, _| unsafe { *x.get_unchecked(idx[i]) })
+    } else {
+        SVector::zeros()
+    }
+}
+
+/// Whether every array a scheduled pass reads (those the kernel uses) and writes holds the
+/// coordinates below `bound`: checked once per pass, then no check per element.
+fn arrays_hold<K: TermKernel<N>, const N: usize>(bound: usize, p: &Point, out: &[f64]) -> bool {
+    let holds = |uses: bool, x: &[f64]| !uses || bound <= x.len();
+    bound <= out.len() && holds(K::USES_Q, p.q) && holds(K::USES_V, p.v) && holds(K::USES_A, p.a)
 }
 
 /// Visit every element of `s`: color after color, the blocks of a color on rayon's threads,
@@ -78,16 +113,23 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
     }
     fn add_residual(&self, p: &Point, scale: f64, r: &mut [f64]) {
         if let Some(schedule) = &self.schedule {
+            assert!(
+                arrays_hold::<K, N>(schedule.bound, p, r),
+                "a group on coordinates below {} assembled on shorter arrays",
+                schedule.bound
+            );
             let out = Shared::new(r);
             let one = |&e: &u32| {
                 let (k, idx) = (&self.kernels[e as usize], &self.indices[e as usize]);
-                let q = gather(K::USES_Q, idx, p.q);
-                let v = gather(K::USES_V, idx, p.v);
-                let a = gather(K::USES_A, idx, p.a);
+                // SAFETY (gathers and writes): every index is below `schedule.bound` (its
+                // construction), which the arrays hold (checked above); no two blocks of a
+                // color share a coordinate.
+                let q = unsafe { gather_checked_before(K::USES_Q, idx, p.q) };
+                let v = unsafe { gather_checked_before(K::USES_V, idx, p.v) };
+                let a = unsafe { gather_checked_before(K::USES_A, idx, p.a) };
                 let rl = k.residual(p.t, &q, &v, &a);
                 for i in 0..N {
-                    // SAFETY: no two blocks of a color share a coordinate.
-                    unsafe { out.add(idx[i], scale * rl[i]) };
+                    unsafe { out.add_checked_before(idx[i], scale * rl[i]) };
                 }
             };
             in_schedule(schedule, one);

@@ -41,6 +41,9 @@ pub(crate) struct Schedule {
     pub(crate) order: Vec<u32>,
     /// For each color, the ranges of `order` that are its blocks.
     pub(crate) colors: Vec<Vec<std::ops::Range<usize>>>,
+    /// One past the largest coordinate index of the group: the assembly checks its arrays'
+    /// lengths against it once per pass instead of at every read and write.
+    pub(crate) bound: usize,
 }
 
 impl Schedule {
@@ -69,7 +72,12 @@ impl Schedule {
             }
             colors[c].push(range);
         }
-        Some(Schedule { order, colors })
+        let bound = indices.iter().flatten().map(|&i| i + 1).max().unwrap_or(0);
+        Some(Schedule {
+            order,
+            colors,
+            bound,
+        })
     }
 }
 
