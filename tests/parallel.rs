@@ -10,7 +10,8 @@ use lagrangian::prelude::*;
 
 /// The 105 × 105 cloth (11,025 masses, 33,075 coordinates, 22,260 springs: both groups above
 /// the parallel threshold, the vectors above that of the integrator's loops) after 20 steps,
-/// on a pool of `threads` threads; `q`, `v` of the last state.
+/// on a pool of `threads` threads (0: called from outside any pool, on the global one); `q`,
+/// `v` of the last state.
 fn run(derivatives: Derivatives, parallel: bool, threads: usize) -> Vec<f64> {
     let (s, _) = cloth(105).expect("cloth");
     let model = s
@@ -30,17 +31,22 @@ fn run(derivatives: Derivatives, parallel: bool, threads: usize) -> Vec<f64> {
     }
     let (q, v) = s.state_vectors();
     let problem = Problem::new(model).guess(&q, &v).t_end(0.02);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("pool");
-    pool.install(|| {
+    let go = move || {
         let mut sim = Simulation::new(problem, GenAlphaOptions::new(1e-3)).expect("simulation");
         let mut rec = Recorder::every(usize::MAX);
         sim.run(0.02, &mut [&mut rec]).expect("run");
         let st = sim.state();
         st.q.iter().chain(&st.v).copied().collect()
-    })
+    };
+    if threads == 0 {
+        // from this thread, outside any pool: each step is sent to the global pool
+        return go();
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("pool");
+    pool.install(go)
 }
 
 fn max_rel(a: &[f64], b: &[f64]) -> f64 {
@@ -64,4 +70,17 @@ fn one_thread_and_two_give_the_same_run() {
         let (q0, _) = s.state_vectors();
         assert!(max_rel(&one[..q0.len()], &q0) > 1e-4);
     }
+}
+
+/// A simulation stepped from outside rayon's pools (the command line, a library user's main
+/// thread) runs each step on the global pool: the same bits as on one thread.
+#[test]
+fn a_run_from_outside_the_pool_gives_the_same_run() {
+    // two threads in the global pool if this process has not started it yet
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build_global();
+    let one = run(Derivatives::Ad, true, 1);
+    let outside = run(Derivatives::Ad, true, 0);
+    assert!(one == outside, "differ by {:e}", max_rel(&one, &outside));
 }

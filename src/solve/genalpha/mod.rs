@@ -395,6 +395,14 @@ impl GenAlpha {
         max_nan(e, c)
     }
 
+    /// One attempt: the error-controlled step, or the fixed step.
+    fn step_on_this_thread(&mut self) -> Result<StepOutcome, SolveError> {
+        match self.ctrl {
+            Some(_) => self.controlled_step(),
+            None => self.advance().map(|()| StepOutcome::Accepted),
+        }
+    }
+
     /// Advance one step of size `h`: predict, correct by Newton, accept.
     fn advance(&mut self) -> Result<(), SolveError> {
         let step = self.step + 1;
@@ -694,10 +702,15 @@ impl Integrator for GenAlpha {
         self.opts.h
     }
     fn step(&mut self) -> Result<StepOutcome, SolveError> {
-        match self.ctrl {
-            Some(_) => self.controlled_step(),
-            None => self.advance().map(|()| StepOutcome::Accepted),
+        let outside_pool = rayon::current_thread_index().is_none();
+        if self.par && outside_pool && rayon::current_num_threads() > 1 {
+            // The whole step on one of rayon's threads: its parallel assembly and loops then
+            // fork from a worker (a push on its own queue) instead of each being injected
+            // from outside the pool, which wakes and waits for this thread every time (the
+            // 90 × 90 cloth with AD kernels on two threads: 0.81–0.86 → 0.61–0.65 s).
+            return rayon::scope(|_| self.step_on_this_thread());
         }
+        self.step_on_this_thread()
     }
     fn set_h(&mut self, h: f64) {
         if self.ctrl.is_some() {
