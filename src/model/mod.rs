@@ -198,8 +198,9 @@ pub enum Structure {
     /// Cartesian coordinates, planar bodies on their basic points.
     ConstantMass,
     /// `L = T − V` ([`lagrangian`](Term::lagrangian) not overridden) with
-    /// `T = ½ Σ_ab m_ab ẋ_a·ẋ_b` over points `x_a(t, q)` of any form ([`mass_points`]
-    /// (Term::mass_points)) and constant `m_ab` ([`point_mass_matrix`](Term::point_mass_matrix))
+    /// `T = ½ Σ_ab m_ab ẋ_a·ẋ_b` over points `x_a(t, q)` of any form
+    /// ([`mass_points`](Term::mass_points)) and constant `m_ab`
+    /// ([`point_mass_matrix`](Term::point_mass_matrix))
     /// — a massive bar on points that are expressions of the coordinates, a 3D body on its
     /// point and frame vectors (`k = i × j` is quadratic in `q`). The residual's kinetic part is the virtual work of
     /// the points' inertia forces, `Σ_a J_aᵀ f_a` with `f_a = Σ_b m_ab ẍ_b` (`J_a = ∂x_a/∂q`):
