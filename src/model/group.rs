@@ -41,8 +41,8 @@ pub(crate) struct Schedule {
     pub(crate) order: Vec<u32>,
     /// For each color, the ranges of `order` that are its blocks.
     pub(crate) colors: Vec<Vec<std::ops::Range<usize>>>,
-    /// One past the largest coordinate index of the group: the assembly checks its arrays'
-    /// lengths against it once per pass instead of at every read and write.
+    /// The number of coordinates, above every index of the group: the assembly checks its
+    /// arrays' lengths against it once per pass instead of at every read and write.
     pub(crate) bound: usize,
 }
 
@@ -72,11 +72,11 @@ impl Schedule {
             }
             colors[c].push(range);
         }
-        let bound = indices.iter().flatten().map(|&i| i + 1).max().unwrap_or(0);
+        // every index is below `n`: `used` above is indexed by them
         Some(Schedule {
             order,
             colors,
-            bound,
+            bound: n,
         })
     }
 }
