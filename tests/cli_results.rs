@@ -396,7 +396,7 @@ fn a_model_too_large_for_the_memory_is_refused_before_factorizing() {
     fails_with(&o, "too large for this machine: 120000 coordinates");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("0.5 GB") && err.contains("0.1 GB available"),
+        err.contains("0.492 GB") && err.contains("0.1 GB available"),
         "{err}"
     );
     assert!(!out.join("summary.json").exists());

@@ -1,6 +1,12 @@
 //! Hostile and careless input: each is refused quickly with its place named, or (long sums) just
 //! works — never a stack overflow, a panic, a run without end or unbounded memory.
 
+mod common;
+#[path = "hostile/files.rs"]
+mod files;
+#[path = "hostile/memory.rs"]
+mod memory;
+
 use lagrangian::expr::vector::{Sym, VExpr, MAX_DEPTH};
 use lagrangian::problem::{Overrides, MAX_STEPS};
 use lagrangian::spec;

@@ -156,5 +156,17 @@ fn a_failing_case_is_reported_in_its_row_and_mistakes_before_anything_runs() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--end B.z: no such column"));
     let o = run(&["--set", "k=1,abc"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("'abc' is not a finite number"));
+    // a parameter set twice would label rows with values that were not run
+    let o = run(&["--set", "k=100,200", "--set", "k=300"]);
+    let msg = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && msg.contains("'k' is swept twice"),
+        "{msg}"
+    );
+    // far more threads than cores: clamped, the sweep runs
+    let o = run(&["--set", "k=100,200", "--jobs", "100000"]);
+    let msg = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{msg}");
+    assert_eq!(table(&out.join("sweep.csv")).1.len(), 2);
     std::fs::remove_dir_all(&out).ok();
 }

@@ -1,14 +1,16 @@
 //! Writing results: trajectory (CSV, NumPy) and run summary, atomically.
 //!
-//! A run writes into a hidden `DIR/.partial-<pid>/` directory and leaves the results of an
-//! earlier run in `DIR` untouched while it runs. Only when it has finished are `trajectory.csv`
-//! and then `summary.json` moved into `DIR` (the old summary is removed first, so a summary
-//! always belongs to the trajectory beside it). A run that fails, panics or is interrupted
-//! leaves the earlier result as it was; its partial directory is removed on the way out, or —
-//! after a kill — by the next run in the same `DIR` (a `.partial-<pid>` whose process is gone).
+//! A run holds its folder `DIR` ([`RunFolder`]: a lock, so a second run into `DIR` is refused)
+//! and writes into a hidden `DIR/.partial-<pid>/` directory, leaving the results of an earlier
+//! run in `DIR` untouched while it runs. Only when it has finished are its files moved into
+//! `DIR` by name, `summary.json` last (the old summary is removed first, so a summary always
+//! belongs to the files beside it); nothing in `DIR` that the toolkit did not write is touched.
+//! A run that fails, panics or is interrupted leaves the earlier result as it was; its partial
+//! directory is removed on the way out, or — after a kill — by the next run in the same `DIR`.
 
 use crate::error::Error;
 use crate::output::columns::Columns;
+use crate::output::folder::RunFolder;
 use crate::output::ledger::LedgerTotals;
 use crate::output::npy::NpyFile;
 use crate::output::observe::{Control, Event, Observer};
@@ -20,35 +22,9 @@ use std::io::{self, BufWriter, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-/// Remove `.partial-<pid>` directories in `dir` left by runs that no longer exist (killed, or
-/// out of disk). Where the process table cannot be read (no `/proc`), nothing is removed.
-fn remove_stale_partials(dir: &Path) {
-    let proc_ = Path::new("/proc");
-    if !proc_.join("self").exists() {
-        return;
-    }
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(".partial-"))
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid != std::process::id() && !proc_.join(pid.to_string()).exists() {
-            let _ = fs::remove_dir_all(e.path());
-        }
-    }
-}
-
 /// The files of one run, being written: `trajectory.csv` and/or `npy/<group>.npy`.
 pub struct RunFiles {
-    dir: PathBuf,
-    partial: PathBuf,
+    folder: RunFolder,
     csv: Option<BufWriter<File>>,
     /// `t.npy` and one file per group, with the group's column range.
     npy: Vec<(Range<usize>, NpyFile)>,
@@ -69,10 +45,8 @@ impl RunFiles {
     /// Start a run in `dir`: open the partial files and write the CSV header `columns` (earlier
     /// results in `dir` stay until this run finishes).
     pub fn create(dir: &Path, columns: &[String], formats: Formats<'_>) -> io::Result<Self> {
-        fs::create_dir_all(dir)?;
-        remove_stale_partials(dir);
-        let partial = dir.join(format!(".partial-{}", std::process::id()));
-        fs::create_dir_all(&partial)?;
+        let folder = RunFolder::open(dir)?;
+        let partial = folder.partial().to_path_buf();
         let csv = match formats.csv {
             true => {
                 let mut csv = BufWriter::new(File::create(partial.join("trajectory.csv"))?);
@@ -97,17 +71,21 @@ impl RunFiles {
             fs::write(folder.join("columns.json"), text + "\n")?;
         }
         Ok(RunFiles {
-            dir: dir.to_path_buf(),
-            partial,
+            folder,
             csv,
             npy,
             extra: Vec::new(),
         })
     }
 
+    /// `Err` when `sub` inside the folder exists as a file (see [`RunFolder::check_folder`]).
+    pub fn check_folder(&self, sub: &str) -> io::Result<()> {
+        self.folder.check_folder(sub)
+    }
+
     /// Write a further file `name` of the run now (moved into place with the others).
     pub fn write_file(&mut self, name: &str, text: &str) -> io::Result<()> {
-        fs::write(self.partial.join(name), text)?;
+        fs::write(self.folder.partial().join(name), text)?;
         self.extra.push(name.to_string());
         Ok(())
     }
@@ -133,7 +111,7 @@ impl RunFiles {
 
     /// Finish: write the summary and move the files into place (summary last).
     pub fn finish<S: serde::Serialize>(self, summary: &S) -> io::Result<()> {
-        let dir = self.dir.clone();
+        let dir = self.folder.dir().to_path_buf();
         self.finish_in(summary, &dir)
     }
 
@@ -151,42 +129,21 @@ impl RunFiles {
         dir: &Path,
         name: &str,
     ) -> io::Result<()> {
-        self.dir = dir.to_path_buf();
-        fs::create_dir_all(dir)?;
         if let Some(csv) = &mut self.csv {
             csv.flush()?;
         }
         for (_, f) in self.npy.drain(..) {
             f.finish()?;
         }
+        self.folder.check(dir, name, &self.extra)?;
         let text = serde_json::to_string_pretty(summary).map_err(io::Error::other)?;
-        fs::write(self.partial.join(name), text + "\n")?;
-        let old_summary = self.dir.join(name);
-        if old_summary.exists() {
-            fs::remove_file(old_summary)?;
-        }
-        let (csv, npy) = (self.dir.join("trajectory.csv"), self.dir.join("npy"));
-        match self.csv.is_some() {
-            true => fs::rename(self.partial.join("trajectory.csv"), &csv)?,
-            false if csv.exists() => fs::remove_file(&csv)?,
-            false => {}
-        }
-        if npy.exists() {
-            fs::remove_dir_all(&npy)?;
-        }
-        if self.partial.join("npy").exists() {
-            fs::rename(self.partial.join("npy"), &npy)?;
-        }
-        for name in &self.extra {
-            fs::rename(self.partial.join(name), self.dir.join(name))?;
-        }
-        fs::rename(self.partial.join(name), self.dir.join(name))?;
-        fs::remove_dir_all(&self.partial)
+        fs::write(self.folder.partial().join(name), text + "\n")?;
+        self.folder.place(dir, name, &self.extra)
     }
 
     /// Abandon the run: remove the partial files.
     pub fn abandon(self) {
-        let _ = fs::remove_dir_all(&self.partial);
+        self.folder.abandon();
     }
 }
 
@@ -249,6 +206,14 @@ impl CsvWriter {
             every: every.max(1),
             dir: dir.to_path_buf(),
         })
+    }
+
+    /// `Err` when the folder `sub` a result may go into (`interrupted`) exists as a file.
+    pub fn check_folder(&self, sub: &str) -> Result<(), Error> {
+        match &self.files {
+            Some(f) => f.check_folder(sub).map_err(|e| Error::io(&self.dir, e)),
+            None => Ok(()),
+        }
     }
 
     /// Write a further file `name` of the run now, moved into place with the others when the

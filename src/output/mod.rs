@@ -5,6 +5,7 @@ pub mod animation;
 pub mod check;
 pub mod columns;
 pub mod csv;
+pub mod folder;
 pub mod gif;
 pub mod ledger;
 pub mod movie;
@@ -15,6 +16,7 @@ pub mod progress;
 pub mod scene;
 pub mod sensitivity;
 pub mod summary;
+pub mod table;
 
 use crate::assembly;
 use crate::model::Model;

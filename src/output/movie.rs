@@ -10,7 +10,6 @@
 //! `w × h` picture at the scale `s = 0.9·min(w/(hi₀ − lo₀), h/(hi₁ − lo₁))`, `y` up.
 
 use crate::error::PlotError;
-use crate::output::npy::read_npy;
 use crate::output::plot::Table;
 use serde_json::Value;
 use std::path::Path;
@@ -77,45 +76,7 @@ pub fn frame_rows(times: &[f64], opts: &AnimationOptions) -> Vec<usize> {
     rows
 }
 
-/// The table of the run in `dir`: `trajectory.csv`, or every group of `npy/`.
-pub fn run_table(dir: &Path) -> Result<Table, PlotError> {
-    let csv = dir.join("trajectory.csv");
-    if csv.exists() {
-        return Table::read(&csv);
-    }
-    let npy = dir.join("npy");
-    let bad =
-        |e: std::io::Error| PlotError(format!("cannot read the run in {}: {e}", dir.display()));
-    let names: Value = serde_json::from_str(
-        &std::fs::read_to_string(npy.join("columns.json")).map_err(|e| {
-            PlotError(format!(
-                "{}: no trajectory.csv and no npy/columns.json ({e})",
-                dir.display()
-            ))
-        })?,
-    )
-    .map_err(|e| PlotError(format!("npy/columns.json: {e}")))?;
-    let (_, t) = read_npy(&npy.join("t.npy")).map_err(bad)?;
-    let mut columns = vec!["t".to_string()];
-    let mut rows: Vec<Vec<f64>> = t.iter().map(|&t| vec![t]).collect();
-    for (group, listed) in names.as_object().into_iter().flatten() {
-        let Some(listed) = listed.as_array().filter(|_| group != "t") else {
-            continue;
-        };
-        let (shape, data) = read_npy(&npy.join(format!("{group}.npy"))).map_err(bad)?;
-        let width = shape.get(1).copied().unwrap_or(0);
-        if listed.len() != width || shape.first() != Some(&t.len()) {
-            return Err(PlotError(format!(
-                "npy/{group}.npy does not match npy/columns.json"
-            )));
-        }
-        columns.extend(listed.iter().filter_map(|v| v.as_str().map(String::from)));
-        for (r, row) in rows.iter_mut().enumerate() {
-            row.extend_from_slice(&data[r * width..(r + 1) * width]);
-        }
-    }
-    Ok(Table { columns, rows })
-}
+pub use crate::output::table::run_table;
 
 /// Values drawn as colours: one per coloured point and link, per frame.
 #[derive(Clone, Debug, PartialEq)]

@@ -87,34 +87,46 @@ impl NpyFile {
     }
 }
 
-/// Read a float64 `.npy` file written by [`NpyFile`] (or NumPy, C order, little-endian):
-/// its shape and data.
-pub fn read_npy(path: &Path) -> io::Result<(Vec<usize>, Vec<f64>)> {
-    let mut bytes = Vec::new();
-    File::open(path)?.read_to_end(&mut bytes)?;
-    let bad = |m: &str| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{}: {m}", path.display()),
-        )
-    };
-    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+/// The layout of a float64 `.npy` file: its shape and where its data start.
+struct NpyLayout {
+    shape: Vec<usize>,
+    data_start: u64,
+}
+
+fn bad_npy(path: &Path, m: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{}: {m}", path.display()),
+    )
+}
+
+/// Read the preamble of the `.npy` file `f` (at its start) and check its data length.
+fn layout(path: &Path, f: &mut File) -> io::Result<NpyLayout> {
+    let bad = |m: &str| bad_npy(path, m);
+    let mut pre = [0u8; 12];
+    f.read_exact(&mut pre[..10])
+        .map_err(|_| bad("not a .npy file"))?;
+    if &pre[..6] != b"\x93NUMPY" {
         return Err(bad("not a .npy file"));
     }
-    let (len, start) = match bytes[6] {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
-        2 | 3 if bytes.len() >= 12 => (
-            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
-            12,
-        ),
+    let (len, start) = match pre[6] {
+        1 => (u16::from_le_bytes([pre[8], pre[9]]) as usize, 10),
+        2 | 3 => {
+            f.read_exact(&mut pre[10..12])
+                .map_err(|_| bad("short header"))?;
+            (
+                u32::from_le_bytes([pre[8], pre[9], pre[10], pre[11]]) as usize,
+                12,
+            )
+        }
         _ => return Err(bad("unknown .npy version")),
     };
-    let text = std::str::from_utf8(
-        bytes
-            .get(start..start + len)
-            .ok_or_else(|| bad("short header"))?,
-    )
-    .map_err(|_| bad("header is not text"))?;
+    if len > 1 << 20 {
+        return Err(bad("header longer than 1 MB"));
+    }
+    let mut header = vec![0u8; len];
+    f.read_exact(&mut header).map_err(|_| bad("short header"))?;
+    let text = std::str::from_utf8(&header).map_err(|_| bad("header is not text"))?;
     if !text.contains("'descr': '<f8'") || text.contains("'fortran_order': True") {
         return Err(bad("expected little-endian float64 in C order"));
     }
@@ -129,12 +141,57 @@ pub fn read_npy(path: &Path) -> io::Result<(Vec<usize>, Vec<f64>)> {
         .filter(|s| !s.is_empty())
         .map(|s| s.parse().map_err(|_| bad("bad shape")))
         .collect::<Result<_, _>>()?;
-    let data: Vec<f64> = bytes[start + len..]
-        .chunks_exact(8)
-        .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-        .collect();
-    if data.len() != shape.iter().product::<usize>() {
+    let data_start = (start + len) as u64;
+    let values = shape.iter().try_fold(1usize, |a, &b| a.checked_mul(b));
+    let bytes = values.and_then(|v| v.checked_mul(8)).map(|b| b as u64);
+    if bytes.map(|b| b + data_start) != Some(f.metadata()?.len()) {
         return Err(bad("data length does not match the shape"));
     }
-    Ok((shape, data))
+    Ok(NpyLayout { shape, data_start })
+}
+
+/// Read a float64 `.npy` file written by [`NpyFile`] (or NumPy, C order, little-endian):
+/// its shape and data.
+pub fn read_npy(path: &Path) -> io::Result<(Vec<usize>, Vec<f64>)> {
+    let (shape, rows) = npy_shape(path)?;
+    read_npy_rows(path, &(0..rows).collect::<Vec<_>>()).map(|(_, d)| (shape, d))
+}
+
+/// The shape of a `.npy` file and its number of rows (its first dimension; 1 for a 0-D array).
+pub fn npy_shape(path: &Path) -> io::Result<(Vec<usize>, usize)> {
+    let l = layout(path, &mut File::open(path)?)?;
+    let rows = l.shape.first().copied().unwrap_or(1);
+    Ok((l.shape, rows))
+}
+
+/// Read only the rows `rows` (ascending) of a float64 `.npy` file: its shape and the rows'
+/// values one after the other — what a plot of a long run reads, without the whole file in
+/// memory.
+pub fn read_npy_rows(path: &Path, rows: &[usize]) -> io::Result<(Vec<usize>, Vec<f64>)> {
+    let mut f = File::open(path)?;
+    let l = layout(path, &mut f)?;
+    let width = l.shape.iter().skip(1).product::<usize>();
+    let n = l.shape.first().copied().unwrap_or(1);
+    if rows.iter().any(|&r| r >= n) || rows.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(bad_npy(path, "rows out of range or not ascending"));
+    }
+    let mut data = Vec::new();
+    data.try_reserve_exact(rows.len() * width)
+        .map_err(|_| bad_npy(path, "too large to read into memory"))?;
+    let mut r = std::io::BufReader::with_capacity(1 << 16, f);
+    let mut at = 0usize; // the next row the reader is at
+    r.seek(SeekFrom::Start(l.data_start))?;
+    let mut buf = vec![0u8; width * 8];
+    for &row in rows {
+        if row > at {
+            r.seek_relative(((row - at) * width * 8) as i64)?;
+        }
+        r.read_exact(&mut buf)?;
+        data.extend(
+            buf.chunks_exact(8)
+                .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8]))),
+        );
+        at = row + 1;
+    }
+    Ok((l.shape, data))
 }

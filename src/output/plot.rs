@@ -44,52 +44,7 @@ pub(crate) fn ensure_font() -> Result<(), PlotError> {
     .map_err(PlotError)
 }
 
-/// A CSV table: column names and rows.
-pub struct Table {
-    /// Column names.
-    pub columns: Vec<String>,
-    /// Rows of numbers.
-    pub rows: Vec<Vec<f64>>,
-}
-
-impl Table {
-    /// Read `trajectory.csv`.
-    pub fn read(path: &Path) -> Result<Table, PlotError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| PlotError(format!("cannot read {}: {e}", path.display())))?;
-        let mut lines = text.lines();
-        let columns: Vec<String> = lines
-            .next()
-            .ok_or_else(|| PlotError(format!("{} is empty", path.display())))?
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .collect();
-        let mut rows = Vec::new();
-        for (k, l) in lines.enumerate() {
-            let r: Result<Vec<f64>, _> = l.split(',').map(|x| x.trim().parse::<f64>()).collect();
-            let r = r.map_err(|e| PlotError(format!("{}:{}: {e}", path.display(), k + 2)))?;
-            if r.len() != columns.len() {
-                return Err(PlotError(format!(
-                    "{}:{}: {} values for {} columns",
-                    path.display(),
-                    k + 2,
-                    r.len(),
-                    columns.len()
-                )));
-            }
-            rows.push(r);
-        }
-        if rows.is_empty() {
-            return Err(PlotError(format!("{} has no data rows", path.display())));
-        }
-        Ok(Table { columns, rows })
-    }
-
-    /// Index of a column.
-    pub fn col(&self, name: &str) -> Option<usize> {
-        self.columns.iter().position(|c| c == name)
-    }
-}
+pub use crate::output::table::Table;
 
 /// Axis label with units for a column name.
 pub fn unit_label(names: &[&str]) -> String {

@@ -49,12 +49,21 @@ pub fn available() -> Option<f64> {
 /// `Err(message)` when a run of `unknowns` unknowns needs more than is available.
 pub fn check(coordinates: usize, constraints: usize) -> Result<(), String> {
     let need = estimate(coordinates + constraints);
+    let what = format!(
+        "{coordinates} coordinates and {constraints} constraints need about {:.3} GB of \
+         memory ({:.0} KB per unknown, estimated)",
+        need / 1e9,
+        BYTES_PER_UNKNOWN / 1024.0,
+    );
+    check_bytes(need, &what)
+}
+
+/// `Err(message)` when `need` bytes are more than is available; `what` says what needs them
+/// and is the start of the message.
+pub fn check_bytes(need: f64, what: &str) -> Result<(), String> {
     match available() {
         Some(have) if need > have => Err(format!(
-            "{coordinates} coordinates and {constraints} constraints need about {:.1} GB of \
-             memory ({:.0} KB per unknown, estimated), more than the {:.1} GB available{}",
-            need / 1e9,
-            BYTES_PER_UNKNOWN / 1024.0,
+            "{what}, more than the {:.1} GB available{}",
             have / 1e9,
             match std::env::var(MEMORY_VARIABLE) {
                 Ok(v) => format!(" ({MEMORY_VARIABLE}={v})"),
@@ -64,3 +73,18 @@ pub fn check(coordinates: usize, constraints: usize) -> Result<(), String> {
         _ => Ok(()),
     }
 }
+
+/// Estimated bytes of a model whose iteration matrix has `entries` nonzero entries and
+/// whose terms couple `pairs` pairs of coordinate blocks, besides its `unknowns`: what a
+/// dense coupling costs (a pendulum chain in angle coordinates couples every rod with every
+/// other one: `n²/2` terms and a dense matrix, stored and factorized as a sparse one).
+pub fn estimate_coupled(unknowns: usize, entries: f64, pairs: f64) -> f64 {
+    estimate(unknowns) + BYTES_PER_ENTRY * entries + BYTES_PER_PAIR * pairs
+}
+
+/// Estimated bytes per nonzero entry of the iteration matrix beyond [`BYTES_PER_UNKNOWN`]:
+/// the matrix, its symbolic and numeric factors and the scatter slots.
+pub const BYTES_PER_ENTRY: f64 = 64.0;
+
+/// Estimated bytes per term coupling two blocks (its kernel and local blocks).
+pub const BYTES_PER_PAIR: f64 = 256.0;

@@ -37,6 +37,9 @@ use crate::solve::Problem;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// The folder inside the output folder that an interrupted run's results go to.
+pub const INTERRUPTED: &str = "interrupted";
+
 /// How to run a problem into a folder.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -99,6 +102,7 @@ pub fn run_to_folder(problem: Problem, opts: &RunOptions) -> Result<RunReport, E
     let mut sim = Simulation::new(problem.clone(), problem.method.clone())?;
     let build_seconds = start.elapsed().as_secs_f64();
     let mut csv = CsvWriter::create(&opts.out, &problem, problem.output_every)?;
+    csv.check_folder(INTERRUPTED)?;
     let mut tally = Tally::new();
     let mut progress = Progress::new(steps, opts.progress && steps >= 2000);
     let mut watch = opts.interrupt.clone();
@@ -134,7 +138,7 @@ pub fn run_to_folder(problem: Problem, opts: &RunOptions) -> Result<RunReport, E
         summary.sensitivity = opts.sensitivity.clone();
     }
     let dir = match interrupted {
-        true => opts.out.join("interrupted"),
+        true => opts.out.join(INTERRUPTED),
         false => opts.out.clone(),
     };
     csv.finish_in(&summary, &dir)?;

@@ -24,6 +24,7 @@ use crate::error::{Error, SolveError};
 use crate::model::StateView;
 use crate::output::columns::Columns;
 use crate::output::csv::{Formats, RunFiles};
+use crate::output::folder::RunFolder;
 use crate::output::scene::Scene;
 use crate::problem::Outputs;
 use crate::solve::Problem;
@@ -39,17 +40,19 @@ pub enum ModesAt {
 }
 
 /// The modes of `problem` about the configuration `at`, written to `out/modes.json` (replaced
-/// whole: written beside it, then renamed).
+/// whole: written beside it, then renamed, under the folder's lock).
 pub fn modes_to_folder(problem: &Problem, at: ModesAt, out: &Path) -> Result<ModesReport, Error> {
     let report = match at {
         ModesAt::Initial => ModesReport::initial(problem),
         ModesAt::Equilibrium => ModesReport::equilibrium(problem),
     }?;
     let text = serde_json::to_string_pretty(&report).map_err(std::io::Error::other);
-    let (file, partial) = (out.join("modes.json"), out.join(".modes.json.partial"));
-    std::fs::create_dir_all(out)
-        .and_then(|()| std::fs::write(&partial, text? + "\n"))
-        .and_then(|()| std::fs::rename(&partial, &file))
+    let file = out.join("modes.json");
+    RunFolder::open(out)
+        .and_then(|f| {
+            std::fs::write(f.partial().join("modes.json"), text? + "\n")?;
+            f.place_one("modes.json")
+        })
         .map_err(|e| Error::io(&file, e))?;
     Ok(report)
 }

@@ -45,7 +45,7 @@ pub struct SweepOptions {
     pub overrides: Overrides,
     /// Columns whose last value each row reports.
     pub end: Vec<String>,
-    /// Threads (0: one per core).
+    /// Threads (0: one per core; more than the cores are clamped to their number).
     pub jobs: usize,
     /// Raised: cases not yet started are skipped (reported as interrupted).
     pub interrupt: Interrupt,
@@ -109,6 +109,13 @@ pub fn sweep(problem: &Problem, opts: &SweepOptions) -> Result<Vec<SweepRow>, Er
             names.join(", ")
         )));
     }
+    for (k, (n, _)) in opts.grid.iter().enumerate() {
+        if opts.grid[..k].iter().any(|(m, _)| m == n) {
+            return Err(bad(format!(
+                "parameter '{n}' is swept twice: give all its values at once, e.g. {n}=1,2,3"
+            )));
+        }
+    }
     let all = cases(&opts.grid);
     let mut base = problem.clone();
     base.apply(&opts.overrides)?;
@@ -119,11 +126,28 @@ pub fn sweep(problem: &Problem, opts: &SweepOptions) -> Result<Vec<SweepRow>, Er
             columns.names()[1..].join(", ")
         )));
     }
+    let jobs = threads(opts.jobs);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.jobs)
+        .num_threads(jobs)
         .build()
-        .map_err(|e| bad(format!("cannot start {} threads: {e}", opts.jobs)))?;
+        .map_err(|e| bad(format!("cannot start {jobs} threads: {e}")))?;
     Ok(pool.install(|| all.par_iter().map(|c| run_case(problem, c, opts)).collect()))
+}
+
+/// The threads a sweep asking for `jobs` runs on: one per core for 0, never more than the
+/// cores (each case is bound by arithmetic; more threads only cost memory).
+///
+/// ```
+/// use lagrangian::run::sweep::threads;
+/// let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+/// assert_eq!((threads(0), threads(100_000), threads(1)), (cores, cores, 1));
+/// ```
+pub fn threads(jobs: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    match jobs {
+        0 => cores,
+        j => j.min(cores),
+    }
 }
 
 fn refs(case: &[(String, f64)]) -> Vec<(&str, f64)> {

@@ -65,6 +65,10 @@ pub fn load_with(path: &Path, sets: &[(String, f64)]) -> Result<Problem, SpecErr
         field: String::new(),
         message,
     };
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    if size > MAX_FILE_BYTES as u64 {
+        return Err(err(1, 1, too_large(size as usize)));
+    }
     let bytes = std::fs::read(path).map_err(|e| err(1, 1, format!("cannot read the file: {e}")))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
@@ -93,8 +97,31 @@ pub fn parse_chain(text: &str, file: &str) -> Result<ChainSpec, SpecError> {
     chain::build(ctx, &value)
 }
 
+/// The largest mechanism file read (16 MB): a file of any size the toolkit documents is far
+/// smaller (repetition is written with `Grids`, `Chains` and `Define`s); reading a larger
+/// one would take many times its size in memory.
+pub const MAX_FILE_BYTES: usize = 16 << 20;
+
+fn too_large(bytes: usize) -> String {
+    format!(
+        "the file has {:.1} MB; mechanism files may have at most {} MB (write repeated \
+         elements as Grids or Chains)",
+        bytes as f64 / 1e6,
+        MAX_FILE_BYTES >> 20
+    )
+}
+
 /// The document of a file: TOML (a `.toml` file: the N-pendulum configuration) or YAML.
 fn document(text: &str, file: &str) -> Result<Value, SpecError> {
+    if text.len() > MAX_FILE_BYTES {
+        return Err(SpecError {
+            file: file.to_string(),
+            line: 1,
+            column: 1,
+            field: String::new(),
+            message: too_large(text.len()),
+        });
+    }
     match chain_toml::is_toml(file) {
         true => chain_toml::document(text, file),
         false => yaml(text, file),

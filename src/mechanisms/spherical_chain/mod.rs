@@ -25,8 +25,9 @@
 mod problem;
 pub use problem::ChartLog;
 
-use crate::error::Error;
+use crate::error::{Error, SolveError};
 use crate::model::{Model, Term};
+use crate::problem::memory;
 use nalgebra::{SVector, Vector3};
 use num_dual::DualNum;
 use serde::Serialize;
@@ -369,28 +370,39 @@ impl SphericalChain {
         }
     }
 
-    fn weights(&self) -> (Vec<Vec<f64>>, Vec<f64>) {
+    /// The weights of the chain's kinetic and potential energy: `T = ½ Σᵢⱼ aᵢⱼ ṙᵢ·ṙⱼ + …`
+    /// and `V = g Σᵢ bᵢ zᵢ`, with `aᵢⱼ = Σₖ mₖ wᵢₖ wⱼₖ`, `bᵢ = Σₖ mₖ wᵢₖ`, where `wᵢₖ` is 1
+    /// for `i < k`, rod `k`'s centre of mass fraction for `i = k` and 0 beyond. With the
+    /// masses beyond rod `j`, `Sⱼ = Σ_{k>j} mₖ`: `aᵢⱼ = mⱼ cⱼ + Sⱼ` for `i < j`,
+    /// `aᵢᵢ = mᵢ cᵢ² + Sᵢ`, `bᵢ = mᵢ cᵢ + Sᵢ` — O(n), where the sums are O(n³).
+    /// Returns `(aᵢᵢ, a_{·j} for i < j, bᵢ)`.
+    fn weights(&self) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
         let n = self.rods.len();
-        let w = |i: usize, k: usize| {
-            if i < k {
-                1.0
-            } else if i == k {
-                self.rods[k].com
-            } else {
-                0.0
-            }
-        };
-        let mut a = vec![vec![0.0; n]; n];
-        let mut b = vec![0.0; n];
-        for (k, rod) in self.rods.iter().enumerate() {
-            for i in 0..n {
-                b[i] += rod.mass * w(i, k);
-                for j in 0..n {
-                    a[i][j] += rod.mass * w(i, k) * w(j, k);
-                }
-            }
+        let mut beyond = vec![0.0; n];
+        for k in (0..n.saturating_sub(1)).rev() {
+            beyond[k] = beyond[k + 1] + self.rods[k + 1].mass;
         }
-        (a, b)
+        let r = &self.rods;
+        let diag = (0..n).map(|i| r[i].mass * r[i].com * r[i].com + beyond[i]);
+        let upper = (0..n).map(|j| r[j].mass * r[j].com + beyond[j]);
+        let b = (0..n).map(|i| r[i].mass * r[i].com + beyond[i]);
+        (diag.collect(), upper.collect(), b.collect())
+    }
+
+    /// Refuse a chain whose model would not fit in memory, before it is built: every rod
+    /// is coupled with every other one (`n(n − 1)/2` terms, a dense iteration matrix), so
+    /// memory grows with the square of the rods ([`memory::estimate_coupled`]).
+    fn check_memory(&self, coordinates: usize) -> Result<(), Error> {
+        let rods = self.rods.len() as f64;
+        let entries = (coordinates as f64).powi(2);
+        let need = memory::estimate_coupled(coordinates, entries, rods * (rods - 1.0) / 2.0);
+        let what = format!(
+            "a chain of {} pendulums ({coordinates} coordinates, each rod coupled with every \
+             other one) needs about {:.3} GB of memory (estimated)",
+            self.rods.len(),
+            need / 1e9
+        );
+        memory::check_bytes(need, &what).map_err(|m| SolveError::TooLarge(m).into())
     }
 
     fn offsets(&self) -> Vec<usize> {
@@ -406,8 +418,9 @@ impl SphericalChain {
     /// The model for the current charts (coordinates `θ_i, φ_i (, ℓ_i)` rod after rod).
     pub fn model(&self) -> Result<Model, Error> {
         let n: usize = self.rods.iter().map(Rod::ncoords).sum();
+        self.check_memory(n)?;
         let off = self.offsets();
-        let (a, b) = self.weights();
+        let (a_ii, a_ij, b) = self.weights();
         let names: Vec<String> = self
             .rods
             .iter()
@@ -434,7 +447,7 @@ impl SphericalChain {
         for (i, rod) in self.rods.iter().enumerate() {
             let t = SelfTerm {
                 rod: rodterm(i, 0),
-                a_ii: a[i][i],
+                a_ii: a_ii[i],
                 inertia: rod.inertia,
                 gb: self.g * b[i],
                 spring: rod.stiffness.map(|k| (k, rod.length)),
@@ -451,13 +464,13 @@ impl SphericalChain {
                 } else {
                     0.0
                 };
-                if a[i][j] == 0.0 && damping == 0.0 {
+                if a_ij[j] == 0.0 && damping == 0.0 {
                     continue;
                 }
                 let p = PairTerm {
                     a: rodterm(i, 0),
                     b: rodterm(j, self.rods[i].ncoords()),
-                    a_ij: a[i][j],
+                    a_ij: a_ij[j],
                     damping,
                 };
                 let mut ij = idx(i);
