@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use lagrangian::output::animation::AnimationOptions;
-use lagrangian::output::plot;
+use lagrangian::output::gif::MAX_SIDE;
 use lagrangian::run::sweep::SweepOptions;
 use lagrangian::spec;
 use std::path::PathBuf;
@@ -20,6 +20,7 @@ pub struct Cli {
 #[allow(clippy::large_enum_variant)] // parsed once per process
 pub enum Cmd {
     /// Integrate a mechanism file; write DIR/trajectory.csv (or DIR/npy/) and DIR/summary.json.
+    #[command(allow_negative_numbers = true)]
     Run {
         /// The mechanism (YAML).
         file: PathBuf,
@@ -32,17 +33,17 @@ pub enum Cmd {
         #[arg(long, conflicts_with = "step")]
         steps: Option<usize>,
         /// Step size; the last step is shortened to land on the end time.
-        #[arg(long)]
+        #[arg(allow_hyphen_values = true, long)]
         step: Option<f64>,
         /// End time (overrides ProblemData.tend).
-        #[arg(long = "t-end")]
+        #[arg(allow_hyphen_values = true, long = "t-end")]
         t_end: Option<f64>,
         /// Spectral radius at infinity (overrides SolverParams.rho_inf).
-        #[arg(long = "rho-inf")]
+        #[arg(allow_hyphen_values = true, long = "rho-inf")]
         rho_inf: Option<f64>,
         /// Error control with this tolerance instead of a fixed step (generalized-α; overrides
         /// SolverParams.tol, and --step or --steps give the first step).
-        #[arg(long)]
+        #[arg(allow_hyphen_values = true, long)]
         tol: Option<f64>,
         /// Integrator: genalpha, or rk4 for unconstrained mechanisms (overrides SolverParams).
         #[arg(long)]
@@ -51,7 +52,7 @@ pub enum Cmd {
         #[arg(long = "output-every")]
         output_every: Option<usize>,
         /// Write a row every DT seconds and at the end, interpolated between steps (Output.dt).
-        #[arg(long = "output-dt")]
+        #[arg(allow_hyphen_values = true, long = "output-dt")]
         output_dt: Option<f64>,
         /// Write rows at these times, e.g. 0.5,1,2 (interpolated between steps; Output.at).
         #[arg(long = "output-at", value_delimiter = ',')]
@@ -78,9 +79,11 @@ pub enum Cmd {
     /// Run a mechanism file once per combination of parameter values, in parallel on the
     /// local cores; write DIR/sweep.csv (one row per case: the values, the summary's figures,
     /// the --end columns' last values, any error).
+    #[command(allow_negative_numbers = true)]
     Sweep(SweepArgs),
     /// Parse, build and initialize a mechanism file; print its coordinates, constraints,
     /// degrees of freedom and consistent initial point.
+    #[command(allow_negative_numbers = true)]
     Check {
         /// The mechanism (YAML).
         file: PathBuf,
@@ -93,6 +96,7 @@ pub enum Cmd {
     /// Vibration modes about the file's initial configuration (or its equilibrium) at rest:
     /// frequencies, zero and unstable modes, damping ratios and damped roots; writes
     /// DIR/modes.json, and with --animate K the motion of mode K to DIR/mode-K/animation.html.
+    #[command(allow_negative_numbers = true)]
     Modes {
         /// The mechanism (YAML).
         file: PathBuf,
@@ -109,12 +113,13 @@ pub enum Cmd {
         animate: Option<usize>,
         /// Amplitude of the mass-normalized shape (default: the largest point moves a tenth
         /// of the scene).
-        #[arg(long)]
+        #[arg(allow_hyphen_values = true, long)]
         amplitude: Option<f64>,
     },
     /// Static equilibrium, downhill from the file's initial configuration: positions,
     /// stability, multipliers and reactions; writes DIR/equilibrium.json, DIR/scene.json and
     /// DIR/trajectory.csv (the iterates; `animate DIR` shows the search).
+    #[command(allow_negative_numbers = true)]
     Equilibrium {
         /// The mechanism (YAML).
         file: PathBuf,
@@ -136,6 +141,7 @@ pub enum Cmd {
     },
     /// Write DIR/animation.html: the run's motion in one offline page (2D, 3D; play, slider);
     /// with --gif also DIR/animation.gif.
+    #[command(allow_negative_numbers = true)]
     Animate {
         /// A run's output directory (with scene.json).
         dir: PathBuf,
@@ -144,6 +150,7 @@ pub enum Cmd {
     },
     /// Plot a run: chosen columns of DIR/trajectory.csv against time, or (without --columns) the
     /// diagnostics sheet (energies, momenta, constraint residual, coordinates). PNG and SVG.
+    #[command(allow_negative_numbers = true)]
     Plot {
         /// A run's output directory.
         dir: PathBuf,
@@ -206,13 +213,13 @@ pub struct SweepArgs {
     #[arg(long, conflicts_with = "step")]
     pub steps: Option<usize>,
     /// Step size.
-    #[arg(long)]
+    #[arg(allow_hyphen_values = true, long)]
     pub step: Option<f64>,
     /// End time (overrides ProblemData.tend).
-    #[arg(long = "t-end")]
+    #[arg(allow_hyphen_values = true, long = "t-end")]
     pub t_end: Option<f64>,
     /// Spectral radius at infinity.
-    #[arg(long = "rho-inf")]
+    #[arg(allow_hyphen_values = true, long = "rho-inf")]
     pub rho_inf: Option<f64>,
     /// Integrator: genalpha or rk4.
     #[arg(long)]
@@ -265,7 +272,7 @@ fn parse_values(s: &str) -> Result<(String, Vec<f64>), String> {
 #[derive(clap::Args)]
 pub struct AnimArgs {
     /// Frames per second of simulated time.
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(allow_hyphen_values = true, long, default_value_t = 30.0)]
     fps: f64,
     /// At most this many frames.
     #[arg(long = "max-frames", default_value_t = 1000)]
@@ -279,7 +286,7 @@ pub struct AnimArgs {
     /// Also write DIR/animation.gif.
     #[arg(long)]
     pub gif: bool,
-    /// GIF size in pixels, WIDTHxHEIGHT.
+    /// GIF size in pixels, WIDTHxHEIGHT (each side 16 to 4096).
     #[arg(long = "gif-size", default_value = "640x480")]
     gif_size: String,
 }
@@ -287,12 +294,17 @@ pub struct AnimArgs {
 impl AnimArgs {
     /// The options these arguments ask for.
     pub fn options(&self) -> Result<AnimationOptions, String> {
-        let size = plot::parse_size(&self.gif_size).ok_or_else(|| {
-            format!(
-                "--gif-size {}: expected WIDTHxHEIGHT, e.g. 640x480",
-                self.gif_size
-            )
-        })?;
+        let side = |x: &str| x.trim().parse::<u32>().ok();
+        let size = (self.gif_size.split_once('x'))
+            .and_then(|(w, h)| Some((side(w)?, side(h)?)))
+            .filter(|&(w, h)| [w, h].iter().all(|s| (16..=MAX_SIDE).contains(s)))
+            .ok_or_else(|| {
+                format!(
+                    "--gif-size {}: expected WIDTHxHEIGHT with each side 16 to {MAX_SIDE} \
+                     pixels, e.g. 640x480",
+                    self.gif_size
+                )
+            })?;
         if !(self.fps > 0.0 && self.fps.is_finite()) {
             return Err(format!("--fps {}: must be a positive number", self.fps));
         }

@@ -240,6 +240,22 @@ fn colours_and_trails_follow_the_columns() {
             "{extra:?}: {err}"
         );
     }
+    // the documented range's ends are accepted
+    for size in ["16x16", "4096x16"] {
+        let o = run(
+            &[
+                "animate",
+                out.to_str().unwrap(),
+                "--gif",
+                "--gif-size",
+                size,
+            ],
+            None,
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{size}: {err}");
+        assert!(out.join("animation.gif").is_file());
+    }
 }
 
 #[test]

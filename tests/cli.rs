@@ -735,3 +735,23 @@ fn check_reads_a_pipe() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(out.contains("λ[bar OA]"), "{out}");
 }
+
+#[test]
+fn negative_option_values_reach_the_checks_that_name_them() {
+    let out = tmp("negative-values");
+    let file = mech("double_pendulum.yaml");
+    for (flag, value, text) in [
+        ("--tol", "-1", "--tol -1 must lie in (0, 1)"),
+        ("--t-end", "-1", "-1"),
+        ("--step", "-1e-3", "-0.001"),
+    ] {
+        let args = ["run", &file, "--out", out.to_str().unwrap(), flag, value];
+        let o = run(&args, None);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{flag} {value}: {err}");
+        assert!(
+            err.contains(text) && !err.contains("unexpected argument"),
+            "{flag} {value}: {err}"
+        );
+    }
+}

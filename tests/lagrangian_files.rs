@@ -102,3 +102,44 @@ fn mistakes_with_velocities_name_their_place() {
         );
     }
 }
+
+#[test]
+fn names_as_on_paper_greek_and_accented_move_as_the_ascii_ones() {
+    // scalars θ₁ → θ, φ; parameters μ, ℓ, ω (Greek and letter-like symbols), as on paper
+    let paper = DOUBLE
+        .replace("th1", "θ")
+        .replace("th2", "φ")
+        .replace("m1", "μ")
+        .replace("l1", "ℓ")
+        .replace("g: 9.81", "ω: 9.81")
+        .replace("*g*", "*ω*");
+    let a = lagrangian::spec::parse(DOUBLE, "double.yaml").unwrap();
+    let b = lagrangian::spec::parse(&paper, "paper.yaml").unwrap();
+    assert_eq!(b.model.coordinate_names()[0], "θ");
+    let (a, b) = (
+        simulate(&a, a.method.clone()).unwrap(),
+        simulate(&b, b.method.clone()).unwrap(),
+    );
+    assert_eq!(a.last().state.q, b.last().state.q);
+    // a point named Ä (its bars split by upper-case letters: OÄ, ÄB)
+    let text = std::fs::read_to_string(common::mech("double_pendulum.yaml")).unwrap();
+    let umlaut = text
+        .replace("{ A: m1", "{ Ä: m1")
+        .replace("OA: l1", "OÄ: l1")
+        .replace("AB: l2", "ÄB: l2")
+        .replace("    A: [", "    Ä: [")
+        .replace("{ A, B }", "{ Ä, B }")
+        .replace("t: 10", "t: 0.2");
+    let p = lagrangian::spec::parse(&umlaut, "umlaut.yaml").unwrap();
+    let sol = simulate(&p, p.method.clone()).unwrap();
+    let names = lagrangian::output::columns::Columns::new(&p)
+        .names()
+        .to_vec();
+    assert!(names.contains(&"Ä.x".to_string()), "{names:?}");
+    assert!(sol.last().max_constraint < 1e-10);
+    // the case rules hold in every script: a point starts upper-case, a scalar lower-case
+    let e = lagrangian::spec::parse(&DOUBLE.replace("th1", "Θ"), "bad.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("'Θ'") && e.contains("lower-case"), "{e}");
+}

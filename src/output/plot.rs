@@ -214,7 +214,7 @@ fn moving_point(table: &Table) -> Option<Vec<usize>> {
         let Some(point) = name.strip_suffix(".x") else {
             continue;
         };
-        if !point.starts_with(|ch: char| ch.is_ascii_uppercase()) {
+        if !point.starts_with(char::is_uppercase) {
             continue;
         }
         let cols: Vec<usize> = [".x", ".y", ".z"]

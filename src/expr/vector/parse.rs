@@ -271,14 +271,11 @@ impl Parser<'_> {
         if c.is_ascii_digit() || c == b'.' {
             return lex_number(self.s, &mut self.pos).map(VExpr::constant);
         }
-        if c.is_ascii_alphabetic() || c == b'_' {
+        if let Some(len) = name_char(self.s, self.pos, true) {
             let start = self.pos;
-            while self.pos < self.s.len()
-                && (self.s[self.pos].is_ascii_alphanumeric()
-                    || self.s[self.pos] == b'_'
-                    || self.s[self.pos] == b'\'')
-            {
-                self.pos += 1;
+            self.pos += len;
+            while let Some(len) = name_char(self.s, self.pos, false) {
+                self.pos += len;
             }
             let name = std::str::from_utf8(&self.s[start..self.pos])
                 .unwrap_or("")
@@ -367,4 +364,23 @@ impl Parser<'_> {
         }
         Err(self.err(format!("unexpected '{}'", c as char)))
     }
+}
+
+/// The length in bytes of the character at `pos` of the UTF-8 text `s` when it may stand in a
+/// name there: a letter (any script: `θ`, `Ä`) or `_` first, then letters, digits, `_` or `'`.
+fn name_char(s: &[u8], pos: usize, first: bool) -> Option<usize> {
+    let b = *s.get(pos)?;
+    if b.is_ascii() {
+        let ok =
+            b.is_ascii_alphabetic() || b == b'_' || (!first && (b.is_ascii_digit() || b == b'\''));
+        return ok.then_some(1);
+    }
+    let window = &s[pos..(pos + 4).min(s.len())];
+    let text = match std::str::from_utf8(window) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&window[..e.valid_up_to()]).ok()?,
+    };
+    let c = text.chars().next()?;
+    let ok = c.is_alphabetic() || (!first && c.is_alphanumeric());
+    ok.then_some(c.len_utf8())
 }

@@ -293,7 +293,7 @@ pub(super) fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Res
     let mut items: Vec<(PointMap, bool)> = Vec::new();
     for (k, n) in names.iter().enumerate() {
         if b.taken(n).is_none() {
-            let upper = n.starts_with(|c: char| c.is_ascii_uppercase());
+            let upper = n.starts_with(char::is_uppercase);
             if upper {
                 b.check_name(n, ItemKind::Point, &bp)?;
                 b.new_free(n, &bp)?;

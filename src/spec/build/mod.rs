@@ -144,16 +144,16 @@ impl<'a> Builder<'a> {
         let ok_rest = name
             .chars()
             .skip(1)
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '\'');
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '\'');
         let ok = match kind {
-            ItemKind::Point => first.is_some_and(|c| c.is_ascii_uppercase()),
-            _ => first.is_some_and(|c| c.is_ascii_lowercase()),
+            ItemKind::Point => first.is_some_and(char::is_uppercase),
+            _ => first.is_some_and(char::is_lowercase),
         } && ok_rest
             && !["t", "pi"].contains(&name);
         if !ok {
             let rule = match kind {
-                ItemKind::Point => "a point name starts with an upper-case letter",
-                _ => "a vector or scalar name starts with a lower-case letter",
+                ItemKind::Point => "a point name starts with an upper-case letter (A, Ä, Θ, …)",
+                _ => "a vector or scalar name starts with a lower-case letter (a, θ, ω, …)",
             };
             return Err(self.ctx.err(
                 p,
@@ -394,9 +394,9 @@ fn split_points(key: &str) -> Option<Vec<String>> {
     }
     let mut out: Vec<String> = Vec::new();
     for ch in key.chars() {
-        if ch.is_ascii_uppercase() {
+        if ch.is_uppercase() {
             out.push(ch.to_string());
-        } else if ch.is_ascii_alphanumeric() || ch == '_' || ch == '\'' {
+        } else if ch.is_alphanumeric() || ch == '_' || ch == '\'' {
             out.last_mut()?.push(ch);
         } else {
             return None;

@@ -16,7 +16,7 @@ pub(super) fn physical_params(b: &mut Builder, value: Option<&Value>) -> Result<
             let m = b.ctx.map(pp, &p)?;
             for (name, val) in b.ctx.keys(m, &p, None)? {
                 let q = sub(&p, &name);
-                if !name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                if !name.chars().next().is_some_and(char::is_alphabetic)
                     || name == "t"
                     || name == "pi"
                 {
@@ -154,7 +154,7 @@ pub(super) fn items(b: &mut Builder, part: Parts) -> Result<(), SpecError> {
             let e = b.vexpr(val, &q)?;
             let kind = if !e.is_vector() {
                 ItemKind::Scalar
-            } else if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+            } else if name.starts_with(char::is_uppercase) {
                 ItemKind::Point
             } else {
                 ItemKind::Vector
