@@ -319,3 +319,29 @@ fn a_mechanism_on_a_line_animates_on_the_x_axis() {
         }
     }
 }
+
+#[test]
+fn a_line_is_coloured_by_speed() {
+    // Dimension 1: points have x and vx only (the page draws the line in the plane)
+    let out = tmp("line-speed");
+    let o = run(
+        &[
+            "run",
+            &mech("exudyn_assembly.yaml"),
+            "--out",
+            out.to_str().unwrap(),
+            "--t-end",
+            "0.1",
+            "--quiet",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(
+        &["animate", out.to_str().unwrap(), "--colour", "speed"],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(out.join("animation.html")).unwrap();
+    assert!(html.contains("\"m/s\""), "the page names the speed's unit");
+}

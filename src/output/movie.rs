@@ -229,7 +229,7 @@ impl Movie {
                 .map(String::from)
         });
         let colour = match key {
-            Some(key) if !key.is_empty() => Some(colouring(&scene, table, &rows, &key)?),
+            Some(key) if !key.is_empty() => Some(colouring(&scene, scene_dim, table, &rows, &key)?),
             _ => None,
         };
         let index: std::collections::HashMap<&str, usize> = (points.iter().enumerate())
@@ -414,9 +414,11 @@ pub fn colour_of(x: f64, [lo, hi]: [f64; 2]) -> [u8; 3] {
 
 /// The colouring by `key` of the frames at `rows`: `speed` (points by `|v|` from their
 /// velocity columns, links by the mean of their ends), `tension` (bars by `tension:<bar>`), or
-/// a column's name (the point `P` of `P.…`, or the link `L` of `…:L` / `…:L:…`).
+/// a column's name (the point `P` of `P.…`, or the link `L` of `…:L` / `…:L:…`). `dim` is the
+/// mechanism's dimension (the scene of a line is drawn in the plane: its points have `vx` only).
 fn colouring(
     scene: &Value,
+    dim: usize,
     table: &Table,
     rows: &[usize],
     key: &str,
@@ -426,7 +428,6 @@ fn colouring(
     let links = scene["links"].as_array().cloned().unwrap_or_default();
     let pname = |k: usize| points[k]["name"].as_str().unwrap_or("");
     let lname = |k: usize| links[k]["name"].as_str().unwrap_or("");
-    let dim = scene["dimension"].as_u64().unwrap_or(0) as usize;
     // each coloured element: the columns whose norm is its value (several: a mean of norms)
     let mut pts: Vec<(usize, Vec<Vec<usize>>)> = Vec::new();
     let mut lks: Vec<(usize, Vec<Vec<usize>>)> = Vec::new();
