@@ -374,7 +374,7 @@ fn a_run_that_would_fill_the_disk_is_refused_before_it_starts() {
 
 #[test]
 fn a_model_too_large_for_the_memory_is_refused_before_factorizing() {
-    // a 200 × 200 cloth (120,000 coordinates, about 0.5 GB estimated) under a 100 MB cap
+    // a 200 × 200 cloth (120,000 coordinates, about 0.32 GB estimated) under a 100 MB cap
     let dir = tmp("too-large");
     let text = std::fs::read_to_string(mech("cloth.yaml"))
         .unwrap()
@@ -396,7 +396,7 @@ fn a_model_too_large_for_the_memory_is_refused_before_factorizing() {
     fails_with(&o, "too large for this machine: 120000 coordinates");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("0.492 GB") && err.contains("0.1 GB available"),
+        err.contains("0.323 GB") && err.contains("0.1 GB available"),
         "{err}"
     );
     assert!(!out.join("summary.json").exists());

@@ -2,15 +2,21 @@
 //! the machine has: a model too large for the machine is refused with both figures instead of
 //! being killed (or killing others) once the factorization grows.
 //!
-//! The estimate is [`BYTES_PER_UNKNOWN`] per coordinate and constraint. Measured: the
-//! 1000 × 1000 cloth (3·10⁶ coordinates, the largest `Grids` entry) peaks at 6.6 GB — 2.2 KB per
-//! coordinate, most of it the sparse LU factors (`/usr/bin/time -f %M lagrangian run
-//! cloth1000.yaml --t-end 0.002 --columns positions --format npy`); the 300 × 300 cloth at
-//! 0.68 GB, 2.5 KB per coordinate. The constant allows about twice that, for meshes whose
-//! factors fill in more.
+//! The estimate is [`BASE_BYTES`] and [`BYTES_PER_UNKNOWN`] per coordinate and constraint;
+//! models that couple every block with every other one (the pendulum chain in angles) add
+//! their terms and dense matrix ([`estimate_coupled`]). Measured against the peak resident
+//! memory of short runs (`python3 benches/memory_estimate.py`, benches/README.md "Memory
+//! estimates"): the cloth of 100², 200², 300² points and the hanging chain of 10⁴, 10⁵, 3·10⁵
+//! masses peak at 1.5–2.0 KB per coordinate (most of it the sparse LU factors; the 1000 × 1000
+//! cloth at 6.6 GB, 2.2 KB), the pendulum chain at about 400 bytes per pair of rods; every
+//! estimate lies between 1× and 2× of its peak.
 
 /// Estimated bytes per unknown (coordinate or constraint) of a run.
-pub const BYTES_PER_UNKNOWN: f64 = 4096.0;
+pub const BYTES_PER_UNKNOWN: f64 = 2560.0;
+
+/// Estimated bytes of any run besides its model: the program, its threads, the output
+/// buffers (a run of a few coordinates peaks at 12 MB).
+pub const BASE_BYTES: f64 = 16e6;
 
 /// The environment variable that caps the memory a run may plan for, in bytes (`8e9`), below
 /// what the machine has available.
@@ -20,10 +26,10 @@ pub const MEMORY_VARIABLE: &str = "LAGRANGIAN_MAX_MEMORY";
 ///
 /// ```
 /// use lagrangian::problem::memory;
-/// assert_eq!(memory::estimate(1_000_000), 4.096e9);
+/// assert_eq!(memory::estimate(1_000_000), 2.576e9);
 /// ```
 pub fn estimate(unknowns: usize) -> f64 {
-    unknowns as f64 * BYTES_PER_UNKNOWN
+    BASE_BYTES + unknowns as f64 * BYTES_PER_UNKNOWN
 }
 
 /// The bytes a run may use: the machine's available memory (`MemAvailable` of
@@ -51,7 +57,7 @@ pub fn check(coordinates: usize, constraints: usize) -> Result<(), String> {
     let need = estimate(coordinates + constraints);
     let what = format!(
         "{coordinates} coordinates and {constraints} constraints need about {:.3} GB of \
-         memory ({:.0} KB per unknown, estimated)",
+         memory ({:.1} KB per unknown, estimated)",
         need / 1e9,
         BYTES_PER_UNKNOWN / 1024.0,
     );
@@ -84,7 +90,7 @@ pub fn estimate_coupled(unknowns: usize, entries: f64, pairs: f64) -> f64 {
 
 /// Estimated bytes per nonzero entry of the iteration matrix beyond [`BYTES_PER_UNKNOWN`]:
 /// the matrix, its symbolic and numeric factors and the scatter slots.
-pub const BYTES_PER_ENTRY: f64 = 64.0;
+pub const BYTES_PER_ENTRY: f64 = 120.0;
 
 /// Estimated bytes per term coupling two blocks (its kernel and local blocks).
-pub const BYTES_PER_PAIR: f64 = 256.0;
+pub const BYTES_PER_PAIR: f64 = 480.0;
