@@ -138,6 +138,11 @@ fn toml_mistakes_name_their_place() {
         ("[system.sim\ng = 1\n", "c.toml:1:", "not valid TOML"),
         ("title = \"x\"\n", "c.toml:1:1", "missing table [system]"),
         (
+            "[system.sim]\ng = 9.81\ntimedelta = 0.001\nsteps = 2\n",
+            "c.toml:1:1",
+            "no pendulums: the chain needs [[system.sim.pendula]]",
+        ),
+        (
             "color = 1\n[system.sim]\n",
             "c.toml:1:1",
             "unknown key 'color'",

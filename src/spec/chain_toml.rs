@@ -109,6 +109,18 @@ pub(crate) fn document(text: &str, file: &str) -> Result<Value, SpecError> {
     if let Some(p) = system.get("plot") {
         out.insert("plot".into(), p.clone());
     }
+    if !out.contains_key("pendula") {
+        let at: &[&str] = match system.contains_key("sim") {
+            true => &["system", "sim"],
+            false => &["system"],
+        };
+        return Err(err(
+            at,
+            "no pendulums: the chain needs [[system.sim.pendula]] entries (length, mass, theta, \
+             phi, thetadot, phidot, zPolar)"
+                .into(),
+        ));
+    }
     Ok(Value::Mapping(out))
 }
 
