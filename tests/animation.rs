@@ -323,20 +323,7 @@ fn a_mechanism_on_a_line_animates_on_the_x_axis() {
 #[test]
 fn a_line_is_coloured_by_speed() {
     // Dimension 1: points have x and vx only (the page draws the line in the plane)
-    let out = tmp("line-speed");
-    let o = run(
-        &[
-            "run",
-            &mech("exudyn_assembly.yaml"),
-            "--out",
-            out.to_str().unwrap(),
-            "--t-end",
-            "0.1",
-            "--quiet",
-        ],
-        None,
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = run_bundled("exudyn_assembly.yaml", "0.1");
     let o = run(
         &["animate", out.to_str().unwrap(), "--colour", "speed"],
         None,

@@ -135,7 +135,6 @@ impl RunFiles {
         for (_, f) in self.npy.drain(..) {
             f.finish()?;
         }
-        self.folder.check(dir, name, &self.extra)?;
         let text = serde_json::to_string_pretty(summary).map_err(io::Error::other)?;
         fs::write(self.folder.partial().join(name), text + "\n")?;
         self.folder.place(dir, name, &self.extra)

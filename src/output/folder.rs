@@ -234,7 +234,7 @@ impl RunFolder {
         names.sort_unstable();
         names.dedup();
         for name in names.into_iter().filter(|n| *n != summary) {
-            self.replace(&self.partial, dir, name)?;
+            self.replace(dir, name)?;
         }
         self.place_npy(dir)?;
         fs::rename(self.partial.join(summary), &old_summary)?;
@@ -249,9 +249,10 @@ impl RunFolder {
         fs::rename(self.partial.join(name), &to)
     }
 
-    /// `dir/name` becomes `from/name`, or is removed when `from` has no such file.
-    fn replace(&self, from: &Path, dir: &Path, name: &str) -> io::Result<()> {
-        let (new, old) = (from.join(name), dir.join(name));
+    /// `dir/name` becomes the partial directory's `name`, or is removed when the run wrote no
+    /// such file.
+    fn replace(&self, dir: &Path, name: &str) -> io::Result<()> {
+        let (new, old) = (self.partial.join(name), dir.join(name));
         match new.is_file() {
             true => fs::rename(&new, &old),
             false if fs::symlink_metadata(&old).is_ok_and(|m| !m.is_dir()) => fs::remove_file(&old),

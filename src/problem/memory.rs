@@ -8,8 +8,9 @@
 //! memory of short runs (`python3 benches/memory_estimate.py`, benches/README.md "Memory
 //! estimates"): the cloth of 100², 200², 300² points and the hanging chain of 10⁴, 10⁵, 3·10⁵
 //! masses peak at 1.5–2.0 KB per coordinate (most of it the sparse LU factors; the 1000 × 1000
-//! cloth at 6.6 GB, 2.2 KB), the pendulum chain at about 400 bytes per pair of rods; every
-//! estimate lies between 1× and 2× of its peak.
+//! cloth at 6.6 GB, 2.2 KB), the pendulum chain at about 400 bytes per pair of rods. The
+//! estimates lie between 1.2× and 1.8× of those peaks, except one: 250 pendulums peaked at
+//! 0.111 GB inside the script (0.56× its estimate), though at 0.048 GB run alone.
 
 /// Estimated bytes per unknown (coordinate or constraint) of a run.
 pub const BYTES_PER_UNKNOWN: f64 = 2560.0;
