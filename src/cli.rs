@@ -41,16 +41,22 @@ pub enum Cmd {
         /// Spectral radius at infinity (overrides SolverParams.rho_inf).
         #[arg(allow_hyphen_values = true, long = "rho-inf")]
         rho_inf: Option<f64>,
-        /// Error control with this tolerance instead of a fixed step (generalized-α; overrides
-        /// SolverParams.tol, and --step or --steps give the first step).
+        /// Error control with this tolerance (relative and absolute) instead of a fixed step:
+        /// DOP853 (order 8) unless --integrator genalpha; overrides SolverParams.tol; --step
+        /// gives the first step.
         #[arg(allow_hyphen_values = true, long)]
         tol: Option<f64>,
-        /// Integrator: genalpha, or rk4 for unconstrained mechanisms (overrides SolverParams).
+        /// Integrator: genalpha (fixed step, or --tol), dop853 (order 8, with --tol), or rk4
+        /// (fixed step, unconstrained mechanisms); overrides SolverParams.
         #[arg(long)]
         integrator: Option<String>,
         /// Write every K-th step (overrides SolverParams.output_every).
         #[arg(long = "output-every")]
         output_every: Option<usize>,
+        /// Write a row at every accepted step, also under error control (which otherwise writes
+        /// 1000 even intervals and the end when no output is asked for).
+        #[arg(long = "output-every-step")]
+        output_every_step: bool,
         /// Write a row every DT seconds and at the end, interpolated between steps (Output.dt).
         #[arg(allow_hyphen_values = true, long = "output-dt")]
         output_dt: Option<f64>,
@@ -221,9 +227,12 @@ pub struct SweepArgs {
     /// Spectral radius at infinity.
     #[arg(allow_hyphen_values = true, long = "rho-inf")]
     pub rho_inf: Option<f64>,
-    /// Integrator: genalpha or rk4.
+    /// Integrator: genalpha, dop853 (with --tol) or rk4.
     #[arg(long)]
     pub integrator: Option<String>,
+    /// Error control with this tolerance (DOP853 unless --integrator genalpha).
+    #[arg(allow_hyphen_values = true, long)]
+    pub tol: Option<f64>,
     /// No table on the terminal.
     #[arg(long)]
     pub quiet: bool,
@@ -240,6 +249,7 @@ impl SweepArgs {
                 t_end: self.t_end,
                 rho_inf: self.rho_inf,
                 integrator: self.integrator.clone(),
+                tol: self.tol,
                 ..Default::default()
             },
             end: self.end.clone(),

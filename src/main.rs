@@ -128,6 +128,7 @@ fn execute(cli: Cli) -> ExitCode {
             tol,
             integrator,
             output_every,
+            output_every_step,
             output_dt,
             output_at,
             columns,
@@ -150,6 +151,7 @@ fn execute(cli: Cli) -> ExitCode {
                 tol,
                 output_dt,
                 output_at,
+                output_every_step,
             };
             let base = RunOptions {
                 source: Some(file.display().to_string()),

@@ -303,7 +303,7 @@ impl Simulation {
                 continue;
             }
             self.dense
-                .at(&self.problem.model, x, self.integrator.view())?;
+                .at_integrator(&self.problem.model, x, self.integrator.as_mut())?;
             let state = self.dense.state();
             if self.emit(observers, state, false, Some(true), true)? == Control::Stop {
                 return Ok((Control::Stop, false));

@@ -123,7 +123,7 @@ fn a_sudden_load_takes_small_steps_there_and_large_ones_elsewhere() {
     let file = dir.join("load.yaml");
     std::fs::write(
         &file,
-        format!("{SUDDEN_LOAD}SolverParams: {{ tol: 1e-6 }}\n"),
+        format!("{SUDDEN_LOAD}SolverParams: {{ tol: 1e-6, integrator: genalpha }}\n"),
     )
     .unwrap();
     let out = dir.join("out");
@@ -132,6 +132,7 @@ fn a_sudden_load_takes_small_steps_there_and_large_ones_elsewhere() {
             "run",
             file.to_str().unwrap(),
             "--quiet",
+            "--output-every-step",
             "--columns",
             "positions",
             "--out",
@@ -220,17 +221,41 @@ fn tolerances_are_checked_and_exclude_a_step() {
     )
     .unwrap();
     let o = common::run(&["check", file.to_str().unwrap()], None);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("error control is for generalized-α"));
-    // Mechanism0's DAETS tolerance (Taylor order 20) is noted, not applied
+    let msg = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        msg.contains("RK4 runs at a fixed step") && msg.contains("dop853"),
+        "{msg}"
+    );
+    std::fs::write(
+        &file,
+        format!("{SUDDEN_LOAD}SolverParams: {{ integrator: dop853, steps: 100 }}\n"),
+    )
+    .unwrap();
+    let o = common::run(&["check", file.to_str().unwrap()], None);
+    let msg = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        msg.contains("SolverParams.integrator") && msg.contains("give tol"),
+        "{msg}"
+    );
+    // Mechanism0's DAETS tolerance is honoured (by DOP853), its Taylor order noted
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
     let p = lagrangian::spec::parse(&text, "mechanism0.yaml").unwrap();
     assert!(
-        matches!(&p.method, lagrangian::solve::Method::GenAlpha(o) if o.step_control.is_none())
+        matches!(&p.method, lagrangian::solve::Method::Dop853(o) if o.rtol == 1e-12 && o.atol == 1e-12)
     );
-    assert!(p.notes.iter().any(|n| n.contains("order 20")));
-    // --tol on the command line; sensitivities refuse error control
+    assert!(p
+        .notes
+        .iter()
+        .any(|n| n.contains("order = 20") && n.contains("DOP853")));
+    assert_eq!(
+        p.output_times,
+        Some(lagrangian::problem::OutputTimes::Every(0.02)),
+        "1000 rows over [0, 20]"
+    );
+    // --tol with generalized-α on the command line; sensitivities refuse error control
     let mut q = p.clone();
     q.apply(&lagrangian::solve::Overrides {
+        integrator: Some("genalpha".into()),
         tol: Some(1e-4),
         t_end: Some(0.1),
         ..Default::default()
@@ -240,6 +265,40 @@ fn tolerances_are_checked_and_exclude_a_step() {
         .err()
         .unwrap();
     assert!(err.to_string().contains("fixed step"), "{err}");
+    // and DOP853 is refused by name
+    let err = lagrangian::output::sensitivity::SensitivityRecorder::new(&p, &["k"], 1)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("method is dop853"), "{err}");
+    // --integrator dop853 with a fixed step, or rk4 with a tolerance, is refused
+    for (ov, text) in [
+        (
+            lagrangian::solve::Overrides {
+                integrator: Some("dop853".into()),
+                steps: Some(100),
+                ..Default::default()
+            },
+            "chooses its own steps",
+        ),
+        (
+            lagrangian::solve::Overrides {
+                integrator: Some("rk4".into()),
+                tol: Some(1e-6),
+                ..Default::default()
+            },
+            "RK4 runs at a fixed step",
+        ),
+        (
+            lagrangian::solve::Overrides {
+                integrator: Some("radau".into()),
+                ..Default::default()
+            },
+            "expected genalpha, rk4 or dop853",
+        ),
+    ] {
+        let err = p.clone().apply(&ov).err().unwrap().to_string();
+        assert!(err.contains(text), "{err}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -268,8 +327,17 @@ fn the_summary_says_the_steps_were_under_error_control() {
     );
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        o.status.success() && text.contains("steps under error control (rtol 1e-6, atol 1e-6;"),
+        o.status.success()
+            && text.contains("steps under error control (rtol 1e-6, atol 1e-6;")
+            && text.contains("DOP853"),
         "{text}"
+    );
+    // 1000 even intervals and the end, not a row per accepted step
+    let (_, rows) = common::trajectory(&out);
+    assert_eq!(rows.len(), 1001);
+    assert_eq!(
+        common::summary(&out)["output_times"],
+        serde_json::json!({"every": 0.001})
     );
     assert_eq!(
         common::summary(&out)["overrides"],
@@ -277,3 +345,6 @@ fn the_summary_says_the_steps_were_under_error_control() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[path = "adaptive/dop853.rs"]
+mod dop853;

@@ -149,7 +149,7 @@ impl Problem {
     /// column with respect to.
     #[pyo3(signature = (t_end=None, step=None, steps=None, output_every=None, method=None,
                         rho_inf=None, columns=None, sensitivity=Vec::new(), source=None,
-                        tol=None, output_dt=None, output_at=None))]
+                        tol=None, output_dt=None, output_at=None, output_every_step=false))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
@@ -166,6 +166,7 @@ impl Problem {
         tol: Option<f64>,
         output_dt: Option<f64>,
         output_at: Option<Vec<f64>>,
+        output_every_step: bool,
     ) -> PyResult<RunArrays<'py>> {
         let mut problem = self.problem.clone();
         let ov = Overrides {
@@ -180,6 +181,7 @@ impl Problem {
             tol,
             output_dt,
             output_at,
+            output_every_step,
         };
         problem.apply(&ov).map_err(|e| to_py(py, e))?;
         let opts = MemoryOptions {

@@ -170,7 +170,8 @@ impl CsvWriter {
         // refuse a run whose results would not fit on any reasonable disk, before writing
         let rows = match problem.output_times {
             Some(_) => problem.output_rows(),
-            None => problem.steps(problem.method.h()) / every.max(1) + 2,
+            None if problem.method.is_adaptive() => problem.output_rows(),
+            None => (problem.steps(problem.method.h()) / every.max(1)).saturating_add(2),
         };
         let per_value = if o.csv { CSV_BYTES } else { 0.0 } + if o.npy { 8.0 } else { 0.0 };
         let bytes = rows as f64 * (columns.names().len() + 1) as f64 * per_value;

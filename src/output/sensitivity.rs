@@ -155,7 +155,11 @@ impl SensitivityRecorder {
 
     /// Refuses a record that would not fit in [`MAX_BYTES`].
     fn check_size(problem: &Problem, width: usize, every: usize) -> Result<(), Error> {
-        let rows = problem.steps(problem.method.h()) / every.max(1) + 2;
+        let rows = match problem.method.is_adaptive() {
+            // error control: steps not known in advance; at most one row per output time
+            true => problem.output_rows(),
+            false => (problem.steps(problem.method.h()) / every.max(1)).saturating_add(2),
+        };
         let bytes = 8.0 * rows as f64 * width as f64;
         if bytes > MAX_BYTES {
             return Err(crate::error::SolveError::TooLarge(format!(

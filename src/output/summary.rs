@@ -230,6 +230,7 @@ impl std::fmt::Display for Summary {
         let method = match &s.method {
             Method::GenAlpha(g) => format!("generalized-α, ρ∞ = {}", g.rho_inf),
             Method::Rk4(_) => "RK4".to_string(),
+            Method::Dop853(_) => "DOP853 (explicit Runge–Kutta of order 8)".to_string(),
         };
         let steps = match &s.method {
             Method::GenAlpha(g) if g.step_control.is_some() => {
@@ -239,6 +240,10 @@ impl std::fmt::Display for Summary {
                     s.stats.steps, c.rtol, c.atol, s.stats.rejected_steps
                 )
             }
+            Method::Dop853(d) => format!(
+                "{} steps under error control (rtol {:.0e}, atol {:.0e}; {} rejected)",
+                s.stats.steps, d.rtol, d.atol, s.stats.rejected_steps
+            ),
             _ => format!("{} steps of h = {:.3e} s", s.stats.steps, s.h),
         };
         writeln!(f, "  t = {} … {} s, {steps}, {method}", s.t0, s.t_end)?;

@@ -11,7 +11,7 @@ mod options;
 mod outputs;
 
 pub use options::{
-    GenAlphaOptions, InitOptions, LinearSolverKind, Method, Rk4Options, StepControl,
+    Dop853Options, GenAlphaOptions, InitOptions, LinearSolverKind, Method, Rk4Options, StepControl,
 };
 pub use outputs::{OutputTimes, Outputs, PlotPanel, GROUPS};
 use std::fmt;
@@ -20,6 +20,10 @@ use std::sync::Arc;
 /// The most steps one run may take (10⁸: hours of computing for the smallest mechanisms, and
 /// the bound that keeps a mistyped step or span from running for ever).
 pub const MAX_STEPS: usize = 100_000_000;
+
+/// The intervals of the default output of a run under error control (rows every
+/// `span/1000`, and at the end): [`Problem::bound_output`].
+pub const DEFAULT_ROWS: usize = 1000;
 
 /// An event that replaces the problem during a run: after each accepted step the driver asks
 /// it whether to continue from a new problem (e.g. a pendulum chain in angle coordinates
@@ -292,7 +296,9 @@ impl Problem {
         }
         let h = self.method.h();
         let steps = (self.t_end - self.t0) / h;
-        if !(h > 0.0) || !(steps <= MAX_STEPS as f64) {
+        // DOP853's first step 0 means "chosen automatically"
+        let automatic = matches!(self.method, Method::Dop853(_)) && h == 0.0;
+        if !automatic && (!(h > 0.0) || !(steps <= MAX_STEPS as f64)) {
             return Err(SolveError::BadOptions(format!(
                 "step {h} over [{}, {}] gives {steps:.3e} steps; the limit is {MAX_STEPS} \
                  (a larger step, or a shorter span)",
@@ -308,7 +314,9 @@ impl Problem {
     pub fn output_rows(&self) -> usize {
         match &self.output_times {
             Some(o) => o.count(self.t0, self.t_end),
-            None => self.steps(self.method.h()) / self.output_every.max(1) + 2,
+            // an automatic first step: the steps are not known before the run
+            None if !(self.method.h() > 0.0) => DEFAULT_ROWS / self.output_every.max(1) + 2,
+            None => (self.steps(self.method.h()) / self.output_every.max(1)).saturating_add(2),
         }
     }
 
@@ -332,7 +340,7 @@ pub struct Overrides {
     pub t_end: Option<f64>,
     /// `ρ∞` of generalized-α.
     pub rho_inf: Option<f64>,
-    /// `genalpha` or `rk4`.
+    /// `genalpha`, `rk4` or `dop853`.
     pub integrator: Option<String>,
     /// Keep every k-th step.
     pub output_every: Option<usize>,
@@ -346,6 +354,9 @@ pub struct Overrides {
     pub tol: Option<f64>,
     /// Keep a row every `dt` (interpolated between steps) instead of every k-th step.
     pub output_dt: Option<f64>,
+    /// Keep a row at every accepted step, also under error control (which otherwise keeps
+    /// [`DEFAULT_ROWS`] even intervals when no output is asked for).
+    pub output_every_step: bool,
     /// Keep rows at these times (interpolated between steps).
     pub output_at: Option<Vec<f64>>,
 }
@@ -394,39 +405,9 @@ impl Problem {
             (None, Some(h)) => h,
             (None, None) => self.method.h(),
         };
-        self.method = match o.integrator.as_deref() {
-            None => self.method.clone(),
-            Some("rk4") => Rk4Options::new(h).into(),
-            Some("genalpha") => match &self.method {
-                Method::GenAlpha(g) => Method::GenAlpha(g.clone()),
-                Method::Rk4(_) => GenAlphaOptions::default().into(),
-            },
-            Some(other) => {
-                return Err(bad(format!(
-                    "--integrator {other}: expected genalpha or rk4"
-                )))
-            }
-        }
-        .with_h(h);
-        if let Method::GenAlpha(g) = &mut self.method {
-            if o.tol.is_none() && (o.steps.is_some() || o.step.is_some()) {
-                g.step_control = None;
-            }
-        }
-        if let Some(tol) = o.tol {
-            if !(tol > 0.0 && tol < 1.0) {
-                return Err(bad(format!("--tol {tol} must lie in (0, 1)")));
-            }
-            match &mut self.method {
-                Method::GenAlpha(g) => g.step_control = Some(StepControl::new(tol)),
-                Method::Rk4(_) => {
-                    return Err(bad(
-                        "--tol: error control is for generalized-α (RK4 runs at a fixed step)"
-                            .into(),
-                    ))
-                }
-            }
-        }
+        let was_adaptive = self.method.is_adaptive();
+        let fixed = o.steps.is_some() || o.step.is_some();
+        self.method = self.chosen_method(o, h, fixed)?;
         if let (Some(r), Method::GenAlpha(g)) = (o.rho_inf, &mut self.method) {
             if !(0.0..1.0).contains(&r) {
                 return Err(bad(format!("--rho-inf {r} must lie in [0, 1)")));
@@ -434,6 +415,16 @@ impl Problem {
             g.rho_inf = r;
         }
         self.apply_output(o)?;
+        let output_given = o.output_every.is_some()
+            || o.output_dt.is_some()
+            || o.output_at.is_some()
+            || o.output_every_step;
+        if o.output_every_step {
+            self.output_every = 1;
+            self.output_times = None;
+        } else if self.method.is_adaptive() && !was_adaptive && !output_given {
+            self.bound_output();
+        }
         if let Some(c) = &o.columns {
             self.outputs = Outputs::from_names(c)
                 .map_err(|e| bad(format!("--columns: {e}")))?
@@ -455,6 +446,10 @@ impl Problem {
             ("rho_inf", o.rho_inf.map(|x| x.to_string())),
             ("integrator", o.integrator.clone()),
             ("output_every", o.output_every.map(|x| x.to_string())),
+            (
+                "output_every_step",
+                o.output_every_step.then(|| "true".to_string()),
+            ),
             ("columns", list(&o.columns)),
             ("format", list(&o.formats)),
             ("tol", o.tol.map(|x| x.to_string())),
@@ -473,6 +468,105 @@ impl Problem {
         Ok(())
     }
 
+    /// The method [`apply`](Problem::apply) settles on: `--integrator` if given (generalized-α
+    /// keeps its options, DOP853 takes a tolerance the method already had); a tolerance alone
+    /// turns a fixed-step method into DOP853 (generalized-α under error control stays so);
+    /// `--steps`/`--step` alone turn an error-controlled method into a fixed step
+    /// (generalized-α). `h` is the step `--steps`/`--step` give, or the method's own.
+    fn chosen_method(&self, o: &Overrides, h: f64, fixed: bool) -> Result<Method, Error> {
+        let bad = |m: String| Error::from(SolveError::BadOptions(m));
+        if let Some(tol) = o.tol {
+            if !(tol > 0.0 && tol < 1.0) {
+                return Err(bad(format!("--tol {tol} must lie in (0, 1)")));
+            }
+        }
+        let current_tol = match &self.method {
+            Method::GenAlpha(g) => g.step_control.map(|c| (c.rtol, c.atol)),
+            Method::Dop853(d) => Some((d.rtol, d.atol)),
+            Method::Rk4(_) => None,
+        };
+        let dop853 = |h0: f64| {
+            let mut d = match &self.method {
+                Method::Dop853(d) => d.clone(),
+                _ => Dop853Options::default(),
+            };
+            if let Some((rtol, atol)) = current_tol {
+                (d.rtol, d.atol) = (rtol, atol);
+            }
+            if let Some(tol) = o.tol {
+                (d.rtol, d.atol) = (tol, tol);
+            }
+            d.h0 = h0;
+            Method::Dop853(d)
+        };
+        let genalpha = || match &self.method {
+            Method::GenAlpha(g) => g.clone(),
+            _ => GenAlphaOptions::default(),
+        };
+        let method = match o.integrator.as_deref() {
+            Some("rk4") if o.tol.is_some() => {
+                return Err(bad(
+                    "--tol: RK4 runs at a fixed step; for error control give \
+                     --integrator dop853 (order 8) or genalpha"
+                        .into(),
+                ))
+            }
+            Some("rk4") => Rk4Options::new(h).into(),
+            Some("genalpha" | "generalized-alpha") => {
+                let mut g = genalpha();
+                g.h = h;
+                if let Some(tol) = o.tol {
+                    g.step_control = Some(StepControl::new(tol));
+                } else if fixed {
+                    g.step_control = None;
+                }
+                Method::GenAlpha(g)
+            }
+            Some("dop853") if fixed && o.tol.is_none() => {
+                return Err(bad(
+                    "--integrator dop853 chooses its own steps under error \
+                     control: give --tol (and --step for its first step), or a fixed-step \
+                     method (--integrator genalpha or rk4) for --steps/--step"
+                        .into(),
+                ))
+            }
+            Some("dop853") => dop853(if fixed { h } else { 0.0 }),
+            Some(other) => {
+                return Err(bad(format!(
+                    "--integrator {other}: expected genalpha, rk4 or dop853"
+                )))
+            }
+            None => match (&self.method, o.tol) {
+                (Method::GenAlpha(g), Some(tol)) if g.step_control.is_some() => {
+                    let mut g = g.clone();
+                    g.h = h;
+                    g.step_control = Some(StepControl::new(tol));
+                    Method::GenAlpha(g)
+                }
+                (_, Some(_)) => dop853(if fixed { h } else { 0.0 }),
+                (Method::GenAlpha(g), None) if fixed => {
+                    let mut g = g.clone();
+                    g.h = h;
+                    g.step_control = None;
+                    Method::GenAlpha(g)
+                }
+                (Method::Dop853(_), None) if fixed => GenAlphaOptions::new(h).into(),
+                (m, None) => m.clone().with_h(h),
+            },
+        };
+        Ok(method)
+    }
+
+    /// Rows at [`DEFAULT_ROWS`] even intervals of the span (interpolated between steps), for a
+    /// method under error control whose output nobody asked for: one row per accepted step
+    /// would follow the step size, not the user.
+    pub fn bound_output(&mut self) {
+        let span = self.t_end - self.t0;
+        if span > 0.0 && span.is_finite() {
+            self.output_times = Some(OutputTimes::Every(span / DEFAULT_ROWS as f64));
+        }
+    }
+
     /// The output part of [`apply`](Problem::apply): a stride or output times (one of them).
     fn apply_output(&mut self, o: &Overrides) -> Result<(), Error> {
         let bad = |m: String| Error::from(SolveError::BadOptions(m));
@@ -480,10 +574,12 @@ impl Problem {
             o.output_every.is_some(),
             o.output_dt.is_some(),
             o.output_at.is_some(),
+            o.output_every_step,
         ];
         if given.iter().filter(|&&g| g).count() > 1 {
             return Err(bad(
-                "give one of --output-every, --output-dt and --output-at".into(),
+                "give one of --output-every, --output-dt, --output-at and --output-every-step"
+                    .into(),
             ));
         }
         if let Some(k) = o.output_every {

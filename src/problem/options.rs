@@ -14,6 +14,9 @@ pub enum Method {
     GenAlpha(GenAlphaOptions),
     /// Classical explicit RK4 (unconstrained mechanisms only).
     Rk4(Rk4Options),
+    /// The explicit Runge–Kutta pair DOP853 of order 8 under error control, on the index-1 form
+    /// with projection onto the constraints after every step (non-stiff mechanisms).
+    Dop853(Dop853Options),
 }
 
 impl Default for Method {
@@ -34,19 +37,27 @@ impl From<Rk4Options> for Method {
     }
 }
 
+impl From<Dop853Options> for Method {
+    fn from(o: Dop853Options) -> Self {
+        Method::Dop853(o)
+    }
+}
+
 impl Method {
-    /// The (initial) step size.
+    /// The (initial) step size (DOP853: the first step, 0 when it is chosen automatically).
     pub fn h(&self) -> f64 {
         match self {
             Method::GenAlpha(o) => o.h,
             Method::Rk4(o) => o.h,
+            Method::Dop853(o) => o.h0,
         }
     }
-    /// The same method with step size `h`.
+    /// The same method with step size `h` (DOP853: the first step).
     pub fn with_h(mut self, h: f64) -> Self {
         match &mut self {
             Method::GenAlpha(o) => o.h = h,
             Method::Rk4(o) => o.h = h,
+            Method::Dop853(o) => o.h0 = h,
         }
         self
     }
@@ -55,6 +66,15 @@ impl Method {
         match self {
             Method::GenAlpha(_) => "generalized-alpha",
             Method::Rk4(_) => "rk4",
+            Method::Dop853(_) => "dop853",
+        }
+    }
+    /// Whether the method chooses its own steps (error control).
+    pub fn is_adaptive(&self) -> bool {
+        match self {
+            Method::GenAlpha(o) => o.step_control.is_some(),
+            Method::Rk4(_) => false,
+            Method::Dop853(_) => true,
         }
     }
 }
@@ -211,6 +231,50 @@ impl Rk4Options {
     /// Options with step size `h`.
     pub fn new(h: f64) -> Self {
         Rk4Options { h }
+    }
+}
+
+/// Options of the DOP853 integrator (defaults written on each field).
+///
+/// Each step's local error, estimated from the embedded fifth- and third-order solutions, is
+/// kept below 1 in the RMS norm over `q` and `v` weighted by `atol + rtol·max(|y₀|, |y₁|)`
+/// (Hairer, Nørsett & Wanner I, §II.10).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[must_use]
+pub struct Dop853Options {
+    /// Relative tolerance; default 1e-8.
+    pub rtol: f64,
+    /// Absolute tolerance; default 1e-8.
+    pub atol: f64,
+    /// The first step; default 0: chosen from the derivatives at the start (Hairer's `hinit`).
+    pub h0: f64,
+    /// The largest step; default 0: no limit.
+    pub h_max: f64,
+    /// The smallest step: a step that must be smaller fails the run; default 0: 10⁻¹⁴ of the
+    /// time scale (`max(|t|, span)`).
+    pub h_min: f64,
+}
+
+impl Default for Dop853Options {
+    fn default() -> Self {
+        Dop853Options {
+            rtol: 1e-8,
+            atol: 1e-8,
+            h0: 0.0,
+            h_max: 0.0,
+            h_min: 0.0,
+        }
+    }
+}
+
+impl Dop853Options {
+    /// `rtol = atol = tol`, the other options at their defaults.
+    pub fn new(tol: f64) -> Self {
+        Dop853Options {
+            rtol: tol,
+            atol: tol,
+            ..Dop853Options::default()
+        }
     }
 }
 

@@ -104,7 +104,10 @@ pub fn run_to_folder(problem: Problem, opts: &RunOptions) -> Result<RunReport, E
     let mut csv = CsvWriter::create(&opts.out, &problem, problem.output_every)?;
     csv.check_folder(INTERRUPTED)?;
     let mut tally = Tally::new();
-    let mut progress = Progress::new(steps, opts.progress && steps >= 2000);
+    let mut progress = match problem.method.is_adaptive() {
+        true => Progress::over_time(problem.t0, problem.t_end, opts.progress),
+        false => Progress::new(steps, opts.progress && steps >= 2000),
+    };
     let mut watch = opts.interrupt.clone();
     let names: Vec<&str> = opts.sensitivity.iter().map(String::as_str).collect();
     let mut sens = match names.is_empty() {
@@ -194,7 +197,7 @@ pub(crate) fn summarize(
     tally: &mut Tally,
 ) -> Summary {
     let stats = sim.stats();
-    Summary::new(
+    let mut summary = Summary::new(
         &RunFacts {
             problem: sim.problem(),
             method: sim.method(),
@@ -211,5 +214,7 @@ pub(crate) fn summarize(
             ledger,
         },
         tally,
-    )
+    );
+    summary.notes.extend(sim.integrator().advice());
+    summary
 }

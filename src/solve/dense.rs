@@ -19,7 +19,7 @@
 
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
-use crate::solve::StateSolver;
+use crate::solve::{Integrator, StateSolver};
 use std::sync::Arc;
 
 /// Interpolates inside the last step: remembers the state at the step's start, and produces
@@ -81,6 +81,33 @@ impl DenseOutput {
         t: f64,
         end: StateView<'_>,
     ) -> Result<StateView<'_>, Error> {
+        self.hermite(t, end);
+        self.consistent(model, t)
+    }
+
+    /// The consistent state at `t` inside `integrator`'s last accepted step: from the method's
+    /// own continuous extension where it has one ([`Integrator::interpolate`]; DOP853's is of
+    /// order 7), from the cubic Hermite interpolant otherwise, then projected as in
+    /// [`at`](Self::at).
+    pub fn at_integrator(
+        &mut self,
+        model: &Arc<Model>,
+        t: f64,
+        integrator: &mut dyn Integrator,
+    ) -> Result<StateView<'_>, Error> {
+        let n = integrator.view().q.len();
+        self.out.q.resize(n, 0.0);
+        self.out.v.resize(n, 0.0);
+        if integrator.interpolate(t, &mut self.out.q, &mut self.out.v)? {
+            self.out.t = t;
+        } else {
+            self.hermite(t, integrator.view());
+        }
+        self.consistent(model, t)
+    }
+
+    /// `q`, `v` at `t` from the cubic Hermite interpolant between the start and `end`.
+    fn hermite(&mut self, t: f64, end: StateView<'_>) {
         let h = end.t - self.start.t;
         let theta = if h > 0.0 {
             ((t - self.start.t) / h).clamp(0.0, 1.0)
@@ -101,6 +128,10 @@ impl DenseOutput {
             self.out.q[i] = h00 * s.q[i] + h10 * s.v[i] + h01 * end.q[i] + h11 * end.v[i];
             self.out.v[i] = h00 * s.v[i] + h10 * s.qdd[i] + h01 * end.v[i] + h11 * end.qdd[i];
         }
+    }
+
+    /// Project the interpolated `q`, `v` onto the constraints at `t`; `q̈`, `λ` of the result.
+    fn consistent(&mut self, model: &Arc<Model>, t: f64) -> Result<StateView<'_>, Error> {
         let fresh = !matches!(&self.solver, Some((m, _)) if Arc::ptr_eq(m, model));
         if fresh {
             let kind = crate::problem::LinearSolverKind::Auto;

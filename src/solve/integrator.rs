@@ -10,7 +10,7 @@
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::Method;
-use crate::solve::{GenAlpha, Rk4, Stats};
+use crate::solve::{Dop853, GenAlpha, Rk4, Stats};
 use std::sync::Arc;
 
 /// What one call of [`Integrator::step`] did.
@@ -45,6 +45,17 @@ pub trait Integrator: Send {
     }
     /// Counters so far.
     fn stats(&self) -> &Stats;
+    /// Positions and velocities at `t` inside the last accepted step from the method's own
+    /// continuous extension, into `q` and `v`; `Ok(false)` when the method has none (the run
+    /// loop then interpolates by cubic Hermite, [`DenseOutput`](crate::solve::DenseOutput)).
+    fn interpolate(&mut self, _t: f64, _q: &mut [f64], _v: &mut [f64]) -> Result<bool, SolveError> {
+        Ok(false)
+    }
+    /// What the method found out about the problem that a user should know (e.g. that it is
+    /// stiff for this method), for the run's summary.
+    fn advice(&self) -> Option<String> {
+        None
+    }
 }
 
 impl Method {
@@ -57,6 +68,7 @@ impl Method {
         Ok(match self {
             Method::GenAlpha(o) => Box::new(GenAlpha::new(model, state, o.clone())?),
             Method::Rk4(o) => Box::new(Rk4::new(model, state, o.clone())?),
+            Method::Dop853(o) => Box::new(Dop853::new(model, state, o.clone())?),
         })
     }
 }

@@ -3,6 +3,7 @@
 
 mod adaptive;
 mod dense;
+mod dop853;
 mod dynamics;
 mod genalpha;
 mod init;
@@ -14,10 +15,11 @@ pub mod sensitivity;
 mod stats;
 
 pub use crate::problem::{
-    GenAlphaOptions, InitOptions, LinearSolverKind, Method, Overrides, Problem, Restart,
-    Rk4Options, StepControl,
+    Dop853Options, GenAlphaOptions, InitOptions, LinearSolverKind, Method, Overrides, Problem,
+    Restart, Rk4Options, StepControl,
 };
 pub use dense::DenseOutput;
+pub use dop853::Dop853;
 pub use dynamics::StateSolver;
 pub use genalpha::{GenAlpha, GenAlphaParams};
 pub(crate) use init::pinv_solve;

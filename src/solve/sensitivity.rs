@@ -89,26 +89,28 @@ impl Sensitivity {
     pub fn new(problem: &Problem, names: &[&str]) -> Result<Sensitivity, Error> {
         let bad = |m: String| -> Error { SolveError::BadOptions(m).into() };
         let Method::GenAlpha(opts) = &problem.method else {
-            return Err(bad(
-                "sensitivities are computed for the generalized-α scheme only".into(),
-            ));
+            return Err(bad(format!(
+                "sensitivities are computed for the generalized-α scheme only, and this run's \
+                 method is {}: give --integrator genalpha (method=\"genalpha\" in Python)",
+                problem.method.name()
+            )));
         };
         if problem.restart.is_some() {
             return Err(bad(
                 "sensitivities across restart events (chart switches) are not supported".into(),
             ));
         }
-        if problem.output_times.is_some() {
-            return Err(bad(
-                "sensitivities are written at the steps (output_every); output times between \
-                 steps (output_dt, output_at) are not interpolated for them"
-                    .into(),
-            ));
-        }
         if opts.step_control.is_some() {
             return Err(bad(
                 "sensitivities are computed for a fixed step; error control (tol) chooses its \
                  steps from the solution, and its velocity projection is not differentiated"
+                    .into(),
+            ));
+        }
+        if problem.output_times.is_some() {
+            return Err(bad(
+                "sensitivities are written at the steps (output_every); output times between \
+                 steps (output_dt, output_at) are not interpolated for them"
                     .into(),
             ));
         }

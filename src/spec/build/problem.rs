@@ -2,7 +2,7 @@
 //! assembly of the [`Problem`].
 
 use super::*;
-use crate::problem::{OutputTimes, Outputs, StepControl, MAX_STEPS};
+use crate::problem::{Dop853Options, OutputTimes, Outputs, StepControl, MAX_STEPS};
 
 /// The initial-value problem of a file.
 pub(super) struct Guesses {
@@ -155,10 +155,10 @@ pub(super) fn solver_params(
     let span = g.t_end - g.t0;
     let mut opts = GenAlphaOptions::default();
     let mut steps = (span / opts.h).round().max(1.0) as usize;
-    let (mut output_every, mut rk4, mut h_given) = (1, false, None);
+    let (mut output_every, mut kind, mut h_given) = (1, Kind::Default, None);
     let Some(sp) = value.filter(|v| !v.is_null()) else {
         return Ok((
-            opts.clone().into_method(span / steps as f64, rk4),
+            opts.clone().into_method(span / steps as f64, kind),
             output_every,
         ));
     };
@@ -183,6 +183,18 @@ pub(super) fn solver_params(
             "h_max",
         ]),
     )?;
+    if let Some(x) = m.get("integrator") {
+        kind = match x.as_str() {
+            Some("genalpha" | "generalized-alpha") => Kind::GenAlpha,
+            Some("rk4") => Kind::Rk4,
+            Some("dop853") => Kind::Dop853,
+            _ => {
+                return Err(b
+                    .ctx
+                    .err(&sub(&p, "integrator"), "expected genalpha, rk4 or dop853"))
+            }
+        };
+    }
     let mut control = step_control(b, m, &p)?;
     integration(b, m, &p, &mut control)?;
     if let Some(c) = &control {
@@ -257,17 +269,7 @@ pub(super) fn solver_params(
         let q = sub(&p, "output_every");
         output_every = b.ctx.count(x, &q, "output_every", MAX_STEPS)?;
     }
-    if let Some(x) = m.get("integrator") {
-        rk4 = match x.as_str() {
-            Some("genalpha") => false,
-            Some("rk4") => true,
-            _ => {
-                return Err(b
-                    .ctx
-                    .err(&sub(&p, "integrator"), "expected genalpha or rk4"))
-            }
-        };
-    }
+
     if let Some(x) = m.get("reuse_factorization") {
         opts.reuse_factorization = x.as_bool().ok_or_else(|| {
             b.ctx
@@ -275,17 +277,25 @@ pub(super) fn solver_params(
         })?;
     }
     let h = h_given.unwrap_or(span / steps as f64);
-    if rk4 && opts.step_control.is_some() {
+    if kind == Kind::Rk4 && opts.step_control.is_some() {
         return Err(b.ctx.err(
             &sub(&p, "tol"),
-            "error control is for generalized-α (RK4 runs at a fixed step)",
+            "RK4 runs at a fixed step; for error control give integrator: dop853 (order 8) \
+             or genalpha",
         ));
     }
-    Ok((opts.into_method(h, rk4), output_every))
+    if kind == Kind::Dop853 && (m.get("step").is_some() || m.get("steps").is_some()) {
+        return Err(b.ctx.err(
+            &sub(&p, "integrator"),
+            "dop853 chooses its own steps under error control: give tol, not step or steps",
+        ));
+    }
+    Ok((opts.into_method(h, kind), output_every))
 }
 
-/// DAETS' `Integration: { tol, order }`: `tol` selects error control when no Taylor order above
-/// 2 is given (and `SolverParams` gives no tolerance of its own); the rest is noted as unused.
+/// DAETS' `Integration: { tol, order }`: `tol` is the error control's tolerance (when
+/// `SolverParams` gives none of its own), met by DOP853 unless the file names another
+/// integrator; the Taylor `order` is noted: DOP853 is of order 8.
 fn integration(
     b: &mut Builder,
     m: &serde_yaml::Mapping,
@@ -297,28 +307,21 @@ fn integration(
         let ip = sub(&p, "Integration");
         let im = b.ctx.map(i, &ip)?;
         b.ctx.keys(im, &ip, Some(&["tol", "order"]))?;
-        let order = match im.get("order") {
-            Some(x) => Some(b.ctx.num(x, &sub(&ip, "order"))?),
-            None => None,
-        };
         if let Some(x) = im.get("tol") {
-            let tol = b.ctx.num(x, &sub(&ip, "tol"))?;
-            match order {
-                // a tolerance for a Taylor series of high order: a second-order method would
-                // need millions of steps to meet it
-                Some(k) if k > 2.0 => b.notes.push(format!(
-                    "SolverParams.Integration.tol = {tol:e} is DAETS' tolerance for its Taylor \
-                     series of order {k}; generalized-α is of order 2 and runs at a fixed step \
-                     here (give SolverParams.tol for error control)"
-                )),
-                _ if control.is_none() => *control = Some(StepControl::new(tol)),
-                _ => {}
+            let q = sub(&ip, "tol");
+            let tol = b.ctx.positive(x, &q, "tol")?;
+            if !(tol < 1.0) {
+                return Err(b.ctx.err(&q, format!("tol {tol} must lie in (0, 1)")));
+            }
+            if control.is_none() {
+                *control = Some(StepControl::new(tol));
             }
         }
-        if let Some(k) = order {
+        if let Some(x) = im.get("order") {
+            let k = b.ctx.num(x, &sub(&ip, "order"))?;
             b.notes.push(format!(
-                "SolverParams.Integration.order = {k} is a DAETS (Taylor series) setting and has \
-                 no effect here"
+                "SolverParams.Integration.order = {k} is the order of DAETS' Taylor series; \
+                 the tolerance is met here by DOP853, of order 8"
             ));
         }
     }
@@ -351,17 +354,39 @@ fn step_control(
     Ok(Some(c))
 }
 
+/// The integrator a file names (`SolverParams.integrator`), or none.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// None named: generalized-α at a fixed step, DOP853 with a tolerance.
+    Default,
+    GenAlpha,
+    Rk4,
+    Dop853,
+}
+
 trait IntoMethod {
-    /// Generalized-α with these options, or RK4, at the step `span/steps`.
-    fn into_method(self, h: f64, rk4: bool) -> Method;
+    /// The method of `kind` with these options at the step `h` (DOP853 takes the tolerances
+    /// and step limits of the error control).
+    fn into_method(self, h: f64, kind: Kind) -> Method;
 }
 
 impl IntoMethod for GenAlphaOptions {
-    fn into_method(self, h: f64, rk4: bool) -> Method {
-        if rk4 {
-            Rk4Options::new(h).into()
-        } else {
-            GenAlphaOptions { h, ..self }.into()
+    fn into_method(self, h: f64, kind: Kind) -> Method {
+        let dop853 = |c: Option<StepControl>| {
+            let mut d = Dop853Options::default();
+            if let Some(c) = c {
+                (d.rtol, d.atol, d.h_min, d.h_max) = (c.rtol, c.atol, 0.0, c.h_max);
+                if c.h_min != StepControl::new(1.0).h_min {
+                    d.h_min = c.h_min;
+                }
+            }
+            Method::Dop853(d)
+        };
+        match kind {
+            Kind::Rk4 => Rk4Options::new(h).into(),
+            Kind::Dop853 => dop853(self.step_control),
+            Kind::Default if self.step_control.is_some() => dop853(self.step_control),
+            Kind::Default | Kind::GenAlpha => GenAlphaOptions { h, ..self }.into(),
         }
     }
 }
@@ -373,6 +398,8 @@ pub(super) struct Written {
     outputs: Outputs,
     every: usize,
     times: Option<OutputTimes>,
+    /// Whether the file gives a stride (`Output.every`, `SolverParams.output_every`).
+    stride_given: bool,
 }
 
 /// `Output`: the column groups, the formats and the output stride (which `SolverParams` may
@@ -384,11 +411,15 @@ pub(super) fn output(
     solver: Option<&Value>,
     g: &Guesses,
 ) -> Result<Written, SpecError> {
+    let solver_stride = solver
+        .and_then(|s| s.as_mapping())
+        .is_some_and(|s| s.contains_key("output_every"));
     let Some(v) = v.filter(|v| !v.is_null()) else {
         return Ok(Written {
             outputs: Outputs::default(),
             every,
             times: None,
+            stride_given: solver_stride,
         });
     };
     let p = path(&["Output"]);
@@ -396,10 +427,7 @@ pub(super) fn output(
     let keys = b
         .ctx
         .keys(m, &p, Some(&["columns", "format", "every", "dt", "at"]))?;
-    let stride_given = m.contains_key("every")
-        || solver
-            .and_then(|s| s.as_mapping())
-            .is_some_and(|s| s.contains_key("output_every"));
+    let stride_given = m.contains_key("every") || solver_stride;
     let mut times = None;
     let names = |v: &Value, q: &Path_| -> Result<Vec<String>, SpecError> {
         match v {
@@ -478,6 +506,7 @@ pub(super) fn output(
         outputs,
         every,
         times,
+        stride_given,
     })
 }
 
@@ -551,6 +580,9 @@ pub(super) fn finish(
         .outputs(written.outputs)
         .geometry(geometry);
     problem.output_times = written.times;
+    if problem.method.is_adaptive() && problem.output_times.is_none() && !written.stride_given {
+        problem.bound_output();
+    }
     problem.parameters = (b.ctx.names.iter())
         .filter_map(|n| b.ctx.scope.get(n).map(|v| (n.clone(), v)))
         .collect();

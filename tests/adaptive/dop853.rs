@@ -1,0 +1,223 @@
+//! DOP853 on the index-1 form with projection: order 8 on the exact pendulum, the global error
+//! within a small factor of the tolerance from 1e-3 to 1e-12, constraints at round-off after
+//! every step, the continuous extension against the exact solution between steps.
+
+use super::reference;
+use lagrangian::library::pendulum::planar_pendulum;
+use lagrangian::prelude::*;
+
+/// The pendulum (g = 1, released horizontally) to t = 10 with DOP853 at `tol`: the error at
+/// t = 10, steps, rejections; `|C|` and `|C_q v|` checked after every accepted step.
+fn dop853_pendulum(tol: f64) -> (f64, usize, usize) {
+    let refs = reference();
+    let r = &refs["cases"]["grav=1"]["at"]["10"];
+    let problem = Problem::new(planar_pendulum(1.0, 1.0, 1.0))
+        .guess(&[1.0, 0.0], &[0.0, 0.0])
+        .t_end(10.0);
+    let mut sim = Simulation::new(problem, Dop853Options::new(tol)).unwrap();
+    let mut worst = 0.0f64;
+    let mut check = |ev: &Event| {
+        let (q, v) = (ev.state.q, ev.state.v);
+        let c = 0.5 * (q[0] * q[0] + q[1] * q[1] - 1.0);
+        let cv = q[0] * v[0] + q[1] * v[1];
+        worst = worst.max(c.abs()).max(cv.abs());
+        Control::Continue
+    };
+    sim.run(10.0, &mut [&mut check]).unwrap();
+    assert!(worst < 1e-14, "tol {tol:e}: constraint residual {worst:e}");
+    let s = sim.state();
+    assert!((s.t - 10.0).abs() < 1e-12);
+    let e = (s.q[0] - r["x"].as_f64().unwrap())
+        .abs()
+        .max((s.q[1] - r["y"].as_f64().unwrap()).abs());
+    let st = sim.stats();
+    (e, st.steps, st.rejected_steps)
+}
+
+#[test]
+fn dop853_error_follows_the_tolerance_on_the_exact_pendulum() {
+    let mut last_steps = 0;
+    for k in 3..=12 {
+        let tol = 10f64.powi(-k);
+        let (e, steps, rejected) = dop853_pendulum(tol);
+        eprintln!(
+            "DOP853 tol {tol:.0e}: error {e:.3e} ({:.2}× tol), {steps} steps, {rejected} rejected",
+            e / tol
+        );
+        // measured: 0.06–1.75 × tol; 11 steps at 1e-3 … 106 at 1e-12
+        assert!(e < 3.0 * tol, "tol {tol:e}: error {e:e}");
+        assert!(steps >= last_steps && steps < 150, "{steps} steps");
+        last_steps = steps;
+    }
+}
+
+/// The pendulum at the fixed step `h` (`h_min = h_max = h0 = h`, a tolerance no step fails):
+/// the largest error at t = 1, 3 and 10 (each a whole number of steps).
+fn fixed_step_error(h: f64) -> f64 {
+    let refs = reference();
+    let mut worst = 0.0f64;
+    for t in ["1", "3", "10"] {
+        let r = &refs["cases"]["grav=1"]["at"][t];
+        let problem = Problem::new(planar_pendulum(1.0, 1.0, 1.0))
+            .guess(&[1.0, 0.0], &[0.0, 0.0])
+            .t_end(t.parse().unwrap());
+        let opts = Dop853Options {
+            h0: h,
+            h_min: h * (1.0 - 1e-9),
+            h_max: h,
+            ..Dop853Options::new(0.9)
+        };
+        let sol = simulate(&problem, opts).unwrap();
+        assert_eq!(sol.stats.rejected_steps, 0);
+        let s = &sol.last().state;
+        let e = (s.q[0] - r["x"].as_f64().unwrap())
+            .abs()
+            .max((s.q[1] - r["y"].as_f64().unwrap()).abs());
+        worst = worst.max(e);
+    }
+    worst
+}
+
+#[test]
+fn dop853_converges_with_order_8_on_the_constrained_pendulum() {
+    let e: Vec<f64> = [4.0, 8.0, 16.0]
+        .iter()
+        .map(|&k| fixed_step_error(1.0 / k))
+        .collect();
+    let orders: Vec<f64> = e.windows(2).map(|w| (w[0] / w[1]).log2()).collect();
+    eprintln!("DOP853 fixed steps 1/4, 1/8, 1/16: errors {e:?}, orders {orders:?}");
+    for p in orders {
+        assert!((7.5..9.0).contains(&p), "order {p}");
+    }
+}
+
+#[test]
+fn dop853_output_between_steps_is_of_the_method_s_accuracy() {
+    // rows every 0.25 s from the continuous extension (order 7), against runs that land on
+    // each time with a step of their own
+    let tol = 1e-10;
+    let problem = Problem::new(planar_pendulum(1.0, 1.0, 1.0))
+        .guess(&[1.0, 0.0], &[0.0, 0.0])
+        .t_end(4.0);
+    let mut p = problem.clone();
+    p.output_times = Some(lagrangian::problem::OutputTimes::Every(0.25));
+    let sol = simulate(&p, Dop853Options::new(tol)).unwrap();
+    assert_eq!(sol.records.len(), 17);
+    assert!(sol.stats.steps < 40, "{} steps", sol.stats.steps);
+    let mut worst = 0.0f64;
+    for r in &sol.records[1..16] {
+        let s = &r.state;
+        let landed = simulate(&problem.clone().t_end(s.t), Dop853Options::new(tol)).unwrap();
+        let l = &landed.last().state;
+        let d = (0..2)
+            .map(|i| (s.q[i] - l.q[i]).abs().max((s.v[i] - l.v[i]).abs()))
+            .fold(0.0, f64::max);
+        worst = worst.max(d);
+        assert!(r.max_constraint < 1e-14);
+        assert!((r.energy - sol.records[0].energy).abs() < 10.0 * tol);
+    }
+    eprintln!("largest difference between interpolated and landed states: {worst:.2e}");
+    assert!(worst < 5.0 * tol, "{worst:e}");
+}
+
+#[test]
+fn dop853_meets_andrews_test_set_values() {
+    use lagrangian::library::andrews::{andrews_model, Q0, TEST_SET_Q_END};
+    let model = Arc::new(andrews_model());
+    let init =
+        consistent_initial_values(&model, &Q0, &[0.0; 7], &InitOptions::default().pin_q([1]))
+            .unwrap();
+    let problem = Problem::new(model.clone()).t_end(0.03);
+    let mut errors = Vec::new();
+    for tol in [1e-6, 1e-8, 1e-10] {
+        let mut sim =
+            Simulation::from_state(problem.clone(), Dop853Options::new(tol), &init.state).unwrap();
+        sim.run(0.03, &mut []).unwrap();
+        let s = sim.state();
+        let err = (s.q.iter().zip(TEST_SET_Q_END)).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+        let st = sim.stats();
+        eprintln!(
+            "Andrews DOP853 tol {tol:.0e}: max |q error| {err:.2e}, {} steps, {} rejected",
+            st.steps, st.rejected_steps
+        );
+        errors.push((tol, err));
+    }
+    // measured: 1.6e-5, 2.3e-8, 1.5e-9 (16, 2.3, 15 × tol): the velocities (up to 10³ rad/s)
+    // carry the phase error of the large angles
+    for (tol, err) in errors {
+        assert!(err < 20.0 * tol, "tol {tol:e}: {err:e}");
+        if tol == 1e-8 {
+            assert!(err < 3e-8, "{err:e}");
+        }
+    }
+}
+
+#[test]
+fn dop853_says_when_a_mechanism_is_stiff() {
+    use lagrangian::library::mass_spring::MassSpringSystem;
+    // a slow oscillator (ω = 1) dragging a light mass on a damped spring: the light mass
+    // follows within 1/1000 s (a mode at −1000/s), so stability, not accuracy, holds DOP853's
+    // steps down
+    let mut sys = MassSpringSystem::<2>::new([0.0, 0.0]);
+    let a = sys.add_fix([0.0, 0.0]);
+    let b = sys.add_mass_with_velocity(1.0, [1.0, 0.0], [0.5, 0.0]);
+    let c = sys.add_mass(1e-3, [2.0, 0.0]);
+    sys.add_spring(a, b, 1.0, 1.0);
+    sys.add_damped_spring(b, c, 1.0, 1.0, 1.0);
+    let problem = sys.problem(2.0, 1).unwrap();
+    let mut sim = Simulation::new(problem, Dop853Options::new(1e-6)).unwrap();
+    sim.run(2.0, &mut []).unwrap();
+    let advice = sim.integrator().advice();
+    eprintln!("{} steps: {advice:?}", sim.stats().steps);
+    let advice = advice.expect("stiffness detected");
+    assert!(
+        advice.contains("stiff") && advice.contains("genalpha"),
+        "{advice}"
+    );
+    // a non-stiff run says nothing
+    let p = Problem::new(planar_pendulum(1.0, 1.0, 1.0)).guess(&[1.0, 0.0], &[0.0, 0.0]);
+    let mut sim = Simulation::new(p, Dop853Options::new(1e-8)).unwrap();
+    sim.run(1.0, &mut []).unwrap();
+    assert!(sim.integrator().advice().is_none());
+}
+
+#[test]
+fn dop853_refuses_bad_options() {
+    let p = Problem::new(planar_pendulum(1.0, 1.0, 1.0)).guess(&[1.0, 0.0], &[0.0, 0.0]);
+    for (opts, text) in [
+        (Dop853Options::new(-1.0), "must lie in [0, 1)"),
+        (Dop853Options::new(0.0), "not both be 0"),
+        (
+            Dop853Options {
+                h_max: 1e-3,
+                h_min: 1e-2,
+                ..Dop853Options::new(1e-6)
+            },
+            "above h_max",
+        ),
+        (
+            Dop853Options {
+                h0: f64::NAN,
+                ..Dop853Options::new(1e-6)
+            },
+            "h0",
+        ),
+    ] {
+        let err = Simulation::new(p.clone(), opts).err().unwrap().to_string();
+        assert!(err.contains(text), "{err}");
+    }
+    // a step floor the tolerance cannot be met above fails with the error against the tolerance
+    let opts = Dop853Options {
+        h0: 0.5,
+        h_min: 0.4,
+        ..Dop853Options::new(1e-12)
+    };
+    let err = simulate(&p.clone().t_end(2.0), opts)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("h_min") && err.contains("times the tolerance"),
+        "{err}"
+    );
+}
