@@ -755,3 +755,88 @@ fn negative_option_values_reach_the_checks_that_name_them() {
         );
     }
 }
+
+#[test]
+fn a_tolerance_alone_runs_dop853_and_writes_a_bounded_table() {
+    let out = tmp("dop853-cli");
+    let file = mech("double_pendulum.yaml");
+    let dir = out.to_str().unwrap();
+    // --tol alone: DOP853, rows at 1000 even intervals and the end
+    let o = run(
+        &["run", &file, "--out", dir, "--tol", "1e-8", "--t-end", "2"],
+        None,
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        text.contains("DOP853") && text.contains("under error control"),
+        "{text}"
+    );
+    let s = summary(&out);
+    assert_eq!(s["integrator"], "dop853");
+    let (_, rows) = trajectory(&out);
+    assert_eq!(rows.len(), 1001);
+    assert!((rows[500][0] - 1.0).abs() < 1e-12);
+    let steps = s["steps"].as_u64().unwrap() as usize;
+    assert!(steps < 1000, "{steps} steps");
+    // a row per accepted step when asked
+    let o = run(
+        &[
+            "run",
+            &file,
+            "--out",
+            dir,
+            "--tol",
+            "1e-8",
+            "--t-end",
+            "2",
+            "--output-every-step",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (_, rows) = trajectory(&out);
+    assert_eq!(rows.len(), steps + 1);
+    let overrides = summary(&out)["overrides"].to_string();
+    assert!(overrides.contains("output_every_step=true"), "{overrides}");
+    // --integrator genalpha keeps generalized-α under error control
+    let o = run(
+        &[
+            "run",
+            &file,
+            "--out",
+            dir,
+            "--tol",
+            "1e-4",
+            "--t-end",
+            "0.5",
+            "--integrator",
+            "genalpha",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(summary(&out)["integrator"], "generalized-alpha");
+    // refusals
+    for (args, text) in [
+        (
+            vec!["--integrator", "dop853", "--steps", "10"],
+            "chooses its own steps",
+        ),
+        (
+            vec!["--tol", "1e-6", "--output-every-step", "--output-dt", "0.1"],
+            "give one of",
+        ),
+        (
+            vec!["--integrator", "rk4", "--tol", "1e-6"],
+            "RK4 runs at a fixed step",
+        ),
+    ] {
+        let mut all = vec!["run", file.as_str(), "--out", dir];
+        all.extend(args);
+        let o = run(&all, None);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains(text), "{err}");
+    }
+}

@@ -105,6 +105,8 @@ fn columns_and_npy_round_trip() {
             &m0,
             "--t-end",
             "0.2",
+            "--integrator",
+            "genalpha",
             "--output-every",
             "10",
             "--columns",
@@ -190,8 +192,9 @@ fn columns_and_npy_round_trip() {
     );
     ok(&o);
     assert!(!out.join("trajectory.csv").exists());
+    // Mechanism0 runs DOP853 (its tol: 1e-12): 1000 intervals over the span and the end
     let (shape, _) = read_npy(&out.join("npy/t.npy")).unwrap();
-    assert_eq!(shape, [101]);
+    assert_eq!(shape, [1001]);
     let bad = ["run", &m0, "--columns", "positions,speed", "--out"];
     let o = run(&[&bad[..], &[out.to_str().unwrap()]].concat(), None);
     fails_with(&o, "unknown column group 'speed'");

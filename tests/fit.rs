@@ -35,7 +35,10 @@ fn a_constrained_mechanism_is_designed_to_meet_its_targets() {
     // Mechanism0: choose the rod length L and the spring k so that B passes where it passes
     // with L = 1.2, k = 400 (a target trajectory of B at eight times)
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
-    let problem = spec::parse(&text, "mechanism0.yaml").unwrap().t_end(0.8);
+    let problem = spec::parse(&text, "mechanism0.yaml")
+        .unwrap()
+        .method(lagrangian::solve::GenAlphaOptions::new(1e-3))
+        .t_end(0.8);
     let design = problem
         .with_parameters(&[("L", 1.2), ("k", 400.0)])
         .unwrap();
@@ -53,7 +56,10 @@ fn a_constrained_mechanism_is_designed_to_meet_its_targets() {
 #[test]
 fn a_fit_says_what_it_cannot_use() {
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
-    let problem = spec::parse(&text, "mechanism0.yaml").unwrap().t_end(0.1);
+    let problem = spec::parse(&text, "mechanism0.yaml")
+        .unwrap()
+        .method(lagrangian::solve::GenAlphaOptions::new(1e-3))
+        .t_end(0.1);
     let err = Target::from_run(&problem, &["Z.x"], &[0.05]).unwrap_err();
     assert!(err.to_string().contains("no coordinate 'Z.x'"), "{err}");
     let err = Target::from_run(&problem, &["B.x"], &[0.5]).unwrap_err();

@@ -40,7 +40,7 @@ static GLOBAL: Counting = Counting;
 fn allocations(
     model: &Arc<Model>,
     state: &State,
-    opts: GenAlphaOptions,
+    opts: impl Into<Method>,
     warm: usize,
     steps: usize,
 ) -> usize {
@@ -92,6 +92,23 @@ fn steps_do_not_allocate() {
             "{kind:?} under error control: {n} allocations in 50 steps"
         );
     }
+    // DOP853: stages, error estimate, projection onto the constraints, stiffness test
+    let n = allocations(&model, &init.state, Dop853Options::new(1e-8), 3, 50);
+    assert_eq!(n, 0, "DOP853: {n} allocations in 50 steps");
+    // and its rows between steps (the continuous extension's stages, the projections)
+    let problem = Problem::new(model.clone()).t_end(1.0).output_dt(1e-3);
+    let mut sim = Simulation::from_state(problem, Dop853Options::new(1e-8), &init.state).unwrap();
+    let mut between = 0usize;
+    let mut count = |ev: &Event| {
+        between += usize::from(ev.interpolated);
+        Control::Continue
+    };
+    sim.run(0.05, &mut [&mut count]).unwrap();
+    let before = ALLOCS.load(Ordering::Relaxed);
+    sim.run(0.2, &mut [&mut count]).unwrap();
+    let n = ALLOCS.load(Ordering::Relaxed) - before;
+    assert!(between > 100, "{between} DOP853 rows between steps");
+    assert_eq!(n, 0, "DOP853 output between steps: {n} allocations");
     // rows between steps: interpolation and the projections of the output
     let problem = Problem::new(model.clone()).t_end(1.0).output_dt(7e-4);
     let mut sim = Simulation::from_state(problem, GenAlphaOptions::new(1e-3), &init.state).unwrap();
@@ -118,6 +135,8 @@ fn steps_do_not_allocate() {
         let n = allocations(&m, &init.state, opts, 3, 50);
         assert_eq!(n, 0, "{kind:?}: {n} allocations in 50 steps");
     }
+    let n = allocations(&m, &init.state, Dop853Options::new(1e-6), 3, 50);
+    assert_eq!(n, 0, "DOP853 on a network: {n} allocations in 50 steps");
     // mechanism files: assignments and equations (RSCR), a 3D body with a time-dependent torque
     // and a force on a derived point (expression graphs evaluated on dual numbers)
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/mechanisms/");

@@ -83,7 +83,10 @@ fn a_damped_spring_network_against_two_perturbed_runs() {
 fn a_constrained_mechanism_against_two_perturbed_runs() {
     // Mechanism0: the rod length L enters the constraint, k the spring, m the particle
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
-    let problem = spec::parse(&text, "mechanism0.yaml").unwrap().t_end(0.5);
+    let problem = spec::parse(&text, "mechanism0.yaml")
+        .unwrap()
+        .method(lagrangian::solve::GenAlphaOptions::new(1e-3))
+        .t_end(0.5);
     check_against_perturbed_runs(&problem, &["L", "k", "m"], 1e-6);
 }
 
@@ -106,7 +109,10 @@ fn every_trajectory_column_against_perturbed_runs() {
     // Mechanism0's positions, velocities, multipliers, reactions, momenta and
     // energies, each differentiated along the run with respect to L, k and m
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
-    let mut problem = spec::parse(&text, "mechanism0.yaml").unwrap().t_end(0.5);
+    let mut problem = spec::parse(&text, "mechanism0.yaml")
+        .unwrap()
+        .method(lagrangian::solve::GenAlphaOptions::new(1e-3))
+        .t_end(0.5);
     if let lagrangian::solve::Method::GenAlpha(o) = &mut problem.method {
         o.lambda_tol = 1e-12;
     }
@@ -176,7 +182,9 @@ fn every_trajectory_column_against_perturbed_runs() {
 #[test]
 fn sensitivities_refuse_what_they_cannot_do() {
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
-    let problem = spec::parse(&text, "mechanism0.yaml").unwrap();
+    let problem = spec::parse(&text, "mechanism0.yaml")
+        .unwrap()
+        .method(lagrangian::solve::GenAlphaOptions::new(1e-3));
     let err = SensitivityRecorder::new(&problem, &["stiffness"], 1)
         .err()
         .unwrap();
@@ -210,6 +218,8 @@ fn run_with_sensitivity_writes_sensitivity_csv() {
             &common::mech("mechanism0.yaml"),
             "--t-end",
             "0.2",
+            "--integrator",
+            "genalpha",
             "--quiet",
             "--sensitivity",
             "k,L",
@@ -229,6 +239,7 @@ fn run_with_sensitivity_writes_sensitivity_csv() {
         "mechanism0.yaml",
     )
     .unwrap()
+    .method(lagrangian::solve::GenAlphaOptions::new(1e-3))
     .t_end(0.2);
     let mut rec = SensitivityRecorder::columns(&problem, &["k", "L"], 1).unwrap();
     let mut sim = Simulation::new(problem.clone(), problem.method.clone()).unwrap();

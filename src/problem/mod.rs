@@ -180,9 +180,14 @@ impl Problem {
         self.t_end = t_end;
         self
     }
-    /// Set the integration the problem asks for.
+    /// Set the integration the problem asks for. A fixed-step method in place of one under
+    /// error control also returns the default output under error control
+    /// ([`bound_output`](Self::bound_output)) to a row per step.
     pub fn method(mut self, method: impl Into<Method>) -> Self {
         self.method = method.into();
+        if !self.method.is_adaptive() && self.has_default_output() {
+            self.output_times = None;
+        }
         self
     }
     /// Keep every `k`-th step.
@@ -378,6 +383,7 @@ impl Problem {
     /// ```
     pub fn apply(&mut self, o: &Overrides) -> Result<(), Error> {
         let bad = |m: String| Error::from(SolveError::BadOptions(m));
+        let default_output = self.has_default_output();
         if let Some(t) = o.t_end {
             if !(t > self.t0) || !t.is_finite() {
                 return Err(bad(format!(
@@ -403,6 +409,8 @@ impl Problem {
                 )))
             }
             (None, Some(h)) => h,
+            // DOP853's automatic first step is no fixed step: the default one
+            (None, None) if !(self.method.h() > 0.0) => GenAlphaOptions::default().h.min(span),
             (None, None) => self.method.h(),
         };
         let was_adaptive = self.method.is_adaptive();
@@ -422,8 +430,15 @@ impl Problem {
         if o.output_every_step {
             self.output_every = 1;
             self.output_times = None;
-        } else if self.method.is_adaptive() && !was_adaptive && !output_given {
-            self.bound_output();
+        } else if !output_given {
+            // the default output follows the method and the span: 1000 intervals under error
+            // control, every step at a fixed step
+            let adaptive = self.method.is_adaptive();
+            if adaptive && (default_output || !was_adaptive) {
+                self.bound_output();
+            } else if !adaptive && default_output {
+                self.output_times = None;
+            }
         }
         if let Some(c) = &o.columns {
             self.outputs = Outputs::from_names(c)
@@ -555,6 +570,13 @@ impl Problem {
             },
         };
         Ok(method)
+    }
+
+    /// Whether the output times are those [`bound_output`](Self::bound_output) chose (not
+    /// asked for by the problem's source).
+    pub fn has_default_output(&self) -> bool {
+        let span = self.t_end - self.t0;
+        self.output_times == Some(OutputTimes::Every(span / DEFAULT_ROWS as f64))
     }
 
     /// Rows at [`DEFAULT_ROWS`] even intervals of the span (interpolated between steps), for a
