@@ -72,6 +72,17 @@ fn spanned(method: Method, problem: &Problem) -> Method {
             }
             Method::GenAlpha(o)
         }
+        Method::Dop853(mut o) => {
+            if o.span == 0.0 {
+                let span = problem.t_end - problem.t0;
+                o.span = if span > 0.0 && span.is_finite() {
+                    span
+                } else {
+                    1.0
+                };
+            }
+            Method::Dop853(o)
+        }
         m => m,
     }
 }

@@ -148,14 +148,16 @@ class Problem:
         tol: Optional[float] = None,
         output_dt: Optional[float] = None,
         output_at: Optional[Sequence[float]] = None,
+        output_every_step: bool = False,
     ) -> "Result":
         """Integrate from consistent initial values, with ``lagrangian run``'s options:
         ``t_end`` (the step stays), ``steps`` or ``step``, ``output_every``, ``method``
-        (``"genalpha"`` or ``"rk4"``), ``rho_inf``, ``columns`` (groups: positions,
+        (``"genalpha"``, ``"dop853"`` or ``"rk4"``), ``rho_inf``, ``columns`` (groups: positions,
         velocities, accelerations, multipliers, reactions, momenta, energies, ledger) and
         ``sensitivity`` (parameter names: every column's derivative with respect to each) and
-        ``tol`` (error control instead of a fixed step: rows at the accepted steps), or
-        ``output_dt`` / ``output_at`` (rows every ``dt`` and at the end, or at the listed
+        ``tol`` (error control instead of a fixed step: DOP853, of order 8, unless
+        ``method="genalpha"``; rows at 1000 even intervals of the span and at the end, or at
+        every accepted step with ``output_every_step=True``), or ``output_dt`` / ``output_at`` (rows every ``dt`` and at the end, or at the listed
         times, interpolated between steps and projected onto the constraints).
 
         The GIL is released while the run goes on; Ctrl-C stops it after the current step
@@ -173,6 +175,7 @@ class Problem:
             tol=tol,
             output_dt=output_dt,
             output_at=list(output_at) if output_at is not None else None,
+            output_every_step=output_every_step,
         )
         return Result(names, data, json.loads(summary), scene, snames, sdata)
 

@@ -48,6 +48,7 @@ class Problem:
         tol: Optional[float] = None,
         output_dt: Optional[float] = None,
         output_at: Optional[Sequence[float]] = None,
+        output_every_step: bool = False,
     ) -> Tuple[
         List[str], npt.NDArray[np.float64], str, str, List[str], npt.NDArray[np.float64]
     ]: ...

@@ -19,11 +19,12 @@ MECHANISM0 = MECHANISMS / "mechanism0.yaml"
 
 def test_a_run_gives_the_arrays_the_command_line_writes(cli, tmp_path):
     problem = lagrangian.load(MECHANISM0, set={"k": 200})
-    result = problem.run(t_end=0.5, sensitivity=["k", "L"])
+    # sensitivities are of generalized-α's steps (the file's tolerance would pick DOP853)
+    result = problem.run(t_end=0.5, sensitivity=["k", "L"], method="genalpha")
     out = tmp_path / "run"
     subprocess.run(
         [cli, "run", MECHANISM0, "--set", "k=200", "--t-end", "0.5", "--sensitivity", "k,L",
-         "--quiet", "--out", out],
+         "--integrator", "genalpha", "--quiet", "--out", out],
         check=True,
     )
     header, rows = read_csv(out / "trajectory.csv")
@@ -90,6 +91,14 @@ def test_rows_at_requested_times_under_error_control():
     assert listed["A.x"][1] == every["A.x"][5]
     with pytest.raises(lagrangian.LagrangianError, match="increase"):
         problem.run(output_at=[0.5, 0.25])
+    # a tolerance alone: DOP853, 1000 intervals and the end; every step when asked
+    dop = problem.run(tol=1e-9)
+    assert dop.summary["integrator"] == "dop853" and len(dop.t) == 1001
+    assert np.max(np.abs(dop["A.x"] - (1 + np.cos(2 * dop.t)))) < 1e-8
+    steps = problem.run(tol=1e-9, output_every_step=True)
+    assert len(steps.t) == steps.summary["steps"] + 1 < 100
+    with pytest.raises(lagrangian.LagrangianError, match="chooses its own steps"):
+        problem.run(method="dop853", steps=10)
 
 
 def test_mistakes_in_a_file_carry_their_position(tmp_path):

@@ -236,9 +236,10 @@ impl Rk4Options {
 
 /// Options of the DOP853 integrator (defaults written on each field).
 ///
-/// Each step's local error, estimated from the embedded fifth- and third-order solutions, is
-/// kept below 1 in the RMS norm over `q` and `v` weighted by `atol + rtol·max(|y₀|, |y₁|)`
-/// (Hairer, Nørsett & Wanner I, §II.10).
+/// Each step's local error, estimated from the embedded fifth- and third-order solutions, in the
+/// RMS norm over `q` and `v` weighted by `atol + rtol·max(|y₀|, |y₁|)` (Hairer, Nørsett &
+/// Wanner I, §II.10), is kept below `h/span`: the local errors of a run add up to at most the
+/// tolerance (docs/maths.md §16).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[must_use]
 pub struct Dop853Options {
@@ -250,9 +251,15 @@ pub struct Dop853Options {
     pub h0: f64,
     /// The largest step; default 0: no limit.
     pub h_max: f64,
-    /// The smallest step: a step that must be smaller fails the run; default 0: 10⁻¹⁴ of the
-    /// time scale (`max(|t|, span)`).
+    /// The smallest step: a step that must be smaller fails the run; default 0: ten units of
+    /// round-off of `t`.
     pub h_min: f64,
+    /// The time over which the local errors may add up to the tolerance: each step's error is
+    /// kept below `tol · h / span` (error per unit step), so the global error follows the
+    /// tolerance; default 0, the problem's span `t_end − t0` (set when the run starts). A
+    /// negative value asks for Hairer's plain per-step control (each step's error below `tol`).
+    #[serde(default)]
+    pub span: f64,
 }
 
 impl Default for Dop853Options {
@@ -263,6 +270,7 @@ impl Default for Dop853Options {
             h0: 0.0,
             h_max: 0.0,
             h_min: 0.0,
+            span: 0.0,
         }
     }
 }

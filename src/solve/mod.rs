@@ -21,7 +21,7 @@ pub use crate::problem::{
 pub use dense::DenseOutput;
 pub use dop853::Dop853;
 pub use dynamics::StateSolver;
-pub use genalpha::{GenAlpha, GenAlphaParams};
+pub use genalpha::{GenAlpha, GenAlphaParams, GENALPHA_TIGHTEST};
 pub(crate) use init::pinv_solve;
 pub use init::{consistent_initial_values, InitReport, Initial};
 pub use integrator::{Integrator, StepOutcome};

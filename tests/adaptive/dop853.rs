@@ -44,9 +44,9 @@ fn dop853_error_follows_the_tolerance_on_the_exact_pendulum() {
             "DOP853 tol {tol:.0e}: error {e:.3e} ({:.2}× tol), {steps} steps, {rejected} rejected",
             e / tol
         );
-        // measured: 0.06–1.75 × tol; 11 steps at 1e-3 … 106 at 1e-12
+        // measured: 0.004–0.27 × tol; 12 steps at 1e-3 … 202 at 1e-12
         assert!(e < 3.0 * tol, "tol {tol:e}: error {e:e}");
-        assert!(steps >= last_steps && steps < 150, "{steps} steps");
+        assert!(steps >= last_steps && steps < 250, "{steps} steps");
         last_steps = steps;
     }
 }
@@ -65,6 +65,7 @@ fn fixed_step_error(h: f64) -> f64 {
             h0: h,
             h_min: h * (1.0 - 1e-9),
             h_max: h,
+            span: -1.0,
             ..Dop853Options::new(0.9)
         };
         let sol = simulate(&problem, opts).unwrap();
@@ -142,12 +143,43 @@ fn dop853_meets_andrews_test_set_values() {
         );
         errors.push((tol, err));
     }
-    // measured: 1.6e-5, 2.3e-8, 1.5e-9 (16, 2.3, 15 × tol): the velocities (up to 10³ rad/s)
-    // carry the phase error of the large angles
+    // measured: 5.7e-8, 1.5e-9, 1.4e-9. The Test Set's values lie 1.43e-9 from the converged
+    // solution: scipy's DOP853 and Radau and this method meet there to 1e-11 at tol 1e-11
+    // (benches/README.md, "High-order work–precision")
     for (tol, err) in errors {
-        assert!(err < 20.0 * tol, "tol {tol:e}: {err:e}");
-        if tol == 1e-8 {
-            assert!(err < 3e-8, "{err:e}");
+        assert!(err < 3.0 * tol.max(1.5e-9), "tol {tol:e}: {err:e}");
+    }
+}
+
+#[test]
+fn dop853_error_follows_the_tolerance_on_kepler_s_eccentric_orbit() {
+    // e = 0.6 over three periods: back at the perihelion (0.4, 0)
+    let text = "Dimension: 2\nPhysicalParams: { GM: 1, m: 0.001, e: 0.6, a: 1 }\n\
+         PartData:\n  Fixed: { S: [0, 0] }\n  Particles: { P: m }\n\
+         AppliedForces:\n  Potentials:\n    sun: -GM*m/norm(P - S)\n\
+         ProblemData:\n  tend: 18.84955592153876\n  positions: { P: [a*(1 - e), 0] }\n  \
+         velocities: { P: [0, sqrt(GM*(1 + e)/(a*(1 - e)))] }\n";
+    let p = lagrangian::spec::parse(text, "kepler.yaml").unwrap();
+    for k in 4..=12 {
+        let tol = 10f64.powi(-k);
+        let sol = simulate(&p, Dop853Options::new(tol)).unwrap();
+        let q = &sol.last().state.q;
+        let e = (q[0] - 0.4).abs().max(q[1].abs());
+        let st = &sol.stats;
+        eprintln!(
+            "Kepler tol {tol:.0e}: error {e:.2e} ({:.2}× tol), {} steps, {} rejected",
+            e / tol,
+            st.steps,
+            st.rejected_steps
+        );
+        // measured: 0.2–5.7 × tol (the largest at 1e-4), 41 … 432 steps
+        assert!(e < 10.0 * tol, "tol {tol:e}: {e:e}");
+        if k == 10 {
+            assert!(
+                e <= 3e-10 && st.steps <= 20_000,
+                "{e:e} in {} steps",
+                st.steps
+            );
         }
     }
 }
@@ -220,4 +252,17 @@ fn dop853_refuses_bad_options() {
         err.contains("h_min") && err.contains("times the tolerance"),
         "{err}"
     );
+}
+
+#[test]
+fn generalized_alpha_refuses_a_tolerance_it_cannot_meet_and_names_dop853() {
+    let p = Problem::new(planar_pendulum(1.0, 1.0, 1.0)).guess(&[1.0, 0.0], &[0.0, 0.0]);
+    let err = Simulation::new(p.clone(), GenAlphaOptions::new(1e-3).tolerance(1e-10))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("order 2") && err.contains("dop853"), "{err}");
+    // what it asks for, DOP853 meets: the pendulum at 1e-10 and 1e-12 in 105 and 202 steps
+    // (measured, tests above)
+    assert!(Simulation::new(p, GenAlphaOptions::new(1e-3).tolerance(1e-9)).is_ok());
 }

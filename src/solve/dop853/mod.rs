@@ -366,7 +366,23 @@ impl Dop853 {
         if e5 == 0.0 && e3 == 0.0 {
             return 0.0;
         }
-        h.abs() * e5 / ((e5 + 0.01 * e3) * len as f64).sqrt()
+        // per unit step: `h·e/(h/span)`
+        let scale = if self.opts.span > 0.0 {
+            self.opts.span
+        } else {
+            h.abs()
+        };
+        scale * e5 / ((e5 + 0.01 * e3) * len as f64).sqrt()
+    }
+
+    /// The exponent of the step-size rule: the error estimate goes as `h⁸`, per unit step as
+    /// `h⁷`.
+    fn exponent(&self) -> f64 {
+        if self.opts.span > 0.0 {
+            1.0 / 7.0
+        } else {
+            1.0 / 8.0
+        }
     }
 
     /// Hairer's stiffness test on the accepted attempt: `h‖k₁₂ − k₁₁‖/‖y₁ − Y₁₁‖` against the
@@ -501,7 +517,7 @@ impl Dop853 {
         }
         let err = self.error(h);
         self.err = err;
-        let fac11 = err.powf(1.0 / 8.0);
+        let fac11 = err.powf(self.exponent());
         if err <= 1.0 {
             let mut h_new = h / (fac11 / 0.9).clamp(1.0 / 6.0, 3.0);
             if self.last_rejected {

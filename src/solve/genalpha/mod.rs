@@ -40,6 +40,10 @@ use std::sync::Arc;
 
 mod control;
 
+/// The tightest tolerance error-controlled generalized-α accepts: below it the controller met
+/// round-off (measured: the pendulum at `tol = 3e-10` fell to `h_min`; benches/README.md).
+pub const GENALPHA_TIGHTEST: f64 = 1e-9;
+
 /// The generalized-α coefficients derived from `ρ∞`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GenAlphaParams {
@@ -173,6 +177,16 @@ impl GenAlpha {
                     "step control: rtol = {}, atol = {} must be ≥ 0 and not both 0, and \
                      0 < h_min = {} ≤ h_max = {} (0: no limit)",
                     c.rtol, c.atol, c.h_min, c.h_max
+                ))
+                .into());
+            }
+            if c.rtol.max(c.atol) < GENALPHA_TIGHTEST {
+                return Err(SolveError::BadOptions(format!(
+                    "generalized-α is of order 2: under error control it reaches about \
+                     {GENALPHA_TIGHTEST:e} at best (its steps shrink as tol^(1/2) until \
+                     round-off in its accelerations stops the controller); for tol = {:e} \
+                     use DOP853, of order 8 (--integrator dop853, or no --integrator)",
+                    c.rtol.max(c.atol)
                 ))
                 .into());
             }
