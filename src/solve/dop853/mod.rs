@@ -13,10 +13,13 @@
 //!
 //! Each step's local error is estimated as in Hairer's `dop853.f`: the fifth-order estimate
 //! `e₅ = h Σ ê⁵ⱼ kⱼ`, damped by the third-order one, `err = ‖e₅‖² / √(‖e₅‖² + 0.01‖e₃‖²)`, in
-//! the RMS norm over `q` and `v` with weights `atol + rtol·max(|y₀|, |y₁|)`; a step is accepted
-//! when `err ≤ 1`, and the next step is `h·min(3, max(1/6, 0.9 err^(−1/8)))` (no growth right
-//! after a rejection). Between steps, the continuous extension of order 7 (three more stages,
-//! evaluated only when output between steps is asked for) gives `q` and `v`
+//! the RMS norm over `q` and `v` with weights `atol + rtol·max(|y₀|, |y₁|)`. Unlike `dop853.f`
+//! it is kept below `h/span` (error per unit step, as the toolkit's generalized-α does): the
+//! local errors of a run add up to at most the tolerance, and the global error follows it
+//! (Kepler's e = 0.6 orbit: 0.2–6 × tol, against 30–430 × with the error per step). A step is
+//! accepted when `err·span/h ≤ 1`; the next step is `h·min(3, max(1/6, 0.9 (err·span/h)^(−1/7)))`
+//! (no growth right after a rejection). Between steps, the continuous extension of order 7
+//! (three more stages, evaluated only when output between steps is asked for) gives `q` and `v`
 //! ([`Integrator::interpolate`]).
 //!
 //! Stiffness is detected as in `dop853.f` (but tested after every accepted step, a pass over
