@@ -132,7 +132,7 @@ def test_problems_and_results_pickle():
 
 def test_pandas_and_the_animation_page(tmp_path):
     pd = pytest.importorskip("pandas")
-    result = lagrangian.load(MECHANISM0).run(t_end=0.2, sensitivity=["k"])
+    result = lagrangian.load(MECHANISM0).run(t_end=0.2, sensitivity=["k"], method="genalpha")
     frame = result.to_pandas()
     assert isinstance(frame, pd.DataFrame) and frame.index.name == "t"
     assert np.array_equal(frame["B.x"].to_numpy(), result["B.x"])
