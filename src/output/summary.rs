@@ -247,13 +247,17 @@ impl std::fmt::Display for Summary {
             _ => format!("{} steps of h = {:.3e} s", s.stats.steps, s.h),
         };
         writeln!(f, "  t = {} … {} s, {steps}, {method}", s.t0, s.t_end)?;
+        let work = match &s.method {
+            Method::Dop853(_) => format!(
+                "{} evaluations of the accelerations",
+                s.stats.residual_evaluations
+            ),
+            _ => format!("{} Newton iterations", s.stats.newton_iterations),
+        };
         writeln!(
             f,
-            "  {} Newton iterations, {} factorizations; build {:.3} s, solve {:.3} s",
-            s.stats.newton_iterations,
-            s.stats.factorizations,
-            s.build_seconds,
-            s.stats.solve_seconds
+            "  {work}, {} factorizations; build {:.3} s, solve {:.3} s",
+            s.stats.factorizations, s.build_seconds, s.stats.solve_seconds
         )?;
         write!(
             f,
