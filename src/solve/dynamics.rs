@@ -177,7 +177,7 @@ impl StateSolver {
     /// `[M C_qᵀ; C_q 0] [Δ; μ] = [0; −C_q x]`, `x ← x + Δ` (no-op without constraints).
     pub fn project_tangent(&mut self, model: &Model, x: &mut [f64]) -> Result<(), Error> {
         let n = model.n_coords();
-        if self.lin.is_none() {
+        if self.lin.is_none() || model.n_constraints() == 0 {
             return Ok(());
         }
         self.x.fill(0.0);
@@ -256,11 +256,34 @@ impl StateSolver {
             self.lin =
                 Some(LinearSolver::new(LinearSolverKind::Sparse, &self.pattern).map_err(singular)?);
         }
+        if self.solve_diagonal() {
+            return Ok(());
+        }
         if let Some(lin) = &mut self.lin {
             lin.factorize(&self.pattern, &self.values)
                 .map_err(singular)?;
             lin.solve(&mut self.x).map_err(singular)?;
         }
         Ok(())
+    }
+
+    /// `x ← x / diag` when the assembled matrix is diagonal with a nonzero diagonal (point
+    /// masses without constraints: no factorization); `false` otherwise.
+    fn solve_diagonal(&mut self) -> bool {
+        if !self.is_diagonal() {
+            return false;
+        }
+        let diagonal = |j: usize| {
+            (self.pattern.col_ptr[j]..self.pattern.col_ptr[j + 1])
+                .find(|&s| self.pattern.row_idx[s] == j)
+                .map_or(0.0, |s| self.values[s])
+        };
+        if (0..self.pattern.dim).any(|j| !(diagonal(j) != 0.0 && diagonal(j).is_finite())) {
+            return false;
+        }
+        for j in 0..self.pattern.dim {
+            self.x[j] /= diagonal(j);
+        }
+        true
     }
 }
