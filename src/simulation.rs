@@ -56,31 +56,24 @@ pub struct Simulation {
     dense: DenseOutput,
 }
 
-/// `method` with an error control's automatic span set to `problem`'s `t_end − t0`.
+/// `method` with an error control's automatic span set to `problem`'s `t_end − t0` (1 when
+/// that is not a positive finite span).
 fn spanned(method: Method, problem: &Problem) -> Method {
+    let span = problem.t_end - problem.t0;
+    let span = if span > 0.0 && span.is_finite() {
+        span
+    } else {
+        1.0
+    };
     match method {
         Method::GenAlpha(mut o) => {
-            if let Some(c) = &mut o.step_control {
-                if !(c.span > 0.0) {
-                    let span = problem.t_end - problem.t0;
-                    c.span = if span > 0.0 && span.is_finite() {
-                        span
-                    } else {
-                        1.0
-                    };
-                }
+            if let Some(c) = o.step_control.as_mut().filter(|c| !(c.span > 0.0)) {
+                c.span = span;
             }
             Method::GenAlpha(o)
         }
-        Method::Dop853(mut o) => {
-            if o.span == 0.0 {
-                let span = problem.t_end - problem.t0;
-                o.span = if span > 0.0 && span.is_finite() {
-                    span
-                } else {
-                    1.0
-                };
-            }
+        Method::Dop853(mut o) if o.span == 0.0 => {
+            o.span = span;
             Method::Dop853(o)
         }
         m => m,

@@ -338,16 +338,12 @@ impl Dop853 {
                 &mut after[..len],
                 None,
             )
-            .map_err(|e| self.singular_at(e, self.t + C[s] * h))?;
+            .map_err(|e| self.singular(e, self.t + C[s] * h))?;
             if !ok {
                 return Ok(false);
             }
         }
         Ok(true)
-    }
-
-    fn singular_at(&self, e: Error, t: f64) -> SolveError {
-        self.singular(e, t)
     }
 
     /// The error estimate of the attempt in `k`, `y1` (units of the tolerance).
