@@ -55,7 +55,7 @@ pub mod prelude {
     pub use crate::simulation::{simulate, simulate_from, RunEnd, Simulation};
     pub use crate::solve::{
         consistent_initial_values, Dop853, Dop853Options, GenAlpha, GenAlphaOptions, InitOptions,
-        Integrator, LinearSolverKind, Method, Problem, Rk4Options, Stats,
+        Integrator, LinearSolverKind, Method, Problem, Radau, RadauOptions, Rk4Options, Stats,
     };
     pub use nalgebra::{SVector, Vector2, Vector3};
     pub use num_dual::DualNum;

@@ -76,6 +76,10 @@ fn spanned(method: Method, problem: &Problem) -> Method {
             o.span = span;
             Method::Dop853(o)
         }
+        Method::Radau(mut o) if o.span == 0.0 => {
+            o.span = span;
+            Method::Radau(o)
+        }
         m => m,
     }
 }

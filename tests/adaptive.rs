@@ -348,3 +348,6 @@ fn the_summary_says_the_steps_were_under_error_control() {
 
 #[path = "adaptive/dop853.rs"]
 mod dop853;
+
+#[path = "adaptive/radau.rs"]
+mod radau;

@@ -231,6 +231,9 @@ impl std::fmt::Display for Summary {
             Method::GenAlpha(g) => format!("generalized-α, ρ∞ = {}", g.rho_inf),
             Method::Rk4(_) => "RK4".to_string(),
             Method::Dop853(_) => "DOP853 (explicit Runge–Kutta of order 8)".to_string(),
+            Method::Radau(_) => {
+                "Radau IIA (implicit, order 5, on the index-3 equations)".to_string()
+            }
         };
         let steps = match &s.method {
             Method::GenAlpha(g) if g.step_control.is_some() => {
@@ -241,6 +244,10 @@ impl std::fmt::Display for Summary {
                 )
             }
             Method::Dop853(d) => format!(
+                "{} steps under error control (rtol {:.0e}, atol {:.0e}; {} rejected)",
+                s.stats.steps, d.rtol, d.atol, s.stats.rejected_steps
+            ),
+            Method::Radau(d) => format!(
                 "{} steps under error control (rtol {:.0e}, atol {:.0e}; {} rejected)",
                 s.stats.steps, d.rtol, d.atol, s.stats.rejected_steps
             ),

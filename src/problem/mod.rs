@@ -11,7 +11,8 @@ mod options;
 mod outputs;
 
 pub use options::{
-    Dop853Options, GenAlphaOptions, InitOptions, LinearSolverKind, Method, Rk4Options, StepControl,
+    Dop853Options, GenAlphaOptions, InitOptions, LinearSolverKind, Method, RadauOptions,
+    Rk4Options, StepControl,
 };
 pub use outputs::{OutputTimes, Outputs, PlotPanel, GROUPS};
 use std::fmt;
@@ -301,8 +302,8 @@ impl Problem {
         }
         let h = self.method.h();
         let steps = (self.t_end - self.t0) / h;
-        // DOP853's first step 0 means "chosen automatically"
-        let automatic = matches!(self.method, Method::Dop853(_)) && h == 0.0;
+        // an adaptive method's first step 0 means "chosen automatically"
+        let automatic = matches!(self.method, Method::Dop853(_) | Method::Radau(_)) && h == 0.0;
         if !automatic && (!(h > 0.0) || !(steps <= MAX_STEPS as f64)) {
             return Err(SolveError::BadOptions(format!(
                 "step {h} over [{}, {}] gives {steps:.3e} steps; the limit is {MAX_STEPS} \
@@ -345,7 +346,7 @@ pub struct Overrides {
     pub t_end: Option<f64>,
     /// `ρ∞` of generalized-α.
     pub rho_inf: Option<f64>,
-    /// `genalpha`, `rk4` or `dop853`.
+    /// `genalpha`, `rk4`, `dop853` or `radau`.
     pub integrator: Option<String>,
     /// Keep every k-th step.
     pub output_every: Option<usize>,
@@ -498,6 +499,7 @@ impl Problem {
         let current_tol = match &self.method {
             Method::GenAlpha(g) => g.step_control.map(|c| (c.rtol, c.atol)),
             Method::Dop853(d) => Some((d.rtol, d.atol)),
+            Method::Radau(d) => Some((d.rtol, d.atol)),
             Method::Rk4(_) => None,
         };
         let dop853 = |h0: f64| {
@@ -513,6 +515,20 @@ impl Problem {
             }
             d.h0 = h0;
             Method::Dop853(d)
+        };
+        let radau = |h0: f64| {
+            let mut d = match &self.method {
+                Method::Radau(d) => d.clone(),
+                _ => RadauOptions::default(),
+            };
+            if let Some((rtol, atol)) = current_tol {
+                (d.rtol, d.atol) = (rtol, atol);
+            }
+            if let Some(tol) = o.tol {
+                (d.rtol, d.atol) = (tol, tol);
+            }
+            d.h0 = h0;
+            Method::Radau(d)
         };
         let genalpha = || match &self.method {
             Method::GenAlpha(g) => g.clone(),
@@ -546,9 +562,18 @@ impl Problem {
                 ))
             }
             Some("dop853") => dop853(if fixed { h } else { 0.0 }),
+            Some("radau" | "radau5" | "radau-iia") if fixed && o.tol.is_none() => {
+                return Err(bad(
+                    "--integrator radau chooses its own steps under error control: give \
+                     --tol (and --step for its first step), or a fixed-step method \
+                     (--integrator genalpha) for --steps/--step"
+                        .into(),
+                ))
+            }
+            Some("radau" | "radau5" | "radau-iia") => radau(if fixed { h } else { 0.0 }),
             Some(other) => {
                 return Err(bad(format!(
-                    "--integrator {other}: expected genalpha, rk4 or dop853"
+                    "--integrator {other}: expected genalpha, rk4, dop853 or radau"
                 )))
             }
             None => match (&self.method, o.tol) {
@@ -558,6 +583,7 @@ impl Problem {
                     g.step_control = Some(StepControl::new(tol));
                     Method::GenAlpha(g)
                 }
+                (Method::Radau(_), Some(_)) => radau(if fixed { h } else { 0.0 }),
                 (_, Some(_)) => dop853(if fixed { h } else { 0.0 }),
                 (Method::GenAlpha(g), None) if fixed => {
                     let mut g = g.clone();
@@ -565,7 +591,9 @@ impl Problem {
                     g.step_control = None;
                     Method::GenAlpha(g)
                 }
-                (Method::Dop853(_), None) if fixed => GenAlphaOptions::new(h).into(),
+                (Method::Dop853(_) | Method::Radau(_), None) if fixed => {
+                    GenAlphaOptions::new(h).into()
+                }
                 (m, None) => m.clone().with_h(h),
             },
         };

@@ -17,6 +17,9 @@ pub enum Method {
     /// The explicit Runge–Kutta pair DOP853 of order 8 under error control, on the index-1 form
     /// with projection onto the constraints after every step (non-stiff mechanisms).
     Dop853(Dop853Options),
+    /// Radau IIA of order 5 under error control, on the index-3 equations themselves (stiff
+    /// mechanisms, stiff constraints).
+    Radau(RadauOptions),
 }
 
 impl Default for Method {
@@ -43,6 +46,12 @@ impl From<Dop853Options> for Method {
     }
 }
 
+impl From<RadauOptions> for Method {
+    fn from(o: RadauOptions) -> Self {
+        Method::Radau(o)
+    }
+}
+
 impl Method {
     /// The (initial) step size (DOP853: the first step, 0 when it is chosen automatically).
     pub fn h(&self) -> f64 {
@@ -50,6 +59,7 @@ impl Method {
             Method::GenAlpha(o) => o.h,
             Method::Rk4(o) => o.h,
             Method::Dop853(o) => o.h0,
+            Method::Radau(o) => o.h0,
         }
     }
     /// The same method with step size `h` (DOP853: the first step).
@@ -58,6 +68,7 @@ impl Method {
             Method::GenAlpha(o) => o.h = h,
             Method::Rk4(o) => o.h = h,
             Method::Dop853(o) => o.h0 = h,
+            Method::Radau(o) => o.h0 = h,
         }
         self
     }
@@ -67,6 +78,7 @@ impl Method {
             Method::GenAlpha(_) => "generalized-alpha",
             Method::Rk4(_) => "rk4",
             Method::Dop853(_) => "dop853",
+            Method::Radau(_) => "radau",
         }
     }
     /// Whether the method chooses its own steps (error control).
@@ -74,7 +86,7 @@ impl Method {
         match self {
             Method::GenAlpha(o) => o.step_control.is_some(),
             Method::Rk4(_) => false,
-            Method::Dop853(_) => true,
+            Method::Dop853(_) | Method::Radau(_) => true,
         }
     }
 }
@@ -282,6 +294,71 @@ impl Dop853Options {
             rtol: tol,
             atol: tol,
             ..Dop853Options::default()
+        }
+    }
+}
+
+/// Options of the Radau IIA integrator (defaults written on each field).
+///
+/// Each step's error is estimated as in Hairer & Wanner's `radau5.f` for index-3 systems: the
+/// embedded estimate of order 3 in `q`, `h` times it in `v` and `h²` in `λ`, in the RMS norm
+/// weighted by `atol' + rtol'·max(|y₀|, |y₁|)`, where — as `radau5.f` does, so that the global
+/// error follows the tolerance of the fifth-order solution — `rtol' = 0.1·rtol^(2/3)` and
+/// `atol' = rtol'·atol/rtol` (docs/maths.md §17).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[must_use]
+pub struct RadauOptions {
+    /// Relative tolerance; default 1e-8.
+    pub rtol: f64,
+    /// Absolute tolerance; default 1e-8.
+    pub atol: f64,
+    /// The first step; default 0: chosen from the derivatives at the start.
+    pub h0: f64,
+    /// The largest step; default 0: no limit.
+    pub h_max: f64,
+    /// The smallest step: a step that must be smaller fails the run; default 0: ten units of
+    /// round-off of `t`.
+    pub h_min: f64,
+    /// Newton iterations per attempt before the step is shortened; default 7.
+    pub max_newton_iterations: usize,
+    /// The stage iteration's tolerance `κ`: `θ/(1−θ)·‖ΔZ, ΔV‖ ≤ κ` in the RMS norm weighted by
+    /// `atol + rtol·|y₀|`; default 0: `0.1·h/span`, so that what Newton leaves in the velocities,
+    /// which every later step carries, adds up to a tenth of the tolerance.
+    #[serde(default)]
+    pub newton_tol: f64,
+    /// The time over which the stage iterations' errors may add up (see `newton_tol`); default
+    /// 0, the problem's span `t_end − t0` (set when the run starts).
+    #[serde(default)]
+    pub span: f64,
+    /// Linear solver of the two stage systems; default [`LinearSolverKind::Auto`] (`Jacobi`
+    /// is not one for them: it means the sparse LU).
+    #[serde(skip)]
+    pub linear_solver: LinearSolverKind,
+}
+
+impl Default for RadauOptions {
+    fn default() -> Self {
+        RadauOptions {
+            rtol: 1e-8,
+            atol: 1e-8,
+            h0: 0.0,
+            h_max: 0.0,
+            h_min: 0.0,
+            max_newton_iterations: 7,
+            newton_tol: 0.0,
+            span: 0.0,
+            linear_solver: LinearSolverKind::Auto,
+        }
+    }
+}
+
+impl RadauOptions {
+    /// `rtol = atol = tol`, the other options at their defaults.
+    pub fn new(tol: f64) -> Self {
+        RadauOptions {
+            rtol: tol,
+            atol: tol,
+            ..RadauOptions::default()
         }
     }
 }

@@ -10,7 +10,7 @@
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::Method;
-use crate::solve::{Dop853, GenAlpha, Rk4, Stats};
+use crate::solve::{Dop853, GenAlpha, Radau, Rk4, Stats};
 use std::sync::Arc;
 
 /// What one call of [`Integrator::step`] did.
@@ -69,6 +69,7 @@ impl Method {
             Method::GenAlpha(o) => Box::new(GenAlpha::new(model, state, o.clone())?),
             Method::Rk4(o) => Box::new(Rk4::new(model, state, o.clone())?),
             Method::Dop853(o) => Box::new(Dop853::new(model, state, o.clone())?),
+            Method::Radau(o) => Box::new(Radau::new(model, state, o.clone())?),
         })
     }
 }

@@ -10,13 +10,14 @@ mod init;
 mod integrator;
 pub mod linear;
 mod par;
+mod radau;
 mod rk4;
 pub mod sensitivity;
 mod stats;
 
 pub use crate::problem::{
     Dop853Options, GenAlphaOptions, InitOptions, LinearSolverKind, Method, Overrides, Problem,
-    Restart, Rk4Options, StepControl,
+    RadauOptions, Restart, Rk4Options, StepControl,
 };
 pub use dense::DenseOutput;
 pub use dop853::Dop853;
@@ -25,5 +26,6 @@ pub use genalpha::{GenAlpha, GenAlphaParams, GENALPHA_TIGHTEST};
 pub(crate) use init::pinv_solve;
 pub use init::{consistent_initial_values, InitReport, Initial};
 pub use integrator::{Integrator, StepOutcome};
+pub use radau::Radau;
 pub use rk4::Rk4;
 pub use stats::Stats;

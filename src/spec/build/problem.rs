@@ -2,7 +2,7 @@
 //! assembly of the [`Problem`].
 
 use super::*;
-use crate::problem::{Dop853Options, OutputTimes, Outputs, StepControl, MAX_STEPS};
+use crate::problem::{Dop853Options, OutputTimes, Outputs, RadauOptions, StepControl, MAX_STEPS};
 
 /// The initial-value problem of a file.
 pub(super) struct Guesses {
@@ -188,10 +188,12 @@ pub(super) fn solver_params(
             Some("genalpha" | "generalized-alpha") => Kind::GenAlpha,
             Some("rk4") => Kind::Rk4,
             Some("dop853") => Kind::Dop853,
+            Some("radau" | "radau5" | "radau-iia") => Kind::Radau,
             _ => {
-                return Err(b
-                    .ctx
-                    .err(&sub(&p, "integrator"), "expected genalpha, rk4 or dop853"))
+                return Err(b.ctx.err(
+                    &sub(&p, "integrator"),
+                    "expected genalpha, rk4, dop853 or radau",
+                ))
             }
         };
     }
@@ -284,10 +286,12 @@ pub(super) fn solver_params(
              or genalpha",
         ));
     }
-    if kind == Kind::Dop853 && (m.get("step").is_some() || m.get("steps").is_some()) {
+    let adaptive = matches!(kind, Kind::Dop853 | Kind::Radau);
+    if adaptive && (m.get("step").is_some() || m.get("steps").is_some()) {
         return Err(b.ctx.err(
             &sub(&p, "integrator"),
-            "dop853 chooses its own steps under error control: give tol, not step or steps",
+            "dop853 and radau choose their own steps under error control: give tol, not step \
+             or steps",
         ));
     }
     Ok((opts.into_method(h, kind), output_every))
@@ -362,6 +366,7 @@ enum Kind {
     GenAlpha,
     Rk4,
     Dop853,
+    Radau,
 }
 
 trait IntoMethod {
@@ -382,9 +387,20 @@ impl IntoMethod for GenAlphaOptions {
             }
             Method::Dop853(d)
         };
+        let radau = |c: Option<StepControl>| {
+            let mut d = RadauOptions::default();
+            if let Some(c) = c {
+                (d.rtol, d.atol, d.h_max) = (c.rtol, c.atol, c.h_max);
+                if c.h_min != StepControl::new(1.0).h_min {
+                    d.h_min = c.h_min;
+                }
+            }
+            Method::Radau(d)
+        };
         match kind {
             Kind::Rk4 => Rk4Options::new(h).into(),
             Kind::Dop853 => dop853(self.step_control),
+            Kind::Radau => radau(self.step_control),
             Kind::Default if self.step_control.is_some() => dop853(self.step_control),
             Kind::Default | Kind::GenAlpha => GenAlphaOptions { h, ..self }.into(),
         }
