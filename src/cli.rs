@@ -46,8 +46,9 @@ pub enum Cmd {
         /// gives the first step.
         #[arg(allow_hyphen_values = true, long)]
         tol: Option<f64>,
-        /// Integrator: genalpha (fixed step, or --tol), dop853 (order 8, with --tol), or rk4
-        /// (fixed step, unconstrained mechanisms); overrides SolverParams.
+        /// Integrator: genalpha (fixed step, or --tol), dop853 (order 8, with --tol), radau
+        /// (Radau IIA, order 5, implicit: stiff mechanisms, with --tol), or rk4 (fixed step,
+        /// unconstrained mechanisms); overrides SolverParams.
         #[arg(long)]
         integrator: Option<String>,
         /// Write every K-th step (overrides SolverParams.output_every).
@@ -227,7 +228,7 @@ pub struct SweepArgs {
     /// Spectral radius at infinity.
     #[arg(allow_hyphen_values = true, long = "rho-inf")]
     pub rho_inf: Option<f64>,
-    /// Integrator: genalpha, dop853 (with --tol) or rk4.
+    /// Integrator: genalpha, dop853 or radau (with --tol), or rk4.
     #[arg(long)]
     pub integrator: Option<String>,
     /// Error control with this tolerance (DOP853 unless --integrator genalpha).

@@ -237,6 +237,15 @@ fn tolerances_are_checked_and_exclude_a_step() {
         msg.contains("SolverParams.integrator") && msg.contains("give tol"),
         "{msg}"
     );
+    // a file may name Radau IIA; its tolerance and step bounds carry over
+    let text =
+        format!("{SUDDEN_LOAD}SolverParams: {{ integrator: radau, tol: 1e-7, h_max: 0.01 }}\n");
+    let p = lagrangian::spec::parse(&text, "radau.yaml").unwrap();
+    assert!(
+        matches!(&p.method, lagrangian::solve::Method::Radau(o) if o.rtol == 1e-7 && o.atol == 1e-7 && o.h_max == 0.01),
+        "{:?}",
+        p.method
+    );
     // Mechanism0's DAETS tolerance is honoured (by DOP853), its Taylor order noted
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
     let p = lagrangian::spec::parse(&text, "mechanism0.yaml").unwrap();
@@ -290,10 +299,18 @@ fn tolerances_are_checked_and_exclude_a_step() {
         ),
         (
             lagrangian::solve::Overrides {
-                integrator: Some("radau".into()),
+                integrator: Some("bdf".into()),
                 ..Default::default()
             },
-            "expected genalpha, rk4 or dop853",
+            "expected genalpha, rk4, dop853 or radau",
+        ),
+        (
+            lagrangian::solve::Overrides {
+                integrator: Some("radau".into()),
+                steps: Some(100),
+                ..Default::default()
+            },
+            "chooses its own steps",
         ),
     ] {
         let err = p.clone().apply(&ov).err().unwrap().to_string();

@@ -817,11 +817,40 @@ fn a_tolerance_alone_runs_dop853_and_writes_a_bounded_table() {
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(summary(&out)["integrator"], "generalized-alpha");
+    // --integrator radau: Radau IIA on the index-3 equations, named in the summary
+    let o = run(
+        &[
+            "run",
+            &file,
+            "--out",
+            dir,
+            "--tol",
+            "1e-6",
+            "--t-end",
+            "0.5",
+            "--integrator",
+            "radau",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("Radau IIA"), "{text}");
+    assert_eq!(summary(&out)["integrator"], "radau");
+    assert_eq!(trajectory(&out).1.len(), 1001);
     // refusals
     for (args, text) in [
         (
             vec!["--integrator", "dop853", "--steps", "10"],
             "chooses its own steps",
+        ),
+        (
+            vec!["--integrator", "radau", "--steps", "10"],
+            "chooses its own steps",
+        ),
+        (
+            vec!["--integrator", "radau5x", "--tol", "1e-6"],
+            "expected genalpha, rk4, dop853 or radau",
         ),
         (
             vec!["--tol", "1e-6", "--output-every-step", "--output-dt", "0.1"],

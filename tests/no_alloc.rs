@@ -109,6 +109,16 @@ fn steps_do_not_allocate() {
     let n = ALLOCS.load(Ordering::Relaxed) - before;
     assert!(between > 100, "{between} DOP853 rows between steps");
     assert_eq!(n, 0, "DOP853 output between steps: {n} allocations");
+    // Radau IIA: stages, the real and complex systems (dense 20 and 40; sparse LU), the error
+    // estimate, new Jacobians and factorizations as the step changes
+    for kind in [LinearSolverKind::Dense, LinearSolverKind::Sparse] {
+        let opts = RadauOptions {
+            linear_solver: kind,
+            ..RadauOptions::new(1e-8)
+        };
+        let n = allocations(&model, &init.state, opts, 3, 50);
+        assert_eq!(n, 0, "Radau, {kind:?}: {n} allocations in 50 steps");
+    }
     // rows between steps: interpolation and the projections of the output
     let problem = Problem::new(model.clone()).t_end(1.0).output_dt(7e-4);
     let mut sim = Simulation::from_state(problem, GenAlphaOptions::new(1e-3), &init.state).unwrap();
@@ -137,6 +147,8 @@ fn steps_do_not_allocate() {
     }
     let n = allocations(&m, &init.state, Dop853Options::new(1e-6), 3, 50);
     assert_eq!(n, 0, "DOP853 on a network: {n} allocations in 50 steps");
+    let n = allocations(&m, &init.state, RadauOptions::new(1e-6), 3, 50);
+    assert_eq!(n, 0, "Radau on a network: {n} allocations in 50 steps");
     // mechanism files: assignments and equations (RSCR), a 3D body with a time-dependent torque
     // and a force on a derived point (expression graphs evaluated on dual numbers)
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/mechanisms/");

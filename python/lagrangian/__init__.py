@@ -152,7 +152,7 @@ class Problem:
     ) -> "Result":
         """Integrate from consistent initial values, with ``lagrangian run``'s options:
         ``t_end`` (the step stays), ``steps`` or ``step``, ``output_every``, ``method``
-        (``"genalpha"``, ``"dop853"`` or ``"rk4"``), ``rho_inf``, ``columns`` (groups: positions,
+        (``"genalpha"``, ``"dop853"``, ``"radau"`` or ``"rk4"``), ``rho_inf``, ``columns`` (groups: positions,
         velocities, accelerations, multipliers, reactions, momenta, energies, ledger) and
         ``sensitivity`` (parameter names: every column's derivative with respect to each) and
         ``tol`` (error control instead of a fixed step: DOP853, of order 8, unless

@@ -139,3 +139,89 @@ fn radau_meets_andrews_test_set_values() {
         last = err;
     }
 }
+
+#[test]
+fn radau_takes_few_steps_where_dop853_is_held_down_by_stiffness() {
+    use lagrangian::library::mass_spring::MassSpringSystem;
+    // the stiff oscillator of the DOP853 stiffness test: a mode at −1000/s
+    let mut sys = MassSpringSystem::<2>::new([0.0, 0.0]);
+    let a = sys.add_fix([0.0, 0.0]);
+    let b = sys.add_mass_with_velocity(1.0, [1.0, 0.0], [0.5, 0.0]);
+    let c = sys.add_mass(1e-3, [2.0, 0.0]);
+    sys.add_spring(a, b, 1.0, 1.0);
+    sys.add_damped_spring(b, c, 1.0, 1.0, 1.0);
+    let problem = sys.problem(2.0, 1).unwrap();
+    let reference = simulate(&problem, Dop853Options::new(1e-12)).unwrap();
+    let explicit = simulate(&problem, Dop853Options::new(1e-6)).unwrap();
+    let sol = simulate(&problem, RadauOptions::new(1e-6)).unwrap();
+    let (r, s) = (&reference.last().state, &sol.last().state);
+    let err = (0..s.q.len()).fold(0.0f64, |m, i| m.max((s.q[i] - r.q[i]).abs()));
+    eprintln!(
+        "stiff chain to t = 2: DOP853 {} steps ({} evaluations), Radau {} steps ({} residuals, \
+         {} factorizations), Radau error {err:.2e}",
+        explicit.stats.steps,
+        explicit.stats.residual_evaluations,
+        sol.stats.steps,
+        sol.stats.residual_evaluations,
+        sol.stats.factorizations
+    );
+    assert!(err < 1e-5, "{err:e}");
+    assert!(
+        5 * sol.stats.steps < explicit.stats.steps,
+        "Radau {} steps, DOP853 {}",
+        sol.stats.steps,
+        explicit.stats.steps
+    );
+}
+
+#[test]
+fn radau_output_between_steps_and_refusals() {
+    // rows every 0.25 s from the collocation polynomial (order 3 between the nodes, then
+    // projected onto the constraints), against the exact pendulum's values at t = 1 and 3
+    let problem = Problem::new(planar_pendulum(1.0, 1.0, 1.0))
+        .guess(&[1.0, 0.0], &[0.0, 0.0])
+        .t_end(3.0);
+    let mut p = problem.clone();
+    p.output_times = Some(lagrangian::problem::OutputTimes::Every(0.25));
+    let sol = simulate(&p, RadauOptions::new(1e-8)).unwrap();
+    assert_eq!(sol.records.len(), 13);
+    for r in &sol.records {
+        assert!(r.max_constraint < 1e-12, "{}", r.max_constraint);
+    }
+    for (k, t) in [(4, "1"), (12, "3")] {
+        let e = pendulum_errors(&sol.records[k].state, t);
+        assert!(e[0] < 1e-6, "t = {t}: {e:?}");
+    }
+    for (opts, text) in [
+        (RadauOptions::new(-1.0), "must lie in [0, 1)"),
+        (
+            RadauOptions {
+                h_max: 1e-3,
+                h_min: 1e-2,
+                ..RadauOptions::new(1e-6)
+            },
+            "above h_max",
+        ),
+        (
+            RadauOptions {
+                max_newton_iterations: 1,
+                ..RadauOptions::new(1e-6)
+            },
+            "at least 2",
+        ),
+    ] {
+        let err = Simulation::new(problem.clone(), opts)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains(text), "{err}");
+    }
+    // a step floor the tolerance cannot be met above fails with the step and the error
+    let opts = RadauOptions {
+        h0: 0.5,
+        h_min: 0.4,
+        ..RadauOptions::new(1e-10)
+    };
+    let err = simulate(&problem, opts).err().unwrap().to_string();
+    assert!(err.contains("step"), "{err}");
+}

@@ -609,8 +609,8 @@ impl Integrator for Dop853 {
         self.stiff_at.map(|t| {
             format!(
                 "DOP853 found the mechanism stiff from t = {t:.6}: its steps are held down by \
-                 stability, not accuracy; generalized-α (--integrator genalpha --tol …) takes \
-                 far fewer"
+                 stability, not accuracy; Radau IIA (--integrator radau) or generalized-α \
+                 (--integrator genalpha) take far fewer"
             )
         })
     }
