@@ -225,3 +225,4 @@ fn radau_output_between_steps_and_refusals() {
     let err = simulate(&problem, opts).err().unwrap().to_string();
     assert!(err.contains("step"), "{err}");
 }
+
