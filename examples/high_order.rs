@@ -1,4 +1,5 @@
-//! One run of a benchmark problem with DOP853 or error-controlled generalized-α at a tolerance,
+//! One run of a benchmark problem with DOP853, Radau IIA or error-controlled generalized-α at a
+//! tolerance,
 //! printed as one JSON line: the end state's positions (in the mechanism's coordinates), the
 //! accepted steps, the rejected attempts, the evaluations of the acceleration-level equations
 //! (DOP853) or residuals (generalized-α), the factorizations, the largest `|C|` at the end and
@@ -7,7 +8,8 @@
 //! Problems: `pendulum` (g = ℓ = 1, released horizontally, to t = 10, Cartesian with its rod
 //! constraint), `kepler` (e = 0.6, three periods), `solar` (mechanisms/outer_solar_system.yaml,
 //! 10,800 days), `andrews` (Andrews' squeezer to t = 0.03), `mechanism0`
-//! (mechanisms/mechanism0.yaml to t = 5).
+//! (mechanisms/mechanism0.yaml to t = 5), `stiff` (a slow oscillator dragging a light mass on a
+//! damped spring, a mode at −1000/s, to t = 2).
 //!
 //! `cargo run --release --example high_order -- --case kepler --method dop853 --tol 1e-10`;
 //! `benches/work_precision.py` runs it against scipy and computes the errors
@@ -21,10 +23,10 @@ use serde_json::json;
 
 #[derive(Parser)]
 struct Args {
-    /// pendulum, kepler, solar, andrews or mechanism0.
+    /// pendulum, kepler, solar, andrews, mechanism0 or stiff.
     #[arg(long)]
     case: String,
-    /// dop853 or genalpha (error-controlled).
+    /// dop853, radau or genalpha (error-controlled).
     #[arg(long, default_value = "dop853")]
     method: String,
     /// The tolerance (relative and absolute).
@@ -64,6 +66,16 @@ fn problem(case: &str) -> Result<Problem, Error> {
             .pin_q([1])
             .t_end(0.03),
         "mechanism0" => file("mechanism0.yaml")?.t_end(5.0),
+        "stiff" => {
+            use lagrangian::library::mass_spring::MassSpringSystem;
+            let mut sys = MassSpringSystem::<2>::new([0.0, 0.0]);
+            let a = sys.add_fix([0.0, 0.0]);
+            let b = sys.add_mass_with_velocity(1.0, [1.0, 0.0], [0.5, 0.0]);
+            let c = sys.add_mass(1e-3, [2.0, 0.0]);
+            sys.add_spring(a, b, 1.0, 1.0);
+            sys.add_damped_spring(b, c, 1.0, 1.0, 1.0);
+            sys.problem(2.0, 1)?
+        }
         other => {
             return Err(
                 lagrangian::error::SolveError::BadOptions(format!("unknown case {other}")).into(),
@@ -78,6 +90,7 @@ fn main() -> Result<(), Error> {
     problem.output_times = None;
     let method: Method = match args.method.as_str() {
         "dop853" => Dop853Options::new(args.tol).into(),
+        "radau" => RadauOptions::new(args.tol).into(),
         _ => GenAlphaOptions::new((problem.t_end - problem.t0) / 1e4)
             .tolerance(args.tol)
             .into(),

@@ -99,6 +99,10 @@ def test_rows_at_requested_times_under_error_control():
     assert len(steps.t) == steps.summary["steps"] + 1 < 100
     with pytest.raises(lagrangian.LagrangianError, match="chooses its own steps"):
         problem.run(method="dop853", steps=10)
+    # Radau IIA on the index-3 equations: positions follow the tolerance
+    radau = problem.run(tol=1e-9, method="radau")
+    assert radau.summary["integrator"] == "radau" and len(radau.t) == 1001
+    assert np.max(np.abs(radau["A.x"] - (1 + np.cos(2 * radau.t)))) < 1e-8
 
 
 def test_mistakes_in_a_file_carry_their_position(tmp_path):

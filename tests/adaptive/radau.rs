@@ -57,10 +57,10 @@ fn radau_error_follows_the_tolerance_on_the_exact_pendulum() {
             e[1],
             e[2]
         );
-        // measured: q 0.07–3.9 × tol from 1e-3 to 1e-11, 60–1050 steps; v and λ are of
+        // measured: q 0.18–9.3 × tol from 1e-3 to 1e-11, 68–2320 steps; v and λ are of
         // orders 3 and 2 on index 3 and follow h, not tol
-        assert!(e[0] < 6.0 * tol, "tol {tol:e}: error {:e}", e[0]);
-        assert!(steps < 2000, "{steps} steps");
+        assert!(e[0] < 20.0 * tol, "tol {tol:e}: error {:e}", e[0]);
+        assert!(steps < 3000, "{steps} steps");
     }
 }
 
@@ -131,9 +131,9 @@ fn radau_meets_andrews_test_set_values() {
              {} factorizations",
             st.steps, st.rejected_steps, st.residual_evaluations, st.factorizations
         );
-        // measured: 6.6e-4, 2.2e-5, 1.7e-6, 7.1e-8 — on index 3 the estimate weighs the
-        // velocities by h (radau5.f), and Andrews' fast velocities leave the error well above
-        // tol (DOP853 meets it: tests/adaptive/dop853.rs); it must converge all the same
+        // measured: 3.4e-4, 7.1e-6, 3.0e-7, 2.4e-8 — Andrews' fast velocities (order 3 on
+        // index 3) leave the error above tol (DOP853 meets it: tests/adaptive/dop853.rs); it
+        // must converge all the same
         assert!(err < 0.3 * last, "tol {tol:e}: {err:e} after {last:e}");
         assert!(err < 2e4 * tol, "tol {tol:e}: {err:e}");
         last = err;
@@ -226,3 +226,28 @@ fn radau_output_between_steps_and_refusals() {
     assert!(err.contains("step"), "{err}");
 }
 
+#[test]
+fn radau_error_follows_the_tolerance_without_constraints() {
+    use lagrangian::library::mass_spring::MassSpringSystem;
+    // a particle on a spring (k = 4, m = 1, rest length 1) from x = 2: x = 1 + cos 2t; without
+    // constraints the velocities are differential variables of index 1, weighed in full
+    let mut sys = MassSpringSystem::<2>::new([0.0, 0.0]);
+    let o = sys.add_fix([0.0, 0.0]);
+    let a = sys.add_mass(1.0, [2.0, 0.0]);
+    sys.add_spring(o, a, 1.0, 4.0);
+    let problem = sys.problem(10.0, 1).unwrap();
+    for tol in [1e-5, 1e-7, 1e-9, 1e-11] {
+        let sol = simulate(&problem, RadauOptions::new(tol)).unwrap();
+        let s = &sol.last().state;
+        let e = (s.q[0] - (1.0 + 20f64.cos()))
+            .abs()
+            .max((s.v[0] + 2.0 * 20f64.sin()).abs());
+        eprintln!(
+            "spring, Radau tol {tol:.0e}: error {e:.3e} ({:.2}× tol), {} steps",
+            e / tol,
+            sol.stats.steps
+        );
+        // measured: 0.34–0.37 × tol
+        assert!(e < 2.0 * tol, "tol {tol:e}: {e:e}");
+    }
+}
