@@ -303,7 +303,7 @@ impl Dop853Options {
 /// Each step's error is estimated as in Hairer & Wanner's `radau5.f` for index-3 systems: the
 /// embedded estimate of order 3 in `q`; in `v` its part along the constraints, and `h` times the
 /// part across them; `h²` times it in `λ` — in the RMS norm weighted by
-/// `atol' + rtol'·max(|y₀|, |y₁|)`, where `rtol' = 0.1·rtol^(4/5)` and `atol' = rtol'·atol/rtol`
+/// `atol' + rtol'·max(|y₀|, |y₁|)`, where `rtol' = 0.1·rtol^(9/10)` and `atol' = rtol'·atol/rtol`
 /// so that the global error of the fifth-order solution follows the tolerance (docs/maths.md
 /// §17).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -190,14 +190,14 @@ impl Radau {
                 detail: format!(": {}", s.detail),
             })?;
         // The estimate goes as h⁴, the local error of the solution as h⁶. radau5.f holds the
-        // estimate to 0.1·tol^(2/3) (local error ≈ tol per step); 0.1·tol^(4/5) holds the local
-        // error near tol·h, so the global error follows tol (a spring over three periods:
-        // 0.34–0.37 × tol for 1e-5 … 1e-11, against 2.6–11 × with 2/3)
+        // estimate to 0.1·tol^(2/3) (local error ≈ tol per step: Kepler's e = 0.6 orbit 70–290 ×
+        // tol); 0.1·tol^(9/10) keeps it below tol·h, so the global error follows tol (Kepler
+        // 2.2–5.9 ×, a spring 0.05–0.1 ×; docs/maths.md §17)
         let (rtol, atol) = if opts.rtol > 0.0 {
-            let r = 0.1 * opts.rtol.powf(0.8);
+            let r = 0.1 * opts.rtol.powf(0.9);
             (r, r * opts.atol / opts.rtol)
         } else {
-            (0.0, 0.1 * opts.atol.powf(0.8))
+            (0.0, 0.1 * opts.atol.powf(0.9))
         };
         let nm = n + m;
         let mut me = Radau {
@@ -382,9 +382,9 @@ impl Radau {
 
     /// The stage iteration's tolerance `κ` on the weighted increments of `Z` and `V` (weights
     /// `atol + rtol·|y₀|` of the user's tolerances): `0.1·h/span`. What Newton leaves in `V` is
-    /// carried by every later step, and those errors add up (`radau5.f`'s `κ` of about 0.03
-    /// in its transformed tolerances left the pendulum's error 100 × tol). Round-off bounds it
-    /// below by `10 ε/max(rtol, atol)`.
+    /// carried by every later step, and those errors add up (with `radau5.f`'s `κ = 0.03`,
+    /// Kepler's orbit ended 180 × tol off at 1e-4). Round-off bounds it below by
+    /// `10 ε/max(rtol, atol)`.
     fn newton_tolerance(&self, h: f64) -> f64 {
         if self.opts.newton_tol > 0.0 {
             return self.opts.newton_tol;
@@ -471,7 +471,9 @@ impl Radau {
                 }
             }
             let dyno = (sum / (6 * n).max(1) as f64).sqrt();
-            if k >= 1 && noise <= 1.0 {
+            // at round-off and no longer contracting: as converged as the stages can be
+            if k >= 1 && noise <= 1.0 && dyno > 0.2 * dyno_old {
+                self.stage_values(h);
                 return Ok(Newton::Converged { iterations: k + 1 });
             }
             if k >= 1 {
@@ -493,6 +495,8 @@ impl Radau {
             }
             dyno_old = dyno.max(f64::EPSILON);
             if self.faccon * dyno <= fnewt {
+                // the velocities and accelerations of the stages as they are now
+                self.stage_values(h);
                 return Ok(Newton::Converged { iterations: k + 1 });
             }
         }
