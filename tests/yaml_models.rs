@@ -304,5 +304,5 @@ fn solver_params_select_the_integrator() {
         Ok(_) => panic!("accepted integrator: euler"),
     };
     assert_eq!(e.field, "SolverParams.integrator");
-    assert!(e.message.contains("genalpha, rk4 or dop853"), "{e}");
+    assert!(e.message.contains("genalpha, rk4, dop853 or radau"), "{e}");
 }
