@@ -66,16 +66,7 @@ fn problem(case: &str) -> Result<Problem, Error> {
             .pin_q([1])
             .t_end(0.03),
         "mechanism0" => file("mechanism0.yaml")?.t_end(5.0),
-        "stiff" => {
-            use lagrangian::library::mass_spring::MassSpringSystem;
-            let mut sys = MassSpringSystem::<2>::new([0.0, 0.0]);
-            let a = sys.add_fix([0.0, 0.0]);
-            let b = sys.add_mass_with_velocity(1.0, [1.0, 0.0], [0.5, 0.0]);
-            let c = sys.add_mass(1e-3, [2.0, 0.0]);
-            sys.add_spring(a, b, 1.0, 1.0);
-            sys.add_damped_spring(b, c, 1.0, 1.0, 1.0);
-            sys.problem(2.0, 1)?
-        }
+        "stiff" => lagrangian::library::mass_spring::scenes::stiff_oscillator().problem(2.0, 1)?,
         other => {
             return Err(
                 lagrangian::error::SolveError::BadOptions(format!("unknown case {other}")).into(),

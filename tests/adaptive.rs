@@ -16,6 +16,27 @@ fn reference() -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
+/// Andrews' mechanism to t = 0.03 and its consistent start (the Test Set's angles, the second
+/// pinned).
+fn andrews() -> (Problem, State) {
+    use lagrangian::library::andrews::{andrews_model, Q0};
+    let model = Arc::new(andrews_model());
+    let init =
+        consistent_initial_values(&model, &Q0, &[0.0; 7], &InitOptions::default().pin_q([1]))
+            .unwrap();
+    (Problem::new(model).t_end(0.03), init.state)
+}
+
+/// Kepler's e = 0.6 orbit (GM = 1, a = 1) over three periods: back at the perihelion (0.4, 0).
+fn kepler() -> Problem {
+    let text = "Dimension: 2\nPhysicalParams: { GM: 1, m: 0.001, e: 0.6, a: 1 }\n\
+         PartData:\n  Fixed: { S: [0, 0] }\n  Particles: { P: m }\n\
+         AppliedForces:\n  Potentials:\n    sun: -GM*m/norm(P - S)\n\
+         ProblemData:\n  tend: 18.84955592153876\n  positions: { P: [a*(1 - e), 0] }\n  \
+         velocities: { P: [0, sqrt(GM*(1 + e)/(a*(1 - e)))] }\n";
+    lagrangian::spec::parse(text, "kepler.yaml").unwrap()
+}
+
 /// The pendulum (g = 1, released horizontally) to t = 10 at tolerance `tol`: the error in q at
 /// t = 10 against the exact solution, the steps and the rejections; the constraint checked at
 /// every accepted step.
@@ -76,16 +97,12 @@ fn the_global_error_follows_the_tolerance_on_the_exact_pendulum() {
 
 #[test]
 fn andrews_mechanism_reaches_the_test_set_as_the_tolerance_falls() {
-    use lagrangian::library::andrews::{andrews_model, Q0, TEST_SET_Q_END as ANDREWS_Q_END};
-    let model = Arc::new(andrews_model());
-    let init =
-        consistent_initial_values(&model, &Q0, &[0.0; 7], &InitOptions::default().pin_q([1]))
-            .unwrap();
-    let problem = Problem::new(model.clone()).t_end(0.03);
+    use lagrangian::library::andrews::TEST_SET_Q_END as ANDREWS_Q_END;
+    let (problem, start) = andrews();
     let mut last = f64::INFINITY;
     for tol in [1e-4, 1e-5, 1e-6] {
         let opts = GenAlphaOptions::new(1e-5).tolerance(tol);
-        let mut sim = Simulation::from_state(problem.clone(), opts, &init.state).unwrap();
+        let mut sim = Simulation::from_state(problem.clone(), opts, &start).unwrap();
         sim.run(0.03, &mut []).unwrap();
         let s = sim.state();
         assert!((s.t - 0.03).abs() < 1e-12);

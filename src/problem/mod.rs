@@ -496,23 +496,19 @@ impl Problem {
                 return Err(bad(format!("--tol {tol} must lie in (0, 1)")));
             }
         }
-        let current_tol = match &self.method {
+        // the tolerances an error-controlled method takes: --tol, else the method's own
+        let tols = o.tol.map(|t| (t, t)).or(match &self.method {
             Method::GenAlpha(g) => g.step_control.map(|c| (c.rtol, c.atol)),
             Method::Dop853(d) => Some((d.rtol, d.atol)),
             Method::Radau(d) => Some((d.rtol, d.atol)),
             Method::Rk4(_) => None,
-        };
+        });
         let dop853 = |h0: f64| {
             let mut d = match &self.method {
                 Method::Dop853(d) => d.clone(),
                 _ => Dop853Options::default(),
             };
-            if let Some((rtol, atol)) = current_tol {
-                (d.rtol, d.atol) = (rtol, atol);
-            }
-            if let Some(tol) = o.tol {
-                (d.rtol, d.atol) = (tol, tol);
-            }
+            (d.rtol, d.atol) = tols.unwrap_or((d.rtol, d.atol));
             d.h0 = h0;
             Method::Dop853(d)
         };
@@ -521,12 +517,7 @@ impl Problem {
                 Method::Radau(d) => d.clone(),
                 _ => RadauOptions::default(),
             };
-            if let Some((rtol, atol)) = current_tol {
-                (d.rtol, d.atol) = (rtol, atol);
-            }
-            if let Some(tol) = o.tol {
-                (d.rtol, d.atol) = (tol, tol);
-            }
+            (d.rtol, d.atol) = tols.unwrap_or((d.rtol, d.atol));
             d.h0 = h0;
             Method::Radau(d)
         };

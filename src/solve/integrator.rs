@@ -58,6 +58,45 @@ pub trait Integrator: Send {
     }
 }
 
+/// The checks every error-controlled method's options share: tolerances in `[0, 1)`, not both
+/// 0; `h0`, `h_min`, `h_max` zero (automatic) or positive and `h_min ≤ h_max`. `method` names
+/// the method in the message.
+pub(crate) fn check_step_options(
+    method: &str,
+    rtol: f64,
+    atol: f64,
+    [h0, h_min, h_max]: [f64; 3],
+) -> Result<(), Error> {
+    let bad = |m: String| Err(Error::from(SolveError::BadOptions(m)));
+    let tol_ok = |x: f64| (0.0..1.0).contains(&x);
+    if !(tol_ok(rtol) && tol_ok(atol) && rtol + atol > 0.0) {
+        return bad(format!(
+            "{method} tolerances rtol = {rtol}, atol = {atol} must lie in [0, 1) and not both be 0"
+        ));
+    }
+    for (name, x) in [("h0", h0), ("h_max", h_max), ("h_min", h_min)] {
+        if !(x >= 0.0 && x.is_finite()) {
+            return bad(format!(
+                "{method} {name} = {x} must be 0 (automatic) or positive"
+            ));
+        }
+    }
+    if h_max > 0.0 && h_min > h_max {
+        return bad(format!("{method} h_min = {h_min} is above h_max = {h_max}"));
+    }
+    Ok(())
+}
+
+/// The smallest step an error-controlled method takes at `t`: `h_min` if given, else ten units
+/// of round-off of `t` (or of the last step, at `t = 0`).
+pub(crate) fn smallest_step(h_min: f64, t: f64, h_old: f64) -> f64 {
+    if h_min > 0.0 {
+        h_min
+    } else {
+        10.0 * f64::EPSILON * t.abs().max(h_old).max(1e-300)
+    }
+}
+
 impl Method {
     /// Build the integrator from a consistent `state` of `model`.
     pub fn integrator(

@@ -112,16 +112,12 @@ fn radau_orders_in_q_v_and_lambda_on_index_3() {
 
 #[test]
 fn radau_meets_andrews_test_set_values() {
-    use lagrangian::library::andrews::{andrews_model, Q0, TEST_SET_Q_END};
-    let model = Arc::new(andrews_model());
-    let init =
-        consistent_initial_values(&model, &Q0, &[0.0; 7], &InitOptions::default().pin_q([1]))
-            .unwrap();
-    let problem = Problem::new(model.clone()).t_end(0.03);
+    use lagrangian::library::andrews::TEST_SET_Q_END;
+    let (problem, start) = super::andrews();
     let mut last = f64::INFINITY;
     for tol in [1e-4, 1e-6, 1e-8, 1e-10] {
         let mut sim =
-            Simulation::from_state(problem.clone(), RadauOptions::new(tol), &init.state).unwrap();
+            Simulation::from_state(problem.clone(), RadauOptions::new(tol), &start).unwrap();
         sim.run(0.03, &mut []).unwrap();
         let s = sim.state();
         let err = (s.q.iter().zip(TEST_SET_Q_END)).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
@@ -141,15 +137,10 @@ fn radau_meets_andrews_test_set_values() {
 
 #[test]
 fn radau_takes_few_steps_where_dop853_is_held_down_by_stiffness() {
-    use lagrangian::library::mass_spring::MassSpringSystem;
     // the stiff oscillator of the DOP853 stiffness test: a mode at −1000/s
-    let mut sys = MassSpringSystem::<2>::new([0.0, 0.0]);
-    let a = sys.add_fix([0.0, 0.0]);
-    let b = sys.add_mass_with_velocity(1.0, [1.0, 0.0], [0.5, 0.0]);
-    let c = sys.add_mass(1e-3, [2.0, 0.0]);
-    sys.add_spring(a, b, 1.0, 1.0);
-    sys.add_damped_spring(b, c, 1.0, 1.0, 1.0);
-    let problem = sys.problem(2.0, 1).unwrap();
+    let problem = lagrangian::library::mass_spring::scenes::stiff_oscillator()
+        .problem(2.0, 1)
+        .unwrap();
     let reference = simulate(&problem, Dop853Options::new(1e-12)).unwrap();
     let explicit = simulate(&problem, Dop853Options::new(1e-6)).unwrap();
     let sol = simulate(&problem, RadauOptions::new(1e-6)).unwrap();
@@ -254,12 +245,7 @@ fn radau_error_follows_the_tolerance_without_constraints() {
 #[test]
 fn radau_error_follows_the_tolerance_on_kepler_s_eccentric_orbit() {
     // e = 0.6 over three periods (steps that vary thirtyfold): back at the perihelion (0.4, 0)
-    let text = "Dimension: 2\nPhysicalParams: { GM: 1, m: 0.001, e: 0.6, a: 1 }\n\
-         PartData:\n  Fixed: { S: [0, 0] }\n  Particles: { P: m }\n\
-         AppliedForces:\n  Potentials:\n    sun: -GM*m/norm(P - S)\n\
-         ProblemData:\n  tend: 18.84955592153876\n  positions: { P: [a*(1 - e), 0] }\n  \
-         velocities: { P: [0, sqrt(GM*(1 + e)/(a*(1 - e)))] }\n";
-    let p = lagrangian::spec::parse(text, "kepler.yaml").unwrap();
+    let p = super::kepler();
     for tol in [1e-4, 1e-6, 1e-8, 1e-10] {
         let sol = simulate(&p, RadauOptions::new(tol)).unwrap();
         let q = &sol.last().state.q;

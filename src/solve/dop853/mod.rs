@@ -33,7 +33,7 @@ mod tableau;
 use crate::error::{Error, InitError, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{Dop853Options, LinearSolverKind};
-use crate::solve::integrator::{Integrator, StepOutcome};
+use crate::solve::integrator::{check_step_options, smallest_step, Integrator, StepOutcome};
 use crate::solve::{StateSolver, Stats};
 use std::sync::Arc;
 use tableau::{A, C, D, E3, E5, STAGES, STAGES_DENSE};
@@ -146,31 +146,8 @@ impl Dop853 {
         opts: Dop853Options,
     ) -> Result<Self, Error> {
         let model: Arc<Model> = model.into();
-        let bad = |m: String| Error::from(SolveError::BadOptions(m));
-        let tol_ok = |x: f64| (0.0..1.0).contains(&x);
-        if !(tol_ok(opts.rtol) && tol_ok(opts.atol) && opts.rtol + opts.atol > 0.0) {
-            return Err(bad(format!(
-                "DOP853 tolerances rtol = {}, atol = {} must lie in [0, 1) and not both be 0",
-                opts.rtol, opts.atol
-            )));
-        }
-        for (name, x) in [
-            ("h0", opts.h0),
-            ("h_max", opts.h_max),
-            ("h_min", opts.h_min),
-        ] {
-            if !(x >= 0.0 && x.is_finite()) {
-                return Err(bad(format!(
-                    "DOP853 {name} = {x} must be 0 (automatic) or positive"
-                )));
-            }
-        }
-        if opts.h_max > 0.0 && opts.h_min > opts.h_max {
-            return Err(bad(format!(
-                "DOP853 h_min = {} is above h_max = {}",
-                opts.h_min, opts.h_max
-            )));
-        }
+        let steps = [opts.h0, opts.h_min, opts.h_max];
+        check_step_options("DOP853", opts.rtol, opts.atol, steps)?;
         let n = model.n_coords();
         let len = 2 * n;
         let mut y = Vec::with_capacity(len);
@@ -308,11 +285,7 @@ impl Dop853 {
 
     /// The smallest step allowed at the current time.
     fn h_min(&self) -> f64 {
-        if self.opts.h_min > 0.0 {
-            self.opts.h_min
-        } else {
-            10.0 * f64::EPSILON * self.t.abs().max(self.h_old).max(1e-300)
-        }
+        smallest_step(self.opts.h_min, self.t, self.h_old)
     }
 
     /// The stages of one attempt of size `h` from the current state, the new solution into `y1`

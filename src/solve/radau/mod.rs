@@ -29,6 +29,7 @@ use crate::assembly::{self, Point};
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State};
 use crate::problem::RadauOptions;
+use crate::solve::integrator::{check_step_options, smallest_step};
 use crate::solve::Stats;
 use std::sync::Arc;
 use system::Systems;
@@ -141,30 +142,12 @@ impl Radau {
     ) -> Result<Self, Error> {
         let model: Arc<Model> = model.into();
         let bad = |m: String| Error::from(SolveError::BadOptions(m));
-        let tol_ok = |x: f64| (0.0..1.0).contains(&x);
-        if !(tol_ok(opts.rtol) && tol_ok(opts.atol) && opts.rtol + opts.atol > 0.0) {
-            return Err(bad(format!(
-                "Radau tolerances rtol = {}, atol = {} must lie in [0, 1) and not both be 0",
-                opts.rtol, opts.atol
-            )));
-        }
-        for (name, x) in [
-            ("h0", opts.h0),
-            ("h_max", opts.h_max),
-            ("h_min", opts.h_min),
-        ] {
-            if !(x >= 0.0 && x.is_finite()) {
-                return Err(bad(format!(
-                    "Radau {name} = {x} must be 0 (automatic) or positive"
-                )));
-            }
-        }
-        if opts.h_max > 0.0 && opts.h_min > opts.h_max {
-            return Err(bad(format!(
-                "Radau h_min = {} is above h_max = {}",
-                opts.h_min, opts.h_max
-            )));
-        }
+        check_step_options(
+            "Radau",
+            opts.rtol,
+            opts.atol,
+            [opts.h0, opts.h_min, opts.h_max],
+        )?;
         if opts.max_newton_iterations < 2 {
             return Err(bad("Radau max_newton_iterations must be at least 2".into()));
         }
@@ -250,6 +233,7 @@ impl Radau {
         if !(me.h > 0.0) {
             me.h = me.initial_step();
         }
+        me.jacobian();
         Ok(me)
     }
 
@@ -276,11 +260,7 @@ impl Radau {
 
     /// The smallest step allowed at the current time.
     fn h_min(&self) -> f64 {
-        if self.opts.h_min > 0.0 {
-            self.opts.h_min
-        } else {
-            10.0 * f64::EPSILON * self.t.abs().max(self.h_old).max(1e-300)
-        }
+        smallest_step(self.opts.h_min, self.t, self.h_old)
     }
 
     fn singular(&self, t: f64, s: crate::solve::linear::Singular) -> SolveError {
@@ -516,13 +496,9 @@ impl Radau {
         let mu = self.tab.mu_r;
         let sr = Systems::scale_real(h, mu);
         for j in 0..n {
-            let (mut zq, mut zv) = (0.0, 0.0);
-            for (i, e) in E.iter().enumerate() {
-                zq += e * self.z[i * n + j];
-                zv += e * (self.vs[i * n + j] - self.v[j]);
-            }
-            self.bq[j] = self.v[j] + zq / h;
-            self.dv[j] = self.qdd[j] + zv / h + mu / h * self.bq[j];
+            let (zq, zv) = self.ze(j, h);
+            self.bq[j] = self.v[j] + zq;
+            self.dv[j] = self.qdd[j] + zv + mu / h * self.bq[j];
         }
         self.sys.mass_damping(&self.dv, &self.bq, 1.0, &mut self.ev);
         for j in 0..n {
@@ -537,6 +513,18 @@ impl Radau {
             err = self.refined_estimate(h, sr);
         }
         err
+    }
+
+    /// `ZE = Σᵢ eᵢ Zᵢ / h` of coordinate `j`, in position and in velocity (`Zᵢ` of `v` is
+    /// `Vᵢ − v₀`).
+    fn ze(&self, j: usize, h: f64) -> (f64, f64) {
+        let n = self.n;
+        let (mut zq, mut zv) = (0.0, 0.0);
+        for (i, e) in E.iter().enumerate() {
+            zq += e * self.z[i * n + j];
+            zv += e * (self.vs[i * n + j] - self.v[j]);
+        }
+        (zq / h, zv / h)
     }
 
     /// The weighted RMS norm of the estimate in `rr` (`e_q`, `s_r e_λ`) against
@@ -591,16 +579,11 @@ impl Radau {
         for j in 0..n {
             let eq = self.rr[j];
             let ev = mu / h * eq - self.bq[j];
-            let mut zq = 0.0;
-            let mut zv = 0.0;
-            for (i, e) in E.iter().enumerate() {
-                zq += e * self.z[i * n + j];
-                zv += e * (self.vs[i * n + j] - self.v[j]);
-            }
+            let (zq, zv) = self.ze(j, h);
             self.qs[j] = self.q[j] + eq;
-            self.acc[j] = -zv / h;
+            self.acc[j] = -zv;
             // b_q at y₀ + e
-            self.bq[j] = self.v[j] + ev + zq / h;
+            self.bq[j] = self.v[j] + ev + zq;
             self.vs[j] = self.v[j] + ev;
         }
         for j in 0..m {

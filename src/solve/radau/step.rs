@@ -23,9 +23,6 @@ impl Radau {
                 error: self.err,
             });
         }
-        if self.step == 0 && !self.jac_current {
-            self.jacobian();
-        }
         if self.sys.factor_h != h {
             let (mu_r, mu_c) = (self.tab.mu_r, self.tab.mu_c);
             self.sys

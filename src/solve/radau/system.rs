@@ -44,8 +44,6 @@ pub(super) struct Systems {
     d_vals: Vec<f64>,
     k_vals: Vec<f64>,
     real_vals: Vec<f64>,
-    re_vals: Vec<f64>,
-    im_vals: Vec<f64>,
     cplx_vals: Vec<f64>,
     real: LinearSolver,
     cplx: LinearSolver,
@@ -121,8 +119,6 @@ impl Systems {
             d_vals: vec![0.0; nnz],
             k_vals: vec![0.0; nnz],
             real_vals: vec![0.0; nnz],
-            re_vals: vec![0.0; nnz],
-            im_vals: vec![0.0; nnz],
             cplx_vals: vec![0.0; doubled.nnz()],
             res: vec![0.0; pattern.dim],
             real,
@@ -172,23 +168,24 @@ impl Systems {
         // μ_c²/h² = (a² − b²) + 2ab i
         let (m_re, m_im) = (a * a - b * b, 2.0 * a * b);
         let (r1, r2) = (mu_r / h, (mu_r / h).powi(2));
-        for s in 0..self.dynamic.len() {
-            let (m, d, k) = (self.m_vals[s], self.d_vals[s], self.k_vals[s]);
-            if self.dynamic[s] {
-                self.real_vals[s] = sr * (r2 * m + r1 * d + k);
-                self.re_vals[s] = sc * (m_re * m + a * d + k);
-                self.im_vals[s] = sc * (m_im * m + b * d);
+        // G (the slots outside the dynamic block) is real and the same in every assembly
+        let (mv, dv, kv, dynamic) = (&self.m_vals, &self.d_vals, &self.k_vals, &self.dynamic);
+        let blend = |s: usize, scale: f64, cm: f64, cd: f64| {
+            if dynamic[s] {
+                scale * (cm * mv[s] + cd * dv[s] + kv[s])
             } else {
-                self.real_vals[s] = k;
-                self.re_vals[s] = k;
-                self.im_vals[s] = 0.0;
+                kv[s]
             }
+        };
+        for (s, x) in self.real_vals.iter_mut().enumerate() {
+            *x = blend(s, sr, r2, r1);
         }
+        let im = |s: usize| sc * (m_im * mv[s] + b * dv[s]);
         for (x, &(s, part)) in self.cplx_vals.iter_mut().zip(&self.map) {
             *x = match part {
-                Part::Re => self.re_vals[s],
-                Part::Im => self.im_vals[s],
-                Part::NegIm => -self.im_vals[s],
+                Part::Re => blend(s, sc, m_re, a),
+                Part::Im => im(s),
+                Part::NegIm => -im(s),
             };
         }
         self.factor_h = 0.0;

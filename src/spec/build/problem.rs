@@ -370,38 +370,42 @@ enum Kind {
 }
 
 trait IntoMethod {
-    /// The method of `kind` with these options at the step `h` (DOP853 takes the tolerances
-    /// and step limits of the error control).
+    /// The method of `kind` with these options at the step `h` (DOP853 and Radau take the
+    /// tolerances and step limits of the error control).
     fn into_method(self, h: f64, kind: Kind) -> Method;
 }
 
 impl IntoMethod for GenAlphaOptions {
     fn into_method(self, h: f64, kind: Kind) -> Method {
-        let dop853 = |c: Option<StepControl>| {
+        // (rtol, atol, h_min, h_max) of the error control; generalized-α's default h_min is
+        // not theirs (0: round-off in t)
+        let limits = self.step_control.map(|c| {
+            let h_min = if c.h_min != StepControl::new(1.0).h_min {
+                c.h_min
+            } else {
+                0.0
+            };
+            (c.rtol, c.atol, h_min, c.h_max)
+        });
+        let dop853 = || {
             let mut d = Dop853Options::default();
-            if let Some(c) = c {
-                (d.rtol, d.atol, d.h_min, d.h_max) = (c.rtol, c.atol, 0.0, c.h_max);
-                if c.h_min != StepControl::new(1.0).h_min {
-                    d.h_min = c.h_min;
-                }
+            if let Some(l) = limits {
+                (d.rtol, d.atol, d.h_min, d.h_max) = l;
             }
             Method::Dop853(d)
         };
-        let radau = |c: Option<StepControl>| {
+        let radau = || {
             let mut d = RadauOptions::default();
-            if let Some(c) = c {
-                (d.rtol, d.atol, d.h_max) = (c.rtol, c.atol, c.h_max);
-                if c.h_min != StepControl::new(1.0).h_min {
-                    d.h_min = c.h_min;
-                }
+            if let Some(l) = limits {
+                (d.rtol, d.atol, d.h_min, d.h_max) = l;
             }
             Method::Radau(d)
         };
         match kind {
             Kind::Rk4 => Rk4Options::new(h).into(),
-            Kind::Dop853 => dop853(self.step_control),
-            Kind::Radau => radau(self.step_control),
-            Kind::Default if self.step_control.is_some() => dop853(self.step_control),
+            Kind::Dop853 => dop853(),
+            Kind::Radau => radau(),
+            Kind::Default if self.step_control.is_some() => dop853(),
             Kind::Default | Kind::GenAlpha => GenAlphaOptions { h, ..self }.into(),
         }
     }
