@@ -21,7 +21,9 @@ end time against
 - mechanism0 (t = 5): scipy DOP853 at 1e-14 on the Lagrangian in minimal coordinates
   (rod angle, particle position), derived by hand — independent of the toolkit's derivation;
 - stiff (a slow oscillator dragging a light mass on a damped spring, t = 2): scipy Radau at
-  1e-13.
+  1e-13;
+- caraxis (the Test Set's car axis, stiff index 3, t = 3; scipy on its index-1 form as for
+  Andrews): the Test Set's values.
 
 Prints a table (markdown), writes benches/work_precision.json and benches/work_precision.png
 (error against seconds).
@@ -219,8 +221,45 @@ def stiff():
     return f, y0, 2.0, pos, ref
 
 
+# The car axis (Test Set for IVP solvers): wheels (xl, yl), (xr, yr) of mass k = M ε²/2 on
+# springs from the origin and from B(t) = (√(L² − yb²), r sin ωt), the left wheel on the line
+# normal to B, the axle of length L. Index-1 form: [k I, Gᵀ; G, 0][a; μ] = [f; −γ] with
+# γ = C̈ − G a (the road's motion included).
+CA_EPS, CA_M, CA_L, CA_L0, CA_R, CA_W, CA_G = 1e-2, 10.0, 1.0, 0.5, 0.1, 10.0, 1.0
+CARAXIS_END = [0.4934557842755629e-1, 0.4969894602303324, 0.1041742524885400e1,
+               0.3739110272652214]
+
+
+def caraxis_rhs(t, y):
+    xl, yl, xr, yr, ul, vl, ur, vr = y
+    k = CA_M * CA_EPS**2 / 2
+    yb = CA_R * math.sin(CA_W * t)
+    ybd = CA_R * CA_W * math.cos(CA_W * t)
+    ybdd = -CA_R * CA_W**2 * math.sin(CA_W * t)
+    xb = math.sqrt(CA_L**2 - yb**2)
+    xbd = -yb * ybd / xb
+    xbdd = -(ybd**2 + yb * ybdd + xbd**2) / xb
+    ll = math.hypot(xl, yl)
+    lr = math.hypot(xr - xb, yr - yb)
+    f = np.array([(CA_L0 - ll) * xl / ll, (CA_L0 - ll) * yl / ll - k * CA_G,
+                  (CA_L0 - lr) * (xr - xb) / lr, (CA_L0 - lr) * (yr - yb) / lr - k * CA_G])
+    G = np.array([[xb, yb, 0.0, 0.0],
+                  [2 * (xl - xr), 2 * (yl - yr), -2 * (xl - xr), -2 * (yl - yr)]])
+    gam = np.array([xbdd * xl + 2 * xbd * ul + ybdd * yl + 2 * ybd * vl,
+                    2 * ((ul - ur)**2 + (vl - vr)**2)])
+    A = np.zeros((6, 6))
+    A[:4, :4], A[:4, 4:], A[4:, :4] = k * np.eye(4), G.T, G
+    x = np.linalg.solve(A, np.concatenate([f, -gam]))
+    return [ul, vl, ur, vr, x[0], x[1], x[2], x[3]]
+
+
+def caraxis():
+    y0 = [0.0, 0.5, 1.0, 0.5, -0.5, 0.0, -0.5, 0.0]
+    return caraxis_rhs, y0, 3.0, (lambda y: list(y[:4])), (lambda: CARAXIS_END)
+
+
 PROBLEMS = {'pendulum': pendulum, 'kepler': kepler, 'solar': solar, 'andrews': andrews,
-            'mechanism0': mechanism0, 'stiff': stiff}
+            'mechanism0': mechanism0, 'stiff': stiff, 'caraxis': caraxis}
 # the toolkit's end positions, in its coordinates, mapped onto the scipy positions above
 TOOLKIT_POS = {
     'pendulum': lambda q: q[:2],
@@ -229,6 +268,7 @@ TOOLKIT_POS = {
     'andrews': lambda q: q[:7],
     'mechanism0': lambda q: q[:4],
     'stiff': lambda q: [q[0], q[2]],
+    'caraxis': lambda q: q[:4],
 }
 
 # ---------------------------------------------------------------- runs
@@ -273,7 +313,7 @@ def main():
         for tol in TOLS:
             runs = [('lagrangian dop853', toolkit_run(case, 'dop853', tol, args.repeat)),
                     ('scipy DOP853', scipy_run(prob, 'DOP853', tol, args.repeat))]
-            if case in ('andrews', 'mechanism0', 'stiff') or tol >= 1e-7:
+            if case in ('andrews', 'mechanism0', 'stiff', 'caraxis') or tol >= 1e-7:
                 runs.append(('scipy Radau', scipy_run(prob, 'Radau', tol, 1)))
             if case != 'solar' and tol >= 1e-11:
                 runs.append(('lagrangian radau', toolkit_run(case, 'radau', tol, args.repeat)))

@@ -9,7 +9,8 @@
 //! constraint), `kepler` (e = 0.6, three periods), `solar` (mechanisms/outer_solar_system.yaml,
 //! 10,800 days), `andrews` (Andrews' squeezer to t = 0.03), `mechanism0`
 //! (mechanisms/mechanism0.yaml to t = 5), `stiff` (a slow oscillator dragging a light mass on a
-//! damped spring, a mode at −1000/s, to t = 2).
+//! damped spring, a mode at −1000/s, to t = 2), `caraxis` (the Test Set's car axis, stiff
+//! index 3, to t = 3).
 //!
 //! `cargo run --release --example high_order -- --case kepler --method dop853 --tol 1e-10`;
 //! `benches/work_precision.py` runs it against scipy and computes the errors
@@ -23,7 +24,7 @@ use serde_json::json;
 
 #[derive(Parser)]
 struct Args {
-    /// pendulum, kepler, solar, andrews, mechanism0 or stiff.
+    /// pendulum, kepler, solar, andrews, mechanism0, stiff or caraxis.
     #[arg(long)]
     case: String,
     /// dop853, radau or genalpha (error-controlled).
@@ -67,6 +68,13 @@ fn problem(case: &str) -> Result<Problem, Error> {
             .t_end(0.03),
         "mechanism0" => file("mechanism0.yaml")?.t_end(5.0),
         "stiff" => lagrangian::library::mass_spring::scenes::stiff_oscillator().problem(2.0, 1)?,
+        "caraxis" => {
+            use lagrangian::library::car_axis::{car_axis_model, CarAxis};
+            let (q, v) = CarAxis::default().start();
+            Problem::new(car_axis_model(CarAxis::default()))
+                .guess(&q, &v)
+                .t_end(3.0)
+        }
         other => {
             return Err(
                 lagrangian::error::SolveError::BadOptions(format!("unknown case {other}")).into(),

@@ -383,5 +383,8 @@ fn the_summary_says_the_steps_were_under_error_control() {
 #[path = "adaptive/dop853.rs"]
 mod dop853;
 
+#[path = "adaptive/car_axis.rs"]
+mod car_axis;
+
 #[path = "adaptive/radau.rs"]
 mod radau;

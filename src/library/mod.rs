@@ -3,6 +3,7 @@
 //! its run is here).
 
 pub mod andrews;
+pub mod car_axis;
 pub mod elements;
 pub mod mass_spring;
 pub mod pendulum;
