@@ -21,7 +21,9 @@ use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::output::{Control, Event, Observer, Recorder, Solution};
 use crate::problem::OutputTimes;
-use crate::solve::{DenseOutput, InitReport, Integrator, Method, Problem, Stats, StepOutcome};
+use crate::solve::{
+    DenseOutput, InitReport, Integrator, Method, MethodSwitch, Problem, Stats, StepOutcome,
+};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -54,6 +56,8 @@ pub struct Simulation {
     out_t0: f64,
     /// Output between steps (used when the problem has output times).
     dense: DenseOutput,
+    /// The changes of method so far ([`Integrator::switch`]).
+    switches: Vec<MethodSwitch>,
 }
 
 /// `method` with an error control's automatic span set to `problem`'s `t_end − t0` (1 when
@@ -102,6 +106,7 @@ impl Simulation {
             build_seconds: start.elapsed().as_secs_f64(),
             out_t0: init.state.t,
             dense: DenseOutput::new(),
+            switches: Vec::new(),
         })
     }
 
@@ -127,6 +132,7 @@ impl Simulation {
             build_seconds: start.elapsed().as_secs_f64(),
             out_t0: state.t,
             dense: DenseOutput::new(),
+            switches: Vec::new(),
         })
     }
 
@@ -175,9 +181,20 @@ impl Simulation {
         s
     }
 
+    /// The changes of method so far: DOP853 under
+    /// [`switch_when_stiff`](crate::problem::Dop853Options::switch_when_stiff) goes on with
+    /// Radau IIA where the problem turns out stiff; [`method`](Self::method) is the current one.
+    pub fn switches(&self) -> &[MethodSwitch] {
+        &self.switches
+    }
+
     /// Take one accepted step (retrying rejected attempts), then apply the problem's restart
-    /// event if it fires. Allocates nothing unless a restart happens.
+    /// event if it fires. Before it, switch methods if the integrator asks to
+    /// ([`Integrator::switch`]). Allocates nothing unless a restart or a switch happens.
     pub fn step(&mut self) -> Result<(), Error> {
+        if let Some((next, why)) = self.integrator.switch() {
+            self.switch_method(next, why)?;
+        }
         let mut rejected = 0usize;
         while self.integrator.step()? == StepOutcome::Rejected {
             rejected += 1;
@@ -198,6 +215,23 @@ impl Simulation {
             Some(next) => self.restart(next),
             None => Ok(()),
         }
+    }
+
+    /// Go on from the current state with `method` (same problem, same time), for `reason`.
+    fn switch_method(&mut self, method: Method, reason: &str) -> Result<(), Error> {
+        let state = self.integrator.state();
+        let method = spanned(method, &self.problem);
+        let integrator = method.integrator(self.problem.model.clone(), &state)?;
+        self.switches.push(MethodSwitch {
+            t: state.t,
+            from: self.method.name().to_string(),
+            to: method.name().to_string(),
+            reason: reason.to_string(),
+        });
+        self.done.accumulate(self.integrator.stats());
+        self.integrator = integrator;
+        self.method = method;
+        Ok(())
     }
 
     /// Continue from `next` at the current time: consistent values from its guesses, a new

@@ -90,6 +90,10 @@ pub struct Summary {
     pub sensitivity: Vec<String>,
     /// Settings that were read but had no effect.
     pub notes: Vec<String>,
+    /// Changes of method during the run (DOP853 to Radau IIA where the problem turned out
+    /// stiff); `method` is the last one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub switches: Vec<crate::solve::MethodSwitch>,
 }
 
 /// An observer that tallies what the summary needs: the first state, and `max |C|` over every
@@ -211,6 +215,7 @@ impl Summary {
             overrides: p.overrides.clone(),
             sensitivity: Vec::new(),
             notes: p.notes.clone(),
+            switches: Vec::new(),
         }
     }
 }
@@ -294,6 +299,13 @@ impl std::fmt::Display for Summary {
             write!(f, "\n  angular momentum Lz {:.6} → {:.6}", a[2], b[2])?;
         } else if let (Some(a), Some(b)) = (s.momentum_start, s.momentum_end) {
             write!(f, "\n  momentum Px {:.6} → {:.6}", a[0], b[0])?;
+        }
+        for w in &s.switches {
+            write!(
+                f,
+                "\n  from t = {:.6} on {} instead of {} ({})",
+                w.t, w.to, w.from, w.reason
+            )?;
         }
         if s.stats.restarts > 0 {
             write!(f, "\n  {} restarts (chart switches)", s.stats.restarts)?;

@@ -486,7 +486,8 @@ impl Problem {
 
     /// The method [`apply`](Problem::apply) settles on: `--integrator` if given (generalized-α
     /// keeps its options, DOP853 takes a tolerance the method already had); a tolerance alone
-    /// turns a fixed-step method into DOP853 (generalized-α under error control stays so);
+    /// turns a fixed-step method into DOP853 that switches to Radau IIA where the problem turns
+    /// out stiff (generalized-α under error control stays so);
     /// `--steps`/`--step` alone turn an error-controlled method into a fixed step
     /// (generalized-α). `h` is the step `--steps`/`--step` give, or the method's own.
     fn chosen_method(&self, o: &Overrides, h: f64, fixed: bool) -> Result<Method, Error> {
@@ -503,9 +504,12 @@ impl Problem {
             Method::Radau(d) => Some((d.rtol, d.atol)),
             Method::Rk4(_) => None,
         });
+        // DOP853 keeps its options; chosen by a tolerance alone it switches to Radau IIA where
+        // the problem turns out stiff
         let dop853 = |h0: f64| {
             let mut d = match &self.method {
                 Method::Dop853(d) => d.clone(),
+                _ if o.integrator.is_none() => Dop853Options::default().switch_when_stiff(),
                 _ => Dop853Options::default(),
             };
             (d.rtol, d.atol) = tols.unwrap_or((d.rtol, d.atol));

@@ -272,6 +272,13 @@ pub struct Dop853Options {
     /// negative value asks for Hairer's plain per-step control (each step's error below `tol`).
     #[serde(default)]
     pub span: f64,
+    /// Go on with Radau IIA, at the same tolerances, from the step where stiffness is detected
+    /// (Hairer's test: fifteen accepted steps held down by stability); default false: the run
+    /// stays with DOP853 and its summary advises an implicit method. The method a tolerance
+    /// alone chooses ([`Problem::apply`](crate::problem::Problem::apply) without an
+    /// integrator, a mechanism file's `tol` without `integrator`) sets it.
+    #[serde(default)]
+    pub switch_when_stiff: bool,
 }
 
 impl Default for Dop853Options {
@@ -283,6 +290,7 @@ impl Default for Dop853Options {
             h_max: 0.0,
             h_min: 0.0,
             span: 0.0,
+            switch_when_stiff: false,
         }
     }
 }
@@ -294,6 +302,25 @@ impl Dop853Options {
             rtol: tol,
             atol: tol,
             ..Dop853Options::default()
+        }
+    }
+    /// Go on with Radau IIA where the problem turns out stiff
+    /// ([`switch_when_stiff`](Self::switch_when_stiff)).
+    pub fn switch_when_stiff(mut self) -> Self {
+        self.switch_when_stiff = true;
+        self
+    }
+    /// The Radau IIA options a switch continues with: these tolerances, step limits and span,
+    /// and the first step `h0`.
+    pub fn radau(&self, h0: f64) -> RadauOptions {
+        RadauOptions {
+            rtol: self.rtol,
+            atol: self.atol,
+            h0,
+            h_max: self.h_max,
+            h_min: self.h_min,
+            span: self.span,
+            ..RadauOptions::default()
         }
     }
 }

@@ -216,5 +216,6 @@ pub(crate) fn summarize(
         tally,
     );
     summary.notes.extend(sim.integrator().advice());
+    summary.switches = sim.switches().to_vec();
     summary
 }

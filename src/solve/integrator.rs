@@ -13,6 +13,20 @@ use crate::problem::Method;
 use crate::solve::{Dop853, GenAlpha, Radau, Rk4, Stats};
 use std::sync::Arc;
 
+/// A change of method during a run: at time `t` the run went on from `from` with `to`
+/// (the methods' [`Method::name`]s), for `reason`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MethodSwitch {
+    /// The time of the switch.
+    pub t: f64,
+    /// The method before it.
+    pub from: String,
+    /// The method after it.
+    pub to: String,
+    /// Why (`"stiff"`: DOP853's steps were held down by stability).
+    pub reason: String,
+}
+
 /// What one call of [`Integrator::step`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StepOutcome {
@@ -54,6 +68,13 @@ pub trait Integrator: Send {
     /// What the method found out about the problem that a user should know (e.g. that it is
     /// stiff for this method), for the run's summary.
     fn advice(&self) -> Option<String> {
+        None
+    }
+    /// The method the run should go on with from the current state, and why, if this one has
+    /// found it is the wrong one (DOP853 with
+    /// [`switch_when_stiff`](crate::problem::Dop853Options::switch_when_stiff) on a stiff
+    /// problem); the run loop switches before the next step.
+    fn switch(&self) -> Option<(Method, &'static str)> {
         None
     }
 }

@@ -25,7 +25,7 @@ pub use dynamics::StateSolver;
 pub use genalpha::{GenAlpha, GenAlphaParams, GENALPHA_TIGHTEST};
 pub(crate) use init::pinv_solve;
 pub use init::{consistent_initial_values, InitReport, Initial};
-pub use integrator::{Integrator, StepOutcome};
+pub use integrator::{Integrator, MethodSwitch, StepOutcome};
 pub use radau::Radau;
 pub use rk4::Rk4;
 pub use stats::Stats;

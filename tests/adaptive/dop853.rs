@@ -200,6 +200,74 @@ fn dop853_says_when_a_mechanism_is_stiff() {
 }
 
 #[test]
+fn dop853_chosen_by_a_tolerance_goes_on_with_radau_where_the_problem_is_stiff() {
+    use lagrangian::run::memory::{run_in_memory, MemoryOptions};
+    use lagrangian::solve::Overrides;
+    let base = lagrangian::library::mass_spring::scenes::stiff_oscillator()
+        .problem(2.0, 1)
+        .unwrap();
+    let reference = simulate(&base, Dop853Options::new(1e-12)).unwrap();
+    let alone = simulate(&base, Dop853Options::new(1e-6)).unwrap();
+    // a tolerance alone picks DOP853 that switches; a named DOP853 does not
+    let mut auto = base.clone();
+    auto.apply(&Overrides {
+        tol: Some(1e-6),
+        ..Default::default()
+    })
+    .unwrap();
+    assert!(matches!(&auto.method, Method::Dop853(d) if d.switch_when_stiff && d.rtol == 1e-6));
+    let mut named = base.clone();
+    named
+        .apply(&Overrides {
+            tol: Some(1e-6),
+            integrator: Some("dop853".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(matches!(&named.method, Method::Dop853(d) if !d.switch_when_stiff));
+
+    let mut sim = Simulation::new(auto.clone(), auto.method.clone()).unwrap();
+    sim.run(2.0, &mut []).unwrap();
+    let sw = sim.switches().to_vec();
+    let (r, s) = (&reference.last().state, sim.state());
+    let err = (0..s.q.len()).fold(0.0f64, |m, i| m.max((s.q[i] - r.q[i]).abs()));
+    let st = sim.stats();
+    eprintln!(
+        "stiff oscillator, tol 1e-6: DOP853 alone {} steps; with the switch {} steps (at t = {:.4}), \
+         error {err:.2e}",
+        alone.stats.steps,
+        st.steps,
+        sw.first().map_or(f64::NAN, |w| w.t)
+    );
+    assert_eq!(sw.len(), 1, "{sw:?}");
+    assert_eq!(
+        (sw[0].from.as_str(), sw[0].to.as_str()),
+        ("dop853", "radau")
+    );
+    // measured: at t = 0.155 (the fifteenth stiff step), 55 steps in all against 328
+    assert!(sw[0].t > 0.0 && sw[0].t < 0.5, "switched at {}", sw[0].t);
+    assert!(matches!(sim.method(), Method::Radau(r) if r.rtol == 1e-6 && r.atol == 1e-6));
+    assert!(sim.integrator().advice().is_none());
+    assert!(3 * st.steps < alone.stats.steps, "{} steps", st.steps);
+    assert!(err < 1e-5, "{err:e}");
+
+    // the summary says so; the named DOP853 runs to the end and advises instead
+    let run = run_in_memory(auto, &MemoryOptions::default()).unwrap();
+    let text = run.summary.to_string();
+    assert!(text.contains("radau instead of dop853 (stiff"), "{text}");
+    assert_eq!(run.summary.switches.len(), 1);
+    let run = run_in_memory(named, &MemoryOptions::default()).unwrap();
+    assert!(run.summary.switches.is_empty());
+    assert!(run.summary.notes.iter().any(|n| n.contains("stiff")));
+
+    // a mechanism that is not stiff never switches
+    let p = Problem::new(planar_pendulum(1.0, 1.0, 1.0)).guess(&[1.0, 0.0], &[0.0, 0.0]);
+    let mut sim = Simulation::new(p, Dop853Options::new(1e-8).switch_when_stiff()).unwrap();
+    sim.run(10.0, &mut []).unwrap();
+    assert!(sim.switches().is_empty());
+}
+
+#[test]
 fn dop853_refuses_bad_options() {
     let p = Problem::new(planar_pendulum(1.0, 1.0, 1.0)).guess(&[1.0, 0.0], &[0.0, 0.0]);
     for (opts, text) in [

@@ -32,7 +32,7 @@ mod tableau;
 
 use crate::error::{Error, InitError, SolveError};
 use crate::model::{Model, State, StateView};
-use crate::problem::{Dop853Options, LinearSolverKind};
+use crate::problem::{Dop853Options, LinearSolverKind, Method};
 use crate::solve::integrator::{check_step_options, smallest_step, Integrator, StepOutcome};
 use crate::solve::{StateSolver, Stats};
 use std::sync::Arc;
@@ -577,6 +577,11 @@ impl Integrator for Dop853 {
             }
         }
         Ok(true)
+    }
+    fn switch(&self) -> Option<(Method, &'static str)> {
+        let switch = self.opts.switch_when_stiff && self.stiff_at.is_some();
+        let why = "stiff: DOP853's steps were held down by stability";
+        switch.then(|| (Method::Radau(self.opts.radau(self.h)), why))
     }
     fn advice(&self) -> Option<String> {
         self.stiff_at.map(|t| {

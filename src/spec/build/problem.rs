@@ -361,7 +361,8 @@ fn step_control(
 /// The integrator a file names (`SolverParams.integrator`), or none.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    /// None named: generalized-α at a fixed step, DOP853 with a tolerance.
+    /// None named: generalized-α at a fixed step, DOP853 with a tolerance (switching to
+    /// Radau IIA where the problem turns out stiff).
     Default,
     GenAlpha,
     Rk4,
@@ -387,8 +388,11 @@ impl IntoMethod for GenAlphaOptions {
             };
             (c.rtol, c.atol, h_min, c.h_max)
         });
-        let dop853 = || {
-            let mut d = Dop853Options::default();
+        let dop853 = |switch_when_stiff: bool| {
+            let mut d = Dop853Options {
+                switch_when_stiff,
+                ..Dop853Options::default()
+            };
             if let Some(l) = limits {
                 (d.rtol, d.atol, d.h_min, d.h_max) = l;
             }
@@ -403,9 +407,9 @@ impl IntoMethod for GenAlphaOptions {
         };
         match kind {
             Kind::Rk4 => Rk4Options::new(h).into(),
-            Kind::Dop853 => dop853(),
+            Kind::Dop853 => dop853(false),
             Kind::Radau => radau(),
-            Kind::Default if self.step_control.is_some() => dop853(),
+            Kind::Default if self.step_control.is_some() => dop853(true),
             Kind::Default | Kind::GenAlpha => GenAlphaOptions { h, ..self }.into(),
         }
     }
