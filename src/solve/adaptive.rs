@@ -11,7 +11,10 @@
 //! ```
 //!
 //! (`γ = ½ − δ` cancels the `h²` term of `e_v`; `h₋′ = h₋ + δ(h − h₋)` is the spacing of `a₋`
-//! and `a` once `a` has been moved to the offset of the new step). `P` projects
+//! and `a` once `a` has been moved to the offset of the new step). Each component of `d` is the
+//! smaller of it and the second difference of the accelerations at the step points,
+//! `2((q̈₊ − q̈)/h − (q̈ − q̈₋)/h₋)/(h + h₋)`: `a` keeps an error of order `h₋²` that a much
+//! shorter step would read as curvature (docs/maths.md §14). `P` projects
 //! `M`-orthogonally onto the tangent space of the constraints: index 3 lets `a` oscillate along
 //! `M⁻¹C_qᵀ` after every change of step size, and that oscillation is not a velocity error (the
 //! velocity projection removes the normal part of `v` anyway). Each error is reduced by what

@@ -64,6 +64,22 @@ impl GenAlpha {
         {
             *d = 2.0 * ((an - a) / h - (a - ap) / hp) / (h + hp);
         }
+        // the same from the accelerations at the last three step points: `a` keeps an error
+        // of order h₋² from the last step size, which a much shorter step reads as h⁻¹h₋⁻¹ in
+        // its second difference; the accelerations carry none of it (but index 3 lets their
+        // normal part oscillate, projected away below). Both approximate q⁗: the smaller
+        // counts.
+        let hq = self.h_prev;
+        for (((d, an), a), ap) in (self.d4.iter_mut())
+            .zip(&self.qddn)
+            .zip(&self.qdd)
+            .zip(&self.qdd_prev)
+        {
+            let dq = 2.0 * ((an - a) / h - (a - ap) / hq) / (h + hq);
+            if dq.abs() < d.abs() {
+                *d = dq;
+            }
+        }
         if let Some(proj) = &mut self.proj {
             proj.project_tangent(&self.model, &mut self.d4)
                 .map_err(|e| SolveError::SingularMatrix {
