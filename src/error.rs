@@ -154,9 +154,12 @@ pub enum SolveError {
     /// Error control could not meet the tolerance at the smallest step allowed.
     #[error(
         "at t = {t}: the step size fell to {h:.3e} (h_min) with the local error still {error:.2e} \
-         times the tolerance; loosen the tolerance or lower h_min"
+         times the tolerance; {hint}",
+        hint = step_hint(method)
     )]
     StepTooSmall {
+        /// The method (`generalized-alpha`, `dop853`, `radau`).
+        method: &'static str,
         /// Time of the failed attempt's start.
         t: f64,
         /// The step size.
@@ -280,3 +283,15 @@ impl std::fmt::Display for PlotError {
 
 impl std::error::Error for PlotError {}
 impl std::error::Error for ExprError {}
+
+/// What to do when error control of `method` met its smallest step.
+fn step_hint(method: &str) -> &'static str {
+    match method {
+        "generalized-alpha" => {
+            "generalized-α is of order 2: loosen the tolerance, or take the method dop853 \
+             (order 8) or, for a stiff mechanism, radau (order 5)"
+        }
+        "dop853" => "loosen the tolerance or lower h_min; a stiff mechanism takes the method radau",
+        _ => "loosen the tolerance or lower h_min",
+    }
+}

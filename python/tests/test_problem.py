@@ -105,6 +105,26 @@ def test_rows_at_requested_times_under_error_control():
     assert np.max(np.abs(radau["A.x"] - (1 + np.cos(2 * radau.t)))) < 1e-8
 
 
+def test_a_tolerance_alone_goes_on_with_radau_where_the_mechanism_is_stiff():
+    # a slow oscillator dragging a light mass on a damped spring: a mode at -1000/s
+    text = (
+        "Dimension: 2\n"
+        "PartData:\n  Fixed: { A: [0, 0] }\n  Particles: { B: 1, C: 0.001 }\n"
+        "  Springs: { AB: [1, 1], BC: { stiffness: 1, length: 1, damping: 1 } }\n"
+        "ProblemData: { tend: 2, positions: { B: [1, 0], C: [2, 0] }, velocities: { B: [0.5, 0] } }\n"
+    )
+    problem = lagrangian.load(text)
+    auto = problem.run(tol=1e-6)
+    (switch,) = auto.summary["switches"]
+    assert (switch["from"], switch["to"]) == ("dop853", "radau") and 0 < switch["t"] < 0.5
+    assert auto.summary["integrator"] == "radau"
+    named = problem.run(tol=1e-6, method="dop853")
+    assert "switches" not in named.summary and named.summary["integrator"] == "dop853"
+    assert any("stiff" in n for n in named.summary["notes"])
+    assert auto.summary["steps"] * 3 < named.summary["steps"]
+    assert np.max(np.abs(auto["C.x"] - named["C.x"])) < 1e-5
+
+
 def test_mistakes_in_a_file_carry_their_position(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("Dimension: 2\nPartData:\n  Particles: { A: 1 }\n  Springs: { AB: [10, 1] }\n")

@@ -119,3 +119,22 @@ fn car_axis_orders_of_radau_and_generalized_alpha() {
         }
     }
 }
+
+#[test]
+fn generalized_alpha_at_a_tight_tolerance_names_the_better_methods() {
+    // order 2 on a stiff index-3 mechanism at tol 1e-8: the step falls to h_min within the
+    // first 0.015 s (accelerations solved from displacements carry round-off times 1/(βh²));
+    // the error says which methods meet such a tolerance
+    let opts = GenAlphaOptions::new(3e-4).tolerance(1e-8);
+    match simulate(&car_axis(), opts) {
+        Err(e) => {
+            let msg = e.to_string();
+            eprintln!("{msg}");
+            assert!(
+                msg.contains("h_min") && msg.contains("dop853") && msg.contains("radau"),
+                "{msg}"
+            );
+        }
+        Ok(sol) => assert!(errors(&sol.last().state)[0] < 1e-7),
+    }
+}

@@ -474,6 +474,7 @@ impl Dop853 {
         }
         if h < self.h_min() {
             return Err(SolveError::StepTooSmall {
+                method: "dop853",
                 t: self.t,
                 h,
                 error: self.err,

@@ -113,6 +113,7 @@ impl GenAlpha {
         }
         if at_min {
             return Err(SolveError::StepTooSmall {
+                method: "generalized-alpha",
                 t: self.t,
                 h,
                 error: err,

@@ -18,6 +18,7 @@ impl Radau {
         }
         if !(h >= self.h_min()) {
             return Err(SolveError::StepTooSmall {
+                method: "radau",
                 t: self.t,
                 h,
                 error: self.err,
