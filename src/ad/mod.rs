@@ -207,7 +207,9 @@ fn velocity_pass<T: Term<N>, const N: usize>(
     (rv.map(|x| x.re), d, m)
 }
 
-/// `M = ∂r/∂a = ∂²L/∂v²` in one second-order pass seeded on `v` alone.
+/// `M = ∂r/∂a = ∂²L/∂v²` in one second-order pass seeded on `v` alone, on the dense
+/// second-order number: num-dual's `Dual2SVec` spent 64 % of a DOP853 run of Andrews'
+/// mechanism in its products (benches/README.md, session 23).
 #[inline]
 fn mass_pass<T: Term<N>, const N: usize>(
     term: &T,
@@ -215,7 +217,7 @@ fn mass_pass<T: Term<N>, const N: usize>(
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
 ) -> SMatrix<f64, N, N> {
-    type S<const N: usize> = Dual2SVec<f64, N>;
+    type S<const N: usize> = dense::Dense2S<N>;
     let v_seed = SVector::<S<N>, N>::from_fn(|i, _| S::from_re(v[i]).derivative(i));
     let l = term.lagrangian(S::from_re(t), &q.map(S::from_re), &v_seed);
     l.v2.unwrap_generic(Const::<N>, Const::<N>)
