@@ -22,11 +22,13 @@
 
 mod builder;
 mod dense;
+mod expr;
 mod passes;
 pub mod place;
 mod relative;
 mod structured;
 
+pub use expr::ExprKernel;
 pub use place::Derivatives;
 
 pub use crate::model::kernel::ConstraintBlocks;
@@ -535,6 +537,12 @@ fn weighted_blocks<T: Term<N>, const N: usize>(
 
 impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
     const PARALLEL: bool = true;
+    fn constant_mass(&self) -> bool {
+        matches!(
+            self.structure,
+            Structure::NoKinetic | Structure::ConstantMass
+        )
+    }
     /// Inlined into the assembly's loop (the general paths are called): a spring's or a
     /// particle's residual is a few nanoseconds, and a call would spill its inputs.
     #[inline(always)]

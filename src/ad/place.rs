@@ -427,6 +427,14 @@ pub fn energy(e: crate::model::elements::ExprEnergy) -> Result<Option<PlacedTerm
         potential: local(&e.potential),
         dissipation: local(&e.dissipation),
     };
-    let k = ad_term(idx.len(), term)?;
+    macro_rules! sizes {
+        ($($k:literal)*) => {
+            match idx.len() {
+                $($k => TermKernelBox::new(crate::ad::ExprKernel::<$k>::new(term)),)*
+                _ => ad_term(idx.len(), term)?, // the error: too many coordinates
+            }
+        };
+    }
+    let k = sizes!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18);
     Ok(Some((idx, k)))
 }

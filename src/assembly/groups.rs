@@ -111,6 +111,9 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
     fn indices(&self, e: usize) -> &[usize] {
         &self.indices[e]
     }
+    fn constant_mass(&self) -> bool {
+        self.kernels.iter().all(K::constant_mass)
+    }
     fn add_residual(&self, p: &Point, scale: f64, r: &mut [f64]) {
         if let Some(schedule) = &self.schedule {
             assert!(

@@ -151,6 +151,8 @@ pub trait Terms: Send + Sync {
     fn indices(&self, e: usize) -> &[usize];
     /// Add `scale·r` of every element into `r`.
     fn add_residual(&self, p: &Point, scale: f64, r: &mut [f64]);
+    /// Whether every kernel's `M = ∂r/∂a` is constant ([`TermKernel::constant_mass`](crate::model::kernel::TermKernel::constant_mass)).
+    fn constant_mass(&self) -> bool;
     /// Add `scale·r` into `r` and the weighted blocks `J` into `values` at the group's `slots`
     /// (`N×N` per element, row-major).
     fn add_jacobian(

@@ -48,6 +48,13 @@ pub trait TermKernel<const N: usize>: Send + Sync + 'static {
     /// the block schedule: the 90 × 90 cloth 0.55 s → 0.76 s on one thread, 0.61–0.66 s on
     /// two).
     const PARALLEL: bool = false;
+    /// Whether `M = ∂r/∂a` is constant (and `r` linear in `a`): no kinetic energy, point
+    /// masses, a constant mass matrix. A model whose kernels all say so has one mass matrix for
+    /// every state, factorized once by the explicit methods ([`StateSolver`](crate::solve::StateSolver)).
+    /// The default: a kernel that does not read `a` (`M = 0`).
+    fn constant_mass(&self) -> bool {
+        !Self::USES_A
+    }
     /// The residual `r(t, q, v, a)`.
     fn residual(
         &self,

@@ -298,6 +298,11 @@ impl Model {
             .iter()
             .map(|b| (b.name.as_str(), b.row..b.row + b.rows))
     }
+    /// Whether the mass matrix `M = ∂r/∂a` is the same in every state (every term without
+    /// kinetic energy, of point masses or of a constant mass matrix).
+    pub fn constant_mass(&self) -> bool {
+        self.terms.iter().all(|g| g.constant_mass())
+    }
     /// Number of Lagrangian terms.
     pub fn n_terms(&self) -> usize {
         self.terms.iter().map(|g| g.len()).sum()

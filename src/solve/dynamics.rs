@@ -40,6 +40,13 @@ pub struct StateSolver {
     x: Vec<f64>,
     gamma: Vec<f64>,
     zeros: Vec<f64>,
+    /// `M` is the same in every state and there are no constraints: the matrix is `M` alone,
+    /// factorized on the first solve and reused ([`Model::constant_mass`]).
+    constant: bool,
+    /// The factorization (or `diagonal`) of the constant `M` is ready.
+    ready: bool,
+    /// The diagonal of the last matrix `solve_diagonal` divided by (empty when it was not).
+    diagonal: Vec<f64>,
 }
 
 impl StateSolver {
@@ -56,6 +63,9 @@ impl StateSolver {
             x: vec![0.0; n + m],
             gamma: vec![0.0; m],
             zeros: vec![0.0; n.max(m)],
+            constant: m == 0 && model.constant_mass(),
+            ready: false,
+            diagonal: Vec::new(),
         }
     }
 
@@ -69,7 +79,20 @@ impl StateSolver {
         v: &[f64],
     ) -> Result<(&[f64], &[f64]), Error> {
         let (n, m) = (model.n_coords(), model.n_constraints());
-        self.assemble(model, t, q, Some(v));
+        let reuse = self.ready;
+        if reuse {
+            // the forces alone: M was factorized on the first call
+            let pt = Point {
+                t,
+                q,
+                v,
+                a: &self.zeros[..n],
+                lambda: &[],
+            };
+            assembly::residual(model, &pt, 1.0, &mut self.res);
+        } else {
+            self.assemble(model, t, q, Some(v));
+        }
         assembly::constraint_gamma(model, t, q, v, &mut self.gamma);
         for i in 0..n {
             self.x[i] = -self.res[i];
@@ -80,7 +103,12 @@ impl StateSolver {
         if self.x.iter().any(|x| !x.is_finite()) {
             return Err(InitError::NonFinite { what: "the forces" }.into());
         }
-        self.factorize_solve()?;
+        if reuse {
+            self.solve_factorized()?;
+        } else {
+            self.factorize_solve()?;
+            self.ready = self.constant;
+        }
         Ok((&self.x[..n], &self.x[n..n + m]))
     }
     /// Project `v` onto the velocity constraints at `(t, q)`: the `M`-orthogonal correction
@@ -267,9 +295,26 @@ impl StateSolver {
         Ok(())
     }
 
+    /// Solve for `x` in place with the matrix factorized last (the diagonal, when it was one).
+    fn solve_factorized(&mut self) -> Result<(), Error> {
+        if !self.diagonal.is_empty() {
+            for (x, d) in self.x.iter_mut().zip(&self.diagonal) {
+                *x /= d;
+            }
+            return Ok(());
+        }
+        let lin = self.lin.as_mut().expect("a factorized matrix");
+        lin.solve(&mut self.x)
+            .map_err(|_| InitError::SingularAugmented {
+                redundant: String::new(),
+            })?;
+        Ok(())
+    }
+
     /// `x ← x / diag` when the assembled matrix is diagonal with a nonzero diagonal (point
-    /// masses without constraints: no factorization); `false` otherwise.
+    /// masses without constraints: no factorization), keeping the diagonal; `false` otherwise.
     fn solve_diagonal(&mut self) -> bool {
+        self.diagonal.clear();
         if !self.is_diagonal() {
             return false;
         }
@@ -281,9 +326,12 @@ impl StateSolver {
         if (0..self.pattern.dim).any(|j| !(diagonal(j) != 0.0 && diagonal(j).is_finite())) {
             return false;
         }
-        for j in 0..self.pattern.dim {
-            self.x[j] /= diagonal(j);
+        let mut kept = std::mem::take(&mut self.diagonal);
+        kept.extend((0..self.pattern.dim).map(diagonal));
+        for (x, d) in self.x.iter_mut().zip(&kept) {
+            *x /= d;
         }
+        self.diagonal = kept;
         true
     }
 }

@@ -29,6 +29,7 @@
 //! ```
 
 mod parse;
+mod reverse;
 mod tape;
 
 use num_dual::{Dual, DualNum};
@@ -442,6 +443,33 @@ impl VExpr {
             .program
             .get_or_init(|| Arc::new(tape::Program::compile(self)));
         program.run(q, t)
+    }
+
+    /// Value and gradient of a scalar expression by reverse accumulation (NaN for a vector):
+    /// `grad(j, ∂f/∂q_j)` is called for each read of coordinate `j` (sum them; `j ≥`
+    /// [`VELOCITY`] for velocities). A few evaluations' work on `f64` whatever the number of
+    /// coordinates, where forward duals carry one derivative per coordinate.
+    ///
+    /// ```
+    /// use lagrangian::expr::vector::{Sym, VExpr};
+    /// // f = |X|³ at X = (1, 2, 2): ∇f = 3|X| X = 9 X
+    /// let x = VExpr::pack([VExpr::coord(0), VExpr::coord(1), VExpr::coord(2)]);
+    /// let f = VExpr::parse("norm(X)**3", 3, &|n: &str| (n == "X").then(|| Sym::Item(x.clone()))).unwrap();
+    /// let mut g = [0.0; 3];
+    /// let v = f.gradient(&|j| [1.0, 2.0, 2.0][j], 0.0, &mut |j, d| g[j] += d);
+    /// assert!((v - 27.0).abs() < 1e-13);
+    /// assert!((g[0] - 9.0).abs() < 1e-13 && (g[1] - 18.0).abs() < 1e-13 && (g[2] - 18.0).abs() < 1e-13);
+    /// ```
+    pub fn gradient(
+        &self,
+        q: &dyn Fn(usize) -> f64,
+        t: f64,
+        grad: &mut dyn FnMut(usize, f64),
+    ) -> f64 {
+        let program = self
+            .program
+            .get_or_init(|| Arc::new(tape::Program::compile(self)));
+        program.gradient(q, t, grad)
     }
 
     /// Value of a scalar expression (NaN for a vector).

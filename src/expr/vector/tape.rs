@@ -36,7 +36,7 @@ const FEW: usize = 4;
 
 /// One instruction: an operation on the top of the stack.
 #[derive(Clone, Copy, Debug)]
-enum Op {
+pub(super) enum Op {
     Coord(usize),
     Time,
     Const(f64),
@@ -80,9 +80,11 @@ enum Op {
 /// evaluated in swapped order (the second first).
 #[derive(Debug)]
 pub(super) struct Program {
-    ops: Vec<(Op, bool)>,
+    pub(super) ops: Vec<(Op, bool)>,
     need: u32,
-    registers: usize,
+    pub(super) registers: usize,
+    /// The operands and kinds of each instruction, for gradients (built on first use).
+    pub(super) schedule: std::sync::OnceLock<super::reverse::Schedule>,
 }
 
 /// The stack a node needs, from its children's needs.
@@ -266,6 +268,7 @@ impl Program {
                     ops,
                     need: e.need,
                     registers,
+                    schedule: std::sync::OnceLock::new(),
                 };
             }
             shared.truncate(shared.len() * 3 / 4);

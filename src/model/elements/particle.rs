@@ -65,6 +65,9 @@ pub struct PointMassKernel<const D: usize> {
 impl<const D: usize> TermKernel<D> for PointMassKernel<D> {
     const USES_Q: bool = false;
     const USES_V: bool = false;
+    fn constant_mass(&self) -> bool {
+        true
+    }
     #[inline(always)]
     fn residual(&self, _t: f64, _q: &V<D>, _v: &V<D>, a: &V<D>) -> V<D> {
         (a - V::<D>::from(self.gravity)) * self.mass

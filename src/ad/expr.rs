@@ -1,0 +1,157 @@
+//! The kernel of energies written as expressions ([`ExprEnergy`]: a mechanism file's
+//! `Potentials`, `Dissipation` and `Lagrangian: { T, V, R }`).
+//!
+//! Without a kinetic energy the residual is `r = ∂V/∂q + ∂R/∂v`: gradients of scalar
+//! expressions, which reverse accumulation on the compiled program gives in a few evaluations'
+//! work on `f64` ([`VExpr::gradient`]) — what an explicit method asks for at every stage. The
+//! Jacobians, the energies and a kinetic energy's residual take forward AD ([`TermAd`]).
+
+use crate::ad::TermAd;
+use crate::expr::vector::VELOCITY;
+use crate::expr::VExpr;
+use crate::model::elements::ExprEnergy;
+use crate::model::kernel::{KernelCoefficients, TermKernel};
+use nalgebra::{SMatrix, SVector};
+
+/// [`TermAd`] of an [`ExprEnergy`] with the residual of `V` and `R` by reverse accumulation.
+pub struct ExprKernel<const N: usize> {
+    ad: TermAd<ExprEnergy, N>,
+    /// `V` and `R` of an energy without `T` (`None`: the residual is forward AD's).
+    gradients: Option<(Option<VExpr>, Option<VExpr>)>,
+}
+
+impl<const N: usize> ExprKernel<N> {
+    /// The kernel of `e` on its `N` local coordinates.
+    pub fn new(e: ExprEnergy) -> Self {
+        let gradients = e
+            .kinetic
+            .is_none()
+            .then(|| (e.potential.clone(), e.dissipation.clone()));
+        ExprKernel {
+            ad: TermAd::new(e),
+            gradients,
+        }
+    }
+}
+
+/// `∂V/∂q + ∂R/∂v` at `(t, q, v)`.
+fn gradient_residual<const N: usize>(
+    potential: &Option<VExpr>,
+    dissipation: &Option<VExpr>,
+    t: f64,
+    q: &SVector<f64, N>,
+    v: &SVector<f64, N>,
+) -> SVector<f64, N> {
+    let mut r = SVector::<f64, N>::zeros();
+    let at = |j: usize| match j >= VELOCITY {
+        true => v[j - VELOCITY],
+        false => q[j],
+    };
+    if let Some(p) = potential {
+        p.gradient(&at, t, &mut |j, d| {
+            if j < VELOCITY {
+                r[j] += d;
+            }
+        });
+    }
+    if let Some(d) = dissipation {
+        d.gradient(&at, t, &mut |j, g| {
+            if j >= VELOCITY {
+                r[j - VELOCITY] += g;
+            }
+        });
+    }
+    r
+}
+
+impl<const N: usize> TermKernel<N> for ExprKernel<N> {
+    const PARALLEL: bool = true;
+    fn constant_mass(&self) -> bool {
+        self.ad.constant_mass()
+    }
+    fn residual(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        a: &SVector<f64, N>,
+    ) -> SVector<f64, N> {
+        match &self.gradients {
+            Some((p, d)) => gradient_residual(p, d, t, q, v),
+            None => self.ad.residual(t, q, v, a),
+        }
+    }
+    fn jacobian(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        a: &SVector<f64, N>,
+        c: &KernelCoefficients,
+    ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+        match &self.gradients {
+            // M = 0: the matrix of a state's accelerations needs the residual alone
+            Some((p, d)) if c.stiffness == 0.0 && c.damping == 0.0 => {
+                (gradient_residual(p, d, t, q, v), SMatrix::zeros())
+            }
+            _ => self.ad.jacobian(t, q, v, a, c),
+        }
+    }
+    fn energy(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
+        self.ad.energy(t, q, v)
+    }
+    fn momentum(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, N> {
+        self.ad.momentum(t, q, v)
+    }
+    fn power(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
+        self.ad.power(t, q, v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::expr::vector::Sym;
+
+    #[test]
+    fn residual_and_jacobians_equal_forward_ad() {
+        // V = −k/|x₁ − x₀| + x₀·x₁ t, R = c|v₁ − v₀|²/2 + q₀ v₀²
+        let sym = |n: &str| {
+            let p = |o: usize| VExpr::pack([0, 1, 2].map(|k| VExpr::coord(o + k)));
+            let w = |o: usize| VExpr::pack([0, 1, 2].map(|k| VExpr::velocity(o + k)));
+            Some(Sym::Item(match n {
+                "A" => p(0),
+                "B" => p(3),
+                "vA" => w(0),
+                "vB" => w(3),
+                "s" => VExpr::coord(0),
+                "u" => VExpr::velocity(0),
+                _ => return None,
+            }))
+        };
+        let e = |s: &str| Some(VExpr::parse(s, 3, &sym).unwrap());
+        let energy = ExprEnergy {
+            kinetic: None,
+            potential: e("-2/norm(B - A) + dot(A, B)*t"),
+            dissipation: e("0.3*dot(vB - vA, vB - vA)/2 + s*u**2"),
+        };
+        let fast = ExprKernel::<6>::new(energy.clone());
+        let ad = TermAd::<_, 6>::new(energy);
+        let q = SVector::<f64, 6>::from([0.1, -0.4, 0.3, 1.2, 0.5, -0.7]);
+        let v = SVector::<f64, 6>::from([0.3, 0.2, -0.1, -0.5, 0.4, 0.6]);
+        let a = SVector::<f64, 6>::from([9.0; 6]);
+        let (r1, r2) = (fast.residual(0.8, &q, &v, &a), ad.residual(0.8, &q, &v, &a));
+        assert!((r1 - r2).norm() < 1e-14 * r2.norm(), "{r1} vs {r2}");
+        for c in [(1.0, 0.0, 0.0), (0.0, 0.0, 1.0), (1.0, 0.5, 0.25)] {
+            let c = KernelCoefficients {
+                mass: c.0,
+                damping: c.1,
+                stiffness: c.2,
+            };
+            let (x1, j1) = fast.jacobian(0.8, &q, &v, &a, &c);
+            let (x2, j2) = ad.jacobian(0.8, &q, &v, &a, &c);
+            assert!((x1 - x2).norm() < 1e-14 * x2.norm());
+            assert!((j1 - j2).norm() <= 1e-14 * j2.norm());
+        }
+    }
+}
