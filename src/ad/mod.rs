@@ -22,6 +22,7 @@
 
 mod builder;
 mod dense;
+mod detect;
 mod expr;
 mod passes;
 pub mod place;
@@ -414,8 +415,8 @@ pub fn constraint_gamma<C: Constraint<N, M>, const N: usize, const M: usize>(
 /// A [`Term`] turned into a [`TermKernel`] by forward AD, along the derivation its
 /// [`Structure`] allows.
 pub struct TermAd<T, const N: usize> {
-    term: T,
-    structure: Structure,
+    /// The term, with what it leaves out detected (`detect`).
+    term: detect::Detected<T>,
     /// The constant mass matrix of a `ConstantMass` term, from the first state it sees. Boxed:
     /// inline, an `N × N` matrix every term carries (288 bytes for a spring between two 3D
     /// points, which needs none) would spread a large group's kernels over memory.
@@ -426,8 +427,7 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
     /// Wrap a term.
     pub fn new(term: T) -> Self {
         Self {
-            structure: term.structure(),
-            term,
+            term: detect::Detected::new(term),
             mass: OnceLock::new(),
         }
     }
@@ -444,7 +444,7 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
         v: SVector<f64, N>,
         a: SVector<f64, N>,
     ) -> SVector<f64, N> {
-        match self.structure {
+        match self.term.structure {
             Structure::PointMasses => structured::residual_point_masses(&self.term, t, &q, &v, &a),
             _ => el_residual(&self.term, t, &q, &v, &a).0,
         }
@@ -458,7 +458,7 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
         q: &SVector<f64, N>,
         v: &SVector<f64, N>,
     ) -> Option<&SMatrix<f64, N, N>> {
-        if self.structure != Structure::ConstantMass {
+        if self.term.structure != Structure::ConstantMass {
             return None;
         }
         match self.mass.get() {
@@ -539,7 +539,7 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
     const PARALLEL: bool = true;
     fn constant_mass(&self) -> bool {
         matches!(
-            self.structure,
+            self.term.structure,
             Structure::NoKinetic | Structure::ConstantMass
         )
     }
@@ -553,7 +553,7 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         v: &SVector<f64, N>,
         a: &SVector<f64, N>,
     ) -> SVector<f64, N> {
-        match self.structure {
+        match self.term.structure {
             Structure::General | Structure::PointMasses => self.residual_general(t, *q, *v, *a),
             Structure::NoKinetic | Structure::ConstantMass => {
                 structured::residual(&self.term, self.mass(t, q, v), t, q, v, a)
@@ -568,7 +568,10 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         a: &SVector<f64, N>,
         c: &KernelCoefficients,
     ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-        if matches!(self.structure, Structure::General | Structure::PointMasses) {
+        if matches!(
+            self.term.structure,
+            Structure::General | Structure::PointMasses
+        ) {
             return weighted_blocks(&self.term, t, q, v, a, c);
         }
         structured::weighted(&self.term, self.mass(t, q, v), t, q, v, a, c)

@@ -51,6 +51,33 @@ use nalgebra::SVector;
 use num_dual::DualNum;
 pub use state::{State, StateView};
 
+/// Which default bodies of [`Term`]'s methods ran on this thread (bits): a method a term
+/// overrides never runs its default, so one call tells whether it was left out (`ad::detect`).
+#[doc(hidden)]
+pub mod defaults {
+    use std::cell::Cell;
+    /// [`Term::kinetic`](super::Term::kinetic)'s default ran.
+    pub const KINETIC: u8 = 1;
+    /// [`Term::lagrangian`](super::Term::lagrangian)'s default ran.
+    pub const LAGRANGIAN: u8 = 2;
+    /// [`Term::dissipation`](super::Term::dissipation)'s default ran.
+    pub const DISSIPATION: u8 = 4;
+    /// [`Term::force`](super::Term::force)'s default ran.
+    pub const FORCE: u8 = 8;
+    thread_local! {
+        static RAN: Cell<u8> = const { Cell::new(0) };
+    }
+    /// Mark a default body as run.
+    #[inline(always)]
+    pub fn mark(bit: u8) {
+        RAN.with(|r| r.set(r.get() | bit));
+    }
+    /// The bits marked since the last call, cleared.
+    pub fn take() -> u8 {
+        RAN.with(|r| r.replace(0))
+    }
+}
+
 /// A contribution to the Lagrangian over `N` local coordinates.
 ///
 /// Implement [`kinetic`](Term::kinetic) `T(t,q,v)` and [`potential`](Term::potential) `V(t,q)`,
@@ -98,6 +125,7 @@ pub trait Term<const N: usize>: Send + Sync {
         _q: &SVector<D, N>,
         _v: &SVector<D, N>,
     ) -> D {
+        defaults::mark(defaults::KINETIC);
         D::from(0.0)
     }
     /// Potential energy `V(t, q)`.
@@ -111,6 +139,7 @@ pub trait Term<const N: usize>: Send + Sync {
         q: &SVector<D, N>,
         v: &SVector<D, N>,
     ) -> D {
+        defaults::mark(defaults::LAGRANGIAN);
         self.kinetic(t, q, v) - self.potential(t, q)
     }
     /// Rayleigh dissipation function `R(t, q, v)`.
@@ -120,6 +149,7 @@ pub trait Term<const N: usize>: Send + Sync {
         _q: &SVector<D, N>,
         _v: &SVector<D, N>,
     ) -> D {
+        defaults::mark(defaults::DISSIPATION);
         D::from(0.0)
     }
     /// Generalized (non-conservative) forces `Q(t, q, v)`.
@@ -129,16 +159,20 @@ pub trait Term<const N: usize>: Send + Sync {
         _q: &SVector<D, N>,
         _v: &SVector<D, N>,
     ) -> SVector<D, N> {
+        defaults::mark(defaults::FORCE);
         SVector::from_element(D::from(0.0))
     }
     /// Whether [`dissipation`](Term::dissipation) or [`force`](Term::force) is implemented.
-    /// Returning `false` (the default is `true`) lets the toolkit skip their derivatives.
+    /// Returning `false` (the default is `true`) lets the toolkit skip their derivatives; a
+    /// term that implements neither is found to have neither without it.
     fn has_dissipation_or_force(&self) -> bool {
         true
     }
     /// How the Lagrangian is built, so the toolkit derives each part with the lowest derivative
     /// order it needs ([`Structure`]); the default, [`Structure::General`], is right for every
-    /// term. Declaring more than holds gives wrong equations.
+    /// term, and a term that implements neither [`kinetic`](Term::kinetic) nor
+    /// [`lagrangian`](Term::lagrangian) is found to be [`Structure::NoKinetic`] without it.
+    /// Declaring more than holds gives wrong equations.
     fn structure(&self) -> Structure {
         Structure::General
     }
