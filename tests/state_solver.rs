@@ -116,4 +116,5 @@ fn a_constant_mass_matrix_is_factorized_once_and_reused_exactly() {
         let want = fresh.solve(model, 0.0, &q, &v).unwrap().0.to_vec();
         assert_eq!(got, want, "state {k}");
     }
+    assert_eq!(reused.factorizations(), 1);
 }

@@ -47,6 +47,8 @@ pub struct StateSolver {
     ready: bool,
     /// The diagonal of the last matrix `solve_diagonal` divided by (empty when it was not).
     diagonal: Vec<f64>,
+    /// Matrices factorized (or divided by, when diagonal) so far.
+    factorized: usize,
 }
 
 impl StateSolver {
@@ -66,6 +68,7 @@ impl StateSolver {
             constant: m == 0 && model.constant_mass(),
             ready: false,
             diagonal: Vec::new(),
+            factorized: 0,
         }
     }
 
@@ -270,8 +273,15 @@ impl StateSolver {
         })
     }
 
+    /// How many matrices the solver has factorized (a diagonal one counts: it is divided by);
+    /// a model of constant mass without constraints has its one factorized once.
+    pub fn factorizations(&self) -> usize {
+        self.factorized
+    }
+
     /// Factorize `values` and solve for `x` in place (the solver is built on first use).
     fn factorize_solve(&mut self) -> Result<(), Error> {
+        self.factorized += 1;
         let singular = |_| InitError::SingularAugmented {
             redundant: String::new(),
         };

@@ -107,21 +107,25 @@ fn slope(
     let n = y.len() / 2;
     let (q, v) = y.split_at(n);
     stats.residual_evaluations += 1;
-    stats.factorizations += 1;
-    let (qdd, lam) = match solver.solve(model, t, q, v) {
-        Ok(x) => x,
-        Err(Error::Init(InitError::NonFinite { .. })) => return Ok(false),
+    // the factorizations the solver did (one in all for a constant mass matrix)
+    let before = solver.factorizations();
+    let finite = match solver.solve(model, t, q, v) {
+        Ok((qdd, lam)) => {
+            let finite = qdd.iter().chain(lam).all(|x| x.is_finite());
+            if finite {
+                out[..n].copy_from_slice(v);
+                out[n..].copy_from_slice(qdd);
+                if let Some(l) = lambda {
+                    l.copy_from_slice(lam);
+                }
+            }
+            finite
+        }
+        Err(Error::Init(InitError::NonFinite { .. })) => false,
         Err(e) => return Err(e),
     };
-    if qdd.iter().chain(lam).any(|x| !x.is_finite()) {
-        return Ok(false);
-    }
-    out[..n].copy_from_slice(v);
-    out[n..].copy_from_slice(qdd);
-    if let Some(l) = lambda {
-        l.copy_from_slice(lam);
-    }
-    Ok(true)
+    stats.factorizations += solver.factorizations() - before;
+    Ok(finite)
 }
 
 /// `out = y + h Σⱼ aⱼ kⱼ` over the stages `j < s` with `aⱼ ≠ 0`.
@@ -402,6 +406,7 @@ impl Dop853 {
         }
         let (q, v) = self.y.split_at_mut(self.n);
         let t = self.t;
+        let before = self.solver.factorizations();
         self.solver
             .project_position(&self.model, t, q)
             .and_then(|_| self.solver.project_velocity(&self.model, t, q, v))
@@ -412,7 +417,7 @@ impl Dop853 {
                     detail: format!("failed: {other}"),
                 },
             })?;
-        self.stats.factorizations += 2;
+        self.stats.factorizations += self.solver.factorizations() - before;
         self.current_slope()
     }
 
