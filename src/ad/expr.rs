@@ -16,21 +16,19 @@ use nalgebra::{SMatrix, SVector};
 /// [`TermAd`] of an [`ExprEnergy`] with the residual of `V` and `R` by reverse accumulation.
 pub struct ExprKernel<const N: usize> {
     ad: TermAd<ExprEnergy, N>,
-    /// `V` and `R` of an energy without `T` (`None`: the residual is forward AD's).
-    gradients: Option<(Option<VExpr>, Option<VExpr>)>,
 }
 
 impl<const N: usize> ExprKernel<N> {
     /// The kernel of `e` on its `N` local coordinates.
     pub fn new(e: ExprEnergy) -> Self {
-        let gradients = e
-            .kinetic
-            .is_none()
-            .then(|| (e.potential.clone(), e.dissipation.clone()));
-        ExprKernel {
-            ad: TermAd::new(e),
-            gradients,
-        }
+        ExprKernel { ad: TermAd::new(e) }
+    }
+
+    /// The energy when it has no kinetic energy (its residual is `∂V/∂q + ∂R/∂v`); `None`
+    /// when its residual is forward AD's.
+    fn without_kinetic(&self) -> Option<&ExprEnergy> {
+        let e = &self.ad.term.term;
+        e.kinetic.is_none().then_some(e)
     }
 }
 
@@ -76,8 +74,8 @@ impl<const N: usize> TermKernel<N> for ExprKernel<N> {
         v: &SVector<f64, N>,
         a: &SVector<f64, N>,
     ) -> SVector<f64, N> {
-        match &self.gradients {
-            Some((p, d)) => gradient_residual(p, d, t, q, v),
+        match self.without_kinetic() {
+            Some(e) => gradient_residual(&e.potential, &e.dissipation, t, q, v),
             None => self.ad.residual(t, q, v, a),
         }
     }
@@ -89,11 +87,12 @@ impl<const N: usize> TermKernel<N> for ExprKernel<N> {
         a: &SVector<f64, N>,
         c: &KernelCoefficients,
     ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-        match &self.gradients {
+        match self.without_kinetic() {
             // M = 0: the matrix of a state's accelerations needs the residual alone
-            Some((p, d)) if c.stiffness == 0.0 && c.damping == 0.0 => {
-                (gradient_residual(p, d, t, q, v), SMatrix::zeros())
-            }
+            Some(e) if c.stiffness == 0.0 && c.damping == 0.0 => (
+                gradient_residual(&e.potential, &e.dissipation, t, q, v),
+                SMatrix::zeros(),
+            ),
             _ => self.ad.jacobian(t, q, v, a, c),
         }
     }

@@ -89,6 +89,10 @@ fn constraint_n<C: Constraint<N, 1> + 'static, const N: usize>(c: C) -> Constrai
     ConstraintKernelBox::new(ConstraintAd::<C, N, 1>::new(c))
 }
 
+fn expr_n<E: Into<crate::model::elements::ExprEnergy>, const N: usize>(e: E) -> TermKernelBox {
+    TermKernelBox::new(crate::ad::ExprKernel::<N>::new(e.into()))
+}
+
 /// The AD kernel of `term` on `n` local coordinates.
 pub fn ad_term<T: AnyTerm>(n: usize, term: T) -> Result<TermKernelBox, ModelError> {
     by_size!(n, term_n, term, [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])
@@ -427,14 +431,6 @@ pub fn energy(e: crate::model::elements::ExprEnergy) -> Result<Option<PlacedTerm
         potential: local(&e.potential),
         dissipation: local(&e.dissipation),
     };
-    macro_rules! sizes {
-        ($($k:literal)*) => {
-            match idx.len() {
-                $($k => TermKernelBox::new(crate::ad::ExprKernel::<$k>::new(term)),)*
-                _ => ad_term(idx.len(), term)?, // the error: too many coordinates
-            }
-        };
-    }
-    let k = sizes!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18);
+    let k = by_size!(idx.len(), expr_n, term, [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])?;
     Ok(Some((idx, k)))
 }

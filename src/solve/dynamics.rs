@@ -16,6 +16,13 @@ use crate::model::Model;
 use crate::problem::LinearSolverKind;
 use crate::solve::linear::LinearSolver;
 
+/// The error of a singular acceleration-level matrix.
+fn singular<E>(_: E) -> InitError {
+    InitError::SingularAugmented {
+        redundant: String::new(),
+    }
+}
+
 /// Solves the acceleration-level equations of a model's states, keeping the sparsity pattern,
 /// the symbolic analysis and the workspace between calls.
 ///
@@ -282,9 +289,6 @@ impl StateSolver {
     /// Factorize `values` and solve for `x` in place (the solver is built on first use).
     fn factorize_solve(&mut self) -> Result<(), Error> {
         self.factorized += 1;
-        let singular = |_| InitError::SingularAugmented {
-            redundant: String::new(),
-        };
         if self.lin.is_none() {
             self.lin = Some(LinearSolver::new(self.kind, &self.pattern).map_err(singular)?);
         }
@@ -314,10 +318,7 @@ impl StateSolver {
             return Ok(());
         }
         let lin = self.lin.as_mut().expect("a factorized matrix");
-        lin.solve(&mut self.x)
-            .map_err(|_| InitError::SingularAugmented {
-                redundant: String::new(),
-            })?;
+        lin.solve(&mut self.x).map_err(singular)?;
         Ok(())
     }
 

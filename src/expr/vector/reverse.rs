@@ -406,24 +406,18 @@ fn back(
 
 #[cfg(test)]
 mod tests {
+    use super::super::tape::tests::lookup;
     use super::super::{Sym, VExpr};
     use num_dual::DualSVec;
 
-    /// `X = (q0, q1, q2)`, `mu = q3`, `w = (0, 0, 1)`.
-    fn lookup(name: &str) -> Option<Sym> {
-        let x = VExpr::pack([VExpr::coord(0), VExpr::coord(1), VExpr::coord(2)]);
-        match name {
-            "X" => Some(Sym::Item(x)),
-            "mu" => Some(Sym::Item(VExpr::coord(3))),
-            "w" => Some(Sym::Item(VExpr::constant_vec([0.0, 0.0, 1.0]))),
-            _ => None,
-        }
-    }
-
     /// The reverse gradient of `text` equals forward AD's at `q` (to `tol`, relative).
     fn agrees(text: &str, dim: usize, q: [f64; 4], tol: f64) {
+        agrees_on(&VExpr::parse(text, dim, &lookup).unwrap(), text, q, tol);
+    }
+
+    /// The reverse gradient of `e` equals forward AD's at `q` (to `tol`, relative).
+    fn agrees_on(e: &VExpr, text: &str, q: [f64; 4], tol: f64) {
         type D = DualSVec<f64, 4>;
-        let e = VExpr::parse(text, dim, &lookup).unwrap();
         let qd: [D; 4] = std::array::from_fn(|i| D::from_re(q[i]).derivative(i));
         let fwd = e.eval_scalar::<D>(&|j| qd[j], D::from(0.7));
         let g_fwd = fwd.eps.unwrap_generic(nalgebra::U4, nalgebra::U1);
@@ -468,18 +462,7 @@ mod tests {
             _ => lookup(name),
         };
         let e = VExpr::parse("dot(v, v) + norm(v) + v.x*v.z", 3, &with_v).unwrap();
-        type D = DualSVec<f64, 4>;
-        let q = [0.3, -1.2, 0.7, 1.9];
-        let qd: [D; 4] = std::array::from_fn(|i| D::from_re(q[i]).derivative(i));
-        let g_fwd = e
-            .eval_scalar::<D>(&|j| qd[j], D::from(0.0))
-            .eps
-            .unwrap_generic(nalgebra::U4, nalgebra::U1);
-        let mut g = [0.0; 4];
-        e.gradient(&|j| q[j], 0.0, &mut |j, d| g[j] += d);
-        for i in 0..4 {
-            assert!((g[i] - g_fwd[i]).abs() < 1e-12 * (1.0 + g_fwd[i].abs()));
-        }
+        agrees_on(&e, "v read four times", [0.3, -1.2, 0.7, 1.9], 1e-12);
         let mut a = VExpr::coord(0);
         for _ in 0..24 {
             let sq = VExpr::product(a.clone(), a.clone()).unwrap();

@@ -494,14 +494,14 @@ fn ordered<D: DualNum<Primitive = f64> + Copy>(op: Op, l: &Val<D>, r: &Val<D>) -
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::Sym;
     use super::*;
     use nalgebra::{U1, U4};
     use num_dual::{Dual2SVec, DualNum};
 
     /// The points of the tests: `X = (q0, q1, q2)`, `mu = q3`, `w = (0, 0, 1)`.
-    fn lookup(name: &str) -> Option<Sym> {
+    pub(in crate::expr::vector) fn lookup(name: &str) -> Option<Sym> {
         let x = VExpr::pack([VExpr::coord(0), VExpr::coord(1), VExpr::coord(2)]);
         match name {
             "X" => Some(Sym::Item(x)),
