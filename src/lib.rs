@@ -57,7 +57,7 @@ pub mod prelude {
         consistent_initial_values, Dop853, Dop853Options, GenAlpha, GenAlphaOptions, InitOptions,
         Integrator, LinearSolverKind, Method, Problem, Radau, RadauOptions, Rk4Options, Stats,
     };
-    pub use nalgebra::{SVector, Vector2, Vector3};
+    pub use nalgebra::{SMatrix, SVector, Vector2, Vector3};
     pub use num_dual::DualNum;
     pub use std::sync::Arc;
 }

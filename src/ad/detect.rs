@@ -3,23 +3,55 @@
 //! ([`Structure::NoKinetic`]), and one that implements neither
 //! [`dissipation`](Term::dissipation) nor [`force`](Term::force) has neither — so the short
 //! version a user writes first (a `potential` alone) takes the cheapest derivation without
-//! declaring anything.
+//! declaring anything. Likewise a term that writes its kinetic energy as a mass matrix —
+//! [`mass`](Term::mass) (constant) or [`mass_matrix`](Term::mass_matrix) (`M(t, q)`) — instead
+//! of `kinetic` and `lagrangian` is [`Structure::ConstantMass`] or [`Structure::MassMatrix`].
 //!
 //! The test is exact, not a sample: the default bodies of those methods mark a thread-local
 //! set of bits when they run (`model::defaults`), and a method a term overrides never runs its
 //! default body. One call of each on zeros tells which are defaults.
 
 use crate::model::{defaults, Structure, Term};
-use nalgebra::SVector;
+use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// A term with what it leaves out detected: its [`Structure`] (`General` becomes `NoKinetic`
-/// without `kinetic` and `lagrangian`) and whether it has dissipation or forces.
+/// without `kinetic` and `lagrangian`, `ConstantMass` with [`mass`](Term::mass) written instead
+/// of them, `MassMatrix` with [`mass_matrix`](Term::mass_matrix)) and whether it has
+/// dissipation or forces.
 pub(crate) struct Detected<T> {
     pub(crate) term: T,
     pub(crate) structure: Structure,
     dissipation_or_force: bool,
+    /// `lagrangian` is the default `T − V`.
+    lagrangian_default: bool,
+    /// `kinetic` is the default, `½ vᵀ M v` over the matrices written: (`mass`, `mass_matrix`).
+    kinetic_default: Option<(bool, bool)>,
+}
+
+/// Whether the term's kinetic energy equals `½ vᵀ M v` over the matrices it writes
+/// (`written`: `mass`, `mass_matrix`) at a state with no special values (to rounding).
+fn kinetic_is_written_mass<T: Term<N>, const N: usize>(term: &T, written: (bool, bool)) -> bool {
+    if written == (false, false) {
+        return true;
+    }
+    let q = SVector::<f64, N>::from_fn(|i, _| 0.31 + 0.17 * i as f64);
+    let v = SVector::<f64, N>::from_fn(|i, _| 0.73 - 0.29 * i as f64);
+    let t = 0.41;
+    catch_unwind(AssertUnwindSafe(|| {
+        let mut m = SMatrix::<f64, N, N>::zeros();
+        if written.0 {
+            m += term.mass();
+        }
+        if written.1 {
+            m += term.mass_matrix(t, &q);
+        }
+        let want = 0.5 * v.dot(&(m * v));
+        let got = term.kinetic(t, &q, &v);
+        (got - want).abs() <= 1e-12 * (1.0 + want.abs()) && got.is_finite()
+    }))
+    .unwrap_or(false)
 }
 
 /// The default bodies that ran during `f` (none if it panicked: nothing is concluded).
@@ -41,18 +73,39 @@ impl<T> Detected<T> {
         T: Term<N>,
     {
         let z = SVector::<f64, N>::zeros();
+        let kinetic = defaults_run(|| {
+            term.kinetic(0.0, &z, &z);
+        });
+        let lagrangian = defaults_run(|| {
+            term.lagrangian(0.0, &z, &z);
+        });
+        let lagrangian_default = lagrangian & defaults::LAGRANGIAN != 0;
+        let mut kinetic_default = (kinetic & defaults::KINETIC != 0).then_some((
+            kinetic & defaults::MASS == 0,
+            kinetic & defaults::MASS_MATRIX == 0,
+        ));
+        // The marks say which default bodies ran, not whose: a wrapper whose `kinetic` forwards
+        // to a term's default body marks as that term would. The term's own `mass` and
+        // `mass_matrix` must mark the same, and its kinetic energy equal `½ vᵀ M v` over them.
+        if let Some(written) = kinetic_default {
+            let own = defaults_run(|| {
+                term.mass();
+                term.mass_matrix(0.0, &z);
+            });
+            let own = (own & defaults::MASS == 0, own & defaults::MASS_MATRIX == 0);
+            if own != written || !kinetic_is_written_mass(&term, written) {
+                kinetic_default = None;
+            }
+        }
         let declared = term.structure();
         let mut structure = declared;
-        if declared == Structure::General {
-            let kinetic = defaults_run(|| {
-                term.kinetic(0.0, &z, &z);
-            });
-            let lagrangian = defaults_run(|| {
-                term.lagrangian(0.0, &z, &z);
-            });
-            if kinetic & defaults::KINETIC != 0 && lagrangian & defaults::LAGRANGIAN != 0 {
-                structure = Structure::NoKinetic;
-            }
+        if declared == Structure::General && lagrangian_default {
+            structure = match kinetic_default {
+                Some((_, true)) => Structure::MassMatrix,
+                Some((true, false)) => Structure::ConstantMass,
+                Some((false, false)) => Structure::NoKinetic,
+                None => Structure::General,
+            };
         }
         let mut dissipation_or_force = term.has_dissipation_or_force();
         if dissipation_or_force {
@@ -67,6 +120,26 @@ impl<T> Detected<T> {
             term,
             structure,
             dissipation_or_force,
+            lagrangian_default,
+            kinetic_default,
+        }
+    }
+
+    /// The whole mass matrix the term writes, `M + M(t, q)` (symmetric or not, as written).
+    #[inline(always)]
+    pub(crate) fn written_mass<D: DualNum<Primitive = f64> + Copy, const N: usize>(
+        &self,
+        t: D,
+        q: &SVector<D, N>,
+    ) -> SMatrix<D, N, N>
+    where
+        T: Term<N>,
+    {
+        match self.kinetic_default {
+            Some((true, true)) => self.term.mass().map(D::from) + self.term.mass_matrix(t, q),
+            Some((true, false)) => self.term.mass().map(D::from),
+            Some((false, true)) => self.term.mass_matrix(t, q),
+            _ => SMatrix::from_element(D::from(0.0)),
         }
     }
 }
@@ -80,7 +153,11 @@ impl<T: Term<N>, const N: usize> Term<N> for Detected<T> {
         q: &SVector<D, N>,
         v: &SVector<D, N>,
     ) -> D {
-        self.term.kinetic(t, q, v)
+        match self.kinetic_default {
+            Some((false, false)) => D::from(0.0),
+            Some(_) => v.dot(&(self.written_mass(t, q) * v)) * 0.5,
+            None => self.term.kinetic(t, q, v),
+        }
     }
     #[inline(always)]
     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, t: D, q: &SVector<D, N>) -> D {
@@ -93,7 +170,11 @@ impl<T: Term<N>, const N: usize> Term<N> for Detected<T> {
         q: &SVector<D, N>,
         v: &SVector<D, N>,
     ) -> D {
-        self.term.lagrangian(t, q, v)
+        if self.lagrangian_default {
+            self.kinetic(t, q, v) - self.term.potential(t, q)
+        } else {
+            self.term.lagrangian(t, q, v)
+        }
     }
     #[inline(always)]
     fn dissipation<D: DualNum<Primitive = f64> + Copy>(
@@ -120,6 +201,17 @@ impl<T: Term<N>, const N: usize> Term<N> for Detected<T> {
     #[inline(always)]
     fn structure(&self) -> Structure {
         self.structure
+    }
+    fn mass(&self) -> SMatrix<f64, N, N> {
+        self.term.mass()
+    }
+    #[inline(always)]
+    fn mass_matrix<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: D,
+        q: &SVector<D, N>,
+    ) -> SMatrix<D, N, N> {
+        self.term.mass_matrix(t, q)
     }
     fn point_mass_matrix(&self) -> [[f64; 4]; 4] {
         self.term.point_mass_matrix()
@@ -188,6 +280,48 @@ mod tests {
             SVector::from([t, t])
         }
     }
+    struct Lumped;
+    impl Term<2> for Lumped {
+        fn mass(&self) -> SMatrix<f64, 2, 2> {
+            SMatrix::identity() * 3.0
+        }
+    }
+    struct Polar;
+    impl Term<2> for Polar {
+        fn mass_matrix<D: DualNum<Primitive = f64> + Copy>(
+            &self,
+            _t: D,
+            q: &SVector<D, 2>,
+        ) -> SMatrix<D, 2, 2> {
+            let z = D::from(0.0);
+            SMatrix::from([[D::from(1.0), z], [z, q[0] * q[0]]])
+        }
+    }
+    struct Both;
+    impl Term<2> for Both {
+        fn mass(&self) -> SMatrix<f64, 2, 2> {
+            SMatrix::identity()
+        }
+        fn mass_matrix<D: DualNum<Primitive = f64> + Copy>(
+            &self,
+            t: D,
+            _q: &SVector<D, 2>,
+        ) -> SMatrix<D, 2, 2> {
+            SMatrix::identity() * t
+        }
+    }
+    /// Forwards `kinetic` alone.
+    struct Forwards<T>(T);
+    impl<T: Term<2>> Term<2> for Forwards<T> {
+        fn kinetic<D: DualNum<Primitive = f64> + Copy>(
+            &self,
+            t: D,
+            q: &SVector<D, 2>,
+            v: &SVector<D, 2>,
+        ) -> D {
+            self.0.kinetic(t, q, v)
+        }
+    }
     /// A potential that panics at the origin: nothing is concluded about it.
     struct Fragile;
     impl Term<2> for Fragile {
@@ -221,6 +355,27 @@ mod tests {
         assert!(Term::<2>::has_dissipation_or_force(&t));
         let t = Detected::new(Pushed);
         assert!(Term::<2>::has_dissipation_or_force(&t));
+        let t = Detected::new(Lumped);
+        assert_eq!(Term::<2>::structure(&t), Structure::ConstantMass);
+        let v = SVector::from([1.0, 2.0]);
+        assert_eq!(t.kinetic(0.0, &v, &v), 7.5);
+        assert_eq!(t.lagrangian(0.0, &v, &v), 7.5);
+        let t = Detected::new(Polar);
+        assert_eq!(Term::<2>::structure(&t), Structure::MassMatrix);
+        assert_eq!(t.kinetic(0.0, &SVector::from([3.0, 0.0]), &v), 0.5 + 18.0);
+        // both written: T = ½ vᵀ (I + t I) v
+        let t = Detected::new(Both);
+        assert_eq!(Term::<2>::structure(&t), Structure::MassMatrix);
+        assert_eq!(t.kinetic(2.0, &v, &v), 7.5);
+        // the raw term's default kinetic energy is the same
+        assert_eq!(Both.kinetic(2.0, &v, &v), 7.5);
+        // a wrapper that forwards `kinetic` to a term's default body, not its matrices, marks
+        // as that term would: it is not taken for one that writes a mass matrix
+        let t = Detected::new(Forwards(Polar));
+        assert_eq!(Term::<2>::structure(&t), Structure::General);
+        assert_eq!(t.kinetic(0.0, &SVector::from([3.0, 0.0]), &v), 0.5 + 18.0);
+        let t = Detected::new(Forwards(Lumped));
+        assert_eq!(Term::<2>::structure(&t), Structure::General);
         let hook = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));
         let t = Detected::new(Fragile);

@@ -26,6 +26,7 @@ mod detect;
 mod expr;
 mod passes;
 pub mod place;
+mod quadratic;
 mod relative;
 mod structured;
 
@@ -117,7 +118,7 @@ pub fn term_residual<T: Term<N>, const N: usize>(
         SVector::from_column_slice(a),
     );
     match term.structure() {
-        Structure::General => return el_residual(term, t, &q, &v, &a).0,
+        Structure::General | Structure::MassMatrix => return el_residual(term, t, &q, &v, &a).0,
         Structure::PointMasses => return structured::residual_point_masses(term, t, &q, &v, &a),
         Structure::NoKinetic | Structure::ConstantMass => {}
     }
@@ -446,6 +447,7 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
     ) -> SVector<f64, N> {
         match self.term.structure {
             Structure::PointMasses => structured::residual_point_masses(&self.term, t, &q, &v, &a),
+            Structure::MassMatrix => quadratic::residual_and_mass(&self.term, t, &q, &v, &a).0,
             _ => el_residual(&self.term, t, &q, &v, &a).0,
         }
     }
@@ -554,7 +556,9 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         a: &SVector<f64, N>,
     ) -> SVector<f64, N> {
         match self.term.structure {
-            Structure::General | Structure::PointMasses => self.residual_general(t, *q, *v, *a),
+            Structure::General | Structure::PointMasses | Structure::MassMatrix => {
+                self.residual_general(t, *q, *v, *a)
+            }
             Structure::NoKinetic | Structure::ConstantMass => {
                 structured::residual(&self.term, self.mass(t, q, v), t, q, v, a)
             }
@@ -568,11 +572,15 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         a: &SVector<f64, N>,
         c: &KernelCoefficients,
     ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-        if matches!(
-            self.term.structure,
-            Structure::General | Structure::PointMasses
-        ) {
-            return weighted_blocks(&self.term, t, q, v, a, c);
+        match self.term.structure {
+            Structure::MassMatrix if c.stiffness == 0.0 && c.damping == 0.0 => {
+                let (r, m) = quadratic::residual_and_mass(&self.term, t, q, v, a);
+                return (r, m * c.mass);
+            }
+            Structure::General | Structure::PointMasses | Structure::MassMatrix => {
+                return weighted_blocks(&self.term, t, q, v, a, c);
+            }
+            Structure::NoKinetic | Structure::ConstantMass => {}
         }
         structured::weighted(&self.term, self.mass(t, q, v), t, q, v, a, c)
     }

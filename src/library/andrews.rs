@@ -7,7 +7,7 @@
 #![allow(clippy::excessive_precision)] // published values, kept as printed
 
 use crate::model::{Constraint, Model, Term};
-use nalgebra::SVector;
+use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
 
 /// The mechanism's parameters (SI units).
@@ -149,57 +149,40 @@ pub const LAMBDA0: [f64; 6] = [
     0.0,
 ];
 
-impl Andrews {
-    /// The mass matrix `M(q)` (symmetric), evaluated on any dual type.
-    pub fn mass_matrix<D: DualNum<Primitive = f64> + Copy>(
+impl Term<7> for Andrews {
+    /// The mass matrix `M(q)` (symmetric): the kinetic energy is `½ q̇ᵀ M(q) q̇`.
+    fn mass_matrix<D: DualNum<Primitive = f64> + Copy>(
         &self,
+        _t: D,
         q: &SVector<D, 7>,
-    ) -> [[D; 7]; 7] {
+    ) -> SMatrix<D, 7, 7> {
         let p = self;
         let z = D::from(0.0);
-        let mut m = [[z; 7]; 7];
+        let mut m = SMatrix::<D, 7, 7>::from_element(z);
         let (cth, sphi, som) = (q[1].cos(), q[3].sin(), q[5].sin());
         let eea = p.e - p.ea;
         let zfa = p.zf - p.fa;
-        m[0][0] = D::from(p.m1 * p.ra * p.ra + p.m2 * (p.rr * p.rr + p.da * p.da) + p.i1 + p.i2)
+        m[(0, 0)] = D::from(p.m1 * p.ra * p.ra + p.m2 * (p.rr * p.rr + p.da * p.da) + p.i1 + p.i2)
             - cth * (2.0 * p.m2 * p.da * p.rr);
-        m[1][0] = D::from(p.m2 * p.da * p.da + p.i2) - cth * (p.m2 * p.da * p.rr);
-        m[1][1] = D::from(p.m2 * p.da * p.da + p.i2);
-        m[2][2] = D::from(p.m3 * (p.sa * p.sa + p.sb * p.sb) + p.i3);
-        m[3][3] = D::from(p.m4 * eea * eea + p.i4);
-        m[4][3] = D::from(p.m4 * eea * eea + p.i4) + sphi * (p.m4 * p.zt * eea);
-        m[4][4] = D::from(
+        m[(1, 0)] = D::from(p.m2 * p.da * p.da + p.i2) - cth * (p.m2 * p.da * p.rr);
+        m[(1, 1)] = D::from(p.m2 * p.da * p.da + p.i2);
+        m[(2, 2)] = D::from(p.m3 * (p.sa * p.sa + p.sb * p.sb) + p.i3);
+        m[(3, 3)] = D::from(p.m4 * eea * eea + p.i4);
+        m[(4, 3)] = D::from(p.m4 * eea * eea + p.i4) + sphi * (p.m4 * p.zt * eea);
+        m[(4, 4)] = D::from(
             p.m4 * (p.zt * p.zt + eea * eea) + p.m5 * (p.ta * p.ta + p.tb * p.tb) + p.i4 + p.i5,
         ) + sphi * (2.0 * p.m4 * p.zt * eea);
-        m[5][5] = D::from(p.m6 * zfa * zfa + p.i6);
-        m[6][5] = D::from(p.m6 * zfa * zfa + p.i6) - som * (p.m6 * p.u * zfa);
-        m[6][6] = D::from(
+        m[(5, 5)] = D::from(p.m6 * zfa * zfa + p.i6);
+        m[(6, 5)] = D::from(p.m6 * zfa * zfa + p.i6) - som * (p.m6 * p.u * zfa);
+        m[(6, 6)] = D::from(
             p.m6 * (zfa * zfa + p.u * p.u) + p.m7 * (p.ua * p.ua + p.ub * p.ub) + p.i6 + p.i7,
         ) - som * (2.0 * p.m6 * p.u * zfa);
         for i in 0..7 {
             for j in 0..i {
-                m[j][i] = m[i][j];
+                m[(j, i)] = m[(i, j)];
             }
         }
         m
-    }
-}
-
-impl Term<7> for Andrews {
-    fn kinetic<D: DualNum<Primitive = f64> + Copy>(
-        &self,
-        _t: D,
-        q: &SVector<D, 7>,
-        v: &SVector<D, 7>,
-    ) -> D {
-        let m = self.mass_matrix(q);
-        let mut t = D::from(0.0);
-        for i in 0..7 {
-            for j in 0..7 {
-                t += v[i] * m[i][j] * v[j];
-            }
-        }
-        t * 0.5
     }
     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 7>) -> D {
         let p = self;

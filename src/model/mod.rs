@@ -47,7 +47,7 @@ mod state;
 pub use builder::{ConstraintKernelBox, ModelBuilder, TermKernelBox};
 use group::{Constraints, Terms};
 pub use kernel::{ConstraintBlocks, ConstraintKernel, KernelCoefficients, TermKernel};
-use nalgebra::SVector;
+use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
 pub use state::{State, StateView};
 
@@ -64,6 +64,10 @@ pub mod defaults {
     pub const DISSIPATION: u8 = 4;
     /// [`Term::force`](super::Term::force)'s default ran.
     pub const FORCE: u8 = 8;
+    /// [`Term::mass`](super::Term::mass)'s default ran.
+    pub const MASS: u8 = 16;
+    /// [`Term::mass_matrix`](super::Term::mass_matrix)'s default ran.
+    pub const MASS_MATRIX: u8 = 32;
     thread_local! {
         static RAN: Cell<u8> = const { Cell::new(0) };
     }
@@ -118,15 +122,72 @@ pub trait Term<const N: usize>: Send + Sync {
     /// assert!((r[0] + 50.0).abs() < 1e-12 && (r[2] - 50.0).abs() < 1e-12);
     /// ```
     const TRANSLATION_INVARIANT: Option<usize> = None;
-    /// Kinetic energy `T(t, q, v)`.
+    /// Kinetic energy `T(t, q, v)`; defaults to `½ vᵀ (M + M(t, q)) v` with the matrices of
+    /// [`mass`](Term::mass) and [`mass_matrix`](Term::mass_matrix) (zero unless written).
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: D,
+        q: &SVector<D, N>,
+        v: &SVector<D, N>,
+    ) -> D {
+        defaults::mark(defaults::KINETIC);
+        let m = self.mass().map(D::from) + self.mass_matrix(t, q);
+        v.dot(&(m * v)) * 0.5
+    }
+    /// The kinetic energy written as its constant mass matrix, `T = ½ vᵀ M v`: the short form
+    /// for point masses in Cartesian coordinates and bodies on their basic points. Write it
+    /// instead of [`kinetic`](Term::kinetic); the toolkit then takes `M` once, never
+    /// differentiates `T`, and factorizes a model's constant `M` once for explicit methods
+    /// ([`Structure::ConstantMass`], found without declaring it).
+    ///
+    /// ```
+    /// use lagrangian::prelude::*;
+    /// // a point mass of 2 kg in the plane under gravity along −y
+    /// struct Mass;
+    /// impl Term<2> for Mass {
+    ///     fn mass(&self) -> SMatrix<f64, 2, 2> {
+    ///         SMatrix::identity() * 2.0
+    ///     }
+    ///     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 2>) -> D {
+    ///         q[1] * (2.0 * 9.81)
+    ///     }
+    /// }
+    /// // r = M a + ∇V: at rest with a = (0, −g) the forces balance
+    /// let r = lagrangian::ad::term_residual(&Mass, 0.0, &[0.3, 1.0], &[1.0, 0.0], &[0.0, -9.81]);
+    /// assert!(r.norm() < 1e-14);
+    /// ```
+    fn mass(&self) -> SMatrix<f64, N, N> {
+        defaults::mark(defaults::MASS);
+        SMatrix::zeros()
+    }
+    /// The kinetic energy written as its mass matrix, `T = ½ vᵀ M(t, q) v` with `M` symmetric —
+    /// every mechanism in generalized coordinates whose kinetic energy has no terms linear in
+    /// `v` (pendulums in angles, linkages, robots). Write it instead of
+    /// [`kinetic`](Term::kinetic); the residual then takes `M(t, q)` and its first derivatives
+    /// alone (`M a + Ṁ v − ½ ∇_q(vᵀ M v) + ∇V + ∂R/∂v − Q`, two first-order passes of `M`
+    /// instead of third-order passes of `L`), and the matrix of a state's accelerations is one
+    /// evaluation of `M` ([`Structure::MassMatrix`], found without declaring it).
+    ///
+    /// ```
+    /// use lagrangian::prelude::*;
+    /// // a particle in polar coordinates (r, φ): M = diag(m, m r²)
+    /// struct Polar;
+    /// impl Term<2> for Polar {
+    ///     fn mass_matrix<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 2>) -> SMatrix<D, 2, 2> {
+    ///         SMatrix::from([[D::from(1.0), D::from(0.0)], [D::from(0.0), q[0] * q[0]]])
+    ///     }
+    /// }
+    /// // r = (r̈ − r φ̇², r² φ̈ + 2 r ṙ φ̇): at r = 2, ṙ = 0.5, φ̇ = 3 and no acceleration
+    /// let r = lagrangian::ad::term_residual(&Polar, 0.0, &[2.0, 0.0], &[0.5, 3.0], &[0.0, 0.0]);
+    /// assert!((r[0] + 18.0).abs() < 1e-13 && (r[1] - 6.0).abs() < 1e-13);
+    /// ```
+    fn mass_matrix<D: DualNum<Primitive = f64> + Copy>(
         &self,
         _t: D,
         _q: &SVector<D, N>,
-        _v: &SVector<D, N>,
-    ) -> D {
-        defaults::mark(defaults::KINETIC);
-        D::from(0.0)
+    ) -> SMatrix<D, N, N> {
+        defaults::mark(defaults::MASS_MATRIX);
+        SMatrix::from_element(D::from(0.0))
     }
     /// Potential energy `V(t, q)`.
     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, _q: &SVector<D, N>) -> D {
@@ -201,6 +262,7 @@ pub trait Term<const N: usize>: Send + Sync {
 /// | `General` | `d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q` | third derivatives of `L` |
 /// | `NoKinetic` | `∇V + ∂R/∂v − Q` | `∇²V`; `R_vq`, `R_vv` |
 /// | `ConstantMass` | `M a + ∇V + ∂R/∂v − Q` | as `NoKinetic`, `M` once |
+/// | `MassMatrix` | `M a + Ṁ v − ½ ∇_q(vᵀ M v) + ∇V + ∂R/∂v − Q` | `M` alone for `c_K = c_D = 0`; else as `General` |
 /// | `PointMasses` | `Σ_a J_aᵀ Σ_b m_ab ẍ_b + ∇V + ∂R/∂v − Q` | as `General` |
 ///
 /// ```
@@ -219,6 +281,7 @@ pub trait Term<const N: usize>: Send + Sync {
 /// assert!((r[0] - 10.0).abs() < 1e-14 && (r[1] + 20.0).abs() < 1e-14);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Structure {
     /// `L(t, q, v)` of any form, [`lagrangian`](Term::lagrangian) possibly overridden.
     #[default]
@@ -229,8 +292,15 @@ pub enum Structure {
     NoKinetic,
     /// `L = T − V` ([`lagrangian`](Term::lagrangian) not overridden) with `T = ½ vᵀ M v` and `M`
     /// constant (no dependence on `t` or `q`; no terms linear in `v`) — point masses in
-    /// Cartesian coordinates, planar bodies on their basic points.
+    /// Cartesian coordinates, planar bodies on their basic points. Found without declaring it
+    /// for a term that writes [`mass`](Term::mass) and neither `kinetic` nor `lagrangian`.
     ConstantMass,
+    /// `L = T − V` ([`lagrangian`](Term::lagrangian) not overridden) with `T = ½ vᵀ M(t, q) v`
+    /// written as [`mass_matrix`](Term::mass_matrix) (and possibly [`mass`](Term::mass)), found
+    /// without declaring it. The residual is `M a + Ṁ v − ½ ∇_q(vᵀ M v) + ∇V + ∂R/∂v − Q` from
+    /// two first-order passes of `M` (along the path and seeded on `q`), the matrix of a state's
+    /// accelerations `M` itself; the other Jacobians take the general path.
+    MassMatrix,
     /// `L = T − V` ([`lagrangian`](Term::lagrangian) not overridden) with
     /// `T = ½ Σ_ab m_ab ẋ_a·ẋ_b` over points `x_a(t, q)` of any form
     /// ([`mass_points`](Term::mass_points)) and constant `m_ab`
