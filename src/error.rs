@@ -21,6 +21,23 @@ pub enum ModelError {
         /// Which element.
         what: String,
     },
+    /// A term declares a structure (or translation invariance) that its energies do not have:
+    /// the declared derivation differs from the general one.
+    #[error(
+        "term {term} on coordinates {indices:?} declares {declared}, which does not hold: \
+         {detail}; remove the declaration (the default derivation is always right) or make the \
+         energies match it"
+    )]
+    WrongDeclaration {
+        /// The term's type.
+        term: String,
+        /// Its global coordinates.
+        indices: Vec<usize>,
+        /// What it declares.
+        declared: String,
+        /// What differs, by how much, where.
+        detail: String,
+    },
     /// Anything else that makes the model unusable.
     #[error("invalid model: {0}")]
     Invalid(String),

@@ -218,11 +218,8 @@ fn andrews_residual_reproduces_published_f_and_mass_matrix() {
         }
         // M from AD equals the published M(q)
         let b = dense_term_blocks(&model, 0.0, &q, &v, &zero);
-        let mq = Term::<7>::mass_matrix(
-            &p,
-            0.0,
-            &nalgebra::SVector::<f64, 7>::from_column_slice(&q),
-        );
+        let mq =
+            Term::<7>::mass_matrix(&p, 0.0, &nalgebra::SVector::<f64, 7>::from_column_slice(&q));
         for i in 0..7 {
             for j in 0..7 {
                 assert!((b[1][(i, j)] - mq[(i, j)]).abs() < 1e-15, "M[{i}][{j}]");

@@ -102,7 +102,10 @@ fn worst<T: Term<N> + Clone + 'static, const N: usize>(term: T, expected: Struct
             ] {
                 for i in 0..N {
                     let e = (rc[i] - g[0][i]).abs();
-                    assert!(e <= 1e-12 * (1.0 + g[0][i].abs()), "{c:?}: r[{i}] off by {e:e}");
+                    assert!(
+                        e <= 1e-12 * (1.0 + g[0][i].abs()),
+                        "{c:?}: r[{i}] off by {e:e}"
+                    );
                     for k in 0..N {
                         let e = (j[(i, k)] - want[(i, k)]).abs();
                         assert!(e <= 1e-12 * scale, "{c:?}: J[{i},{k}] off by {e:e}");
@@ -588,4 +591,115 @@ fn kinetic_energies_written_as_mass_matrices_equal_the_general_derivation() {
     // and the written matrix is the kinetic energy: r = M a for a point mass at rest
     let r = term_residual::<Lumped, 3>(&Lumped, 0.0, &[0.0; 3], &[0.0; 3], &[1.0, 2.0, -9.81]);
     assert!((r - SVector::from([1.5, 3.0, 0.0])).norm() < 1e-14);
+}
+
+/// Declares no kinetic energy but writes one.
+struct ClaimsNoKinetic;
+impl Term<2> for ClaimsNoKinetic {
+    fn kinetic<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: D,
+        _q: &SVector<D, 2>,
+        v: &SVector<D, 2>,
+    ) -> D {
+        v.dot(v) * 0.5
+    }
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 2>) -> D {
+        q[0] * q[1]
+    }
+    fn structure(&self) -> Structure {
+        Structure::NoKinetic
+    }
+}
+
+/// Declares a constant mass matrix, but `M = 1 + x²`.
+struct ClaimsConstantMass;
+impl Term<1> for ClaimsConstantMass {
+    fn kinetic<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: D,
+        q: &SVector<D, 1>,
+        v: &SVector<D, 1>,
+    ) -> D {
+        v[0] * v[0] * (q[0] * q[0] + 1.0) * 0.5
+    }
+    fn structure(&self) -> Structure {
+        Structure::ConstantMass
+    }
+}
+
+/// Declares translation invariance, but the potential holds the first point to the origin.
+struct ClaimsRelative;
+impl Term<4> for ClaimsRelative {
+    const TRANSLATION_INVARIANT: Option<usize> = Some(2);
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 4>) -> D {
+        let d = SVector::<D, 2>::new(q[2] - q[0], q[3] - q[1]);
+        d.dot(&d) * 50.0 + q[0] * q[0]
+    }
+    fn structure(&self) -> Structure {
+        Structure::NoKinetic
+    }
+}
+
+#[test]
+fn a_declaration_that_does_not_hold_is_refused_with_the_terms_name() {
+    use lagrangian::error::ModelError;
+    let refused = |r: Result<Model, ModelError>, name: &str, declared: &str, what: &str| {
+        let Err(e) = r else {
+            panic!("a wrong declaration of {name} was accepted");
+        };
+        let ModelError::WrongDeclaration {
+            term,
+            declared: d,
+            detail,
+            ..
+        } = &e
+        else {
+            panic!("{e}");
+        };
+        assert!(term.ends_with(name), "{term}");
+        assert_eq!(d, declared);
+        assert!(detail.contains(what), "{detail}");
+        let text = e.to_string();
+        assert!(
+            text.contains(name) && text.contains("remove the declaration"),
+            "{text}"
+        );
+    };
+    let b = Model::builder(4).term([0, 1], ClaimsNoKinetic);
+    refused(
+        b.build(),
+        "ClaimsNoKinetic",
+        "Structure::NoKinetic",
+        "residual",
+    );
+    let b = Model::builder(1).term([0], ClaimsConstantMass);
+    refused(
+        b.build(),
+        "ClaimsConstantMass",
+        "Structure::ConstantMass",
+        "residual",
+    );
+    let b = Model::builder(4).term([0, 1, 2, 3], ClaimsRelative);
+    refused(
+        b.build(),
+        "ClaimsRelative",
+        "Structure::NoKinetic and TRANSLATION_INVARIANT = Some(2)",
+        "residual",
+    );
+    // the library's declarations hold (checked on the first term of each type)
+    let s = Spring::<3> {
+        stiffness: 1e6,
+        rest_length: 0.2,
+        damping: 3.0,
+    };
+    let p = || Particle {
+        mass: 2.0,
+        gravity: [0.0, 0.0, -9.81],
+    };
+    let b = Model::builder(6)
+        .term([0, 1, 2], p())
+        .term([3, 4, 5], p())
+        .term([0, 1, 2, 3, 4, 5], s);
+    assert!(b.build().is_ok());
 }

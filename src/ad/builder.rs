@@ -1,7 +1,8 @@
 //! Adding user terms and constraints to a model: each is differentiated by the AD kernels of
 //! this module ([`TermAd`], [`ConstraintAd`]) and stored with the other kernels of its type.
 
-use crate::ad::{ConstraintAd, TermAd};
+use crate::ad::{verify, ConstraintAd, TermAd};
+use crate::error::ModelError;
 use crate::model::{Constraint, ModelBuilder, Term};
 
 impl ModelBuilder {
@@ -16,8 +17,30 @@ impl ModelBuilder {
     }
 
     /// Add a term in place (for loops).
+    ///
+    /// A term that declares a [`Structure`](crate::model::Structure) or
+    /// [`TRANSLATION_INVARIANT`](Term::TRANSLATION_INVARIANT) has the declaration checked
+    /// against the general derivation of its energies (on the first term of its type): one that
+    /// does not hold makes [`build`](ModelBuilder::build) fail with
+    /// [`ModelError::WrongDeclaration`](crate::error::ModelError::WrongDeclaration).
     pub fn add_term<T: Term<N> + 'static, const N: usize>(&mut self, indices: [usize; N], term: T) {
-        self.add_term_kernel(&indices, TermAd::<T, N>::new(term));
+        let declared = verify::declaration(&term);
+        let structure = term.structure();
+        let kernel = TermAd::<T, N>::new(term);
+        if let Some(declared) = declared {
+            if self.first_declaration(std::any::TypeId::of::<T>(), structure) {
+                if let Err(detail) = kernel.verify_declaration() {
+                    self.fail(ModelError::WrongDeclaration {
+                        term: std::any::type_name::<T>().to_string(),
+                        indices: indices.to_vec(),
+                        declared,
+                        detail,
+                    });
+                    return;
+                }
+            }
+        }
+        self.add_term_kernel(&indices, kernel);
     }
 
     /// Add a named block of `M` constraint rows on the global coordinates `indices`

@@ -29,6 +29,7 @@ pub mod place;
 mod quadratic;
 mod relative;
 mod structured;
+mod verify;
 
 pub use expr::ExprKernel;
 pub use place::Derivatives;
@@ -452,6 +453,48 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
         }
     }
 
+    /// The residual along the term's structure ([`TermKernel::residual`]).
+    #[inline(always)]
+    fn residual_at(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        a: &SVector<f64, N>,
+    ) -> SVector<f64, N> {
+        match self.term.structure {
+            Structure::General | Structure::PointMasses | Structure::MassMatrix => {
+                self.residual_general(t, *q, *v, *a)
+            }
+            Structure::NoKinetic | Structure::ConstantMass => {
+                structured::residual(&self.term, self.mass(t, q, v), t, q, v, a)
+            }
+        }
+    }
+
+    /// The residual and weighted Jacobian along the term's structure
+    /// ([`TermKernel::jacobian`]).
+    fn jacobian_at(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        a: &SVector<f64, N>,
+        c: &KernelCoefficients,
+    ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+        match self.term.structure {
+            Structure::MassMatrix if c.stiffness == 0.0 && c.damping == 0.0 => {
+                let (r, m) = quadratic::residual_and_mass(&self.term, t, q, v, a);
+                return (r, m * c.mass);
+            }
+            Structure::General | Structure::PointMasses | Structure::MassMatrix => {
+                return weighted_blocks(&self.term, t, q, v, a, c);
+            }
+            Structure::NoKinetic | Structure::ConstantMass => {}
+        }
+        structured::weighted(&self.term, self.mass(t, q, v), t, q, v, a, c)
+    }
+
     /// The constant mass matrix (`None` for `NoKinetic`).
     #[inline(always)]
     fn mass(
@@ -555,14 +598,7 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         v: &SVector<f64, N>,
         a: &SVector<f64, N>,
     ) -> SVector<f64, N> {
-        match self.term.structure {
-            Structure::General | Structure::PointMasses | Structure::MassMatrix => {
-                self.residual_general(t, *q, *v, *a)
-            }
-            Structure::NoKinetic | Structure::ConstantMass => {
-                structured::residual(&self.term, self.mass(t, q, v), t, q, v, a)
-            }
-        }
+        self.residual_at(t, q, v, a)
     }
     fn jacobian(
         &self,
@@ -572,17 +608,7 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         a: &SVector<f64, N>,
         c: &KernelCoefficients,
     ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-        match self.term.structure {
-            Structure::MassMatrix if c.stiffness == 0.0 && c.damping == 0.0 => {
-                let (r, m) = quadratic::residual_and_mass(&self.term, t, q, v, a);
-                return (r, m * c.mass);
-            }
-            Structure::General | Structure::PointMasses | Structure::MassMatrix => {
-                return weighted_blocks(&self.term, t, q, v, a, c);
-            }
-            Structure::NoKinetic | Structure::ConstantMass => {}
-        }
-        structured::weighted(&self.term, self.mass(t, q, v), t, q, v, a, c)
+        self.jacobian_at(t, q, v, a, c)
     }
     fn energy(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
         term_energy(&self.term, t, q.as_slice(), v.as_slice())

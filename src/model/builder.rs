@@ -70,6 +70,8 @@ pub struct ModelBuilder {
     constraints: Vec<Box<dyn Constraints>>,
     blocks: Vec<BlockInfo>,
     error: Option<ModelError>,
+    /// Term types whose declared structure was checked (`ad::verify`), with the structure.
+    declared: Vec<(std::any::TypeId, super::Structure)>,
 }
 
 impl ModelBuilder {
@@ -82,6 +84,28 @@ impl ModelBuilder {
             constraints: Vec::new(),
             blocks: Vec::new(),
             error: None,
+            declared: Vec::new(),
+        }
+    }
+
+    /// Whether terms of type `id` declaring `structure` are seen for the first time (then
+    /// remembered): a declaration is checked on the first term of its type.
+    pub(crate) fn first_declaration(
+        &mut self,
+        id: std::any::TypeId,
+        structure: super::Structure,
+    ) -> bool {
+        if self.error.is_some() || self.declared.contains(&(id, structure)) {
+            return false;
+        }
+        self.declared.push((id, structure));
+        true
+    }
+
+    /// Keep `e` as the builder's error unless one came first.
+    pub(crate) fn fail(&mut self, e: ModelError) {
+        if self.error.is_none() {
+            self.error = Some(e);
         }
     }
 

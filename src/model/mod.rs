@@ -82,6 +82,25 @@ pub mod defaults {
     }
 }
 
+/// `½ vᵀ M v`, summed by hand: nalgebra's product of a matrix and a vector of dual numbers
+/// goes through `gemv`, whose multiplications by `α = 1` and `β = 0` cost a dual product each.
+#[doc(hidden)]
+#[inline(always)]
+pub fn half_quadratic_form<D: DualNum<Primitive = f64> + Copy, const N: usize>(
+    m: &SMatrix<D, N, N>,
+    v: &SVector<D, N>,
+) -> D {
+    let mut sum = D::from(0.0);
+    for i in 0..N {
+        let mut row = D::from(0.0);
+        for j in 0..N {
+            row += m[(i, j)] * v[j];
+        }
+        sum += row * v[i];
+    }
+    sum * 0.5
+}
+
 /// A contribution to the Lagrangian over `N` local coordinates.
 ///
 /// Implement [`kinetic`](Term::kinetic) `T(t,q,v)` and [`potential`](Term::potential) `V(t,q)`,
@@ -132,7 +151,7 @@ pub trait Term<const N: usize>: Send + Sync {
     ) -> D {
         defaults::mark(defaults::KINETIC);
         let m = self.mass().map(D::from) + self.mass_matrix(t, q);
-        v.dot(&(m * v)) * 0.5
+        half_quadratic_form(&m, v)
     }
     /// The kinetic energy written as its constant mass matrix, `T = ½ vᵀ M v`: the short form
     /// for point masses in Cartesian coordinates and bodies on their basic points. Write it

@@ -1,0 +1,285 @@
+//! A user's crate: three networks written in the shortest form the tutorial teaches — point
+//! masses by their mass matrix and potential, springs by their potential (and Rayleigh function),
+//! rods as constraints, nothing declared — against the library's hand kernels on the same
+//! networks, in one process, both with the options of the library's benchmark scenes.
+//!
+//! `bash benches/user_crate/run.sh [--repeat 3]` builds it outside the workspace (cargo's default
+//! release profile) and runs each case on one thread; one JSON line per case.
+
+use lagrangian::ad::Derivatives;
+use lagrangian::library::mass_spring::scenes::{benchmark_chain, cloth, BENCHMARK_NEWTON_TOL};
+use lagrangian::library::mass_spring::MassSpringSystem;
+use lagrangian::prelude::*;
+
+/// A point mass `m` under gravity `g`.
+struct Mass {
+    m: f64,
+    g: [f64; 3],
+}
+impl Term<3> for Mass {
+    fn mass(&self) -> SMatrix<f64, 3, 3> {
+        SMatrix::identity() * self.m
+    }
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 3>) -> D {
+        -(q[0] * self.g[0] + q[1] * self.g[1] + q[2] * self.g[2]) * self.m
+    }
+}
+
+/// A spring of stiffness `k` and rest length `l` between two points.
+struct Spring {
+    k: f64,
+    l: f64,
+}
+impl Term<6> for Spring {
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 6>) -> D {
+        let d = q.fixed_rows::<3>(3) - q.fixed_rows::<3>(0);
+        let s = d.dot(&d).sqrt() - self.l;
+        s * s * (0.5 * self.k)
+    }
+}
+
+/// A spring with axial damping `c`: `R = ½ c (d·ḋ)² / |d|²`.
+struct DampedSpring {
+    k: f64,
+    l: f64,
+    c: f64,
+}
+impl Term<6> for DampedSpring {
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 6>) -> D {
+        let d = q.fixed_rows::<3>(3) - q.fixed_rows::<3>(0);
+        let s = d.dot(&d).sqrt() - self.l;
+        s * s * (0.5 * self.k)
+    }
+    fn dissipation<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: D,
+        q: &SVector<D, 6>,
+        v: &SVector<D, 6>,
+    ) -> D {
+        let d = q.fixed_rows::<3>(3) - q.fixed_rows::<3>(0);
+        let p = d.dot(&(v.fixed_rows::<3>(3) - v.fixed_rows::<3>(0)));
+        p * p / d.dot(&d) * (0.5 * self.c)
+    }
+}
+
+/// A spring from a fixed point to a point, with axial damping `c`.
+struct Anchored {
+    at: [f64; 3],
+    k: f64,
+    l: f64,
+    c: f64,
+}
+impl Term<3> for Anchored {
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 3>) -> D {
+        let d = q - SVector::from(self.at.map(D::from));
+        let s = d.dot(&d).sqrt() - self.l;
+        s * s * (0.5 * self.k)
+    }
+    fn dissipation<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: D,
+        q: &SVector<D, 3>,
+        v: &SVector<D, 3>,
+    ) -> D {
+        let d = q - SVector::from(self.at.map(D::from));
+        let p = d.dot(v);
+        p * p / d.dot(&d) * (0.5 * self.c)
+    }
+}
+
+/// A rod of length `l` between two points.
+struct Rod(f64);
+impl Constraint<6, 1> for Rod {
+    fn constraint<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: D,
+        q: &SVector<D, 6>,
+    ) -> SVector<D, 1> {
+        let d = q.fixed_rows::<3>(3) - q.fixed_rows::<3>(0);
+        SVector::from([(d.dot(&d) - self.0 * self.0) * 0.5])
+    }
+}
+
+/// A rod of length `l` from the origin to a point.
+struct AnchoredRod(f64);
+impl Constraint<3, 1> for AnchoredRod {
+    fn constraint<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: D,
+        q: &SVector<D, 3>,
+    ) -> SVector<D, 1> {
+        SVector::from([(q.dot(q) - self.0 * self.0) * 0.5])
+    }
+}
+
+fn idx(i: usize) -> [usize; 3] {
+    [3 * i, 3 * i + 1, 3 * i + 2]
+}
+
+fn pair(i: usize, j: usize) -> [usize; 6] {
+    [3 * i, 3 * i + 1, 3 * i + 2, 3 * j, 3 * j + 1, 3 * j + 2]
+}
+
+/// The 1000-mass chain of `benchmark_chain`: masses of 1 kg 1 m apart along x on springs
+/// k = 1000 from a fixed point at the origin, gravity −9.81 along y.
+fn user_chain(n: usize) -> Result<Problem, Error> {
+    let mut b = Model::builder(3 * n);
+    let g = [0.0, -9.81, 0.0];
+    b.add_term(
+        idx(0),
+        Anchored {
+            at: [0.0; 3],
+            k: 1000.0,
+            l: 1.0,
+            c: 0.0,
+        },
+    );
+    for i in 0..n {
+        b.add_term(idx(i), Mass { m: 1.0, g });
+        if i > 0 {
+            b.add_term(pair(i - 1, i), Spring { k: 1000.0, l: 1.0 });
+        }
+    }
+    let q0: Vec<f64> = (0..n).flat_map(|i| [(i + 1) as f64, 0.0, 0.0]).collect();
+    Ok(Problem::new(b.build()?).guess(&q0, &vec![0.0; 3 * n]))
+}
+
+/// The cloth of `scenes::cloth(m)`, node for node in the same order.
+fn user_cloth(m: usize) -> Result<Problem, Error> {
+    let mid = m.div_ceil(2).max(1);
+    let pos = |i: usize, j: usize| [0.1 * i as f64, 0.1 * j as f64, 0.0];
+    // masses numbered as the scene numbers them: interior nodes, row by row
+    let mut number = vec![vec![None; m + 2]; m + 2];
+    let (mut q0, mut v0) = (Vec::new(), Vec::new());
+    for i in 1..=m {
+        for j in 1..=m {
+            number[i][j] = Some(q0.len() / 3);
+            q0.extend(pos(i, j));
+            v0.extend(if i == mid && j == mid {
+                [0.0, 0.0, 1.0]
+            } else {
+                [0.0; 3]
+            });
+        }
+    }
+    let mut b = Model::builder(q0.len());
+    let g = [0.0, 0.0, -9.81];
+    let (k, l, c) = (100.0, 0.1, 0.01);
+    for i in 0..m + 2 {
+        for j in 0..m + 2 {
+            if let Some(a) = number[i][j] {
+                b.add_term(idx(a), Mass { m: 0.01, g });
+            }
+            for (i2, j2) in [(i + 1, j), (i, j + 1)] {
+                if i2 > m + 1 || j2 > m + 1 {
+                    continue;
+                }
+                match (number[i][j], number[i2][j2]) {
+                    (Some(a), Some(b2)) => b.add_term(pair(a, b2), DampedSpring { k, l, c }),
+                    (Some(a), None) => b.add_term(idx(a), Anchored { at: pos(i2, j2), k, l, c }),
+                    (None, Some(b2)) => b.add_term(idx(b2), Anchored { at: pos(i, j), k, l, c }),
+                    (None, None) => {}
+                }
+            }
+        }
+    }
+    Ok(Problem::new(b.build()?).guess(&q0, &v0))
+}
+
+/// The 100-pendulum chain of `examples/ad_vs_hand.rs`: bobs of 0.1 kg at (0, 0, −i) on rods of
+/// length 1 from the origin, the last pushed along x at 1 m/s.
+fn user_pendulums(n: usize) -> Result<Problem, Error> {
+    let mut b = Model::builder(3 * n);
+    let g = [0.0, 0.0, -9.81];
+    b.add_constraint("rod 0", idx(0), AnchoredRod(1.0));
+    for i in 0..n {
+        b.add_term(idx(i), Mass { m: 0.1, g });
+        if i > 0 {
+            b.add_constraint(format!("rod {i}"), pair(i - 1, i), Rod(1.0));
+        }
+    }
+    let q0: Vec<f64> = (0..n).flat_map(|i| [0.0, 0.0, -((i + 1) as f64)]).collect();
+    let mut v0 = vec![0.0; 3 * n];
+    v0[3 * (n - 1)] = 1.0;
+    Ok(Problem::new(b.build()?).guess(&q0, &v0))
+}
+
+/// The library's pendulum chain on hand kernels.
+fn hand_pendulums(n: usize) -> MassSpringSystem<3> {
+    let mut s = MassSpringSystem::<3>::new([0.0, 0.0, -9.81]);
+    s.options.method.newton_tol = BENCHMARK_NEWTON_TOL;
+    let mut prev = s.add_fix([0.0; 3]);
+    for i in 1..=n {
+        let vel = if i == n { [1.0, 0.0, 0.0] } else { [0.0; 3] };
+        let m = s.add_mass_with_velocity(0.1, [0.0, 0.0, -(i as f64)], vel);
+        s.add_distance_constraint(prev, m, 1.0);
+        prev = m;
+    }
+    s
+}
+
+fn arg(name: &str) -> Option<String> {
+    std::env::args().skip_while(|a| a != name).nth(1)
+}
+
+fn main() -> Result<(), Error> {
+    let repeat: usize = arg("--repeat").and_then(|s| s.parse().ok()).unwrap_or(3);
+    let case = arg("--case").unwrap_or_else(|| "chain".into());
+    let (make_hand, make_user, t_end, steps): (
+        Box<dyn Fn() -> MassSpringSystem<3>>,
+        Box<dyn Fn() -> Result<Problem, Error>>,
+        f64,
+        usize,
+    ) = match case.as_str() {
+        "chain" => (
+            Box::new(|| benchmark_chain(1000)),
+            Box::new(|| user_chain(1000)),
+            1.0,
+            1000,
+        ),
+        "cloth" => (
+            Box::new(|| cloth(90).expect("cloth").0),
+            Box::new(|| user_cloth(90)),
+            1.0,
+            1000,
+        ),
+        "pendulums" => (
+            Box::new(|| hand_pendulums(100)),
+            Box::new(|| user_pendulums(100)),
+            2.0,
+            2000,
+        ),
+        other => panic!("unknown case {other}: chain, cloth or pendulums"),
+    };
+    let (mut hand, mut user) = (f64::INFINITY, f64::INFINITY);
+    let (mut qh, mut qu) = (Vec::new(), Vec::new());
+    let mut options = None;
+    for _ in 0..repeat {
+        let mut s = make_hand();
+        s.options.derivatives = Derivatives::Hand;
+        let mut o = s.options.method.clone();
+        o.h = t_end / steps as f64;
+        options = Some(o);
+        let sol = s.simulate(t_end, steps)?;
+        hand = hand.min(sol.stats.solve_seconds);
+        qh = s.state_vectors().0;
+    }
+    let options = options.expect("at least one run");
+    let problem = make_user()?.t_end(t_end).output_every(steps);
+    for _ in 0..repeat {
+        let sol = simulate(&problem, options.clone())?;
+        user = user.min(sol.stats.solve_seconds);
+        qu = sol.last().state.q.clone();
+    }
+    let diff = qh
+        .iter()
+        .zip(&qu)
+        .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+    println!(
+        "{{\"case\":\"{case}\",\"hand_seconds\":{hand},\"user_seconds\":{user},\"ratio\":{},\
+         \"max_position_difference\":{diff:e},\"coordinates\":{},\"repeat\":{repeat}}}",
+        user / hand,
+        qu.len()
+    );
+    Ok(())
+}
