@@ -24,8 +24,6 @@ pub(crate) struct Detected<T> {
     pub(crate) term: T,
     pub(crate) structure: Structure,
     dissipation_or_force: bool,
-    /// `lagrangian` is the default `T − V`.
-    lagrangian_default: bool,
     /// `kinetic` is the default, `½ vᵀ M v` over the matrices written: (`mass`, `mass_matrix`).
     kinetic_default: Option<(bool, bool)>,
 }
@@ -120,15 +118,12 @@ impl<T> Detected<T> {
             term,
             structure,
             dissipation_or_force,
-            lagrangian_default,
             kinetic_default,
         }
     }
 
-    /// `½ vᵀ M v` over the matrices the term writes. Not inlined: the general path of a term
-    /// that writes `kinetic` itself would carry this code in its loop, and the larger body
-    /// kept the user's `kinetic` from being inlined there (the 1000-mass chain 0.119 →
-    /// 0.147 s, benches/README.md).
+    /// `½ vᵀ M v` over the matrices the term writes. Not inlined: a term that writes `kinetic`
+    /// itself would carry this arm wherever its kinetic energy is evaluated.
     #[inline(never)]
     fn written_kinetic<D: DualNum<Primitive = f64> + Copy, const N: usize>(
         &self,
@@ -140,21 +135,6 @@ impl<T> Detected<T> {
         T: Term<N>,
     {
         half_quadratic_form(&self.written_mass(t, q), v)
-    }
-
-    /// `½ vᵀ M v − V` of a term that writes its mass matrix. Not inlined, for the reason
-    /// above: the user's `kinetic` and `potential` keep one call site each in the general path.
-    #[inline(never)]
-    fn written_lagrangian<D: DualNum<Primitive = f64> + Copy, const N: usize>(
-        &self,
-        t: D,
-        q: &SVector<D, N>,
-        v: &SVector<D, N>,
-    ) -> D
-    where
-        T: Term<N>,
-    {
-        half_quadratic_form(&self.written_mass(t, q), v) - self.term.potential(t, q)
     }
 
     /// The whole mass matrix the term writes, `M + M(t, q)` (symmetric or not, as written).
@@ -202,12 +182,12 @@ impl<T: Term<N>, const N: usize> Term<N> for Detected<T> {
         q: &SVector<D, N>,
         v: &SVector<D, N>,
     ) -> D {
-        match self.kinetic_default {
-            Some((true, _) | (_, true)) if self.lagrangian_default => {
-                self.written_lagrangian(t, q, v)
-            }
-            _ => self.term.lagrangian(t, q, v),
-        }
+        // The term's own (for a written mass matrix, its default body is `½ vᵀ M v − V` over
+        // the matrices written): a branch here to `written_lagrangian` kept the user's
+        // `lagrangian` from being inlined into the general path (the 1000-mass chain's
+        // `kinetic`-written masses 0.119 → 0.155 s); the `MassMatrix` path that needs it
+        // wraps the term in `Written` instead.
+        self.term.lagrangian(t, q, v)
     }
     #[inline(always)]
     fn dissipation<D: DualNum<Primitive = f64> + Copy>(
@@ -256,6 +236,44 @@ impl<T: Term<N>, const N: usize> Term<N> for Detected<T> {
         q: &SVector<D, N>,
     ) -> [[D; 3]; 4] {
         self.term.mass_points(t, q)
+    }
+}
+
+/// A term that writes its mass matrix, with `L = ½ vᵀ M v − V` over the matrices written
+/// (no default bodies, no marks): what the general passes of a `MassMatrix` term evaluate.
+pub(crate) struct Written<'a, T>(pub(crate) &'a Detected<T>);
+
+impl<T: Term<N>, const N: usize> Term<N> for Written<'_, T> {
+    #[inline(always)]
+    fn lagrangian<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: D,
+        q: &SVector<D, N>,
+        v: &SVector<D, N>,
+    ) -> D {
+        half_quadratic_form(&self.0.written_mass(t, q), v) - self.0.term.potential(t, q)
+    }
+    #[inline(always)]
+    fn dissipation<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: D,
+        q: &SVector<D, N>,
+        v: &SVector<D, N>,
+    ) -> D {
+        self.0.term.dissipation(t, q, v)
+    }
+    #[inline(always)]
+    fn force<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: D,
+        q: &SVector<D, N>,
+        v: &SVector<D, N>,
+    ) -> SVector<D, N> {
+        self.0.term.force(t, q, v)
+    }
+    #[inline(always)]
+    fn has_dissipation_or_force(&self) -> bool {
+        self.0.dissipation_or_force
     }
 }
 

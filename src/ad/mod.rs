@@ -487,7 +487,10 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
                 let (r, m) = quadratic::residual_and_mass(&self.term, t, q, v, a);
                 return (r, m * c.mass);
             }
-            Structure::General | Structure::PointMasses | Structure::MassMatrix => {
+            Structure::MassMatrix => {
+                return weighted_blocks(&detect::Written(&self.term), t, q, v, a, c);
+            }
+            Structure::General | Structure::PointMasses => {
                 return weighted_blocks(&self.term, t, q, v, a, c);
             }
             Structure::NoKinetic | Structure::ConstantMass => {}
