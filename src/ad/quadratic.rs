@@ -20,9 +20,7 @@ use num_dual::{Dual64, DualSVec};
 
 /// The residual `r(t, q, v, a)` of a `MassMatrix` term and its (symmetrized) mass matrix
 /// `M(t, q) = ∂r/∂a`. Never inlined: in `TermAd::residual_general` it is an arm every term type
-/// carries, and inlined there it kept the general path of a term that writes `kinetic` from
-/// inlining the user's `lagrangian` (the 1000-mass chain's `kinetic`-written masses 0.118 →
-/// 0.16 s, benches/README.md).
+/// carries, and it should not enlarge the general path of terms that never take it.
 #[inline(never)]
 pub(crate) fn residual_and_mass<T: Term<N>, const N: usize>(
     term: &Detected<T>,

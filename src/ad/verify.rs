@@ -42,11 +42,10 @@ impl<T: Term<N>, const N: usize> Term<N> for General<'_, T> {
 }
 
 /// The general derivation's residual and `J = c_M M + c_D ∂r/∂v + c_K ∂r/∂q`, a column per
-/// pass along the Newton direction on `Dual64`. Not the kernels' own passes: a second call site
-/// of the instantiations the general path runs on would cost it the inlining of the user's
-/// `lagrangian` (LLVM inlines a function with one caller almost whatever its size): the
-/// 1000-mass chain with `kinetic`-written masses took 0.118 s before this check existed and
-/// 0.156 s with the check on the kernels' passes (benches/README.md).
+/// pass along the Newton direction on `Dual64`: instantiations of its own, so the check adds
+/// no call site to the ones the general path runs on (a function with one caller is inlined
+/// almost whatever its size). Whether that matters is not measured: the `kinetic`-written
+/// chain was as slow with this as with the kernels' passes (benches/README.md).
 fn general_blocks<T: Term<N>, const N: usize>(
     term: &General<'_, T>,
     (t, q, v, a): (f64, &SVector<f64, N>, &SVector<f64, N>, &SVector<f64, N>),
