@@ -4,7 +4,8 @@
 //! against the library's hand kernels on the same chain (`benchmark_chain`: 1 kg masses 1 m
 //! apart on springs of k = 1000 from a fixed point, gravity −9.81 along y; 1 s at h = 1e-3).
 //! The point mass is also written the short way, its kinetic energy as its mass matrix
-//! (`Term::mass`). Prints one JSON line with the best of `--repeat` solve times, their ratios
+//! (`Term::mass`), and then the springs too, as `Interaction`s in the difference of their ends
+//! (the tutorial's form). Prints one JSON line with the best of `--repeat` solve times, their ratios
 //! and the largest differences of the final positions.
 //!
 //! `cargo run --release --example user_terms [-- --repeat 3]`
@@ -61,6 +62,15 @@ impl Term<3> for Anchored {
     }
 }
 
+/// The same spring written in the difference `d` of its ends, for `between` and `anchored`.
+struct Relative(f64, f64);
+impl Interaction<3> for Relative {
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, d: &SVector<D, 3>) -> D {
+        let s = d.dot(d).sqrt() - self.1;
+        s * s * (0.5 * self.0)
+    }
+}
+
 fn arg(name: &str) -> Option<String> {
     std::env::args().skip_while(|a| a != name).nth(1)
 }
@@ -82,18 +92,25 @@ fn main() -> Result<(), Error> {
     }
     let mut opts = options.expect("one run");
     opts.h = t_end / steps as f64;
-    let run = |lumped: bool| -> Result<(f64, Vec<f64>), Error> {
+    // 0: `kinetic`-written masses, 1: `mass`-written, 2: and springs as `Interaction`s
+    let run = |form: usize| -> Result<(f64, Vec<f64>), Error> {
         let mut b = Model::builder(3 * n);
-        b = b.term([0, 1, 2], Anchored(1000.0, 1.0));
+        let point = |i: usize| [3 * i, 3 * i + 1, 3 * i + 2];
+        b = match form {
+            2 => b.anchored([0.0; 3], point(0), Relative(1000.0, 1.0)),
+            _ => b.term(point(0), Anchored(1000.0, 1.0)),
+        };
         for i in 0..n {
-            let idx = [3 * i, 3 * i + 1, 3 * i + 2];
-            b = match lumped {
-                true => b.term(idx, Lumped(1.0)),
-                false => b.term(idx, Mass(1.0)),
+            b = match form {
+                0 => b.term(point(i), Mass(1.0)),
+                _ => b.term(point(i), Lumped(1.0)),
             };
             if i > 0 {
-                let (p, c) = (3 * (i - 1), 3 * i);
-                b = b.term([p, p + 1, p + 2, c, c + 1, c + 2], Spring(1000.0, 1.0));
+                let (p, c) = (point(i - 1), point(i));
+                b = match form {
+                    2 => b.between(p, c, Relative(1000.0, 1.0)),
+                    _ => b.term([p[0], p[1], p[2], c[0], c[1], c[2]], Spring(1000.0, 1.0)),
+                };
             }
         }
         let q0: Vec<f64> = (0..n).flat_map(|i| [(i + 1) as f64, 0.0, 0.0]).collect();
@@ -110,8 +127,9 @@ fn main() -> Result<(), Error> {
         }
         Ok((best, q))
     };
-    let (user, qu) = run(false)?;
-    let (lumped, ql) = run(true)?;
+    let (user, qu) = run(0)?;
+    let (lumped, ql) = run(1)?;
+    let (relative, qr) = run(2)?;
     let diff = |q: &[f64]| {
         qh.iter()
             .zip(q)
@@ -122,7 +140,9 @@ fn main() -> Result<(), Error> {
         json!({ "case": "chain1000", "hand_seconds": hand, "user_seconds": user,
                 "ratio": user / hand, "max_position_difference": diff(&qu),
                 "mass_written_seconds": lumped, "mass_written_ratio": lumped / hand,
-                "mass_written_position_difference": diff(&ql), "repeat": repeat })
+                "mass_written_position_difference": diff(&ql),
+                "interaction_seconds": relative, "interaction_ratio": relative / hand,
+                "interaction_position_difference": diff(&qr), "repeat": repeat })
     );
     Ok(())
 }

@@ -50,7 +50,9 @@ pub use error::Error;
 /// What a user writing a mechanism needs in scope.
 pub mod prelude {
     pub use crate::error::Error;
-    pub use crate::model::{Constraint, Model, ModelBuilder, State, Structure, Term};
+    pub use crate::model::{
+        Anchored, Between, Constraint, Interaction, Model, ModelBuilder, State, Structure, Term,
+    };
     pub use crate::output::{reaction_forces, Control, Event, Observer, Record, Solution};
     pub use crate::simulation::{simulate, simulate_from, RunEnd, Simulation};
     pub use crate::solve::{

@@ -3,7 +3,7 @@
 
 use crate::ad::{verify, ConstraintAd, TermAd};
 use crate::error::ModelError;
-use crate::model::{Constraint, ModelBuilder, Term};
+use crate::model::{Anchored, Between, Constraint, Interaction, ModelBuilder, Term};
 
 impl ModelBuilder {
     /// Add a Lagrangian term acting on the global coordinates `indices` (differentiated by AD).
@@ -41,6 +41,68 @@ impl ModelBuilder {
             }
         }
         self.add_term_kernel(&indices, kernel);
+    }
+
+    /// Add the element `interaction` between the points at the global coordinates `a` (its
+    /// `x₁`) and `b` (`x₂`); see [`Interaction`].
+    pub fn between<I, const D: usize, const N: usize>(
+        mut self,
+        a: [usize; D],
+        b: [usize; D],
+        interaction: I,
+    ) -> Self
+    where
+        I: Interaction<D> + 'static,
+        Between<I>: Term<N>,
+    {
+        self.add_between(a, b, interaction);
+        self
+    }
+
+    /// Add an element between two points in place (for loops).
+    pub fn add_between<I, const D: usize, const N: usize>(
+        &mut self,
+        a: [usize; D],
+        b: [usize; D],
+        interaction: I,
+    ) where
+        I: Interaction<D> + 'static,
+        Between<I>: Term<N>,
+    {
+        let mut indices = [0; N];
+        for (k, (&i, &j)) in a.iter().zip(&b).enumerate() {
+            indices[k] = i;
+            indices[D + k] = j;
+        }
+        self.add_term(indices, Between(interaction));
+    }
+
+    /// Add the element `interaction` from the fixed point `anchor` (its `x₁`) to the point at
+    /// the global coordinates `b` (`x₂`); see [`Interaction`].
+    pub fn anchored<I: Interaction<D> + 'static, const D: usize>(
+        mut self,
+        anchor: [f64; D],
+        b: [usize; D],
+        interaction: I,
+    ) -> Self {
+        self.add_anchored(anchor, b, interaction);
+        self
+    }
+
+    /// Add an element from a fixed point in place (for loops).
+    pub fn add_anchored<I: Interaction<D> + 'static, const D: usize>(
+        &mut self,
+        anchor: [f64; D],
+        b: [usize; D],
+        interaction: I,
+    ) {
+        self.add_term(
+            b,
+            Anchored {
+                anchor,
+                interaction,
+            },
+        );
     }
 
     /// Add a named block of `M` constraint rows on the global coordinates `indices`

@@ -37,8 +37,9 @@ pub use place::Derivatives;
 pub use crate::model::kernel::ConstraintBlocks;
 use crate::model::kernel::{ConstraintKernel, KernelCoefficients, TermKernel};
 use crate::model::{Constraint, Structure, Term};
+use dense::{Dense1S, Dense2S};
 use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
-use num_dual::{Dual, Dual2, Dual2SVec, Dual64, DualNum, DualSVec};
+use num_dual::{Dual, Dual2, Dual64, DualNum, DualSVec};
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
@@ -348,9 +349,9 @@ pub fn constraint_blocks<C: Constraint<N, M>, const N: usize, const M: usize>(
     q: &[f64],
     lambda: &[f64],
 ) -> ConstraintBlocks<N, M> {
-    let td = Dual2SVec::<f64, N>::from_re(t);
-    let qd =
-        SVector::<Dual2SVec<f64, N>, N>::from_fn(|i, _| Dual2SVec::from_re(q[i]).derivative(i));
+    // dense parts (`dense`): branch-free operations that inline into a user's constraint
+    let td = Dense2S::<N>::from_re(t);
+    let qd = SVector::<Dense2S<N>, N>::from_fn(|i, _| Dense2S::from_re(q[i]).derivative(i));
     let c = con.constraint(td, &qd);
     let mut out = ConstraintBlocks::<N, M> {
         c: SVector::zeros(),
@@ -375,8 +376,8 @@ pub fn constraint_jacobian<C: Constraint<N, M>, const N: usize, const M: usize>(
     t: f64,
     q: &[f64],
 ) -> (SVector<f64, M>, SMatrix<f64, M, N>) {
-    let td = DualSVec::<f64, N>::from_re(t);
-    let qd = SVector::<DualSVec<f64, N>, N>::from_fn(|i, _| DualSVec::from_re(q[i]).derivative(i));
+    let td = Dense1S::<N>::from_re(t);
+    let qd = SVector::<Dense1S<N>, N>::from_fn(|i, _| Dense1S::from_re(q[i]).derivative(i));
     let c = con.constraint(td, &qd);
     let mut jac = SMatrix::<f64, M, N>::zeros();
     let mut val = SVector::<f64, M>::zeros();

@@ -14,12 +14,14 @@
 //! on `v` with `c_D`) and one of `Q` on first-order duals instead of a mixed and a second-order
 //! pass of `R` and two of `Q`.
 
-use super::dense::Dense2S;
+use super::dense::{Dense1S, Dense2S, Derivative as DenseDerivative};
 use crate::model::Term;
 use nalgebra::{Const, SMatrix, SVector, U1};
-use num_dual::{Derivative, DualSVec, HyperDualVec};
+use num_dual::{Derivative, HyperDualVec};
 
-pub(super) type Vec1<const H: usize> = DualSVec<f64, H>;
+/// First-order numbers with a dense gradient (`super::dense`): branch-free, so small enough to
+/// be inlined into a user's energies under any build settings.
+pub(super) type Vec1<const H: usize> = Dense1S<H>;
 /// The potential's Hessian on dense parts (`super::dense`): no `Option` tests in its operators.
 type S2<const H: usize> = Dense2S<H>;
 /// `eps1` seeded on `v`, `eps2` along the Newton direction: one flat number (the mixed parts
@@ -59,7 +61,7 @@ fn seed1_scaled<const N: usize, const H: usize>(
     seeded::<_, N, H>(x, |x, i| {
         let mut s = Vec1::from_re(x);
         if let Some(i) = i {
-            s.eps = Derivative::derivative_generic(Const::<H>, U1, i) * w;
+            s.eps = DenseDerivative::derivative_generic(Const::<H>, U1, i) * w;
         }
         s
     })

@@ -41,11 +41,13 @@ mod builder;
 pub mod elements;
 pub mod geometry;
 pub mod group;
+mod interaction;
 pub mod kernel;
 mod state;
 
 pub use builder::{ConstraintKernelBox, ModelBuilder, TermKernelBox};
 use group::{Constraints, Terms};
+pub use interaction::{Anchored, Between, Interaction};
 pub use kernel::{ConstraintBlocks, ConstraintKernel, KernelCoefficients, TermKernel};
 use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;

@@ -1,7 +1,8 @@
 //! A user's crate: three networks written in the shortest form the tutorial teaches — point
-//! masses by their mass matrix and potential, springs by their potential (and Rayleigh function),
-//! rods as constraints, nothing declared — against the library's hand kernels on the same
-//! networks, in one process, both with the options of the library's benchmark scenes.
+//! masses by their mass matrix and potential, springs as `Interaction`s (their potential and
+//! Rayleigh function in the difference of their ends), rods as constraints, nothing declared —
+//! against the library's hand kernels and its own AD elements on the same networks, in one
+//! process, all with the options of the library's benchmark scenes.
 //!
 //! `bash benches/user_crate/run.sh [--repeat 3]` builds it outside the workspace (cargo's default
 //! release profile) and runs each case on one thread; one JSON line per case.
@@ -25,15 +26,14 @@ impl Term<3> for Mass {
     }
 }
 
-/// A spring of stiffness `k` and rest length `l` between two points.
+/// A spring of stiffness `k` and rest length `l`, written in the difference `d` of its ends.
 struct Spring {
     k: f64,
     l: f64,
 }
-impl Term<6> for Spring {
-    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 6>) -> D {
-        let d = q.fixed_rows::<3>(3) - q.fixed_rows::<3>(0);
-        let s = d.dot(&d).sqrt() - self.l;
+impl Interaction<3> for Spring {
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, d: &SVector<D, 3>) -> D {
+        let s = d.dot(d).sqrt() - self.l;
         s * s * (0.5 * self.k)
     }
 }
@@ -44,46 +44,19 @@ struct DampedSpring {
     l: f64,
     c: f64,
 }
-impl Term<6> for DampedSpring {
-    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 6>) -> D {
-        let d = q.fixed_rows::<3>(3) - q.fixed_rows::<3>(0);
-        let s = d.dot(&d).sqrt() - self.l;
+impl Interaction<3> for DampedSpring {
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, d: &SVector<D, 3>) -> D {
+        let s = d.dot(d).sqrt() - self.l;
         s * s * (0.5 * self.k)
     }
     fn dissipation<D: DualNum<Primitive = f64> + Copy>(
         &self,
         _t: D,
-        q: &SVector<D, 6>,
-        v: &SVector<D, 6>,
+        d: &SVector<D, 3>,
+        dd: &SVector<D, 3>,
     ) -> D {
-        let d = q.fixed_rows::<3>(3) - q.fixed_rows::<3>(0);
-        let p = d.dot(&(v.fixed_rows::<3>(3) - v.fixed_rows::<3>(0)));
-        p * p / d.dot(&d) * (0.5 * self.c)
-    }
-}
-
-/// A spring from a fixed point to a point, with axial damping `c`.
-struct Anchored {
-    at: [f64; 3],
-    k: f64,
-    l: f64,
-    c: f64,
-}
-impl Term<3> for Anchored {
-    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 3>) -> D {
-        let d = q - SVector::from(self.at.map(D::from));
-        let s = d.dot(&d).sqrt() - self.l;
-        s * s * (0.5 * self.k)
-    }
-    fn dissipation<D: DualNum<Primitive = f64> + Copy>(
-        &self,
-        _t: D,
-        q: &SVector<D, 3>,
-        v: &SVector<D, 3>,
-    ) -> D {
-        let d = q - SVector::from(self.at.map(D::from));
-        let p = d.dot(v);
-        p * p / d.dot(&d) * (0.5 * self.c)
+        let p = d.dot(dd);
+        p * p / d.dot(d) * (0.5 * self.c)
     }
 }
 
@@ -125,19 +98,11 @@ fn pair(i: usize, j: usize) -> [usize; 6] {
 fn user_chain(n: usize) -> Result<Problem, Error> {
     let mut b = Model::builder(3 * n);
     let g = [0.0, -9.81, 0.0];
-    b.add_term(
-        idx(0),
-        Anchored {
-            at: [0.0; 3],
-            k: 1000.0,
-            l: 1.0,
-            c: 0.0,
-        },
-    );
+    b.add_anchored([0.0; 3], idx(0), Spring { k: 1000.0, l: 1.0 });
     for i in 0..n {
         b.add_term(idx(i), Mass { m: 1.0, g });
         if i > 0 {
-            b.add_term(pair(i - 1, i), Spring { k: 1000.0, l: 1.0 });
+            b.add_between(idx(i - 1), idx(i), Spring { k: 1000.0, l: 1.0 });
         }
     }
     let q0: Vec<f64> = (0..n).flat_map(|i| [(i + 1) as f64, 0.0, 0.0]).collect();
@@ -175,9 +140,9 @@ fn user_cloth(m: usize) -> Result<Problem, Error> {
                     continue;
                 }
                 match (number[i][j], number[i2][j2]) {
-                    (Some(a), Some(b2)) => b.add_term(pair(a, b2), DampedSpring { k, l, c }),
-                    (Some(a), None) => b.add_term(idx(a), Anchored { at: pos(i2, j2), k, l, c }),
-                    (None, Some(b2)) => b.add_term(idx(b2), Anchored { at: pos(i, j), k, l, c }),
+                    (Some(a), Some(b2)) => b.add_between(idx(a), idx(b2), DampedSpring { k, l, c }),
+                    (Some(a), None) => b.add_anchored(pos(i2, j2), idx(a), DampedSpring { k, l, c }),
+                    (None, Some(b2)) => b.add_anchored(pos(i, j), idx(b2), DampedSpring { k, l, c }),
                     (None, None) => {}
                 }
             }
@@ -251,7 +216,7 @@ fn main() -> Result<(), Error> {
         ),
         other => panic!("unknown case {other}: chain, cloth or pendulums"),
     };
-    let (mut hand, mut user) = (f64::INFINITY, f64::INFINITY);
+    let (mut hand, mut user, mut library) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
     let (mut qh, mut qu) = (Vec::new(), Vec::new());
     let mut options = None;
     for _ in 0..repeat {
@@ -263,6 +228,12 @@ fn main() -> Result<(), Error> {
         let sol = s.simulate(t_end, steps)?;
         hand = hand.min(sol.stats.solve_seconds);
         qh = s.state_vectors().0;
+    }
+    for _ in 0..repeat {
+        // the library's own AD elements on the same scene
+        let mut s = make_hand();
+        s.options.derivatives = Derivatives::Ad;
+        library = library.min(s.simulate(t_end, steps)?.stats.solve_seconds);
     }
     let options = options.expect("at least one run");
     let problem = make_user()?.t_end(t_end).output_every(steps);
@@ -276,9 +247,11 @@ fn main() -> Result<(), Error> {
         .zip(&qu)
         .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
     println!(
-        "{{\"case\":\"{case}\",\"hand_seconds\":{hand},\"user_seconds\":{user},\"ratio\":{},\
+        "{{\"case\":\"{case}\",\"hand_seconds\":{hand},\"user_seconds\":{user},\"ratio\":{},\"library_ad_seconds\":{library},\
+         \"library_ad_ratio\":{},\
          \"max_position_difference\":{diff:e},\"coordinates\":{},\"repeat\":{repeat}}}",
         user / hand,
+        library / hand,
         qu.len()
     );
     Ok(())
