@@ -336,7 +336,7 @@ impl_dual!(Dense2, [v1, v2], [D], [U1, D], [D, D]);
 /// operations, small enough to be inlined into a user's term under any build settings (cargo's
 /// default release profile: 16 code-generation units, LLVM's default inlining thresholds),
 /// where `DualVec`'s `Option` matches made nalgebra's operators on it and the user's energies
-/// calls (benches/README.md, "A user's crate").
+/// calls (benches/README.md, "Elements between two points, dense first-order numbers").
 #[derive(Clone, Debug)]
 pub struct Dense1<T: Scalar, D: Dim>
 where

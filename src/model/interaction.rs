@@ -151,11 +151,18 @@ impl_between!(1, 2);
 impl_between!(2, 4);
 impl_between!(3, 6);
 
+impl<I, const D: usize> Anchored<I, D> {
+    /// `x − anchor`.
+    #[inline(always)]
+    fn offset<S: DualNum<Primitive = f64> + Copy>(&self, q: &SVector<S, D>) -> SVector<S, D> {
+        SVector::from_fn(|k, _| q[k] - self.anchor[k])
+    }
+}
+
 impl<I: Interaction<D>, const D: usize> Term<D> for Anchored<I, D> {
     #[inline(always)]
     fn potential<S: DualNum<Primitive = f64> + Copy>(&self, t: S, q: &SVector<S, D>) -> S {
-        let d = SVector::from_fn(|k, _| q[k] - self.anchor[k]);
-        self.interaction.potential(t, &d)
+        self.interaction.potential(t, &self.offset(q))
     }
     #[inline(always)]
     fn dissipation<S: DualNum<Primitive = f64> + Copy>(
@@ -164,8 +171,7 @@ impl<I: Interaction<D>, const D: usize> Term<D> for Anchored<I, D> {
         q: &SVector<S, D>,
         v: &SVector<S, D>,
     ) -> S {
-        let d = SVector::from_fn(|k, _| q[k] - self.anchor[k]);
-        self.interaction.dissipation(t, &d, v)
+        self.interaction.dissipation(t, &self.offset(q), v)
     }
     #[inline(always)]
     fn force<S: DualNum<Primitive = f64> + Copy>(
@@ -174,7 +180,6 @@ impl<I: Interaction<D>, const D: usize> Term<D> for Anchored<I, D> {
         q: &SVector<S, D>,
         v: &SVector<S, D>,
     ) -> SVector<S, D> {
-        let d = SVector::from_fn(|k, _| q[k] - self.anchor[k]);
-        self.interaction.force(t, &d, v)
+        self.interaction.force(t, &self.offset(q), v)
     }
 }

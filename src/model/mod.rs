@@ -121,7 +121,8 @@ pub trait Term<const N: usize>: Send + Sync {
     /// alone and recovers the derivatives in `x₁` as minus their sum (docs/maths.md §15): a 3D
     /// spring's passes run on 3 seeds instead of 6. Used with [`Structure::NoKinetic`] and
     /// [`Structure::ConstantMass`] (the kinetic energy is not affected). `None` (the default)
-    /// is right for every term; declaring it where it does not hold gives wrong equations.
+    /// is right for every term; a declaration that does not hold is refused when the first term
+    /// of its type is added ([`ModelError::WrongDeclaration`](crate::error::ModelError::WrongDeclaration)).
     ///
     /// ```
     /// use lagrangian::prelude::*;
@@ -254,7 +255,8 @@ pub trait Term<const N: usize>: Send + Sync {
     /// order it needs ([`Structure`]); the default, [`Structure::General`], is right for every
     /// term, and a term that implements neither [`kinetic`](Term::kinetic) nor
     /// [`lagrangian`](Term::lagrangian) is found to be [`Structure::NoKinetic`] without it.
-    /// Declaring more than holds gives wrong equations.
+    /// A declaration that does not hold is refused when the first term of its type is added
+    /// ([`ModelError::WrongDeclaration`](crate::error::ModelError::WrongDeclaration)).
     fn structure(&self) -> Structure {
         Structure::General
     }
