@@ -192,6 +192,39 @@ pub enum SolveError {
         /// What failed.
         detail: String,
     },
+    /// The mass matrix is not positive definite on the constraint manifold: some motion the
+    /// constraints allow has negative or no kinetic energy ([`MassCheck`](crate::solve::MassCheck)).
+    #[error(
+        "at t = {t}{at}: the mass matrix is not positive definite: {detail}; the kinetic \
+         energy must be positive for every motion the constraints allow (check the signs and \
+         the time and position dependence of the masses and of T)",
+        at = if *step == 0 { " (the start)".to_string() } else { format!(" (step {step})") }
+    )]
+    MassNotPositive {
+        /// Time of the state.
+        t: f64,
+        /// Step number (0: the initial state).
+        step: usize,
+        /// The term and the motion ([`MassDefect::detail`](crate::solve::MassDefect)).
+        detail: String,
+    },
+    /// A Rayleigh function feeds energy in: its power `v·∂R/∂v` is negative
+    /// ([`assembly::negative_dissipation`](crate::assembly::negative_dissipation)).
+    #[error(
+        "at t = {t} (step {step}): the Rayleigh function of {term} dissipates {power:.3e} (negative: \
+         it feeds energy in); a Rayleigh function must be nonnegative, with v·∂R/∂v ≥ 0 — \
+         check its sign (a force that drives the motion is an applied force, not dissipation)"
+    )]
+    NegativeDissipation {
+        /// Time of the state.
+        t: f64,
+        /// Step number.
+        step: usize,
+        /// The term, by the coordinates it acts on.
+        term: String,
+        /// Its power `v·∂R/∂v`.
+        power: f64,
+    },
     /// The constraints have redundant rows, which make the iteration matrix singular.
     #[error("redundant constraint rows make the index-3 system singular: {0}; remove them")]
     RedundantConstraints(String),

@@ -17,12 +17,14 @@
 //! # Ok::<(), lagrangian::Error>(())
 //! ```
 
+use crate::assembly::negative_dissipation;
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::output::{Control, Event, Observer, Recorder, Solution};
 use crate::problem::OutputTimes;
 use crate::solve::{
-    DenseOutput, InitReport, Integrator, Method, MethodSwitch, Problem, Stats, StepOutcome,
+    DenseOutput, InitReport, Integrator, MassCheck, Method, MethodSwitch, Problem, Stats,
+    StepOutcome,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -58,6 +60,45 @@ pub struct Simulation {
     dense: DenseOutput,
     /// The changes of method so far ([`Integrator::switch`]).
     switches: Vec<MethodSwitch>,
+    /// The mass matrix's check, repeated every [`MASS_CHECK_EVERY`] steps (`None` when `M` is
+    /// constant, or positive definite only on the constraint manifold, where each check would
+    /// cost dense matrices).
+    mass: Option<MassCheck>,
+}
+
+/// Steps between two checks of the physics during a run: the mass matrix of a model whose `M`
+/// changes ([`MassCheck`]: one assembly of `M` and its sparse Cholesky factorization, a
+/// fraction of a step's cost) and the sign of the Rayleigh functions' powers
+/// ([`negative_dissipation`]: one pass over the terms).
+pub const MASS_CHECK_EVERY: usize = 16;
+
+/// Check the mass matrix of `model` at `state` (step `step`); the check to repeat during the
+/// run, if any.
+fn check_mass(
+    model: &Model,
+    state: StateView<'_>,
+    step: usize,
+) -> Result<Option<MassCheck>, Error> {
+    let mut check = MassCheck::new(model);
+    let definite = mass_at(&mut check, model, state, step)?;
+    Ok((definite && !model.constant_mass()).then_some(check))
+}
+
+/// One check at `state`, as the run's error.
+fn mass_at(
+    check: &mut MassCheck,
+    model: &Model,
+    state: StateView<'_>,
+    step: usize,
+) -> Result<bool, Error> {
+    check.check(model, state.t, state.q, state.v).map_err(|d| {
+        SolveError::MassNotPositive {
+            t: state.t,
+            step,
+            detail: d.detail,
+        }
+        .into()
+    })
 }
 
 /// `method` with an error control's automatic span set to `problem`'s `t_end − t0` (1 when
@@ -93,6 +134,7 @@ impl Simulation {
     pub fn new(problem: Problem, method: impl Into<Method>) -> Result<Self, Error> {
         let start = Instant::now();
         let init = problem.initial_values()?;
+        let mass = check_mass(&problem.model, init.state.view(), 0)?;
         let method = spanned(method.into(), &problem);
         let integrator = method.integrator(problem.model.clone(), &init.state)?;
         Ok(Simulation {
@@ -107,6 +149,7 @@ impl Simulation {
             out_t0: init.state.t,
             dense: DenseOutput::new(),
             switches: Vec::new(),
+            mass,
         })
     }
 
@@ -118,6 +161,7 @@ impl Simulation {
         state: &State,
     ) -> Result<Self, Error> {
         let start = Instant::now();
+        let mass = check_mass(&problem.model, state.view(), 0)?;
         let method = spanned(method.into(), &problem);
         let integrator = method.integrator(problem.model.clone(), state)?;
         let problem = problem.t0(state.t);
@@ -133,6 +177,7 @@ impl Simulation {
             out_t0: state.t,
             dense: DenseOutput::new(),
             switches: Vec::new(),
+            mass,
         })
     }
 
@@ -207,6 +252,9 @@ impl Simulation {
             }
         }
         self.step += 1;
+        if self.step.is_multiple_of(MASS_CHECK_EVERY) {
+            self.check_physics()?;
+        }
         let next = match &self.problem.restart {
             Some(rule) => rule.check(self.integrator.view())?,
             None => None,
@@ -215,6 +263,26 @@ impl Simulation {
             Some(next) => self.restart(next),
             None => Ok(()),
         }
+    }
+
+    /// Every [`MASS_CHECK_EVERY`] steps: the mass matrix (when it changes) and the sign of
+    /// every Rayleigh function's power.
+    fn check_physics(&mut self) -> Result<(), Error> {
+        let (model, state) = (&self.problem.model, self.integrator.view());
+        if let Some(check) = &mut self.mass {
+            mass_at(check, model, state, self.step)?;
+        }
+        let dt = self.integrator.h();
+        if let Some((term, power)) = negative_dissipation(model, state.t, state.q, state.v, dt) {
+            return Err(SolveError::NegativeDissipation {
+                t: state.t,
+                step: self.step,
+                term,
+                power,
+            }
+            .into());
+        }
+        Ok(())
     }
 
     /// Go on from the current state with `method` (same problem, same time), for `reason`.
@@ -246,6 +314,7 @@ impl Simulation {
         next.notes.clone_from(&p.notes);
         next.overrides.clone_from(&p.overrides);
         let init = next.initial_values()?;
+        self.mass = check_mass(&next.model, init.state.view(), self.step)?;
         let integrator = self.method.integrator(next.model.clone(), &init.state)?;
         self.done.accumulate(self.integrator.stats());
         self.done.restarts += 1;

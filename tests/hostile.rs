@@ -6,6 +6,8 @@ mod common;
 mod files;
 #[path = "hostile/memory.rs"]
 mod memory;
+#[path = "hostile/physics.rs"]
+mod physics;
 
 use lagrangian::expr::vector::{Sym, VExpr, MAX_DEPTH};
 use lagrangian::problem::{Overrides, MAX_STEPS};

@@ -37,7 +37,7 @@ pub use report::ModesReport;
 use crate::assembly;
 use crate::error::{Error, SolveError};
 use crate::problem::{LinearSolverKind, Problem};
-use crate::solve::StateSolver;
+use crate::solve::{null_space, StateSolver};
 use nalgebra::{DMatrix, DVector};
 
 /// The most coordinates a linearization takes: its matrices are dense (`n²` numbers each, the
@@ -266,26 +266,4 @@ impl Linearization {
         modes.sort_by(|a, b| a.omega_n.total_cmp(&b.omega_n).then(a.re.total_cmp(&b.re)));
         Ok(modes)
     }
-}
-
-/// An orthonormal basis (n × f) of the null space of `c` (m × n), from the SVD of `c` padded
-/// to a square matrix; singular values below `1e-10 · σ_max` count as zero.
-fn null_space(c: &DMatrix<f64>, n: usize) -> DMatrix<f64> {
-    if c.nrows() == 0 {
-        return DMatrix::identity(n, n);
-    }
-    let rows = c.nrows().max(n);
-    let mut square = DMatrix::zeros(rows, n);
-    square.rows_mut(0, c.nrows()).copy_from(c);
-    let svd = square.svd(false, true);
-    let vt = svd.v_t.expect("the SVD was asked for V");
-    let smax = svd.singular_values.iter().fold(0.0f64, |m, x| m.max(*x));
-    let free: Vec<usize> = (0..n)
-        .filter(|&i| svd.singular_values[i] <= 1e-10 * smax)
-        .collect();
-    let mut basis = DMatrix::zeros(n, free.len());
-    for (k, &i) in free.iter().enumerate() {
-        basis.column_mut(k).copy_from(&vt.row(i).transpose());
-    }
-    basis
 }

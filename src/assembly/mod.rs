@@ -274,6 +274,41 @@ pub fn powers(model: &Model, t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
     e
 }
 
+/// The first term element whose Rayleigh function feeds energy in at `(t, q, v)`:
+/// `v·∂R/∂v < 0` beyond round-off (below `−10⁻⁹` of the dissipation summed over all elements,
+/// and more than `10⁻¹²` of the energy scale `T + |V|` over a time `dt`), described for an
+/// error message with its power. A Rayleigh function is nonnegative with its minimum 0 at
+/// `v = 0`, so its power is nonnegative (for a convex `R`, `v·∇R(v) ≥ R(v) − R(0) ≥ 0`).
+pub fn negative_dissipation(
+    model: &Model,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+    dt: f64,
+) -> Option<(String, f64)> {
+    let mut total = 0.0;
+    let mut worst: Option<(usize, usize, f64)> = None;
+    for (k, g) in model.terms.iter().enumerate() {
+        for e in 0..g.len() {
+            let d = g.element_power(e, t, q, v)[1];
+            total += d.abs();
+            if worst.is_none_or(|w| d < w.2) {
+                worst = Some((k, e, d));
+            }
+        }
+    }
+    let (k, e, d) = worst.filter(|w| w.2 < -1e-9 * total)?;
+    let [kinetic, potential, _] = energies(model, t, q, v);
+    if !(-d * dt > 1e-12 * (kinetic + potential.abs())) {
+        return None;
+    }
+    let names = &model.names;
+    let on: Vec<&str> = (model.terms[k].indices(e).iter())
+        .map(|&i| names[i].as_str())
+        .collect();
+    Some((format!("the term on {}", on.join(", ")), d))
+}
+
 /// The power of the driving (rheonomic) constraints, `λᵀ C_t`, with `ct` a workspace of
 /// length `m` (zero for scleronomic constraints).
 pub fn drive_power(model: &Model, t: f64, q: &[f64], lambda: &[f64], ct: &mut [f64]) -> f64 {

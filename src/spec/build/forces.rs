@@ -109,7 +109,18 @@ pub(super) fn forces(b: &mut Builder, value: &Value, p: &Path_) -> Result<(), Sp
         let (at, on_scalar) = target(b, &name, &q)?;
         let force = components(b, val, &q, on_scalar)?;
         let dim = b.dim;
-        b.place(place::force_at(dim, &at, force), &q)?;
+        let placed = place::force_at(dim, &at, force).map_err(|e| b.ctx.err(&q, e.to_string()))?;
+        if placed.is_none() {
+            return Err(b.ctx.err(
+                &q,
+                format!(
+                    "'{name}' does not move (a fixed point, or an item given by constants): a \
+                     force on it does no work and changes nothing — put it on a moving point \
+                     (the force a support takes is reported as its reaction)"
+                ),
+            ));
+        }
+        b.place(Ok(placed), &q)?;
     }
     Ok(())
 }

@@ -519,6 +519,20 @@ pub(super) fn drives(b: &mut Builder, value: Option<&Value>) -> Result<(), SpecE
             }
         };
         let (s, f) = (scalar("quantity")?, scalar("motion")?);
+        let mut on = std::collections::BTreeSet::new();
+        f.coords(&mut on);
+        if let Some(&j) = on.iter().next() {
+            let what = b.coord_names.get(j).map_or("a coordinate", String::as_str);
+            return Err(b.ctx.err(
+                &sub(&q, "motion"),
+                format!(
+                    "the motion of a drive is a function of time and parameters only, but this \
+                     one depends on {what}: a prescribed motion cannot depend on the state \
+                     (write the relation as an equation under Equations, or move the \
+                     coordinate-dependent part into the quantity)"
+                ),
+            ));
+        }
         let c = VExpr::sum(s, f, true).map_err(|e| b.ctx.err(&q, e))?;
         let block = format!("drive {name}");
         b.equation(&block, &c, &q)?;

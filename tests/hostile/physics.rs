@@ -1,0 +1,166 @@
+//! Wrong physics is refused, with the term, the time and the cause named: a mass matrix that is
+//! not positive definite at the start or becomes so during the run, a Rayleigh function that
+//! feeds energy in, a prescribed motion that depends on the state, a force on a point that
+//! cannot move. What is unusual but right (massless points held by constraints, terms whose
+//! own mass blocks are indefinite while their sum is not) still runs.
+
+use crate::common::{run, tmp};
+use lagrangian::error::{Error, SolveError};
+use lagrangian::prelude::*;
+use lagrangian::solve::MassCheck;
+use lagrangian::spec;
+
+/// A file with one scalar `th` and the given `Lagrangian` lines.
+fn scalar_file(lagrangian: &str, step: &str) -> String {
+    format!(
+        "Dimension: 1\nPartData:\n  Scalars: [th]\nLagrangian:\n{lagrangian}\n\
+         ProblemData: {{ tend: 3, positions: {{ th: 1 }} }}\nSolverParams: {{ step: {step} }}\n"
+    )
+}
+
+fn run_file(text: &str) -> Result<Solution, Error> {
+    let problem = spec::parse(text, "physics.yaml")?;
+    simulate(&problem, problem.method.clone())
+}
+
+#[test]
+fn a_mass_that_turns_negative_stops_the_run_when_it_does() {
+    // T = ½(1 − t)θ̇²: positive, singular at t = 1, negative after
+    let text = scalar_file("  T: (1 - t)/2*th'**2\n  V: th**2/2", "1e-3");
+    match run_file(&text) {
+        Err(Error::Solve(SolveError::MassNotPositive { t, step, detail })) => {
+            assert!((1.0..1.0 + 16e-3 + 1e-9).contains(&t), "t = {t}");
+            assert!(step > 0);
+            assert!(
+                detail.contains("the term on th has a negative kinetic energy"),
+                "{detail}"
+            );
+        }
+        other => panic!("expected a mass error, got {other:?}"),
+    }
+    // from the command line: refused with the cause, nothing written
+    let dir = tmp("mass-negative");
+    let file = dir.join("sing.yaml");
+    std::fs::write(&file, &text).unwrap();
+    let out = dir.join("out");
+    let o = run(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && !err.contains("panicked"), "{err}");
+    assert!(
+        err.contains("mass matrix is not positive definite"),
+        "{err}"
+    );
+    assert!(!out.join("trajectory.csv").exists());
+}
+
+#[test]
+fn negative_and_indefinite_kinetic_energies_are_refused_at_the_start() {
+    let cases = [
+        (scalar_file("  T: -1/2*th'**2", "1e-3"), "the term on th"),
+        (
+            "Dimension: 1\nPartData:\n  Scalars: [a, b]\nLagrangian:\n  T: a'**2/2 - b'**2/2\n  \
+             V: (a**2 + b**2)/2\nProblemData: { tend: 1, positions: { a: 1, b: 1 } }\n\
+             SolverParams: { step: 1e-3 }\n"
+                .to_string(),
+            "the term on a, b has a negative kinetic energy for a motion along b",
+        ),
+    ];
+    for (text, named) in cases {
+        match run_file(&text) {
+            Err(Error::Solve(SolveError::MassNotPositive { t, step, detail })) => {
+                assert_eq!((t, step), (0.0, 0));
+                assert!(detail.contains(named), "{detail}");
+            }
+            other => panic!("expected a mass error, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn massless_points_held_by_constraints_and_indefinite_couplings_still_run() {
+    // a massless elbow A between two bars (a spring along the first bar, which it never
+    // stretches, puts A in a term): M = diag(0, 0, 1, 1) is singular, but the constraints fix
+    // A's motion by B's, so M is positive definite on the manifold
+    let text = "Dimension: 2\nPartData:\n  Fixed: { O: [0, 0] }\n  Points: [A]\n  \
+                Particles: { B: 1 }\n  Bars: { OA: 1, AB: 1 }\n  Springs: { OA: [1, 1] }\n\
+                AppliedForces:\n  \
+                Gravity: [0, -9.81]\nProblemData: { tend: 0.5, positions: { A: [1, 0], B: [1.6, 0.8] } }\n\
+                SolverParams: { step: 1e-3 }\n";
+    let problem = spec::parse(text, "elbow.yaml").unwrap();
+    let model = problem.model.clone();
+    let init = problem.initial_values().unwrap();
+    let s = &init.state;
+    let mut check = MassCheck::new(&model);
+    assert_eq!(check.check(&model, s.t, &s.q, &s.v), Ok(false));
+    let sol = simulate(&problem, problem.method.clone()).unwrap();
+    assert!(sol.last().state.t > 0.49);
+    // without the second bar A is free and massless: refused, naming it
+    let free = text.replace("Bars: { OA: 1, AB: 1 }", "Bars: { AB: 1 }");
+    match run_file(&free) {
+        Err(Error::Solve(SolveError::MassNotPositive { detail, .. })) => {
+            assert!(detail.contains("A.x") || detail.contains("A.y"), "{detail}");
+            assert!(detail.contains("no kinetic energy"), "{detail}");
+        }
+        Err(Error::Init(e)) => assert!(e.to_string().contains("singular"), "{e}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    // a double pendulum in angles written as three terms: the coupling term's own mass
+    // block [[0, c], [c, 0]] is indefinite, the sum is positive definite
+    let text = "Dimension: 2\nPartData:\n  Scalars: [a, b]\nLagrangian:\n  \
+                T: a'**2 + b'**2/2 + a'*b'*cos(a - b)\n  V: -2*9.81*cos(a) - 9.81*cos(b)\n\
+                ProblemData: { tend: 1, positions: { a: 1, b: -0.5 } }\nSolverParams: { step: 1e-3 }\n";
+    let sol = run_file(text).unwrap();
+    assert!(sol.last().state.t > 0.99);
+}
+
+#[test]
+fn a_rayleigh_function_that_feeds_energy_in_is_refused() {
+    let text = scalar_file("  T: th'**2/2\n  V: th**2/2\n  R: -th'**2/2", "1e-3");
+    match run_file(&text) {
+        Err(Error::Solve(SolveError::NegativeDissipation { t, term, power, .. })) => {
+            assert!(t > 0.0 && t < 0.05, "t = {t}");
+            assert_eq!(term, "the term on th");
+            assert!(power < 0.0);
+        }
+        other => panic!("expected a dissipation error, got {other:?}"),
+    }
+    // the same with the right sign runs and dissipates
+    let text = scalar_file("  T: th'**2/2\n  V: th**2/2\n  R: th'**2/2", "1e-3");
+    let sol = run_file(&text).unwrap();
+    assert!(sol.last().energy < 0.5 * sol.records[0].energy);
+}
+
+#[test]
+fn a_motion_that_depends_on_the_state_and_a_force_on_a_fixed_point_are_refused() {
+    let crank = |motion: &str, forces: &str| {
+        format!(
+            "Dimension: 2\nPartData:\n  Fixed: {{ O: [0, 0] }}\n  Particles: {{ A: 1 }}\n  \
+             Bars: {{ OA: 1 }}\n  Drives:\n    motor:\n      quantity: atan2(A.y, A.x)\n      \
+             motion: {motion}\nAppliedForces:\n  Gravity: [0, -9.81]\n{forces}\
+             ProblemData: {{ tend: 1, positions: {{ A: [1, 0] }} }}\nSolverParams: {{ step: 1e-3 }}\n"
+        )
+    };
+    let e = spec::parse(&crank("0.5*t + A.x", ""), "crank.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("crank.yaml:9:"), "{e}");
+    assert!(e.contains("depends on A.x"), "{e}");
+    let e = spec::parse(&crank("0.5*t", "  Forces: { O: [1, 0] }\n"), "crank.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("crank.yaml:12:"), "{e}");
+    assert!(e.contains("'O' does not move"), "{e}");
+    // the drive as it should be written runs
+    let problem = spec::parse(&crank("0.5*t", ""), "crank.yaml").unwrap();
+    let sol = simulate(&problem, problem.method.clone()).unwrap();
+    let q = &sol.last().state.q;
+    assert!((q[1].atan2(q[0]) - 0.5).abs() < 1e-8);
+}
