@@ -97,8 +97,10 @@ pub enum InitError {
     },
 }
 
-/// Failures of the time integration.
+/// Failures of the time integration (`#[non_exhaustive]`: new failures a run can name are added
+/// without breaking a user's `match`).
 #[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum SolveError {
     /// Newton did not converge, even with a fresh Jacobian.
     #[error(
