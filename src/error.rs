@@ -210,6 +210,29 @@ pub enum SolveError {
         /// The term and the motion ([`MassDefect::detail`](crate::solve::MassDefect)).
         detail: String,
     },
+    /// A step failed where the forces of one term had grown by orders of magnitude since the
+    /// start: a singularity (a pole of a potential, a collision), which a smaller step does not
+    /// pass ([`assembly::grown_forces`](crate::assembly::grown_forces)).
+    #[error(
+        "at t = {t} (step {step}): the forces of {term} grew to {force:.3e}, {growth:.1e} times \
+         their size at the start: a singularity such as a pole of a potential or a collision, \
+         which a smaller step will not pass — check that term's energy near this state \
+         (the step failed: {failure})"
+    )]
+    Singularity {
+        /// Time of the last accepted state.
+        t: f64,
+        /// Steps accepted.
+        step: usize,
+        /// The term, by the coordinates it acts on.
+        term: String,
+        /// Its largest force now.
+        force: f64,
+        /// Now over at the start.
+        growth: f64,
+        /// The failure of the step, as reported by the integrator.
+        failure: String,
+    },
     /// A Rayleigh function feeds energy in: its power `v·∂R/∂v` is negative
     /// ([`assembly::negative_dissipation`](crate::assembly::negative_dissipation)).
     #[error(

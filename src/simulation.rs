@@ -17,7 +17,7 @@
 //! # Ok::<(), lagrangian::Error>(())
 //! ```
 
-use crate::assembly::negative_dissipation;
+use crate::assembly::{element_forces, grown_forces, negative_dissipation};
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::output::{Control, Event, Observer, Recorder, Solution};
@@ -64,6 +64,9 @@ pub struct Simulation {
     /// constant, or positive definite only on the constraint manifold, where each check would
     /// cost dense matrices).
     mass: Option<MassCheck>,
+    /// Every term's largest force at the start, to tell a failed step at a singularity by
+    /// ([`grown_forces`]).
+    forces0: Vec<f64>,
 }
 
 /// Steps between two checks of the physics during a run: the mass matrix of a model whose `M`
@@ -82,6 +85,11 @@ fn check_mass(
     let mut check = MassCheck::new(model);
     let definite = mass_at(&mut check, model, state, step)?;
     Ok((definite && !model.constant_mass()).then_some(check))
+}
+
+/// Every term's largest force at `state`.
+fn start_forces(model: &Model, state: StateView<'_>) -> Vec<f64> {
+    element_forces(model, state.t, state.q, state.v)
 }
 
 /// One check at `state`, as the run's error.
@@ -135,6 +143,7 @@ impl Simulation {
         let start = Instant::now();
         let init = problem.initial_values()?;
         let mass = check_mass(&problem.model, init.state.view(), 0)?;
+        let forces0 = start_forces(&problem.model, init.state.view());
         let method = spanned(method.into(), &problem);
         let integrator = method.integrator(problem.model.clone(), &init.state)?;
         Ok(Simulation {
@@ -150,6 +159,7 @@ impl Simulation {
             dense: DenseOutput::new(),
             switches: Vec::new(),
             mass,
+            forces0,
         })
     }
 
@@ -162,6 +172,7 @@ impl Simulation {
     ) -> Result<Self, Error> {
         let start = Instant::now();
         let mass = check_mass(&problem.model, state.view(), 0)?;
+        let forces0 = start_forces(&problem.model, state.view());
         let method = spanned(method.into(), &problem);
         let integrator = method.integrator(problem.model.clone(), state)?;
         let problem = problem.t0(state.t);
@@ -178,6 +189,7 @@ impl Simulation {
             dense: DenseOutput::new(),
             switches: Vec::new(),
             mass,
+            forces0,
         })
     }
 
@@ -241,7 +253,12 @@ impl Simulation {
             self.switch_method(next, why)?;
         }
         let mut rejected = 0usize;
-        while self.integrator.step()? == StepOutcome::Rejected {
+        loop {
+            match self.integrator.step() {
+                Ok(StepOutcome::Accepted) => break,
+                Ok(StepOutcome::Rejected) => {}
+                Err(e) => return Err(self.singularity(e.into())),
+            }
             rejected += 1;
             if rejected > 1000 {
                 return Err(SolveError::BadOptions(format!(
@@ -262,6 +279,43 @@ impl Simulation {
         match next {
             Some(next) => self.restart(next),
             None => Ok(()),
+        }
+    }
+
+    /// A failed step (Newton diverged, the step size at its floor, a singular matrix) where one term's forces grew at least `10³`-fold since the start is
+    /// reported as the singularity it is, naming the term; other errors pass unchanged.
+    fn singularity(&self, e: Error) -> Error {
+        let failed = matches!(
+            e,
+            Error::Solve(
+                SolveError::NewtonDiverged { .. }
+                    | SolveError::StepTooSmall { .. }
+                    | SolveError::SingularMatrix { .. }
+            )
+        );
+        let state = self.integrator.view();
+        let grown = failed
+            .then(|| {
+                grown_forces(
+                    &self.problem.model,
+                    &self.forces0,
+                    state.t,
+                    state.q,
+                    state.v,
+                )
+            })
+            .flatten();
+        match grown {
+            Some((term, force, growth)) => SolveError::Singularity {
+                t: state.t,
+                step: self.step,
+                term,
+                force,
+                growth,
+                failure: e.to_string(),
+            }
+            .into(),
+            None => e,
         }
     }
 
@@ -315,6 +369,7 @@ impl Simulation {
         next.overrides.clone_from(&p.overrides);
         let init = next.initial_values()?;
         self.mass = check_mass(&next.model, init.state.view(), self.step)?;
+        self.forces0 = start_forces(&next.model, init.state.view());
         let integrator = self.method.integrator(next.model.clone(), &init.state)?;
         self.done.accumulate(self.integrator.stats());
         self.done.restarts += 1;

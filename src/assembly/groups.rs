@@ -240,6 +240,16 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
         }
         e
     }
+    fn element_force(&self, e: usize, p: &Point) -> f64 {
+        let idx = &self.indices[e];
+        let (q, v, a) = (
+            gather(true, idx, p.q),
+            gather(true, idx, p.v),
+            gather(true, idx, p.a),
+        );
+        let r = self.kernels[e].residual(p.t, &q, &v, &a);
+        r.iter().fold(0.0f64, |m, x| m.max(x.abs()))
+    }
     fn element_power(&self, e: usize, t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
         let idx = &self.indices[e];
         self.kernels[e].power(t, &gather(true, idx, q), &gather(true, idx, v))

@@ -309,6 +309,62 @@ pub fn negative_dissipation(
     Some((format!("the term on {}", on.join(", ")), d))
 }
 
+/// Every term element's largest force `max |r_e(t, q, v, 0)|` (term groups in order, their
+/// elements in order): a baseline to tell a blow-up by ([`grown_forces`]).
+pub fn element_forces(model: &Model, t: f64, q: &[f64], v: &[f64]) -> Vec<f64> {
+    let zeros = vec![0.0; model.n];
+    let p = Point {
+        t,
+        q,
+        v,
+        a: &zeros,
+        lambda: &[],
+    };
+    let mut out = Vec::with_capacity(model.n_terms());
+    for g in &model.terms {
+        out.extend((0..g.len()).map(|e| g.element_force(e, &p)));
+    }
+    out
+}
+
+/// The term whose forces grew most against `start` ([`element_forces`] of an earlier state of
+/// the same model), when they grew at least `10³`-fold and are the largest of the model's now:
+/// the term described for an error message, its force now, and the growth.
+pub fn grown_forces(
+    model: &Model,
+    start: &[f64],
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+) -> Option<(String, f64, f64)> {
+    let now = element_forces(model, t, q, v);
+    if now.len() != start.len() {
+        return None;
+    }
+    let largest = now.iter().fold(0.0f64, |m, x| m.max(*x));
+    let floor = 1e-12
+        * start
+            .iter()
+            .fold(0.0f64, |m, x| m.max(*x))
+            .max(f64::MIN_POSITIVE);
+    let (k, growth) = (now.iter().zip(start))
+        .map(|(f, f0)| f / f0.max(floor))
+        .enumerate()
+        .filter(|&(k, g)| g >= 1e3 && now[k] >= 0.1 * largest)
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let mut e = k;
+    for g in &model.terms {
+        if e < g.len() {
+            let on: Vec<&str> = (g.indices(e).iter())
+                .map(|&i| model.names[i].as_str())
+                .collect();
+            return Some((format!("the term on {}", on.join(", ")), now[k], growth));
+        }
+        e -= g.len();
+    }
+    None
+}
+
 /// The power of the driving (rheonomic) constraints, `λᵀ C_t`, with `ct` a workspace of
 /// length `m` (zero for scleronomic constraints).
 pub fn drive_power(model: &Model, t: f64, q: &[f64], lambda: &[f64], ct: &mut [f64]) -> f64 {

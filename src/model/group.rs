@@ -173,6 +173,8 @@ pub trait Terms: Send + Sync {
     /// Sum of the powers `[Q·v, v·∂R/∂v, −∂L/∂t]` over the group
     /// ([`TermKernel::power`](super::TermKernel::power)).
     fn power(&self, t: f64, q: &[f64], v: &[f64]) -> [f64; 3];
+    /// `max |r_e|` of element `e`'s local residual at `p` (its largest force; for messages).
+    fn element_force(&self, e: usize, p: &Point) -> f64;
     /// The powers `[Q·v, v·∂R/∂v, −∂L/∂t]` of element `e` alone.
     fn element_power(&self, e: usize, t: f64, q: &[f64], v: &[f64]) -> [f64; 3];
     /// Local dense `(r, M, ∂r/∂v, ∂r/∂q)` of element `e` (allocates; for checks).

@@ -164,3 +164,31 @@ fn a_motion_that_depends_on_the_state_and_a_force_on_a_fixed_point_are_refused()
     let q = &sol.last().state.q;
     assert!((q[1].atan2(q[0]) - 0.5).abs() < 1e-8);
 }
+
+#[test]
+fn a_particle_falling_into_a_pole_is_named_not_sent_to_smaller_steps() {
+    // V = −1/|x| from x = 1 at rest: the particle reaches the pole at t = π/(2√2) = 1.1107
+    let text = "Dimension: 1\nPartData:\n  Scalars: [x]\nLagrangian:\n  T: x'**2/2\n  \
+                V: -1/abs(x)\nProblemData: { tend: 3, positions: { x: 1 } }\nSolverParams: { STEP }\n";
+    for (params, failure) in [
+        ("step: 1e-3", "Newton iteration diverged"),
+        ("tol: 1e-8, integrator: dop853", "step size fell"),
+    ] {
+        let text = text.replace("STEP", params);
+        match run_file(&text) {
+            Err(Error::Solve(SolveError::Singularity {
+                t,
+                term,
+                growth,
+                failure: f,
+                ..
+            })) => {
+                assert!((1.0..1.12).contains(&t), "t = {t}");
+                assert_eq!(term, "the term on x");
+                assert!(growth > 1e3, "{growth}");
+                assert!(f.contains(failure), "{f}");
+            }
+            other => panic!("expected a singularity, got {other:?}"),
+        }
+    }
+}
