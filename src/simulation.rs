@@ -60,7 +60,7 @@ pub struct Simulation {
     dense: DenseOutput,
     /// The changes of method so far ([`Integrator::switch`]).
     switches: Vec<MethodSwitch>,
-    /// The mass matrix's check, repeated every [`MASS_CHECK_EVERY`] steps (`None` when `M` is
+    /// The mass matrix's check, repeated every [`PHYSICS_CHECK_EVERY`] steps (`None` when `M` is
     /// constant, or positive definite only on the constraint manifold, where each check would
     /// cost dense matrices).
     mass: Option<MassCheck>,
@@ -73,7 +73,7 @@ pub struct Simulation {
 /// changes ([`MassCheck`]: one assembly of `M` and its sparse Cholesky factorization, a
 /// fraction of a step's cost) and the sign of the Rayleigh functions' powers
 /// ([`negative_dissipation`]: one pass over the terms).
-pub const MASS_CHECK_EVERY: usize = 16;
+pub const PHYSICS_CHECK_EVERY: usize = 16;
 
 /// Check the mass matrix of `model` at `state` (step `step`); the check to repeat during the
 /// run, if any.
@@ -269,7 +269,7 @@ impl Simulation {
             }
         }
         self.step += 1;
-        if self.step.is_multiple_of(MASS_CHECK_EVERY) {
+        if self.step.is_multiple_of(PHYSICS_CHECK_EVERY) {
             self.check_physics()?;
         }
         let next = match &self.problem.restart {
@@ -282,8 +282,9 @@ impl Simulation {
         }
     }
 
-    /// A failed step (Newton diverged, the step size at its floor, a singular matrix) where one term's forces grew at least `10³`-fold since the start is
-    /// reported as the singularity it is, naming the term; other errors pass unchanged.
+    /// A failed step (Newton diverged, the step size at its floor, a singular matrix) where
+    /// one term's forces grew at least `10³`-fold since the start is reported as the
+    /// singularity it is, naming the term; other errors pass unchanged.
     fn singularity(&self, e: Error) -> Error {
         let failed = matches!(
             e,
@@ -319,7 +320,7 @@ impl Simulation {
         }
     }
 
-    /// Every [`MASS_CHECK_EVERY`] steps: the mass matrix (when it changes) and the sign of
+    /// Every [`PHYSICS_CHECK_EVERY`] steps: the mass matrix (when it changes) and the sign of
     /// every Rayleigh function's power.
     fn check_physics(&mut self) -> Result<(), Error> {
         let (model, state) = (&self.problem.model, self.integrator.view());
