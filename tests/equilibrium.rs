@@ -324,3 +324,38 @@ fn the_equilibrium_command_says_why_there_is_none() {
     );
     assert!(!dir.join("out").join("equilibrium.json").exists());
 }
+
+/// PHYS389's double spherical pendulum (its TOML as bundled) and the same with one pendulum:
+/// each rests hanging straight down, where the first rod's angles (polar axis z) are singular
+/// — the search changes charts as a run does and finds it, stable, at the potential
+/// `−g Σ m_i (ℓ_1 + … + ℓ_i)`.
+#[test]
+fn spherical_pendulums_rest_hanging_down_at_their_charts_pole() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/mechanisms/phys389_config.toml"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let second = text.find("[[system.sim.pendula]]").unwrap();
+    let second = second + text[second + 1..].find("[[system.sim.pendula]]").unwrap() + 1;
+    let plot = text.rfind("[system.plot]").unwrap();
+    let single = format!("{}{}", &text[..second], &text[plot..]);
+    let cases = [
+        (text.clone(), -G * (1.0 * 1.0 + 0.5 * (1.0 + 0.8))),
+        (single, -G * 1.0 * 1.0),
+    ];
+    for (toml, expected) in cases {
+        let dir = std::env::temp_dir().join(format!("eq-chain-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("chain.toml");
+        std::fs::write(&file, &toml).unwrap();
+        let problem = lagrangian::spec::load(&file).unwrap();
+        let eq = Equilibrium::find(&problem, &EquilibriumOptions::default()).unwrap();
+        let p = eq.problem.as_ref().unwrap_or(&problem);
+        let zeros = vec![0.0; eq.q.len()];
+        let [_, v, _] = assembly::energies(&p.model, eq.t, &eq.q, &zeros);
+        assert!((v - expected).abs() < 1e-8, "V = {v}, expected {expected}");
+        assert_eq!(eq.stability, Stability::Stable);
+        assert!(eq.problem.is_some(), "the chart changed on the way");
+    }
+}

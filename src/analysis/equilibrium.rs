@@ -40,7 +40,7 @@
 use super::{null_space, MAX_COORDINATES};
 use crate::assembly::{self, Point};
 use crate::error::{Error, SolveError};
-use crate::model::Model;
+use crate::model::{Model, StateView};
 use crate::problem::Problem;
 use crate::solve::pinv_solve;
 use argmin::core::{
@@ -112,17 +112,62 @@ pub struct Equilibrium {
     /// Eigenvalues of the reduced Hessian `H`, increasing (in the units of `r` per unit of
     /// the coordinates; their signs give the stability).
     pub hessian_eigenvalues: Vec<f64>,
-    /// The iterates from the starting point to the equilibrium (for pictures).
+    /// The iterates from the starting point to the equilibrium (for pictures; from the last
+    /// change of coordinates on, when the problem's restart event changed them).
     #[serde(skip)]
     pub path: Vec<Vec<f64>>,
+    /// The problem whose coordinates `q` is in, when the search went on in another one: the
+    /// problem's restart event (a pendulum chain's change of chart) fired where the search got
+    /// stuck. `None`: the problem given.
+    #[serde(skip)]
+    pub problem: Option<Problem>,
 }
 
 impl Equilibrium {
     /// The equilibrium of `problem` nearest (downhill) to its consistent initial
     /// configuration.
+    ///
+    /// Coordinates that are singular at the equilibrium — a spherical pendulum hanging at the
+    /// pole of its angles' chart — stall the search or leave a direction without stiffness;
+    /// when the problem has a restart event that fires where the search ended (at rest), the
+    /// search goes on in the problem it gives (up to 8 times), and the result carries that
+    /// problem ([`Equilibrium::problem`]).
     pub fn find(problem: &Problem, opts: &EquilibriumOptions) -> Result<Equilibrium, Error> {
-        let q0 = problem.initial_values()?.state.q;
-        Equilibrium::from(problem, &q0, opts)
+        let mut q0 = problem.initial_values()?.state.q;
+        let mut current: Option<Problem> = None;
+        let mut floor = None;
+        for _ in 0..8 {
+            let p = current.as_ref().unwrap_or(problem);
+            let (found, last, scale) = Equilibrium::search(p, &q0, opts, floor);
+            floor = Some(scale);
+            let Some(rule) = &p.restart else {
+                return found;
+            };
+            let (n, m) = (p.model.n_coords(), p.model.n_constraints());
+            let zeros = vec![0.0; n.max(m)];
+            let at_rest = StateView {
+                t: p.t0,
+                q: &last,
+                v: &zeros[..n],
+                qdd: &zeros[..n],
+                lambda: &zeros[..m],
+            };
+            // found where the coordinates are singular (the restart event fires there), or
+            // stalled at such a place: go on in the problem the event gives
+            let Some(next) = rule.check(at_rest)? else {
+                return found.map(|mut eq| {
+                    eq.problem = current;
+                    eq
+                });
+            };
+            let next = next.t0(p.t0).t_end(p.t_end);
+            q0 = next.initial_values()?.state.q;
+            current = Some(next);
+        }
+        let p = current.as_ref().unwrap_or(problem);
+        let mut eq = Equilibrium::search(p, &q0, opts, floor).0?;
+        eq.problem = current;
+        Ok(eq)
     }
 
     /// The equilibrium of `problem` downhill from `q0` (which must satisfy the constraints).
@@ -131,14 +176,25 @@ impl Equilibrium {
         q0: &[f64],
         opts: &EquilibriumOptions,
     ) -> Result<Equilibrium, Error> {
+        Equilibrium::search(problem, q0, opts, None).0
+    }
+
+    /// [`Equilibrium::from`], with the configuration where the search ended and the force
+    /// scale at `q0`; converged is judged against `floor` at least (default: that scale).
+    fn search(
+        problem: &Problem,
+        q0: &[f64],
+        opts: &EquilibriumOptions,
+        floor: Option<f64>,
+    ) -> (Result<Equilibrium, Error>, Vec<f64>, f64) {
         let model = &problem.model;
         let n = model.n_coords();
         if n > MAX_COORDINATES {
-            return Err(SolveError::TooLarge(format!(
+            let e = SolveError::TooLarge(format!(
                 "equilibrium is computed with dense matrices: {n} coordinates is above the \
                  limit of {MAX_COORDINATES}"
-            ))
-            .into());
+            ));
+            return (Err(e.into()), q0.to_vec(), 0.0);
         }
         let held: Vec<usize> = match opts.hold_pins {
             true => problem.pinned_q.clone(),
@@ -154,6 +210,7 @@ impl Equilibrium {
         let solver = TrustRegion {
             radius: 0.1 * scale,
             size: scale,
+            floor: floor.unwrap_or(start.scale),
             tol: opts.tolerance,
             path: vec![q0.to_vec()],
             end: None,
@@ -164,8 +221,14 @@ impl Equilibrium {
                     .cost(start.residual)
                     .max_iters(opts.max_iterations)
             })
-            .run()
-            .map_err(|e| failed(0, start.residual, &e.to_string()))?;
+            .run();
+        let res = match res {
+            Ok(res) => res,
+            Err(e) => {
+                let e = failed(0, start.residual, &e.to_string());
+                return (Err(e), q0.to_vec(), start.scale);
+            }
+        };
         let iterations = res.state.iter;
         let (statics, solver) = (res.problem.problem.expect("the problem"), res.solver);
         let q = res.state.param.unwrap_or_else(|| q0.to_vec());
@@ -178,9 +241,12 @@ impl Equilibrium {
                 }
                 _ => "the iteration limit was reached",
             };
-            return Err(failed(iterations, local.residual / local.scale, why));
+            let e = failed(iterations, local.residual / local.scale, why);
+            return (Err(e), q, solver.floor);
         }
-        Ok(statics.report(q, local, held, iterations, solver.path))
+        let floor = solver.floor;
+        let report = statics.report(q.clone(), local, held, iterations, solver.path);
+        (Ok(report), q, floor)
     }
 }
 
@@ -376,6 +442,7 @@ impl Statics<'_> {
             stability,
             hessian_eigenvalues: eig,
             path,
+            problem: None,
         }
     }
 }
@@ -404,6 +471,10 @@ struct TrustRegion {
     tol: f64,
     /// `max(1, max |q₀|)`: an iterate `10¹⁰` times farther out has run away.
     size: f64,
+    /// The force scale at the first starting point: converged means `residual ≤ tol ·
+    /// max(scale, floor)`, so a minimum where every force vanishes (a pendulum hanging
+    /// straight down: no force balances another) is not judged against round-off.
+    floor: f64,
     path: Vec<Vec<f64>>,
     end: Option<End>,
 }
@@ -428,7 +499,7 @@ impl<'a> Solver<Statics<'a>, TState> for TrustRegion {
                 "the forces are not finite at the starting point",
             ));
         }
-        if l.residual <= self.tol * l.scale {
+        if l.residual <= self.tol * l.scale.max(self.floor) {
             self.end = Some(End::Converged);
             return Ok((state.param(q).cost(l.residual), None));
         }

@@ -180,6 +180,8 @@ pub fn equilibrium_to_folder(
     source: Option<String>,
 ) -> Result<EquilibriumReport, Error> {
     let eq = Equilibrium::find(problem, opts)?;
+    // the coordinates the equilibrium is in (a chain's chart may have changed on the way)
+    let problem = eq.problem.as_ref().unwrap_or(problem);
     let report = EquilibriumReport::new(problem, &eq, source);
     let constrained = problem.model.n_constraints() > 0;
     let mut shown = problem.clone();
