@@ -219,6 +219,34 @@ pub fn residual_and_matrix(
     }
 }
 
+/// `[M C_qᵀ; C_q 0]` at `(t, q, v)` into `values` (pattern order) and the forces at zero
+/// acceleration `r(t, q, v, 0)` into `res`: the matrix of a state's accelerations and
+/// multipliers. `zeros` holds at least `max(n, m)` zeros.
+pub fn augmented_matrix(
+    model: &Model,
+    pattern: &Pattern,
+    (t, q, v): (f64, &[f64], &[f64]),
+    zeros: &[f64],
+    res: &mut [f64],
+    values: &mut [f64],
+) {
+    let k = AssemblyCoefficients {
+        scale: 1.0,
+        mass: 1.0,
+        damping: 0.0,
+        stiffness: 0.0,
+        stiffness_lambda: 0.0,
+    };
+    let p = Point {
+        t,
+        q,
+        v,
+        a: &zeros[..model.n],
+        lambda: &zeros[..model.m],
+    };
+    residual_and_matrix(model, pattern, &p, &k, res, values);
+}
+
 /// Constraint values `C(t, q)` into `c` (length `m`).
 pub fn constraint_values(model: &Model, t: f64, q: &[f64], c: &mut [f64]) {
     for g in &model.constraints {

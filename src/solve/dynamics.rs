@@ -10,7 +10,7 @@
 //! the multipliers and reaction forces it reports are those of the state `(q, v)` — free of the
 //! start-up oscillation of index-3 multipliers and of their roundoff, which grows as `1/h²`.
 
-use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
+use crate::assembly::{self, Pattern, Point};
 use crate::error::{Error, InitError, SolveError};
 use crate::model::Model;
 use crate::problem::LinearSolverKind;
@@ -247,26 +247,12 @@ impl StateSolver {
     /// `[M C_qᵀ; C_q 0]` at `(t, q, v)` into `values` (the forces into `res`).
     /// (`v = 0` when `None`.)
     fn assemble(&mut self, model: &Model, t: f64, q: &[f64], v: Option<&[f64]>) {
-        let (n, m) = (model.n_coords(), model.n_constraints());
-        let k = AssemblyCoefficients {
-            scale: 1.0,
-            mass: 1.0,
-            damping: 0.0,
-            stiffness: 0.0,
-            stiffness_lambda: 0.0,
-        };
-        let pt = Point {
-            t,
-            q,
-            v: v.unwrap_or(&self.zeros[..n]),
-            a: &self.zeros[..n],
-            lambda: &self.zeros[..m],
-        };
-        assembly::residual_and_matrix(
+        let v = v.unwrap_or(&self.zeros[..model.n_coords()]);
+        assembly::augmented_matrix(
             model,
             &self.pattern,
-            &pt,
-            &k,
+            (t, q, v),
+            &self.zeros,
             &mut self.res,
             &mut self.values,
         );

@@ -21,7 +21,7 @@
 //! A failure names the term (by the coordinates it acts on) whose kinetic energy is negative
 //! along the offending motion, and the coordinates that motion moves most.
 
-use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
+use crate::assembly::{self, Pattern, Point};
 use crate::model::Model;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::sparse::linalg::cholesky::{
@@ -137,29 +137,15 @@ impl MassCheck {
 
     /// Step 1: `M` by sparse Cholesky.
     fn positive_definite(&mut self, model: &Model, t: f64, q: &[f64], v: &[f64]) -> bool {
-        let (n, m) = (model.n_coords(), model.n_constraints());
+        let n = model.n_coords();
         if n == 0 {
             return true;
         }
-        let k = AssemblyCoefficients {
-            scale: 1.0,
-            mass: 1.0,
-            damping: 0.0,
-            stiffness: 0.0,
-            stiffness_lambda: 0.0,
-        };
-        let p = Point {
-            t,
-            q,
-            v,
-            a: &self.zeros[..n],
-            lambda: &self.zeros[..m],
-        };
-        assembly::residual_and_matrix(
+        assembly::augmented_matrix(
             model,
             &self.pattern,
-            &p,
-            &k,
+            (t, q, v),
+            &self.zeros,
             &mut self.res,
             &mut self.values,
         );
@@ -237,11 +223,10 @@ impl MassCheck {
         if reduced.nrows() == 0 {
             return Ok(());
         }
-        let (lowest, y) = smallest_eigen(&reduced);
-        let largest = nalgebra::SymmetricEigen::new(reduced.clone())
-            .eigenvalues
-            .amax()
-            .max(f64::MIN_POSITIVE);
+        let eig = nalgebra::SymmetricEigen::new(reduced);
+        let k = eig.eigenvalues.imin();
+        let (lowest, y) = (eig.eigenvalues[k], eig.eigenvectors.column(k));
+        let largest = eig.eigenvalues.amax().max(f64::MIN_POSITIVE);
         if lowest > 1e-12 * largest {
             return Ok(());
         }
