@@ -65,10 +65,16 @@ pub enum InitError {
         hint: String,
     },
     /// The velocity guess cannot be corrected with the pinned velocity components held.
-    #[error("velocities cannot satisfy C_q v + C_t = 0 with the pinned components held: max residual {residual:.3e}")]
+    #[error(
+        "velocities cannot satisfy C_q v + C_t = 0 with the pinned components held: max \
+         residual {residual:.3e} in {rows} (conflicting drives or constraints: they ask for \
+         velocities no motion has)"
+    )]
     InconsistentVelocities {
         /// Remaining residual.
         residual: f64,
+        /// The rows left unsatisfied, named (drives and constraints).
+        rows: String,
     },
     /// The augmented matrix `[M C_qᵀ; C_q 0]` is singular.
     #[error(

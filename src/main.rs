@@ -152,6 +152,7 @@ fn execute(cli: Cli) -> ExitCode {
                 output_dt,
                 output_at,
                 output_every_step,
+                ..Default::default()
             };
             let base = RunOptions {
                 source: Some(file.display().to_string()),

@@ -193,6 +193,12 @@ impl Simulation {
         })
     }
 
+    /// Go on with step size `h`: a fixed-step method's step, an error-controlled method's
+    /// next trial step (a caller that continues a run in pieces of its own step).
+    pub fn set_h(&mut self, h: f64) {
+        self.integrator.set_h(h);
+    }
+
     /// The problem being solved (the latest one after restarts).
     pub fn problem(&self) -> &Problem {
         &self.problem

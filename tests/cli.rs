@@ -743,7 +743,10 @@ fn negative_option_values_reach_the_checks_that_name_them() {
     for (flag, value, text) in [
         ("--tol", "-1", "--tol -1 must lie in (0, 1)"),
         ("--t-end", "-1", "-1"),
-        ("--step", "-1e-3", "-0.001"),
+        ("--step", "-1e-3", "--step -1e-3 must be positive"),
+        // values in short form, not three hundred digits
+        ("--step", "1e-300", "--step 1e-300 must be positive"),
+        ("--t-end", "-1e-200", "--t-end -1e-200 must be finite"),
     ] {
         let args = ["run", &file, "--out", out.to_str().unwrap(), flag, value];
         let o = run(&args, None);

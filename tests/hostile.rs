@@ -56,6 +56,28 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
 }
 
 #[test]
+fn many_large_expressions_are_refused_by_their_total() {
+    // twelve potentials of 190,000 operations each: each under the limit of one expression,
+    // 2.28 million together, past the file's limit of 2 million
+    let big = vec!["x"; 95_000].join("*");
+    let potentials: String = (0..12).map(|k| format!("    V{k}: {big}\n")).collect();
+    let text = format!(
+        "Dimension: 1\nPartData:\n  Scalars: [x]\nLagrangian:\n  T: x'**2/2\n\
+         AppliedForces:\n  Potentials:\n{potentials}\
+         ProblemData: {{ tend: 1, positions: {{ x: 1 }} }}\n"
+    );
+    let e = lagrangian::spec::parse(&text, "many.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("many.yaml:18:"), "{}", &e[..200.min(e.len())]);
+    assert!(
+        e.contains("limit for a file is 2000000") && e.contains("Potentials.V10"),
+        "{}",
+        &e[..300.min(e.len())]
+    );
+}
+
+#[test]
 fn long_sums_are_balanced_and_evaluate() {
     // 40,000 terms: depth about log₂ 40,000
     let text = vec!["x"; 40_000].join(" + ");

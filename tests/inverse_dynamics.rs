@@ -23,8 +23,9 @@ fn col(t: &ColumnRecorder, name: &str) -> Vec<f64> {
 }
 
 /// A uniform crank (mass m, length L) turned at constant ω about a fixed pivot against
-/// gravity: the motor torque is `τ = m g (L/2) cos ωt` (θ̈ = 0, so only the weight's moment),
-/// and the drive's work is the gain of potential energy.
+/// gravity for ten turns: the motor torque is `τ = m g (L/2) cos ωt` (θ̈ = 0, so only the
+/// weight's moment), and the drive's work is the gain of potential energy. The quantity
+/// `atan2(A.y, A.x)` jumps from π to −π every turn; the drive holds it modulo 2π.
 #[test]
 fn crank_at_constant_speed_needs_the_weights_moment() {
     let text = "
@@ -42,11 +43,11 @@ PartData:
 AppliedForces:
   Gravity: 9.81
 ProblemData:
-  tend: 1
+  tend: 31.5
   positions: { A: [L, 0] }
 
 ";
-    let t = table(text, 1e-4, 1);
+    let t = table(text, 1e-3, 1);
     let (m, l, w, g) = (2.0, 0.8, 2.0, 9.81);
     let times = col(&t, "t");
     let torque = col(&t, "drive:motor");
@@ -58,9 +59,16 @@ ProblemData:
     // every step, the first ones included: the written multipliers are those of the state
     // (q, v), free of the index-3 start-up oscillation and of its 1/(βh²) roundoff
     assert!(worst < 1e-6, "motor torque off by {worst:.3e} N·m");
+    assert!((times[times.len() - 1] - 31.5).abs() < 1e-9);
+    // the crank is where ten turns and a bit put it
+    let (ax, ay) = (col(&t, "A.x"), col(&t, "A.y"));
+    let last = ax.len() - 1;
+    let angle = ay[last].atan2(ax[last]);
+    let expected = (w * 31.5f64).sin().atan2((w * 31.5f64).cos());
+    assert!((angle - expected).abs() < 1e-9, "{angle} vs {expected}");
     // all the drive's work goes into potential energy: m g (L/2) sin(ω t_end)
     let ledger = t.ledger().unwrap();
-    let gain = m * g * l / 2.0 * (w * 1.0f64).sin();
+    let gain = m * g * l / 2.0 * (w * 31.5f64).sin();
     assert!(
         (ledger.work_drives - gain).abs() < 1e-6,
         "{ledger:?} vs {gain}"

@@ -105,6 +105,22 @@ fn plots_of_a_mechanism_run() {
     assert!(!e.status.success() && String::from_utf8_lossy(&e.stderr).contains("WIDTHxHEIGHT"));
     let e = bin().args(["plot", "/nonexistent"]).output().unwrap();
     assert!(!e.status.success() && String::from_utf8_lossy(&e.stderr).contains("cannot read"));
+    // a destination that cannot be written is named, not dumped as a debug value
+    std::fs::create_dir_all(out.join("taken.png")).unwrap();
+    let dest = out.join("taken");
+    let e = bin()
+        .args(["plot", o, "--out", dest.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&e.stderr);
+    assert!(!e.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("cannot write {}.png", dest.display()))
+            && err.contains("directory")
+            && !err.contains("IOError(")
+            && !err.contains("kind:"),
+        "{err}"
+    );
 }
 
 #[test]

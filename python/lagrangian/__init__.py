@@ -15,9 +15,15 @@ Parameter studies run in parallel threads (runs release the GIL) or on a Dask cl
 
     table = lagrangian.sweep(problem, {"k": [100, 200, 400], "m": [1, 2]}, end=["B.y"])
 
+A long run can go to files instead of memory (``problem.run(out="results")``: NumPy files
+read back memory-mapped), and :func:`open_run` reads a folder that ``lagrangian run`` wrote.
+
 The mass–spring course API is :mod:`lagrangian.mass_spring`. Errors are
 :class:`LagrangianError`; mistakes in a file are :class:`MechanismError` with ``file``,
-``line``, ``column`` and ``field``.
+``line``, ``column`` and ``field``; a run that would not fit in memory raises
+:class:`OutOfMemory` (a ``MemoryError``) before it starts. They pickle, so a case failing on a
+Dask worker or in a process pool arrives as the same exception. Ctrl-C stops a run, a sweep
+or ``simulate`` after the current step; :class:`Cancel` does so from another thread.
 """
 
 from __future__ import annotations
@@ -27,22 +33,26 @@ import itertools
 import json
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _lagrangian as _native
-from ._lagrangian import LagrangianError, MechanismError, __version__
+from ._lagrangian import Cancel, __version__
+from .errors import LagrangianError, MechanismError, OutOfMemory
 
 __all__ = [
     "load",
+    "open_run",
     "Problem",
     "Check",
     "Result",
     "sweep",
     "Sweep",
+    "Cancel",
     "LagrangianError",
     "MechanismError",
+    "OutOfMemory",
     "__version__",
 ]
 
@@ -149,20 +159,30 @@ class Problem:
         output_dt: Optional[float] = None,
         output_at: Optional[Sequence[float]] = None,
         output_every_step: bool = False,
+        out: Optional[PathLike] = None,
+        formats: Optional[Sequence[str]] = None,
+        cancel: Optional[Cancel] = None,
     ) -> "Result":
         """Integrate from consistent initial values, with ``lagrangian run``'s options:
         ``t_end`` (the step stays), ``steps`` or ``step``, ``output_every``, ``method``
-        (``"genalpha"``, ``"dop853"``, ``"radau"`` or ``"rk4"``), ``rho_inf``, ``columns`` (groups: positions,
-        velocities, accelerations, multipliers, reactions, momenta, energies, ledger) and
-        ``sensitivity`` (parameter names: every column's derivative with respect to each) and
-        ``tol`` (error control instead of a fixed step: DOP853, of order 8, unless
-        ``method="genalpha"``; rows at 1000 even intervals of the span and at the end, or at
-        every accepted step with ``output_every_step=True``), or ``output_dt`` / ``output_at`` (rows every ``dt`` and at the end, or at the listed
-        times, interpolated between steps and projected onto the constraints).
+        (``"genalpha"``, ``"dop853"``, ``"radau"`` or ``"rk4"``), ``rho_inf``, ``columns``
+        (groups: positions, velocities, accelerations, multipliers, reactions, momenta,
+        energies, ledger) and ``sensitivity`` (parameter names: every column's derivative with
+        respect to each) and ``tol`` (error control instead of a fixed step: DOP853, of order 8,
+        unless ``method="genalpha"``; rows at 1000 even intervals of the span and at the end, or
+        at every accepted step with ``output_every_step=True``), or ``output_dt`` /
+        ``output_at`` (rows every ``dt`` and at the end, or at the listed times, interpolated
+        between steps and projected onto the constraints).
 
-        The GIL is released while the run goes on; Ctrl-C stops it after the current step
-        and raises ``KeyboardInterrupt``."""
-        names, data, summary, scene, snames, sdata = self._native.run(
+        The rows are kept in memory, unless ``out`` names a folder: the run then streams them
+        to files there as ``lagrangian run --out`` does (``formats``: ``["npy"]`` by default,
+        or with ``"csv"``) and the result reads them memory-mapped, so a run larger than the
+        memory can be kept and looked at. A run whose rows would not fit in the memory
+        available raises :class:`OutOfMemory` before it starts.
+
+        The GIL is released while the run goes on; Ctrl-C stops it after the current step and
+        raises ``KeyboardInterrupt``, as does ``cancel.set()`` from another thread."""
+        options = dict(
             t_end=t_end,
             step=step,
             steps=steps,
@@ -176,8 +196,67 @@ class Problem:
             output_dt=output_dt,
             output_at=list(output_at) if output_at is not None else None,
             output_every_step=output_every_step,
+            cancel=cancel,
         )
+        if out is not None:
+            folder, _summary = self._native.run(
+                **options,
+                out=os.fspath(out),
+                formats=list(formats) if formats is not None else None,
+            )
+            return open_run(folder)
+        if formats is not None:
+            raise ValueError("formats are the files of a run written to a folder: give out= too")
+        names, data, summary, scene, snames, sdata = self._native.run(**options)
         return Result(names, data, json.loads(summary), scene, snames, sdata)
+
+
+def open_run(folder: PathLike) -> "Result":
+    """The results of a run written to ``folder`` (by ``Problem.run(out=...)`` or
+    ``lagrangian run --out``): its ``npy`` files memory-mapped (nothing is read until a column
+    is used), else its ``trajectory.csv``; the summary, the scene and the sensitivities."""
+    folder = os.fspath(folder)
+    with open(os.path.join(folder, "summary.json"), encoding="utf-8") as f:
+        summary = json.load(f)
+    scene_path = os.path.join(folder, "scene.json")
+    scene = "{}"
+    if os.path.exists(scene_path):
+        with open(scene_path, encoding="utf-8") as f:
+            scene = f.read()
+    npy = os.path.join(folder, "npy")
+    parts: List[Tuple[np.ndarray, List[str]]] = []
+    if os.path.exists(os.path.join(npy, "columns.json")):
+        with open(os.path.join(npy, "columns.json"), encoding="utf-8") as f:
+            groups: Dict[str, List[str]] = json.load(f)
+        order = ["t", *_GROUPS]
+        for group in sorted(groups, key=lambda g: (order.index(g) if g in order else 99, g)):
+            array = np.load(os.path.join(npy, f"{group}.npy"), mmap_mode="r")
+            parts.append((array.reshape(len(array), -1), list(groups[group])))
+    else:
+        with open(os.path.join(folder, "trajectory.csv"), encoding="utf-8") as f:
+            header = f.readline().strip().split(",")
+        data = np.loadtxt(os.path.join(folder, "trajectory.csv"), delimiter=",", skiprows=1, ndmin=2)
+        parts.append((data, header))
+    snames: List[str] = []
+    sdata = None
+    sens_path = os.path.join(folder, "sensitivity.csv")
+    if os.path.exists(sens_path):
+        with open(sens_path, encoding="utf-8") as f:
+            snames = f.readline().strip().split(",")[1:]
+        sdata = np.loadtxt(sens_path, delimiter=",", skiprows=1, ndmin=2)[:, 1:]
+    return Result.of_parts(parts, summary, scene, snames, sdata, folder=folder)
+
+
+_GROUPS = (
+    "positions",
+    "velocities",
+    "accelerations",
+    "multipliers",
+    "reactions",
+    "momenta",
+    "energies",
+    "ledger",
+)
 
 
 class Check(dict):
@@ -195,30 +274,66 @@ class Check(dict):
 
 class Result:
     """A run's trajectory (``t``, ``columns``, ``result["B.x"]``), its ``summary`` (as
-    ``summary.json``), its sensitivities (``result["d(B.x)/d(k)"]``) and its animation."""
+    ``summary.json``), its sensitivities (``result["d(B.x)/d(k)"]``) and its animation. A run
+    written to a folder (``folder``) keeps its columns there, memory-mapped."""
 
     def __init__(self, names, data, summary, scene, sensitivity_names=(), sensitivity=None):
-        self.columns: List[str] = list(names)
-        self.data: np.ndarray = np.asarray(data, dtype=float)
+        data = np.asarray(data, dtype=float)
+        self._setup([(data, list(names))], summary, scene, sensitivity_names, sensitivity)
+        self._data: Optional[np.ndarray] = data
+
+    @classmethod
+    def of_parts(
+        cls,
+        parts: List[Tuple[np.ndarray, List[str]]],
+        summary: Dict[str, Any],
+        scene: str,
+        sensitivity_names: Sequence[str] = (),
+        sensitivity: Optional[np.ndarray] = None,
+        folder: Optional[str] = None,
+    ) -> "Result":
+        """A result whose columns are held in blocks (the ``npy`` files of a run's folder)."""
+        result = cls.__new__(cls)
+        result._setup(parts, summary, scene, sensitivity_names, sensitivity)
+        result._data = parts[0][0] if len(parts) == 1 else None
+        result.folder = folder
+        return result
+
+    def _setup(self, parts, summary, scene, sensitivity_names, sensitivity) -> None:
+        self._parts = parts
+        self.columns: List[str] = [n for _, names in parts for n in names]
         self.summary: Dict[str, Any] = summary
         self.scene: str = scene
+        self.folder: Optional[str] = None
+        rows = len(parts[0][0]) if parts else 0
         self.sensitivity_columns: List[str] = list(sensitivity_names)
         self.sensitivity: np.ndarray = (
             np.asarray(sensitivity, dtype=float)
             if sensitivity is not None
-            else np.zeros((len(self.data), 0))
+            else np.zeros((rows, 0))
         )
-        self._index = {n: i for i, n in enumerate(self.columns)}
+        self._index = {
+            n: (p, k) for p, (_, names) in enumerate(parts) for k, n in enumerate(names)
+        }
         self._sindex = {n: i for i, n in enumerate(self.sensitivity_columns)}
+
+    @property
+    def data(self) -> np.ndarray:
+        """All columns as one ``(rows, columns)`` array (for a run in a folder, read into
+        memory on first use)."""
+        if self._data is None:
+            self._data = np.hstack([np.asarray(a) for a, _ in self._parts])
+        return self._data
 
     @property
     def t(self) -> np.ndarray:
         """The times of the rows."""
-        return self.data[:, 0]
+        return self["t"]
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name in self._index:
-            return self.data[:, self._index[name]]
+            p, k = self._index[name]
+            return self._parts[p][0][:, k]
         if name in self._sindex:
             return self.sensitivity[:, self._sindex[name]]
         near = [c for c in self.columns + self.sensitivity_columns if name.lower() in c.lower()]
@@ -232,12 +347,12 @@ class Result:
         return self.columns + self.sensitivity_columns
 
     def __len__(self) -> int:
-        return len(self.data)
+        return len(self._parts[0][0]) if self._parts else 0
 
     def __repr__(self) -> str:
         s = self.summary
         return (
-            f"<lagrangian.Result {s.get('title', '')!r}: {len(self.data)} rows × "
+            f"<lagrangian.Result {s.get('title', '')!r}: {len(self)} rows × "
             f"{len(self.columns)} columns, t = {s.get('t0')} … {s.get('t_end')}, "
             f"{s.get('steps')} steps>"
         )
@@ -309,11 +424,17 @@ def _cases(grid: Mapping[str, Iterable[float]]) -> List[Dict[str, float]]:
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
 
 
-def _run_case(problem: Problem, case: Dict[str, float], run: Dict[str, Any], end: Sequence[str]):
+def _run_case(
+    problem: Problem,
+    case: Dict[str, float],
+    run: Dict[str, Any],
+    end: Sequence[str],
+    cancel: Optional[Cancel] = None,
+):
     """One case of a sweep: its parameters, summary figures and end values (or its error)."""
     row: Dict[str, Any] = dict(case)
     try:
-        result = problem.with_parameters(**case).run(**run)
+        result = problem.with_parameters(**case).run(**run, cancel=cancel)
     except LagrangianError as e:
         row["error"] = str(e)
         return row
@@ -368,7 +489,8 @@ def sweep(
     tabulate each case's summary figures and the last value of each column in ``end``.
 
     Without ``client`` the cases run on a thread pool of ``workers`` threads (default: the
-    machine's cores; runs release the GIL, so they run in parallel). With a Dask distributed
+    machine's cores; runs release the GIL, so they run in parallel; Ctrl-C stops the running
+    cases after their current step and raises ``KeyboardInterrupt``). With a Dask distributed
     ``client`` they run on its workers (a laptop ``LocalCluster``, or a cluster from
     dask-jobqueue): the problem travels as its file text and overrides. A failing case gives
     its message in the ``error`` column instead of stopping the sweep."""
@@ -388,7 +510,17 @@ def sweep(
             pure=False,
         )
         return Sweep(client.gather(futures))
-    workers = workers or os.cpu_count() or 1
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        rows = list(pool.map(lambda c: _run_case(problem, c, run, end), cases))
+    workers = max(1, min(workers or os.cpu_count() or 1, len(cases) or 1))
+    cancel = Cancel()
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        futures = [pool.submit(_run_case, problem, c, run, end, cancel) for c in cases]
+        rows = [f.result() for f in futures]
+    except BaseException:
+        # Ctrl-C (or any failure here): the running cases stop after their current step, the
+        # waiting ones do not start
+        cancel.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown()
     return Sweep(rows)

@@ -7,17 +7,13 @@ import numpy.typing as npt
 
 __version__: str
 
-class LagrangianError(Exception):
-    """A mechanism that cannot be built, initialized or integrated."""
+class Cancel:
+    """A flag that stops the runs given it after their current step."""
 
-class MechanismError(LagrangianError):
-    """An error in a mechanism file."""
-
-    file: str
-    line: int
-    column: int
-    field: str
-    reason: str
+    def __init__(self) -> None: ...
+    def set(self) -> None: ...
+    @property
+    def is_set(self) -> bool: ...
 
 class Problem:
     def __init__(self, text: str, name: str, sets: Sequence[Tuple[str, float]] = ...) -> None: ...
@@ -49,8 +45,12 @@ class Problem:
         output_dt: Optional[float] = None,
         output_at: Optional[Sequence[float]] = None,
         output_every_step: bool = False,
-    ) -> Tuple[
-        List[str], npt.NDArray[np.float64], str, str, List[str], npt.NDArray[np.float64]
+        out: Optional[str] = None,
+        formats: Optional[Sequence[str]] = None,
+        cancel: Optional[Cancel] = None,
+    ) -> Union[
+        Tuple[List[str], npt.NDArray[np.float64], str, str, List[str], npt.NDArray[np.float64]],
+        Tuple[str, str],
     ]: ...
 
 def animation_html(
@@ -130,3 +130,4 @@ class MassSpringSystem:
     @property
     def t(self) -> float: ...
     def simulate(self, tend: float, steps: int) -> None: ...
+    def reset(self) -> None: ...

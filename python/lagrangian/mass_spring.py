@@ -20,7 +20,9 @@
 list holds views of the system: their ``pos`` and ``vel`` are the current ones after
 ``simulate`` (and can be set, e.g. to give initial velocities). ``simulate(tend, steps)``
 integrates over ``tend`` seconds from the current state with generalized-α (ρ∞ = 0.8), with
-consistent initial values first; ``constraint_forces`` are the rods' forces after it.
+consistent initial values first; ``constraint_forces`` are the rods' forces after it. Calls go
+on from one another as one run (an animation drawn call by call equals one long call), until
+the system is changed or ``reset()`` is called.
 """
 
 from ._lagrangian import (

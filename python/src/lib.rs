@@ -3,53 +3,124 @@
 //! errors as Python exceptions. The pure-Python layer (`python/lagrangian/`) wraps these in
 //! picklable classes, sweeps and notebook display.
 
-use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use lagrangian::output::Interrupt;
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 mod mass_spring;
 mod problem;
 
-create_exception!(
-    _lagrangian,
-    LagrangianError,
-    PyException,
-    "A mechanism that cannot be built, initialized or integrated; the message says what and where."
-);
-create_exception!(
-    _lagrangian,
-    MechanismError,
-    LagrangianError,
-    "An error in a mechanism file, with its `file`, `line`, `column` and `field`."
-);
+// The exceptions are Python classes of module `lagrangian` (python/lagrangian/errors.py), so
+// they pickle by name: a process pool or a Dask worker gives back the same class.
+pyo3::import_exception!(lagrangian.errors, LagrangianError);
+pyo3::import_exception!(lagrangian.errors, MechanismError);
+pyo3::import_exception!(lagrangian.errors, OutOfMemory);
 
 /// A toolkit error as a Python exception: file errors as [`MechanismError`] with their
-/// position, the rest as [`LagrangianError`].
+/// position, a run too large for the memory as [`OutOfMemory`] (a `MemoryError`), the rest as
+/// [`LagrangianError`].
 pub(crate) fn to_py(py: Python<'_>, e: lagrangian::Error) -> PyErr {
+    use lagrangian::error::SolveError;
     match e {
         lagrangian::Error::Spec(s) => spec_error(py, s),
+        lagrangian::Error::Solve(e @ SolveError::TooLarge(_)) => {
+            OutOfMemory::new_err(e.to_string())
+        }
         other => LagrangianError::new_err(other.to_string()),
     }
 }
 
 /// A file error with its position as attributes.
-pub(crate) fn spec_error(py: Python<'_>, s: lagrangian::error::SpecError) -> PyErr {
-    let err = MechanismError::new_err(s.to_string());
-    let value = err.value(py);
-    let _ = value.setattr("file", s.file.clone());
-    let _ = value.setattr("line", s.line);
-    let _ = value.setattr("column", s.column);
-    let _ = value.setattr("field", s.field.clone());
-    let _ = value.setattr("reason", s.message.clone());
-    err
+pub(crate) fn spec_error(_py: Python<'_>, s: lagrangian::error::SpecError) -> PyErr {
+    MechanismError::new_err((
+        s.to_string(),
+        s.file.clone(),
+        s.line,
+        s.column,
+        s.field.clone(),
+        s.message.clone(),
+    ))
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `work` on a worker thread without the GIL while this thread checks for Ctrl-C (and other
+/// signals) every 50 ms: a signal raises `stop` — `work` is to end at its next step, which
+/// this waits for, so that what it changes is left consistent — and is raised in Python.
+/// `stop` raised by someone else (a sweep that was interrupted) gives `KeyboardInterrupt`.
+pub(crate) fn interruptible<T: Send + 'static>(
+    py: Python<'_>,
+    stop: &Interrupt,
+    work: impl FnOnce() -> Result<T, lagrangian::Error> + Send + 'static,
+) -> PyResult<T> {
+    let flag = stop.flag();
+    let (tx, rx) = channel();
+    // the receiver moves in and out of each wait without the GIL (it is not `Sync`)
+    let rx = Mutex::new(rx);
+    let worker = std::thread::spawn(move || {
+        let _ = tx.send(work());
+    });
+    loop {
+        match py.detach(|| lock(&rx).recv_timeout(Duration::from_millis(50))) {
+            Ok(_) if stop.raised() => {
+                let _ = worker.join();
+                return Err(PyKeyboardInterrupt::new_err("the run was cancelled"));
+            }
+            Ok(result) => {
+                let _ = worker.join();
+                return result.map_err(|e| to_py(py, e));
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let _ = worker.join();
+                return Err(LagrangianError::new_err("the run stopped without a result"));
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if let Err(signal) = py.check_signals() {
+                    flag.store(true, Ordering::Relaxed);
+                    let _ = py.detach(|| lock(&rx).recv());
+                    let _ = worker.join();
+                    return Err(signal);
+                }
+            }
+        }
+    }
+}
+
+/// A flag that stops runs from another thread (`lagrangian.Cancel`): a run given it ends
+/// after its current step once `set` is called, raising `KeyboardInterrupt`.
+#[pyclass(module = "lagrangian._lagrangian", frozen)]
+#[derive(Default)]
+pub struct Cancel {
+    pub(crate) stop: Interrupt,
+}
+
+#[pymethods]
+impl Cancel {
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+    /// Stop the runs given this flag (after their current step).
+    fn set(&self) {
+        self.stop.flag().store(true, Ordering::Relaxed);
+    }
+    /// Whether `set` was called.
+    #[getter]
+    fn is_set(&self) -> bool {
+        self.stop.raised()
+    }
 }
 
 #[pymodule]
 fn _lagrangian(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
-    m.add("LagrangianError", py.get_type::<LagrangianError>())?;
-    m.add("MechanismError", py.get_type::<MechanismError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<Cancel>()?;
     problem::register(m)?;
     mass_spring::register(m)?;
     Ok(())

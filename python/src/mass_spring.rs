@@ -3,8 +3,9 @@
 //! `gravity` property, `simulate(tend, steps)`, and the `masses`, `fixes`, `springs` and
 //! `constraints` lists whose items read (and write) the system's current state.
 
-use crate::to_py;
+use crate::interruptible;
 use lagrangian::library::mass_spring::{MassSpringSystem, Node};
+use lagrangian::output::Interrupt;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -499,13 +500,26 @@ impl System {
     }
 
     /// Integrate over `tend` seconds in `steps` equal generalized-α steps from the current
-    /// state (consistent initial values first); positions, velocities and constraint forces
-    /// are updated. The GIL is released meanwhile.
+    /// state; positions, velocities and constraint forces are updated. Calls go on from one
+    /// another as one run (the integrator keeps its state) while the system is not changed in
+    /// between; a changed system, or `reset()`, starts afresh from consistent initial values. The GIL is released meanwhile; Ctrl-C stops the run after its current step,
+    /// leaving the system at that step (its `t`), and raises `KeyboardInterrupt`.
     #[pyo3(signature = (tend, steps))]
     fn simulate(&self, py: Python<'_>, tend: f64, steps: usize) -> PyResult<()> {
         let net = self.net.clone();
-        py.detach(move || with_net!(&mut *lock(&net), s, s.simulate(tend, steps).map(|_| ())))
-            .map_err(|e| to_py(py, e))
+        let stop = Interrupt::new();
+        let watch = stop.clone();
+        interruptible(py, &stop, move || {
+            with_net!(&mut *lock(&net), s, {
+                s.simulate_until(tend, steps, &watch).map(|_| ())
+            })
+        })
+    }
+
+    /// Forget the integrator's state: the next `simulate` starts afresh from consistent
+    /// initial values.
+    fn reset(&self) {
+        with_net!(&mut *lock(&self.net), s, s.reset())
     }
 
     fn __str__(&self) -> String {

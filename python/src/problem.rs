@@ -1,17 +1,16 @@
 //! `lagrangian._lagrangian.Problem`: a mechanism file (text, name, parameter overrides) built
 //! into a problem; `check`, `run` (arrays, summary, scene, sensitivities), the offline
-//! animation page of a run. Runs release the GIL and stop at Ctrl-C.
+//! animation page of a run. Runs release the GIL and stop at Ctrl-C or when cancelled.
 
-use crate::{to_py, LagrangianError};
+use crate::{interruptible, to_py, Cancel, LagrangianError};
 use lagrangian::output::movie::AnimationOptions;
 use lagrangian::output::plot::Table;
-use lagrangian::problem::Overrides;
-use lagrangian::run::memory::{run_in_memory, MemoryOptions, RunResult};
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2};
+use lagrangian::problem::{Overrides, Spelling};
+use lagrangian::run::memory::{run_in_memory, MemoryOptions};
+use lagrangian::run::{run_to_folder, RunOptions};
+use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2};
 use pyo3::prelude::*;
-use std::sync::atomic::Ordering;
-use std::sync::mpsc::{channel, RecvTimeoutError};
-use std::time::Duration;
+use pyo3::types::PyTuple;
 
 /// A mechanism built from its file text with parameter overrides.
 #[pyclass(module = "lagrangian._lagrangian", frozen)]
@@ -19,25 +18,28 @@ pub struct Problem {
     problem: lagrangian::solve::Problem,
 }
 
-/// The arrays of a run: column names, the rows as an `(rows, columns)` array, the summary and
-/// the scene as JSON, the sensitivity names and array.
-type RunArrays<'py> = (
-    Vec<String>,
-    Bound<'py, PyArray2<f64>>,
-    String,
-    String,
-    Vec<String>,
-    Bound<'py, PyArray2<f64>>,
-);
-
-/// `rows` (all of width `width`) as a 2-D array.
+/// `rows` (all of width `width`) as a 2-D array, each row freed once copied (the peak is
+/// the rows and the array, not twice the rows). The array comes from NumPy, so a machine
+/// without the memory raises `MemoryError` instead of aborting.
 fn array2<'py>(
     py: Python<'py>,
-    rows: &[Vec<f64>],
+    rows: Vec<Vec<f64>>,
     width: usize,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let flat: Vec<f64> = rows.iter().flatten().copied().collect();
-    PyArray1::from_vec(py, flat).reshape([rows.len(), width])
+    let array = py
+        .import("numpy")?
+        .call_method1("empty", ((rows.len(), width),))?
+        .cast_into::<PyArray2<f64>>()?;
+    {
+        let mut view = array.readwrite();
+        let flat = view
+            .as_slice_mut()
+            .map_err(|e| LagrangianError::new_err(e.to_string()))?;
+        for (row, chunk) in rows.into_iter().zip(flat.chunks_exact_mut(width.max(1))) {
+            chunk.copy_from_slice(&row);
+        }
+    }
+    Ok(array)
 }
 
 #[pymethods]
@@ -121,6 +123,8 @@ impl Problem {
         let eq = py
             .detach(|| lagrangian::analysis::Equilibrium::find(p, &opts))
             .map_err(|e| to_py(py, e))?;
+        // a restart event (a chain's change of chart) may have changed the coordinates
+        let p = eq.problem.as_ref().unwrap_or(p);
         let report = lagrangian::run::equilibrium::EquilibriumReport::new(p, &eq, source);
         Ok(serde_json::to_string(&report).unwrap_or_default())
     }
@@ -145,11 +149,16 @@ impl Problem {
     }
 
     /// Integrate with the overrides given (as `lagrangian run`'s options), keeping every
-    /// `output_every`-th row (or the rows at `output_dt` / `output_at`) in memory; `sensitivity` names parameters to differentiate every
-    /// column with respect to.
+    /// `output_every`-th row (or the rows at `output_dt` / `output_at`) in memory, or with
+    /// `out` writing them to that folder as `lagrangian run --out` does (`formats`: `npy`,
+    /// `csv`); `sensitivity` names parameters to differentiate every column with respect to;
+    /// `cancel` stops the run from another thread. In memory: the column names, the array, the
+    /// summary, the scene, the sensitivity names and array; with `out`: the folder the results
+    /// are in and the summary.
     #[pyo3(signature = (t_end=None, step=None, steps=None, output_every=None, method=None,
                         rho_inf=None, columns=None, sensitivity=Vec::new(), source=None,
-                        tol=None, output_dt=None, output_at=None, output_every_step=false))]
+                        tol=None, output_dt=None, output_at=None, output_every_step=false,
+                        out=None, formats=None, cancel=None))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
@@ -167,7 +176,10 @@ impl Problem {
         output_dt: Option<f64>,
         output_at: Option<Vec<f64>>,
         output_every_step: bool,
-    ) -> PyResult<RunArrays<'py>> {
+        out: Option<std::path::PathBuf>,
+        formats: Option<Vec<String>>,
+        cancel: Option<Py<Cancel>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
         let mut problem = self.problem.clone();
         let ov = Overrides {
             steps,
@@ -177,64 +189,44 @@ impl Problem {
             integrator: method,
             output_every,
             columns,
-            formats: None,
+            formats: formats.or(out.as_ref().map(|_| vec!["npy".to_string()])),
             tol,
             output_dt,
             output_at,
             output_every_step,
+            spelling: Spelling::Python,
         };
         problem.apply(&ov).map_err(|e| to_py(py, e))?;
+        let stop = cancel.map(|c| c.get().stop.clone()).unwrap_or_default();
+        if let Some(out) = out {
+            let mut opts = RunOptions::new(&out);
+            (opts.source, opts.sensitivity, opts.interrupt) = (source, sensitivity, stop.clone());
+            let r = interruptible(py, &stop, move || run_to_folder(problem, &opts))?;
+            let summary = serde_json::to_string(&r.summary).unwrap_or_default();
+            let dir = r.dir.to_string_lossy().into_owned();
+            return PyTuple::new(py, [dir, summary]);
+        }
         let opts = MemoryOptions {
             sensitivity,
             source,
-            ..MemoryOptions::default()
+            interrupt: stop.clone(),
+            copied: true,
         };
-        let r = run_interruptible(py, problem, opts)?;
+        let r = interruptible(py, &stop, move || run_in_memory(problem, &opts))?;
         let summary = serde_json::to_string(&r.summary).unwrap_or_default();
         let scene = serde_json::to_string(&r.scene).unwrap_or_default();
-        let data = array2(py, &r.rows, r.names.len())?;
-        let sens = array2(py, &r.sensitivity_rows, r.sensitivity_names.len())?;
-        Ok((r.names, data, summary, scene, r.sensitivity_names, sens))
-    }
-}
-
-fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Run on a worker thread without the GIL, checking for Ctrl-C (and other signals) every
-/// 50 ms: a signal stops the run after its current step and is raised in Python.
-fn run_interruptible(
-    py: Python<'_>,
-    problem: lagrangian::solve::Problem,
-    opts: MemoryOptions,
-) -> PyResult<RunResult> {
-    let flag = opts.interrupt.flag();
-    let (tx, rx) = channel();
-    // the receiver moves in and out of each wait without the GIL (it is not `Sync`)
-    let rx = std::sync::Mutex::new(rx);
-    let worker = std::thread::spawn(move || {
-        let _ = tx.send(run_in_memory(problem, &opts));
-    });
-    loop {
-        match py.detach(|| lock(&rx).recv_timeout(Duration::from_millis(50))) {
-            Ok(result) => {
-                let _ = worker.join();
-                return result.map_err(|e| to_py(py, e));
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                let _ = worker.join();
-                return Err(LagrangianError::new_err("the run stopped without a result"));
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                if let Err(signal) = py.check_signals() {
-                    flag.store(true, Ordering::Relaxed);
-                    let _ = py.detach(|| lock(&rx).recv());
-                    let _ = worker.join();
-                    return Err(signal);
-                }
-            }
-        }
+        let width = r.names.len();
+        let data = array2(py, r.rows, width)?;
+        let sens = array2(py, r.sensitivity_rows, r.sensitivity_names.len())?;
+        let items: [Bound<'py, PyAny>; 6] = [
+            r.names.into_pyobject(py)?.into_any(),
+            data.into_any(),
+            summary.into_pyobject(py)?.into_any(),
+            scene.into_pyobject(py)?.into_any(),
+            r.sensitivity_names.into_pyobject(py)?.into_any(),
+            sens.into_any(),
+        ];
+        PyTuple::new(py, items)
     }
 }
 

@@ -36,3 +36,17 @@ def test_the_modes_of_a_pendulum_and_the_refusal_of_a_bad_place():
     assert problem.modes(at="equilibrium")["at"] == "equilibrium"
     with pytest.raises(ValueError, match="'initial' or 'equilibrium'"):
         problem.modes(at="rest")
+
+
+def test_a_spherical_chain_rests_hanging_down_in_the_chart_the_search_ended_in(cli, tmp_path):
+    # PHYS389's chain of two spherical pendulums: the search passes the pole of the angles'
+    # chart, changes chart there, and reports its coordinates in the new one as the CLI does
+    path = MECHANISMS / "phys389_config.toml"
+    eq = lagrangian.load(path).equilibrium()
+    subprocess.run([cli, "equilibrium", path, "--out", tmp_path], check=True, capture_output=True)
+    written = json.loads((tmp_path / "equilibrium.json").read_text())
+    assert eq["stability"] == written["stability"] == "stable"
+    assert eq["coordinates"] == written["coordinates"]
+    assert np.allclose(eq["q"], written["q"], rtol=0, atol=1e-12)
+    g = 9.81
+    assert abs(eq["potential_energy"] - (-g * (1.0 + 0.5 * 1.8))) < 1e-8

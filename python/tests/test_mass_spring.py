@@ -145,3 +145,32 @@ def test_mistakes_are_reported_as_python_errors():
     with pytest.raises(lagrangian.LagrangianError, match="steps"):
         mss.add(ms.Mass(1.0, [1, 0, 0]))
         mss.simulate(1.0, 0)
+
+
+def test_frame_by_frame_simulate_goes_on_as_one_run():
+    # the course animates by calling simulate once per frame: 500 frames equal one long call
+    def swinging():
+        mss = ms.MassSpringSystem2d()
+        mss.gravity = [0, -9.81]
+        o = mss.add(ms.Fix([0, 0]))
+        a = mss.add(ms.Mass(1.0, [0.6, -0.8], [0.5, 0.0]))
+        b = mss.add(ms.Mass(0.5, [1.2, -1.6]))
+        mss.add(ms.DistanceConstraint(1.0, [o, a]))
+        mss.add(ms.Spring(1.0, 80.0, [a, b]))
+        return mss
+
+    def state(mss):
+        return np.array([m.pos + m.vel for m in mss.masses])
+
+    once, frames = swinging(), swinging()
+    once.simulate(10.0, 1000)
+    for _ in range(500):
+        frames.simulate(0.02, 2)
+    assert abs(frames.t - 10.0) < 1e-12
+    assert np.max(np.abs(state(once) - state(frames))) < 1e-12
+    # a system changed between frames starts afresh from its new state; so does reset()
+    frames.masses[1].vel = [0.1, 0.0]
+    frames.simulate(0.02, 2)
+    frames.reset()
+    frames.simulate(0.02, 2)
+    assert abs(frames.t - 10.04) < 1e-12

@@ -179,6 +179,14 @@ fn resolve(table: &Table, columns: &[String]) -> Result<Vec<usize>, PlotError> {
         .collect()
 }
 
+/// `Err` naming `path` and the cause when it cannot be written (the drawing library would
+/// report it as a debug dump after drawing).
+fn writable(path: &Path) -> Result<(), PlotError> {
+    std::fs::File::create(path)
+        .map(|_| ())
+        .map_err(|e| PlotError(format!("cannot write {}: {e}", path.display())))
+}
+
 /// Plot `columns` of `table` against `t` into `stem.png` and `stem.svg`.
 pub fn plot_columns(
     table: &Table,
@@ -191,6 +199,8 @@ pub fn plot_columns(
     let cols = resolve(table, columns)?;
     let png = stem.with_extension("png");
     let svg = stem.with_extension("svg");
+    writable(&png)?;
+    writable(&svg)?;
     {
         let root = BitMapBackend::new(&png, size).into_drawing_area();
         root.fill(&WHITE).map_err(perr("png"))?;
@@ -305,6 +315,8 @@ fn panel_sheet(
     let rows = panels.len().div_ceil(2).max(1);
     let png = stem.with_extension("png");
     let svg = stem.with_extension("svg");
+    writable(&png)?;
+    writable(&svg)?;
     {
         let root = BitMapBackend::new(&png, size).into_drawing_area();
         root.fill(&WHITE).map_err(perr("png"))?;

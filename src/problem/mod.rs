@@ -365,6 +365,53 @@ pub struct Overrides {
     pub output_every_step: bool,
     /// Keep rows at these times (interpolated between steps).
     pub output_at: Option<Vec<f64>>,
+    /// How messages name these options: as the command line does (`--t-end`) or as the
+    /// Python package's keyword arguments (`t_end`).
+    pub spelling: Spelling,
+}
+
+/// How a message names an option of [`Overrides`]: the command line's `--t-end 2` or the
+/// Python package's `t_end=2`.
+///
+/// ```
+/// use lagrangian::problem::Spelling;
+/// assert_eq!(Spelling::Cli.option("rho_inf"), "--rho-inf");
+/// assert_eq!(Spelling::Python.option("integrator"), "method");
+/// assert_eq!(Spelling::Cli.given("integrator", "dop853"), "--integrator dop853");
+/// assert_eq!(Spelling::Python.given("integrator", "dop853"), "method=\"dop853\"");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Spelling {
+    /// `--t-end`, `--integrator` (the command line).
+    #[default]
+    Cli,
+    /// `t_end`, `method` (`Problem.run`'s keyword arguments).
+    Python,
+}
+
+impl Spelling {
+    /// The option whose field in [`Overrides`] is `field` (`"t_end"`, `"integrator"`).
+    pub fn option(self, field: &str) -> String {
+        match self {
+            Spelling::Cli => format!("--{}", field.replace('_', "-")),
+            Spelling::Python => match field {
+                "integrator" => "method".into(),
+                "format" => "formats".into(),
+                other => other.into(),
+            },
+        }
+    }
+    /// The option `field` given the value `value`, as a user writes it (`--integrator
+    /// dop853`, `method="dop853"`).
+    pub fn given(self, field: &str, value: &str) -> String {
+        match self {
+            Spelling::Cli => format!("{} {value}", self.option(field)),
+            Spelling::Python if field == "integrator" => {
+                format!("{}=\"{value}\"", self.option(field))
+            }
+            Spelling::Python => format!("{}={value}", self.option(field)),
+        }
+    }
 }
 
 impl Problem {
@@ -384,11 +431,13 @@ impl Problem {
     /// ```
     pub fn apply(&mut self, o: &Overrides) -> Result<(), Error> {
         let bad = |m: String| Error::from(SolveError::BadOptions(m));
+        let s = o.spelling;
         let default_output = self.has_default_output();
         if let Some(t) = o.t_end {
             if !(t > self.t0) || !t.is_finite() {
                 return Err(bad(format!(
-                    "--t-end {t} must be finite and after t0 = {}",
+                    "{} must be finite and after t0 = {}",
+                    s.given("t_end", &short(t)),
                     self.t0
                 )));
             }
@@ -397,16 +446,25 @@ impl Problem {
         let span = self.t_end - self.t0;
         let h = match (o.steps, o.step) {
             (Some(_), Some(_)) => {
-                return Err(bad("give either --steps or --step, not both".into()))
+                return Err(bad(format!(
+                    "give either {} or {}, not both",
+                    s.option("steps"),
+                    s.option("step")
+                )))
             }
-            (Some(s), None) if s == 0 || s > MAX_STEPS => {
-                return Err(bad(format!("--steps must lie in 1..={MAX_STEPS}")))
+            (Some(n), None) if n == 0 || n > MAX_STEPS => {
+                return Err(bad(format!(
+                    "{} must lie in 1..={MAX_STEPS}",
+                    s.option("steps")
+                )))
             }
-            (Some(s), None) => span / s as f64,
+            (Some(n), None) => span / n as f64,
             (None, Some(h)) if !(h > 0.0 && h.is_finite() && span / h <= MAX_STEPS as f64) => {
                 return Err(bad(format!(
-                    "--step {h} must be positive and give at most {MAX_STEPS} steps over [{}, {}]",
-                    self.t0, self.t_end
+                    "{} must be positive and give at most {MAX_STEPS} steps over [{}, {}]",
+                    s.given("step", &short(h)),
+                    self.t0,
+                    self.t_end
                 )))
             }
             (None, Some(h)) => h,
@@ -419,7 +477,10 @@ impl Problem {
         self.method = self.chosen_method(o, h, fixed)?;
         if let (Some(r), Method::GenAlpha(g)) = (o.rho_inf, &mut self.method) {
             if !(0.0..1.0).contains(&r) {
-                return Err(bad(format!("--rho-inf {r} must lie in [0, 1)")));
+                return Err(bad(format!(
+                    "{} must lie in [0, 1)",
+                    s.given("rho_inf", &short(r))
+                )));
             }
             g.rho_inf = r;
         }
@@ -443,7 +504,7 @@ impl Problem {
         }
         if let Some(c) = &o.columns {
             self.outputs = Outputs::from_names(c)
-                .map_err(|e| bad(format!("--columns: {e}")))?
+                .map_err(|e| bad(format!("{}: {e}", s.option("columns"))))?
                 .formats(&self.outputs.formats_names())
                 .map_err(bad)?;
         }
@@ -452,7 +513,7 @@ impl Problem {
                 .outputs
                 .clone()
                 .formats(f)
-                .map_err(|e| bad(format!("--format: {e}")))?;
+                .map_err(|e| bad(format!("{}: {e}", s.option("format"))))?;
         }
         let list = |v: &Option<Vec<String>>| v.as_ref().map(|v| v.join(","));
         let given = [
@@ -492,9 +553,13 @@ impl Problem {
     /// (generalized-α). `h` is the step `--steps`/`--step` give, or the method's own.
     fn chosen_method(&self, o: &Overrides, h: f64, fixed: bool) -> Result<Method, Error> {
         let bad = |m: String| Error::from(SolveError::BadOptions(m));
+        let s = o.spelling;
         if let Some(tol) = o.tol {
             if !(tol > 0.0 && tol < 1.0) {
-                return Err(bad(format!("--tol {tol} must lie in (0, 1)")));
+                return Err(bad(format!(
+                    "{} must lie in (0, 1)",
+                    s.given("tol", &short(tol))
+                )));
             }
         }
         // the tolerances an error-controlled method takes: --tol, else the method's own
@@ -531,11 +596,13 @@ impl Problem {
         };
         let method = match o.integrator.as_deref() {
             Some("rk4") if o.tol.is_some() => {
-                return Err(bad(
-                    "--tol: RK4 runs at a fixed step; for error control give \
-                     --integrator dop853 (order 8) or genalpha"
-                        .into(),
-                ))
+                return Err(bad(format!(
+                    "{}: RK4 runs at a fixed step; for error control give {} (order 8) or \
+                     {}",
+                    s.option("tol"),
+                    s.given("integrator", "dop853"),
+                    s.given("integrator", "genalpha"),
+                )))
             }
             Some("rk4") => Rk4Options::new(h).into(),
             Some("genalpha" | "generalized-alpha") => {
@@ -549,26 +616,35 @@ impl Problem {
                 Method::GenAlpha(g)
             }
             Some("dop853") if fixed && o.tol.is_none() => {
-                return Err(bad(
-                    "--integrator dop853 chooses its own steps under error \
-                     control: give --tol (and --step for its first step), or a fixed-step \
-                     method (--integrator genalpha or rk4) for --steps/--step"
-                        .into(),
-                ))
+                return Err(bad(format!(
+                    "{} chooses its own steps under error control: give {} (and {} for its \
+                     first step), or a fixed-step method ({} or rk4) for {}/{}",
+                    s.given("integrator", "dop853"),
+                    s.option("tol"),
+                    s.option("step"),
+                    s.given("integrator", "genalpha"),
+                    s.option("steps"),
+                    s.option("step"),
+                )))
             }
             Some("dop853") => dop853(if fixed { h } else { 0.0 }),
             Some("radau" | "radau5" | "radau-iia") if fixed && o.tol.is_none() => {
-                return Err(bad(
-                    "--integrator radau chooses its own steps under error control: give \
-                     --tol (and --step for its first step), or a fixed-step method \
-                     (--integrator genalpha) for --steps/--step"
-                        .into(),
-                ))
+                return Err(bad(format!(
+                    "{} chooses its own steps under error control: give {} (and {} for its \
+                     first step), or a fixed-step method ({}) for {}/{}",
+                    s.given("integrator", "radau"),
+                    s.option("tol"),
+                    s.option("step"),
+                    s.given("integrator", "genalpha"),
+                    s.option("steps"),
+                    s.option("step"),
+                )))
             }
             Some("radau" | "radau5" | "radau-iia") => radau(if fixed { h } else { 0.0 }),
             Some(other) => {
                 return Err(bad(format!(
-                    "--integrator {other}: expected genalpha, rk4, dop853 or radau"
+                    "{}: expected genalpha, rk4, dop853 or radau",
+                    s.given("integrator", other)
                 )))
             }
             None => match (&self.method, o.tol) {
@@ -615,6 +691,7 @@ impl Problem {
     /// The output part of [`apply`](Problem::apply): a stride or output times (one of them).
     fn apply_output(&mut self, o: &Overrides) -> Result<(), Error> {
         let bad = |m: String| Error::from(SolveError::BadOptions(m));
+        let s = o.spelling;
         let given = [
             o.output_every.is_some(),
             o.output_dt.is_some(),
@@ -622,14 +699,20 @@ impl Problem {
             o.output_every_step,
         ];
         if given.iter().filter(|&&g| g).count() > 1 {
-            return Err(bad(
-                "give one of --output-every, --output-dt, --output-at and --output-every-step"
-                    .into(),
-            ));
+            return Err(bad(format!(
+                "give one of {}, {}, {} and {}",
+                s.option("output_every"),
+                s.option("output_dt"),
+                s.option("output_at"),
+                s.option("output_every_step")
+            )));
         }
         if let Some(k) = o.output_every {
             if k == 0 || k > MAX_STEPS {
-                return Err(bad(format!("--output-every must lie in 1..={MAX_STEPS}")));
+                return Err(bad(format!(
+                    "{} must lie in 1..={MAX_STEPS}",
+                    s.option("output_every")
+                )));
             }
             self.output_every = k;
             self.output_times = None;
@@ -644,5 +727,21 @@ impl Problem {
             self.output_times = Some(t);
         }
         Ok(())
+    }
+}
+
+/// `x` as a message shows it: the shorter of the plain and the exponent form (`1e-300`, not
+/// three hundred digits).
+///
+/// ```
+/// use lagrangian::problem::short;
+/// assert_eq!((short(1e-300), short(0.25), short(-2e20)), ("1e-300".into(), "0.25".into(), "-2e20".into()));
+/// ```
+pub fn short(x: f64) -> String {
+    let plain = x.to_string();
+    let exp = format!("{x:e}");
+    match exp.len() < plain.len() {
+        true => exp,
+        false => plain,
     }
 }

@@ -27,6 +27,7 @@ use crate::output::scene::Scene;
 use crate::output::sensitivity::SensitivityRecorder;
 use crate::output::summary::{Summary, Tally};
 use crate::output::{Interrupt, Observer};
+use crate::problem::memory;
 use crate::simulation::{RunEnd, Simulation};
 use crate::solve::Problem;
 use std::time::Instant;
@@ -44,6 +45,9 @@ pub struct MemoryOptions {
     pub sensitivity: Vec<String>,
     /// The input file, for the summary.
     pub source: Option<String>,
+    /// The caller copies the rows once more (into a NumPy array, freeing them as it goes):
+    /// the run plans for both when it checks the memory available.
+    pub copied: bool,
 }
 
 /// A run's results in memory.
@@ -92,24 +96,72 @@ impl RunResult {
     }
 }
 
+/// Bytes per row of a trajectory kept in memory beyond its values: the row's vector and
+/// what the allocator keeps with it.
+pub const ROW_OVERHEAD: f64 = 48.0;
+
+/// Bytes the rows of `problem`'s run take in memory, with `sensitivities` parameters to
+/// differentiate with respect to: `rows × (8·width + ROW_OVERHEAD)` for the trajectory and as
+/// much per parameter for the sensitivities.
+///
+/// ```
+/// use lagrangian::library::pendulum::planar_pendulum;
+/// use lagrangian::prelude::*;
+/// use lagrangian::run::memory::record_bytes;
+/// let p = Problem::new(planar_pendulum(1.0, 1.0, 9.81)).method(GenAlphaOptions::new(1e-3)).t_end(1.0);
+/// // 1002 rows (every step, the first and one to spare) of the default columns
+/// let width = lagrangian::output::columns::Columns::new(&p).names().len() as f64;
+/// assert_eq!(record_bytes(&p, 0), 1002.0 * (8.0 * width + 48.0));
+/// ```
+pub fn record_bytes(problem: &Problem, sensitivities: usize) -> f64 {
+    let width = Columns::new(problem).names().len() as f64;
+    let per_row = 8.0 * width + ROW_OVERHEAD;
+    let sens_row = match sensitivities {
+        0 => 0.0,
+        n => 8.0 * (width - 1.0) * n as f64 + ROW_OVERHEAD,
+    };
+    problem.output_rows() as f64 * (per_row + sens_row)
+}
+
+/// Refuse a run whose rows (twice, when the caller copies them) would take more than
+/// [`MAX_BYTES`] or, with the model, more than the memory available.
+fn check_memory(problem: &Problem, opts: &MemoryOptions) -> Result<(), Error> {
+    let rows = problem.output_rows();
+    let width = Columns::new(problem).names().len();
+    let bytes = record_bytes(problem, opts.sensitivity.len());
+    let too_large = |m: String| Error::from(SolveError::TooLarge(m));
+    if bytes > MAX_BYTES {
+        return Err(too_large(format!(
+            "the trajectory would take {:.1} GB in memory ({rows} rows × {width} columns; the \
+             limit is {:.0} GB): keep fewer rows (output_every, output_dt) or fewer columns, or \
+             write the run to files",
+            bytes / 1e9,
+            MAX_BYTES / 1e9
+        )));
+    }
+    let copies = if opts.copied { 2.0 } else { 1.0 };
+    let model = &problem.model;
+    let need = copies * bytes + memory::estimate(model.n_coords() + model.n_constraints());
+    let what = format!(
+        "the run's {rows} rows × {width} columns{} and its model need about {:.3} GB of memory",
+        if opts.copied {
+            ", copied into arrays,"
+        } else {
+            ""
+        },
+        need / 1e9
+    );
+    memory::check_bytes(need, &what)
+        .map_err(|m| too_large(format!("{m}: keep fewer rows (output_every, output_dt) or fewer columns, or write the run to files")))
+}
+
 /// Integrate `problem` from consistent initial values to its end time with its own method,
 /// keeping every `problem.output_every`-th row of its columns in memory. Refuses a run whose
-/// rows would take more than [`MAX_BYTES`].
+/// rows would take more than [`MAX_BYTES`] or than the memory available.
 pub fn run_in_memory(problem: Problem, opts: &MemoryOptions) -> Result<RunResult, Error> {
     let start = Instant::now();
     let every = problem.output_every.max(1);
-    let width = Columns::new(&problem).names().len();
-    let rows = problem.output_rows();
-    let bytes = 8.0 * rows as f64 * width as f64;
-    if bytes > MAX_BYTES {
-        return Err(SolveError::TooLarge(format!(
-            "the trajectory would take {:.1} GB in memory ({rows} rows × {width} columns; the \
-             limit is {:.0} GB): keep fewer rows (output_every, output_dt) or fewer columns",
-            bytes / 1e9,
-            MAX_BYTES / 1e9
-        ))
-        .into());
-    }
+    check_memory(&problem, opts)?;
     let mut sim = Simulation::new(problem.clone(), problem.method.clone())?;
     let build_seconds = start.elapsed().as_secs_f64();
     let mut table = ColumnRecorder::every(every);

@@ -316,7 +316,15 @@ fn project_velocities(
     let vscale = 1.0 + v.iter().fold(0.0f64, |a, x| a.max(x.abs()));
     let r = resid.amax();
     if !(r <= 1e-9 * vscale) {
-        return Err(InitError::InconsistentVelocities { residual: r });
+        let unsatisfied: Vec<String> = (0..m)
+            .filter(|&k| !(resid[k].abs() <= 1e-9 * vscale))
+            .map(|k| model.constraint_row_name(k))
+            .collect();
+        let rows = match unsatisfied.len() {
+            n if n > 6 => format!("{} and {} more rows", unsatisfied[..6].join(", "), n - 6),
+            _ => unsatisfied.join(", "),
+        };
+        return Err(InitError::InconsistentVelocities { residual: r, rows });
     }
     Ok(v)
 }

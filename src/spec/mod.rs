@@ -22,6 +22,7 @@ pub use crate::expr::vector as vexpr;
 
 use crate::expr::Scope;
 use crate::problem::Problem;
+pub use build::MAX_TOTAL_SIZE;
 pub use chain::{is_chain, ChainSpec};
 use serde_yaml::{Mapping, Value};
 use std::path::Path;
@@ -181,7 +182,7 @@ pub fn parse_with(text: &str, file: &str, sets: &[(String, f64)]) -> Result<Prob
                 column: 1,
                 field: String::new(),
                 message: format!(
-                    "--set {name}: a pendulum-chain file has no named parameters (edit the file)"
+                    "cannot set '{name}': a pendulum-chain file has no named parameters (edit the file)"
                 ),
             });
         }

@@ -163,6 +163,21 @@ fn a_motion_that_depends_on_the_state_and_a_force_on_a_fixed_point_are_refused()
     let sol = simulate(&problem, problem.method.clone()).unwrap();
     let q = &sol.last().state.q;
     assert!((q[1].atan2(q[0]) - 0.5).abs() < 1e-8);
+    // two drives asking the same angle for different speeds: both named
+    let conflicting = crank(
+        "0.5*t\n    second:\n      quantity: atan2(A.y, A.x)\n      motion: t",
+        "",
+    );
+    let e = spec::parse(&conflicting, "crank.yaml")
+        .unwrap()
+        .initial_values()
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("drive motor") && e.contains("drive second") && e.contains("conflicting"),
+        "{e}"
+    );
 }
 
 #[test]

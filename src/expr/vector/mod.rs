@@ -64,6 +64,9 @@ pub enum Func {
     Ln,
     /// `abs`
     Abs,
+    /// `wrap`: an angle brought into `(−π, π]`, `x − 2π·round(x/2π)`; its derivative is 1
+    /// (a drive or an equation on an angle from `atan2` holds over any number of turns).
+    Wrap,
 }
 
 const FUNCS: &[(&str, Func)] = &[
@@ -77,6 +80,7 @@ const FUNCS: &[(&str, Func)] = &[
     ("exp", Func::Exp),
     ("ln", Func::Ln),
     ("abs", Func::Abs),
+    ("wrap", Func::Wrap),
 ];
 
 #[derive(Debug)]
@@ -385,6 +389,33 @@ impl VExpr {
         let v = a.vector;
         Ok(VExpr::new(Node::Div(a, b), v).fold())
     }
+    /// `f(a)` (a scalar).
+    pub fn func(f: Func, a: VExpr) -> Result<VExpr, String> {
+        if a.vector {
+            return Err(format!("{f:?} takes a scalar").to_lowercase());
+        }
+        Ok(VExpr::new(Node::F(f, a), false).fold())
+    }
+    /// Whether the value is an angle defined up to whole turns: an `atan2`, or sums and
+    /// differences of them with constants (a relative angle) — a quantity whose jumps by 2π
+    /// are no motion.
+    pub fn is_angle(&self) -> bool {
+        fn walk(e: &VExpr) -> (bool, bool) {
+            // (angle or constant, contains an angle)
+            match &*e.node {
+                Node::Atan2(..) => (true, true),
+                Node::Const(_) => (true, false),
+                Node::Neg(a) => walk(a),
+                Node::Add(a, b) | Node::Sub(a, b) => {
+                    let (ok_a, has_a) = walk(a);
+                    let (ok_b, has_b) = walk(b);
+                    (ok_a && ok_b, has_a || has_b)
+                }
+                _ => (false, false),
+            }
+        }
+        !self.vector && walk(self) == (true, true)
+    }
     /// `-a`.
     pub fn negative(a: VExpr) -> VExpr {
         let v = a.vector;
@@ -575,6 +606,19 @@ fn apply<D: DualNum<Primitive = f64> + Copy>(f: Func, x: D) -> D {
         Func::Exp => x.exp(),
         Func::Ln => x.ln(),
         Func::Abs => x.abs(),
+        Func::Wrap => x - wrap_turns(x.re()),
+    }
+}
+
+/// The whole turns `2π·round(x/2π)` that [`Func::Wrap`] takes off `x` (none within `(−π, π]`).
+pub(crate) fn wrap_turns(x: f64) -> f64 {
+    let tau = std::f64::consts::TAU;
+    let k = (x / tau).round();
+    // round half away from zero would send π to −π: keep π
+    if x - k * tau <= -std::f64::consts::PI {
+        (k - 1.0) * tau
+    } else {
+        k * tau
     }
 }
 
@@ -628,6 +672,34 @@ mod tests {
         let s = VExpr::parse("dot(X, X) - L**2 + t", 3, &lookup).unwrap();
         let d = s.eval_scalar::<Dual64>(&|j| Dual64::from(q[j]), Dual64::new(0.0, 1.0));
         assert_eq!((d.re, d.eps), (10.0, 1.0));
+    }
+
+    #[test]
+    fn wrapped_angles_and_what_counts_as_an_angle() {
+        use std::f64::consts::PI;
+        for (x, y) in [
+            (PI, PI),
+            (-PI, PI),
+            (3.0 * PI, PI),
+            (0.5, 0.5),
+            (7.0, 7.0 - 2.0 * PI),
+        ] {
+            assert!((x - wrap_turns(x) - y).abs() < 1e-12, "wrap({x})");
+        }
+        // the value wraps, the derivative stays 1
+        let e = VExpr::parse("wrap(mu*4)", 3, &lookup).unwrap();
+        let d = e.eval_scalar::<Dual64>(
+            &|j| Dual64::new([0.0, 0.0, 0.0, 1.0][j], 1.0),
+            Dual64::from(0.0),
+        );
+        assert!(
+            (d.re - (4.0 - 2.0 * PI)).abs() < 1e-15 && d.eps == 4.0,
+            "{d:?}"
+        );
+        let angle = |text: &str| VExpr::parse(text, 3, &lookup).unwrap().is_angle();
+        assert!(angle("atan2(X.y, X.x)"));
+        assert!(angle("atan2(X.y, X.x) - atan2(X.z, X.x) + pi/2"));
+        assert!(!angle("2*atan2(X.y, X.x)") && !angle("mu") && !angle("atan2(X.y, X.x) + mu"));
     }
 
     #[test]

@@ -295,6 +295,7 @@ fn slope(f: Func, x: f64, y: f64) -> f64 {
         Func::Exp => y,
         Func::Ln => 1.0 / x,
         Func::Abs => x.signum(),
+        Func::Wrap => 1.0,
     }
 }
 

@@ -33,7 +33,7 @@ use crate::model::geometry::{
     PointKind, PointMap,
 };
 use crate::model::{Model, State};
-use crate::output::{Recorder, Solution};
+use crate::output::{Interrupt, Recorder, Solution};
 use crate::simulation::Simulation;
 use crate::solve::{GenAlphaOptions, InitReport, Problem};
 use std::sync::Arc;
@@ -138,6 +138,39 @@ pub struct MassSpringSystem<const D: usize> {
     t: f64,
     lambda: Vec<f64>,
     info: RunInfo,
+    /// The run the next `simulate` goes on with, while the system is as that run left it.
+    cache: Cache<D>,
+}
+
+/// What [`MassSpringSystem::simulate`] compares to tell whether the system was changed
+/// since the last run: everything the model and its state are built from.
+#[derive(Clone, PartialEq)]
+struct Snapshot<const D: usize> {
+    gravity: [f64; D],
+    masses: Vec<Mass<D>>,
+    fixes: Vec<[f64; D]>,
+    springs: Vec<SpringDef>,
+    constraints: Vec<DistanceDef>,
+    /// Each load's mass and the address of its function.
+    loads: Vec<(usize, usize)>,
+    options: MassSpringOptions,
+    t: f64,
+}
+
+/// A run kept for the next `simulate`, with the system as it left it.
+struct Continuation<const D: usize> {
+    sim: Simulation,
+    left: Snapshot<D>,
+}
+
+/// The kept run; a clone of the system starts afresh.
+#[derive(Default)]
+struct Cache<const D: usize>(Option<Box<Continuation<D>>>);
+
+impl<const D: usize> Clone for Cache<D> {
+    fn clone(&self) -> Self {
+        Cache(None)
+    }
 }
 
 impl<const D: usize> MassSpringSystem<D> {
@@ -155,6 +188,7 @@ impl<const D: usize> MassSpringSystem<D> {
             t: 0.0,
             lambda: Vec::new(),
             info: RunInfo::default(),
+            cache: Cache(None),
         }
     }
     /// Add a mass at rest.
@@ -428,17 +462,11 @@ impl<const D: usize> MassSpringSystem<D> {
     /// The network from its current state as a [`Problem`] over `[t, t + duration]`, with the
     /// options' generalized-α settings at step `duration/steps`.
     pub fn problem(&self, duration: f64, steps: usize) -> Result<Problem, Error> {
-        use crate::error::SolveError::BadOptions;
-        if steps == 0 || !(duration > 0.0) || !duration.is_finite() {
-            return Err(BadOptions(format!(
-                "simulate({duration}, {steps}): need a finite duration > 0 and steps > 0"
-            ))
-            .into());
-        }
+        let h = step_size(duration, steps)?;
         let model = self.model(self.options.derivatives)?;
         let (q, v) = self.state_vectors();
         let mut method = self.options.method.clone();
-        method.h = duration / steps as f64;
+        method.h = h;
         Ok(Problem::new(model)
             .title(format!("mass–spring network, {} masses", self.masses.len()))
             .guess(&q, &v)
@@ -449,29 +477,101 @@ impl<const D: usize> MassSpringSystem<D> {
             .geometry(self.geometry()))
     }
 
-    /// Integrate from the current state over `t_end` seconds in `steps` equal steps (the course code's
-    /// semantics: `simulate(tend, steps)`), with consistent initial values first, through the
-    /// shared [`Simulation`]. Positions, velocities and constraint forces are updated; the
-    /// records asked for by `options.output_every` are returned. On error the system is left
-    /// unchanged.
+    /// Integrate from the current state over `t_end` seconds in `steps` equal steps (the course
+    /// code's semantics: `simulate(tend, steps)`) through the shared [`Simulation`].
+    /// Positions, velocities and constraint forces are updated; the records asked for by
+    /// `options.output_every` are returned. On error the system is left unchanged.
+    ///
+    /// Calls go on from one another as one run: when the system was not changed since the
+    /// last call (positions, velocities, elements, gravity, options), the integrator continues
+    /// with its own state — accelerations and generalized-α's auxiliary variables — so `n`
+    /// calls of `simulate(T/n, k)` equal one call of `simulate(T, n·k)` to round-off (an
+    /// animation drawn call by call loses no more energy than one run). A changed system, or
+    /// [`reset`](Self::reset), starts afresh from consistent initial values. The returned
+    /// `stats` count from that start.
+    ///
+    /// ```
+    /// use lagrangian::library::mass_spring::MassSpringSystem;
+    /// let pendulum = || {
+    ///     let mut s = MassSpringSystem::new([0.0, -9.81]);
+    ///     let o = s.add_fix([0.0, 0.0]);
+    ///     let a = s.add_mass(1.0, [1.0, 0.0]);
+    ///     s.add_distance_constraint(o, a, 1.0);
+    ///     s
+    /// };
+    /// let (mut once, mut frames) = (pendulum(), pendulum());
+    /// once.simulate(1.0, 1000)?;
+    /// for _ in 0..100 {
+    ///     frames.simulate(0.01, 10)?;
+    /// }
+    /// let (a, b) = (once.masses[0].pos, frames.masses[0].pos);
+    /// assert!((a[0] - b[0]).abs() < 1e-12 && (a[1] - b[1]).abs() < 1e-12);
+    /// # Ok::<(), lagrangian::Error>(())
+    /// ```
     pub fn simulate(&mut self, t_end: f64, steps: usize) -> Result<Solution, Error> {
+        self.simulate_until(t_end, steps, &Interrupt::new())
+    }
+
+    /// [`simulate`](Self::simulate) that `stop` can end early (Ctrl-C, another thread): the
+    /// system is then left at the last completed step, its time [`time`](Self::time) — a
+    /// consistent state a later `simulate` goes on from.
+    pub fn simulate_until(
+        &mut self,
+        t_end: f64,
+        steps: usize,
+        stop: &Interrupt,
+    ) -> Result<Solution, Error> {
         let start = Instant::now();
-        let problem = self.problem(t_end, steps)?;
-        let method = problem.method.clone();
-        let mut sim = Simulation::new(problem, method)?;
-        let build_seconds = start.elapsed().as_secs_f64();
-        let mut rec = Recorder::every(self.options.output_every);
-        let end = sim.problem().t_end;
-        sim.run(end, &mut [&mut rec])?;
-        self.apply(&sim.state());
-        self.info = RunInfo {
-            build_seconds,
-            init: sim.init_report().cloned(),
+        let h = step_size(t_end, steps)?;
+        let mut run = match self.cache.0.take() {
+            Some(c) if c.left == self.snapshot() => c,
+            _ => {
+                let problem = self.problem(t_end, steps)?;
+                let method = problem.method.clone();
+                let sim = Simulation::new(problem, method)?;
+                self.info = RunInfo {
+                    build_seconds: start.elapsed().as_secs_f64(),
+                    init: sim.init_report().cloned(),
+                };
+                Box::new(Continuation {
+                    sim,
+                    left: self.snapshot(),
+                })
+            }
         };
+        run.sim.set_h(h);
+        let mut rec = Recorder::every(self.options.output_every);
+        let mut watch = stop.clone();
+        run.sim.run(self.t + t_end, &mut [&mut rec, &mut watch])?;
+        self.apply(&run.sim.state());
+        run.left = self.snapshot();
+        let stats = run.sim.stats();
+        self.cache.0 = Some(run);
         Ok(Solution {
             records: rec.records,
-            stats: sim.stats(),
+            stats,
         })
+    }
+
+    /// Forget the run that [`simulate`](Self::simulate) goes on with: the next call starts
+    /// afresh from consistent initial values (generalized-α's start-up included).
+    pub fn reset(&mut self) {
+        self.cache.0 = None;
+    }
+
+    fn snapshot(&self) -> Snapshot<D> {
+        Snapshot {
+            gravity: self.gravity,
+            masses: self.masses.clone(),
+            fixes: self.fixes.clone(),
+            springs: self.springs.clone(),
+            constraints: self.constraints.clone(),
+            loads: (self.loads.iter())
+                .map(|(i, f)| (*i, Arc::as_ptr(f) as *const () as usize))
+                .collect(),
+            options: self.options.clone(),
+            t: self.t,
+        }
     }
 
     fn apply(&mut self, s: &State) {
@@ -482,4 +582,15 @@ impl<const D: usize> MassSpringSystem<D> {
         self.t = s.t;
         self.lambda = s.lambda.clone();
     }
+}
+
+/// The step `duration/steps` of `simulate(duration, steps)`, or the error naming both.
+fn step_size(duration: f64, steps: usize) -> Result<f64, Error> {
+    if steps == 0 || !(duration > 0.0) || !duration.is_finite() {
+        return Err(crate::error::SolveError::BadOptions(format!(
+            "simulate({duration}, {steps}): need a finite duration > 0 and steps > 0"
+        ))
+        .into());
+    }
+    Ok(duration / steps as f64)
 }

@@ -15,7 +15,7 @@ use generators::{chain, grid};
 use super::{kind, kind as kind_of, path, sub, Ctx, Path_, SpecError};
 use crate::ad::place;
 use crate::error::ModelError;
-use crate::expr::vector::VELOCITY;
+use crate::expr::vector::{Func, VELOCITY};
 use crate::expr::{Sym, VExpr};
 use crate::model::elements::{DistanceBetween, Frame};
 use crate::model::geometry::{Affine, PointMap};
@@ -69,7 +69,15 @@ struct Builder<'a> {
     part_path: Path_,
     /// `Define` and `Equations` expressions, checked at the position guesses.
     checks: Vec<(Path_, VExpr)>,
+    /// Operations of the expressions parsed so far that the model evaluates (terms,
+    /// constraints, forces; `Define`s count where they are used), at most [`MAX_TOTAL_SIZE`].
+    operations: std::cell::Cell<u64>,
 }
+
+/// The most operations all expressions of a file may expand to together (each one at most
+/// [`MAX_SIZE`](crate::expr::vector::MAX_SIZE)): every step evaluates them and their
+/// derivatives, whose tapes and dual numbers grow with them.
+pub const MAX_TOTAL_SIZE: u64 = 2_000_000;
 
 /// A rigid body, for torques: planar (two basic points, length) or 3D (three basic items).
 #[derive(Clone, Debug)]
@@ -308,10 +316,28 @@ impl<'a> Builder<'a> {
                     .err(p, format!("expected an expression, found {}", kind(other))))
             }
         };
-        VExpr::parse(&text, self.dim, &|n| self.symbol(n)).map_err(|e| {
+        let e = VExpr::parse(&text, self.dim, &|n| self.symbol(n)).map_err(|e| {
             let shown = crate::expr::excerpt(&text, e.offset);
             self.ctx.err(p, format!("in '{shown}': {e}"))
-        })
+        })?;
+        // a `Define` is evaluated where it is used (and counted there), not on its own
+        if p.iter().any(|k| k == "Define") {
+            return Ok(e);
+        }
+        let total = self.operations.get().saturating_add(e.size());
+        self.operations.set(total);
+        if total > MAX_TOTAL_SIZE {
+            return Err(self.ctx.err(
+                p,
+                format!(
+                    "the file's expressions expand to {total} operations up to here \
+                     (definitions used repeatedly count each time); the limit for a file is \
+                     {MAX_TOTAL_SIZE}: share work through Define entries used once, or write \
+                     the model in Rust"
+                ),
+            ));
+        }
+        Ok(e)
     }
 
     /// Add a placed term (none: it acts on fixed points only and cannot affect the motion).
@@ -473,6 +499,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
         notes: Vec::new(),
         part_path: path(&["PartData"]),
         checks: Vec::new(),
+        operations: std::cell::Cell::new(0),
     };
 
     sections::physical_params(&mut b, get("PhysicalParams"))?;

@@ -40,7 +40,7 @@ pub(super) fn physical_params(b: &mut Builder, value: Option<&Value>) -> Result<
         };
         return Err(b.ctx.err(
             &path(&["PhysicalParams"]),
-            format!("--set {name}: there is no parameter '{name}' ({known})"),
+            format!("cannot set '{name}': there is no parameter '{name}' ({known})"),
         ));
     }
     Ok(())
@@ -533,7 +533,13 @@ pub(super) fn drives(b: &mut Builder, value: Option<&Value>) -> Result<(), SpecE
                 ),
             ));
         }
-        let c = VExpr::sum(s, f, true).map_err(|e| b.ctx.err(&q, e))?;
+        // an angle (atan2, a relative angle) is defined up to whole turns: the drive holds
+        // it modulo 2π, so the crank turns on past ±π
+        let angle = s.is_angle();
+        let mut c = VExpr::sum(s, f, true).map_err(|e| b.ctx.err(&q, e))?;
+        if angle {
+            c = VExpr::func(Func::Wrap, c).map_err(|e| b.ctx.err(&q, e))?;
+        }
         let block = format!("drive {name}");
         b.equation(&block, &c, &q)?;
         b.checks.push((q, c));

@@ -1,0 +1,183 @@
+"""What a careful user relies on: exceptions that pickle with their class (process pools,
+Dask), memory refused before it is spent (OutOfMemory, a MemoryError), runs streamed to disk,
+Ctrl-C and Cancel stopping runs, sweeps and `simulate` within a second with the state left
+consistent, and messages that name the Python arguments, not command-line flags."""
+
+import os
+import pickle
+import signal
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+import multiprocessing
+
+import numpy as np
+import pytest
+
+import lagrangian
+from lagrangian import mass_spring as ms
+from conftest import MECHANISMS, read_csv
+
+MECHANISM0 = MECHANISMS / "mechanism0.yaml"
+BAD = "Dimension: 2\nPartData:\n  Particles: { A: 1 }\n  Springs: { AB: [10, 1] }\n"
+
+
+def test_exceptions_pickle_with_their_class_message_and_position():
+    with pytest.raises(lagrangian.MechanismError) as e:
+        lagrangian.load(BAD)
+    err = e.value
+    assert type(err).__module__ == "lagrangian" and lagrangian.LagrangianError.__module__ == "lagrangian"
+    back = pickle.loads(pickle.dumps(err))
+    assert type(back) is lagrangian.MechanismError and str(back) == str(err)
+    assert (back.file, back.line, back.column, back.field, back.reason) == (
+        "<text>", 4, 14, "PartData.Springs.AB", err.reason)
+    with pytest.raises(lagrangian.LagrangianError) as e:
+        lagrangian.load(MECHANISM0).run(t_end=-1)
+    back = pickle.loads(pickle.dumps(e.value))
+    assert type(back) is lagrangian.LagrangianError and str(back) == str(e.value)
+    # a case failing in another process arrives as the same exception
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, mp_context=spawn) as pool:
+        with pytest.raises(lagrangian.MechanismError, match="unknown point 'B'") as e:
+            pool.submit(lagrangian.load, BAD).result()
+    assert e.value.line == 4 and e.value.field == "PartData.Springs.AB"
+
+
+def test_a_failure_on_a_dask_worker_is_caught_as_lagrangian_error():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as client:
+        future = client.submit(lagrangian.load, BAD)
+        try:
+            future.result()
+            raise AssertionError("the bad file was accepted")
+        except lagrangian.LagrangianError as err:
+            assert isinstance(err, lagrangian.MechanismError) and err.line == 4
+
+
+@pytest.fixture
+def memory_cap():
+    """At most 40 MB for a run (LAGRANGIAN_MAX_MEMORY)."""
+    os.environ["LAGRANGIAN_MAX_MEMORY"] = "4e7"
+    yield
+    del os.environ["LAGRANGIAN_MAX_MEMORY"]
+
+
+def test_rows_that_would_not_fit_are_refused_before_the_run_and_stream_to_disk(memory_cap, tmp_path):
+    problem = lagrangian.load(MECHANISM0)
+    # 200 001 rows × 25 columns: ~50 MB of rows, twice that with the array
+    with pytest.raises(lagrangian.OutOfMemory) as e:
+        problem.run(t_end=20.0, steps=200_000, method="genalpha")
+    assert isinstance(e.value, MemoryError) and isinstance(e.value, lagrangian.LagrangianError)
+    message = str(e.value)
+    assert "200002 rows" in message and "copied into arrays" in message
+    assert "output_every" in message and "--" not in message
+    # every 100th row fits; the same run streamed to files keeps every row
+    thinned = problem.run(t_end=20.0, steps=200_000, method="genalpha", output_every=100)
+    assert len(thinned) == 2001
+    disk = problem.run(t_end=20.0, steps=200_000, method="genalpha", out=tmp_path / "run")
+    assert disk.folder == str(tmp_path / "run") and len(disk) == 200_001
+    assert isinstance(disk["B.y"], np.memmap)
+    assert disk.columns == thinned.columns
+    assert np.array_equal(disk["B.y"][::100], thinned["B.y"])
+    assert np.array_equal(disk.t[::100], thinned.t)
+    assert disk.summary["steps"] == 200_000 and disk.summary["outputs"]["npy"]
+
+
+def test_a_run_written_to_a_folder_reads_back_as_the_run_in_memory(cli, tmp_path):
+    import subprocess
+
+    problem = lagrangian.load(MECHANISM0, set={"k": 200})
+    memory = problem.run(t_end=0.5, method="genalpha", sensitivity=["k"])
+    disk = problem.run(t_end=0.5, method="genalpha", sensitivity=["k"], out=tmp_path / "a",
+                       formats=["npy", "csv"])
+    assert disk.columns == memory.columns and np.array_equal(disk.data, memory.data)
+    assert disk.sensitivity_columns == memory.sensitivity_columns
+    assert np.allclose(disk.sensitivity, memory.sensitivity, rtol=1e-11, atol=1e-12)
+    assert (tmp_path / "a" / "trajectory.csv").exists()
+    # a folder the command line wrote, CSV only
+    out = tmp_path / "cli"
+    subprocess.run([cli, "run", MECHANISM0, "--set", "k=200", "--t-end", "0.5", "--integrator",
+                    "genalpha", "--format", "csv", "--quiet", "--out", out], check=True)
+    read = lagrangian.open_run(out)
+    header, rows = read_csv(out / "trajectory.csv")
+    assert read.columns == header and np.allclose(read["B.y"], memory["B.y"], rtol=1e-11, atol=1e-12)
+    with pytest.raises(ValueError, match="out="):
+        problem.run(t_end=0.1, formats=["csv"])
+
+
+def sigint_after(seconds):
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(seconds, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    return timer, previous
+
+
+def test_ctrl_c_stops_simulate_and_leaves_the_system_at_its_last_step():
+    mss = ms.MassSpringSystem2d()
+    mss.gravity = [0, -9.81]
+    f = mss.add(ms.Fix([0, 0]))
+    chain = mss.add(ms.Chain(f, [20, 0], 100, 0.1, 1000.0))
+    assert len(chain) == 100
+    timer, previous = sigint_after(0.5)
+    start = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            mss.simulate(tend=1000.0, steps=10_000_000)  # minutes of work
+    finally:
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
+    assert time.monotonic() - start < 2.0
+    t = mss.t
+    assert 0 < t < 1000.0
+    ys = [m.pos[1] for m in mss.masses]
+    assert all(np.isfinite(ys)) and min(ys) < -1e-3  # it was falling
+    # the system goes on from where it stopped
+    mss.simulate(tend=0.01, steps=10)
+    assert abs(mss.t - (t + 0.01)) < 1e-12
+
+
+def test_ctrl_c_stops_a_threaded_sweep_and_cancel_stops_a_run():
+    problem = lagrangian.load(MECHANISM0)
+    timer, previous = sigint_after(0.5)
+    start = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            # four cases of ~10 s each on two threads
+            lagrangian.sweep(problem, {"k": [100, 200, 300, 400]}, t_end=5000.0,
+                             method="genalpha", output_every=1000, workers=2)
+    finally:
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
+    assert time.monotonic() - start < 2.0
+    cancel = lagrangian.Cancel()
+    assert not cancel.is_set
+    timer = threading.Timer(0.3, cancel.set)
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt, match="cancelled"):
+        problem.run(t_end=5000.0, method="genalpha", output_every=1000, cancel=cancel)
+    timer.join()
+    assert cancel.is_set and time.monotonic() - start < 1.5
+
+
+def test_messages_name_the_python_arguments():
+    problem = lagrangian.load(MECHANISM0)
+    cases = [
+        (dict(t_end=-1), "t_end=-1 must be finite and after t0"),
+        (dict(tol=-1), "tol=-1 must lie in (0, 1)"),
+        (dict(step=1e-300), "step=1e-300 must be positive"),
+        (dict(steps=10, step=0.1), "give either steps or step"),
+        (dict(method="dop853", steps=10), 'method="dop853" chooses its own steps'),
+        (dict(method="euler"), 'method="euler": expected genalpha'),
+        (dict(rho_inf=2), "rho_inf=2 must lie in [0, 1)"),
+        (dict(output_every=2, output_dt=0.1), "give one of output_every, output_dt"),
+    ]
+    for options, text in cases:
+        with pytest.raises(lagrangian.LagrangianError) as e:
+            problem.run(**options)
+        assert text in str(e.value) and "--" not in str(e.value), (options, str(e.value))
+    with pytest.raises(lagrangian.MechanismError) as e:
+        lagrangian.load(MECHANISM0, set={"zz": 1})
+    assert "cannot set 'zz'" in str(e.value) and "--set" not in str(e.value)
