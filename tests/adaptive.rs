@@ -355,6 +355,14 @@ fn tolerances_are_checked_and_exclude_a_step() {
             },
             "chooses its own steps",
         ),
+        (
+            // ρ∞ belongs to generalized-α: given to DOP853 it would do nothing
+            lagrangian::solve::Overrides {
+                rho_inf: Some(0.5),
+                ..Default::default()
+            },
+            "--rho-inf 0.5 applies to generalized-α; this run's method is dop853",
+        ),
     ] {
         let err = p.clone().apply(&ov).err().unwrap().to_string();
         assert!(err.contains(text), "{err}");

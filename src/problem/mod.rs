@@ -475,14 +475,25 @@ impl Problem {
         let was_adaptive = self.method.is_adaptive();
         let fixed = o.steps.is_some() || o.step.is_some();
         self.method = self.chosen_method(o, h, fixed)?;
-        if let (Some(r), Method::GenAlpha(g)) = (o.rho_inf, &mut self.method) {
-            if !(0.0..1.0).contains(&r) {
-                return Err(bad(format!(
-                    "{} must lie in [0, 1)",
-                    s.given("rho_inf", &short(r))
-                )));
+        match (o.rho_inf, &mut self.method) {
+            (Some(r), Method::GenAlpha(g)) => {
+                if !(0.0..1.0).contains(&r) {
+                    return Err(bad(format!(
+                        "{} must lie in [0, 1)",
+                        s.given("rho_inf", &short(r))
+                    )));
+                }
+                g.rho_inf = r;
             }
-            g.rho_inf = r;
+            (Some(r), m) => {
+                return Err(bad(format!(
+                    "{} applies to generalized-α; this run's method is {} (give {} with it)",
+                    s.given("rho_inf", &short(r)),
+                    m.name(),
+                    s.given("integrator", "genalpha")
+                )))
+            }
+            (None, _) => {}
         }
         self.apply_output(o)?;
         let output_given = o.output_every.is_some()
