@@ -18,9 +18,10 @@ pub struct Problem {
     problem: lagrangian::solve::Problem,
 }
 
-/// `rows` (all of width `width`) as a 2-D array, each row freed once copied (the peak is
-/// the rows and the array, not twice the rows). The array comes from NumPy, so a machine
-/// without the memory raises `MemoryError` instead of aborting.
+/// `rows` (all of width `width`) as a 2-D array, each row freed once copied: the peak is the
+/// rows and the array (`run::memory::record_bytes` twice, which the run checked against the
+/// memory available before it started). The array comes from NumPy, so a machine without the
+/// memory raises `MemoryError` instead of aborting.
 fn array2<'py>(
     py: Python<'py>,
     rows: Vec<Vec<f64>>,
