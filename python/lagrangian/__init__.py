@@ -275,10 +275,13 @@ class Check(dict):
 class Result:
     """A run's trajectory (``t``, ``columns``, ``result["B.x"]``), its ``summary`` (as
     ``summary.json``), its sensitivities (``result["d(B.x)/d(k)"]``) and its animation. A run
-    written to a folder (``folder``) keeps its columns there, memory-mapped."""
+    written to a folder (``folder``) keeps its columns there, memory-mapped. The arrays are
+    read-only views of the record (``.copy()`` one to change it)."""
 
     def __init__(self, names, data, summary, scene, sensitivity_names=(), sensitivity=None):
+        # the run's record: read-only, so a column taken out cannot change it by accident
         data = np.asarray(data, dtype=float)
+        data.setflags(write=False)
         self._setup([(data, list(names))], summary, scene, sensitivity_names, sensitivity)
         self._data: Optional[np.ndarray] = data
 
@@ -294,6 +297,8 @@ class Result:
     ) -> "Result":
         """A result whose columns are held in blocks (the ``npy`` files of a run's folder)."""
         result = cls.__new__(cls)
+        for array, _ in parts:
+            array.setflags(write=False)
         result._setup(parts, summary, scene, sensitivity_names, sensitivity)
         result._data = parts[0][0] if len(parts) == 1 else None
         result.folder = folder
@@ -312,6 +317,7 @@ class Result:
             if sensitivity is not None
             else np.zeros((rows, 0))
         )
+        self.sensitivity.setflags(write=False)
         self._index = {
             n: (p, k) for p, (_, names) in enumerate(parts) for k, n in enumerate(names)
         }

@@ -33,6 +33,9 @@ def test_a_run_gives_the_arrays_the_command_line_writes(cli, tmp_path):
     # the CSV holds 13 significant digits
     assert np.allclose(result.data, rows, rtol=1e-11, atol=1e-12)
     assert np.array_equal(result.t, result["t"]) and result.t[-1] == 0.5
+    # the record is read-only: a column taken out cannot change it
+    with pytest.raises(ValueError, match="read-only"):
+        result["B.y"][0] = 1.0
     sheader, srows = read_csv(out / "sensitivity.csv")
     assert sheader[1:] == result.sensitivity_columns
     assert np.allclose(result.sensitivity, srows[:, 1:], rtol=1e-11, atol=1e-12)

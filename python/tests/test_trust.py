@@ -103,6 +103,7 @@ def test_a_run_written_to_a_folder_reads_back_as_the_run_in_memory(cli, tmp_path
     read = lagrangian.open_run(out)
     header, rows = read_csv(out / "trajectory.csv")
     assert read.columns == header and np.allclose(read["B.y"], memory["B.y"], rtol=1e-11, atol=1e-12)
+    assert not read["B.y"].flags.writeable and not disk["B.y"].flags.writeable
     with pytest.raises(ValueError, match="out="):
         problem.run(t_end=0.1, formats=["csv"])
 
