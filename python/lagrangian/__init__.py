@@ -59,19 +59,43 @@ __all__ = [
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def load(source: PathLike, set: Optional[Mapping[str, float]] = None) -> "Problem":
-    """A problem from a mechanism file (a path) or its text, with ``set`` replacing parameter
-    values (``{"k": 200}``, as ``--set k=200``).
+def load(
+    source: Optional[PathLike] = None,
+    set: Optional[Mapping[str, float]] = None,
+    *,
+    text: Optional[str] = None,
+    path: Optional[PathLike] = None,
+) -> "Problem":
+    """A problem from a mechanism file, with ``set`` replacing parameter values
+    (``{"k": 200}``, as ``--set k=200``).
 
-    A string with a line break is the file's text; otherwise it is a path."""
-    if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source):
-        path = os.fspath(source)
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        return Problem(text, name=path, set=set)
-    if isinstance(source, str):
-        return Problem(source, name="<text>", set=set)
-    raise TypeError(f"load() takes a path or the file's text, not {type(source).__name__}")
+    Say which it is with ``path=`` (a file) or ``text=`` (the file's text). A positional
+    ``source`` is a path when it is an ``os.PathLike`` or names an existing file, and text
+    when it has a line break or a ``key: value`` colon (``"Dimension: 1"``); any other string
+    is a path (a missing file raises ``FileNotFoundError`` naming it)."""
+    given = [x is not None for x in (source, text, path)]
+    if sum(given) != 1:
+        raise TypeError("load() takes one of a source, text= or path=")
+    if text is not None:
+        if not isinstance(text, str):
+            raise TypeError(f"text= takes a str, not {type(text).__name__}")
+        return Problem(text, name="<text>", set=set)
+    if path is None:
+        if isinstance(source, os.PathLike):
+            path = source
+        elif isinstance(source, str):
+            looks_like_text = "\n" in source or (": " in source and not os.path.exists(source))
+            if looks_like_text:
+                return Problem(source, name="<text>", set=set)
+            path = source
+        else:
+            raise TypeError(
+                f"load() takes a path or the file's text, not {type(source).__name__}"
+            )
+    name = os.fspath(path)
+    with open(name, encoding="utf-8") as f:
+        content = f.read()
+    return Problem(content, name=name, set=set)
 
 
 class Problem:

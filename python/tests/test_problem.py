@@ -145,6 +145,20 @@ def test_mistakes_in_a_file_carry_their_position(tmp_path):
         lagrangian.load(MECHANISM0).run(t_end=-1)
     with pytest.raises(FileNotFoundError):
         lagrangian.load(tmp_path / "missing.yaml")
+    with pytest.raises(FileNotFoundError, match="nope.yaml"):
+        lagrangian.load("nope.yaml")
+
+
+def test_text_and_paths_are_told_apart():
+    one_line = "{Dimension: 1, PartData: {Scalars: [x]}, Lagrangian: {T: x'**2/2, V: x**2/2}, ProblemData: {tend: 1, positions: {x: 1}}}"
+    assert lagrangian.load(one_line).coordinates == ["x"]
+    assert lagrangian.load(text=one_line).name == "<text>"
+    assert lagrangian.load(path=MECHANISM0).name == str(MECHANISM0)
+    assert lagrangian.load(str(MECHANISM0)).title == "Mechanism0"
+    with pytest.raises(TypeError, match="one of"):
+        lagrangian.load(MECHANISM0, text=one_line)
+    with pytest.raises(TypeError, match="one of"):
+        lagrangian.load()
 
 
 def test_problems_and_results_pickle():
