@@ -32,6 +32,37 @@ fn fixed<const D: usize>(v: &[f64], what: &str) -> PyResult<[f64; D]> {
     })
 }
 
+/// `Ok` when `x` is finite and at least `min` (strictly above it when `strict`), else a
+/// `ValueError` naming the element, the value's name and the value.
+fn check_value(element: &str, name: &str, x: f64, min: f64, strict: bool) -> PyResult<()> {
+    let ok = x.is_finite() && if strict { x > min } else { x >= min };
+    match ok {
+        true => Ok(()),
+        false => Err(PyValueError::new_err(format!(
+            "{element}: the {name} must be finite and {} {min}, not {x}",
+            if strict { "above" } else { "at least" }
+        ))),
+    }
+}
+
+/// `Ok` when the two connectors are different and not both fixed points.
+fn check_ends(element: &str, c: &[Connector; 2]) -> PyResult<()> {
+    if c[0] == c[1] {
+        return Err(PyValueError::new_err(format!(
+            "{element}: both ends are {}",
+            c[0].__repr__()
+        )));
+    }
+    if c[0].kind == "fix" && c[1].kind == "fix" {
+        return Err(PyValueError::new_err(format!(
+            "{element}: both ends are fixed points ({}, {}), so it cannot act on the system",
+            c[0].__repr__(),
+            c[1].__repr__()
+        )));
+    }
+    Ok(())
+}
+
 /// Apply `$body` to the network with `$s` bound to the `MassSpringSystem<D>` and `D` as a
 /// const (`$d`).
 macro_rules! with_net {
@@ -233,13 +264,22 @@ pub struct Spring {
 impl Spring {
     #[new]
     #[pyo3(signature = (length, stiffness, connectors, damping = 0.0))]
-    fn new(length: f64, stiffness: f64, connectors: [Connector; 2], damping: f64) -> Self {
-        Spring {
+    fn new(
+        length: f64,
+        stiffness: f64,
+        connectors: [Connector; 2],
+        damping: f64,
+    ) -> PyResult<Self> {
+        check_value("Spring", "length", length, 0.0, false)?;
+        check_value("Spring", "stiffness", stiffness, 0.0, false)?;
+        check_value("Spring", "damping", damping, 0.0, false)?;
+        check_ends("Spring", &connectors)?;
+        Ok(Spring {
             length,
             stiffness,
             damping,
             connectors,
-        }
+        })
     }
     fn __repr__(&self) -> String {
         format!(
@@ -267,8 +307,10 @@ pub struct DistanceConstraint {
 #[pymethods]
 impl DistanceConstraint {
     #[new]
-    fn new(length: f64, connectors: [Connector; 2]) -> Self {
-        DistanceConstraint { length, connectors }
+    fn new(length: f64, connectors: [Connector; 2]) -> PyResult<Self> {
+        check_value("DistanceConstraint", "length", length, 0.0, true)?;
+        check_ends("DistanceConstraint", &connectors)?;
+        Ok(DistanceConstraint { length, connectors })
     }
     fn __repr__(&self) -> String {
         format!(
@@ -303,15 +345,21 @@ impl Chain {
         mass: f64,
         stiffness: f64,
         damping: f64,
-    ) -> Self {
-        Chain {
+    ) -> PyResult<Self> {
+        if n == 0 {
+            return Err(PyValueError::new_err("Chain: n must be at least 1"));
+        }
+        check_value("Chain", "mass", mass, 0.0, true)?;
+        check_value("Chain", "stiffness", stiffness, 0.0, false)?;
+        check_value("Chain", "damping", damping, 0.0, false)?;
+        Ok(Chain {
             start,
             end,
             n,
             mass,
             stiffness,
             damping,
-        }
+        })
     }
 }
 
@@ -423,6 +471,11 @@ impl System {
             let nodes = with_net!(net, s, {
                 let end = fixed::<D>(&ch.end, "Chain end")?;
                 let start = ch.start.node();
+                if s.node_position(start) == end {
+                    return Err(PyValueError::new_err(
+                        "Chain: its end is where it starts (springs of length 0)",
+                    ));
+                }
                 s.add_chain(start, end, ch.n, ch.mass, ch.stiffness, ch.damping)
             });
             let list: Vec<Connector> = nodes.into_iter().map(Connector::of).collect();

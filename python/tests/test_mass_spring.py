@@ -3,6 +3,7 @@
 
 import json
 import math
+import re
 import subprocess
 
 import numpy as np
@@ -143,8 +144,25 @@ def test_mistakes_are_reported_as_python_errors():
     with pytest.raises(ValueError, match="gravity has 2 components"):
         mss.gravity = [0, 1]
     with pytest.raises(lagrangian.LagrangianError, match="steps"):
-        mss.add(ms.Mass(1.0, [1, 0, 0]))
+        m = mss.add(ms.Mass(1.0, [1, 0, 0]))
         mss.simulate(1.0, 0)
+    # bad elements are refused when made or added, and the system stays usable
+    f2 = mss.add(ms.Fix([0, 2, 0]))
+    for make, text in [
+        (lambda: ms.Spring(1.0, -5.0, [f, m]), "Spring: the stiffness must be finite and at least 0"),
+        (lambda: ms.Spring(float("nan"), 5.0, [f, m]), "Spring: the length must be finite"),
+        (lambda: ms.Spring(1.0, 5.0, [m, m]), "both ends are Connector(mass, 0)"),
+        (lambda: ms.Spring(1.0, 5.0, [f, f2]), "both ends are fixed points"),
+        (lambda: ms.DistanceConstraint(0.0, [f, m]), "the length must be finite and above 0"),
+        (lambda: ms.Chain(f, [0, -3, 0], 0, 1.0, 10.0), "n must be at least 1"),
+        (lambda: ms.Chain(f, [0, -3, 0], 3, -1.0, 10.0), "Chain: the mass must be finite and above 0"),
+        (lambda: mss.add(ms.Chain(f, [0, 0, 0], 3, 1.0, 10.0)), "its end is where it starts"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(text)):
+            make()
+    mss.add(ms.Spring(1.0, 5.0, [f, m]))
+    mss.simulate(0.1, 10)
+    assert mss.t == pytest.approx(0.1)
 
 
 def test_frame_by_frame_simulate_goes_on_as_one_run():
