@@ -114,6 +114,7 @@ class MassSpringSystem:
     @property
     def dimension(self) -> int: ...
     gravity: List[float]
+    rho_inf: float
     def add(
         self, element: Union[Fix, Mass, Spring, DistanceConstraint, Chain]
     ) -> Union[Connector, int, List[Connector]]: ...

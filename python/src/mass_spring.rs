@@ -407,6 +407,23 @@ impl System {
         lock(&self.net).dim()
     }
 
+    /// Generalized-α's spectral radius at infinite frequency, `ρ∞` in `[0, 1)` (default 0.8):
+    /// 1 would keep every frequency, smaller values damp the highest ones more.
+    #[getter]
+    fn rho_inf(&self) -> f64 {
+        with_net!(&*lock(&self.net), s, s.options.method.rho_inf)
+    }
+    #[setter]
+    fn set_rho_inf(&self, rho: f64) -> PyResult<()> {
+        if !(0.0..1.0).contains(&rho) {
+            return Err(PyValueError::new_err(format!(
+                "rho_inf = {rho}: it must lie in [0, 1)"
+            )));
+        }
+        with_net!(&mut *lock(&self.net), s, s.options.method.rho_inf = rho);
+        Ok(())
+    }
+
     /// The gravity vector.
     #[getter]
     fn gravity(&self) -> Vec<f64> {

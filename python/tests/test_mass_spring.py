@@ -163,6 +163,13 @@ def test_mistakes_are_reported_as_python_errors():
     mss.add(ms.Spring(1.0, 5.0, [f, m]))
     mss.simulate(0.1, 10)
     assert mss.t == pytest.approx(0.1)
+    # generalized-α's ρ∞ on the system
+    assert mss.rho_inf == 0.8
+    mss.rho_inf = 0.5
+    assert mss.rho_inf == 0.5
+    with pytest.raises(ValueError, match=re.escape("rho_inf = 1: it must lie in [0, 1)")):
+        mss.rho_inf = 1.0
+    mss.simulate(0.1, 10)
 
 
 def test_frame_by_frame_simulate_goes_on_as_one_run():
