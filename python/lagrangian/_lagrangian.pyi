@@ -98,6 +98,11 @@ class DistanceConstraint:
     length: float
     connectors: List[Connector]
 
+class Force:
+    def __init__(self, connector: Connector, force: Sequence[float]) -> None: ...
+    connector: Connector
+    force: List[float]
+
 class Chain:
     def __init__(
         self,
@@ -116,7 +121,7 @@ class MassSpringSystem:
     gravity: List[float]
     rho_inf: float
     def add(
-        self, element: Union[Fix, Mass, Spring, DistanceConstraint, Chain]
+        self, element: Union[Fix, Mass, Spring, DistanceConstraint, Force, Chain]
     ) -> Union[Connector, int, List[Connector]]: ...
     @property
     def masses(self) -> List[Mass]: ...

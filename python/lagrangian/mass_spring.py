@@ -30,6 +30,7 @@ from ._lagrangian import (
     Connector,
     DistanceConstraint,
     Fix,
+    Force,
     Mass,
     MassSpringSystem,
     Spring,
@@ -43,6 +44,7 @@ __all__ = [
     "Fix",
     "Spring",
     "DistanceConstraint",
+    "Force",
     "Chain",
     "Connector",
 ]

@@ -322,6 +322,43 @@ impl DistanceConstraint {
     }
 }
 
+/// A constant force on a mass (a point load: the bridge exercise's weights on the deck).
+#[pyclass(module = "lagrangian._lagrangian")]
+#[derive(Clone)]
+pub struct Force {
+    #[pyo3(get)]
+    connector: Connector,
+    #[pyo3(get)]
+    force: Vec<f64>,
+}
+
+#[pymethods]
+impl Force {
+    #[new]
+    fn new(connector: Connector, force: Vec<f64>) -> PyResult<Self> {
+        if connector.kind == "fix" {
+            return Err(PyValueError::new_err(format!(
+                "Force: {} is a fixed point, which a force cannot move (its reaction is what \
+                 holds it)",
+                connector.__repr__()
+            )));
+        }
+        if let Some(x) = force.iter().find(|x| !x.is_finite()) {
+            return Err(PyValueError::new_err(format!(
+                "Force: the components must be finite, not {x}"
+            )));
+        }
+        Ok(Force { connector, force })
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Force(connector = {}, force = {:?})",
+            self.connector.__repr__(),
+            self.force
+        )
+    }
+}
+
 /// `n` masses from connector `start` to position `end`, equally spaced, joined by springs whose
 /// rest length is the spacing; `add` returns the masses' connectors.
 #[pyclass(module = "lagrangian._lagrangian")]
@@ -437,9 +474,9 @@ impl System {
         Ok(())
     }
 
-    /// Add a `Fix`, `Mass`, `Spring`, `DistanceConstraint` or `Chain`; a `Fix` or a `Mass`
-    /// gives its connector, a `Chain` the list of its masses' connectors, the others their
-    /// index.
+    /// Add a `Fix`, `Mass`, `Spring`, `DistanceConstraint`, `Force` or `Chain`; a `Fix` or a
+    /// `Mass` gives its connector, a `Chain` the list of its masses' connectors, the others
+    /// their index.
     fn add(&self, py: Python<'_>, element: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let mut guard = lock(&self.net);
         let net = &mut *guard;
@@ -482,6 +519,16 @@ impl System {
             });
             return Ok(k.into_pyobject(py)?.into_any().unbind());
         }
+        if let Ok(fo) = element.cast::<Force>() {
+            let fo = fo.borrow().clone();
+            self.check_connectors(net, &[fo.connector])?;
+            let k = with_net!(net, s, {
+                let f = fixed::<D>(&fo.force, "Force")?;
+                s.add_load(fo.connector.node(), move |_| f);
+                s.loads.len() - 1
+            });
+            return Ok(k.into_pyobject(py)?.into_any().unbind());
+        }
         if let Ok(ch) = element.cast::<Chain>() {
             let ch = ch.borrow();
             self.check_connectors(net, &[ch.start])?;
@@ -499,7 +546,7 @@ impl System {
             return Ok(list.into_pyobject(py)?.into_any().unbind());
         }
         Err(PyTypeError::new_err(format!(
-            "cannot add a {}: add a Fix, Mass, Spring, DistanceConstraint or Chain",
+            "cannot add a {}: add a Fix, Mass, Spring, DistanceConstraint, Force or Chain",
             element.get_type().name()?
         )))
     }
@@ -663,6 +710,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Spring>()?;
     m.add_class::<DistanceConstraint>()?;
     m.add_class::<Chain>()?;
+    m.add_class::<Force>()?;
     m.add_class::<System>()?;
     Ok(())
 }

@@ -199,3 +199,21 @@ def test_frame_by_frame_simulate_goes_on_as_one_run():
     frames.reset()
     frames.simulate(0.02, 2)
     assert abs(frames.t - 10.04) < 1e-12
+
+
+def test_a_constant_force_stretches_a_spring_as_the_closed_form_says():
+    # a mass on a spring pulled by a constant force from rest: x = 1 + F/k (1 − cos ωt)
+    mss = ms.MassSpringSystem2d()
+    f = mss.add(ms.Fix([0, 0]))
+    m = mss.add(ms.Mass(1.0, [1, 0]))
+    mss.add(ms.Spring(1.0, 100.0, [f, m]))
+    assert mss.add(ms.Force(m, [2.0, 0.0])) == 0
+    mss.simulate(0.5, 5000)
+    assert abs(mss.masses[0].pos[0] - (1 + 0.02 * (1 - math.cos(10 * 0.5)))) < 1e-6
+    assert abs(mss.masses[0].pos[1]) < 1e-15
+    with pytest.raises(ValueError, match="fixed point, which a force cannot move"):
+        ms.Force(f, [1.0, 0.0])
+    space = ms.MassSpringSystem3d()
+    bob = space.add(ms.Mass(1.0, [1, 0, 0]))
+    with pytest.raises(ValueError, match="2 components; this system is 3D"):
+        space.add(ms.Force(bob, [1.0, 0.0]))
