@@ -271,16 +271,8 @@ def open_run(folder: PathLike) -> "Result":
     return Result.of_parts(parts, summary, scene, snames, sdata, folder=folder)
 
 
-_GROUPS = (
-    "positions",
-    "velocities",
-    "accelerations",
-    "multipliers",
-    "reactions",
-    "momenta",
-    "energies",
-    "ledger",
-)
+# the column groups in the order of the columns (`lagrangian::problem::GROUPS`)
+_GROUPS = tuple(_native.GROUPS)
 
 
 class Check(dict):

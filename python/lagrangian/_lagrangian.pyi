@@ -6,6 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+GROUPS: List[str]
 
 class Cancel:
     """A flag that stops the runs given it after their current step."""

@@ -121,6 +121,7 @@ impl Cancel {
 fn _lagrangian(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<Cancel>()?;
+    m.add("GROUPS", lagrangian::problem::GROUPS.to_vec())?;
     problem::register(m)?;
     mass_spring::register(m)?;
     Ok(())

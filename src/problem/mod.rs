@@ -627,29 +627,11 @@ impl Problem {
                 Method::GenAlpha(g)
             }
             Some("dop853") if fixed && o.tol.is_none() => {
-                return Err(bad(format!(
-                    "{} chooses its own steps under error control: give {} (and {} for its \
-                     first step), or a fixed-step method ({} or rk4) for {}/{}",
-                    s.given("integrator", "dop853"),
-                    s.option("tol"),
-                    s.option("step"),
-                    s.given("integrator", "genalpha"),
-                    s.option("steps"),
-                    s.option("step"),
-                )))
+                return Err(bad(own_steps(s, "dop853", "genalpha or rk4")))
             }
             Some("dop853") => dop853(if fixed { h } else { 0.0 }),
             Some("radau" | "radau5" | "radau-iia") if fixed && o.tol.is_none() => {
-                return Err(bad(format!(
-                    "{} chooses its own steps under error control: give {} (and {} for its \
-                     first step), or a fixed-step method ({}) for {}/{}",
-                    s.given("integrator", "radau"),
-                    s.option("tol"),
-                    s.option("step"),
-                    s.given("integrator", "genalpha"),
-                    s.option("steps"),
-                    s.option("step"),
-                )))
+                return Err(bad(own_steps(s, "radau", "genalpha")))
             }
             Some("radau" | "radau5" | "radau-iia") => radau(if fixed { h } else { 0.0 }),
             Some(other) => {
@@ -739,6 +721,22 @@ impl Problem {
         }
         Ok(())
     }
+}
+
+/// The refusal of `--integrator method` (error-controlled) with a fixed step, naming the
+/// fixed-step methods (`fixed`) to use instead.
+fn own_steps(s: Spelling, method: &str, fixed: &str) -> String {
+    format!(
+        "{} chooses its own steps under error control: give {} (and {} for its first step), \
+         or a fixed-step method ({} {}) for {}/{}",
+        s.given("integrator", method),
+        s.option("tol"),
+        s.option("step"),
+        s.option("integrator"),
+        fixed,
+        s.option("steps"),
+        s.option("step"),
+    )
 }
 
 /// `x` as a message shows it: the shorter of the plain and the exponent form (`1e-300`, not
