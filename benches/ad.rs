@@ -1,7 +1,7 @@
 //! AD residual + Jacobian blocks of single terms (static-size nested duals).
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use lagrangian::ad::{term_blocks, term_residual, TermAd};
+use criterion::{Criterion, criterion_group, criterion_main};
+use lagrangian::ad::{TermAd, term_blocks, term_residual};
 use lagrangian::library::andrews::Andrews;
 use lagrangian::library::elements::{Particle, Spring};
 use lagrangian::library::mass_spring::SpringKernel;

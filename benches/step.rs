@@ -1,7 +1,7 @@
 //! One generalized-α step of a 100-pendulum 3D Cartesian chain (300 coordinates, 100 rods),
 //! full Newton and with the factorization reused.
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use lagrangian::library::pendulum::pendulum_chain_3d;
 use lagrangian::prelude::*;
 

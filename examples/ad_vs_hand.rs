@@ -7,8 +7,8 @@
 //! `cargo run --release --example ad_vs_hand [-- --repeat 3 --case chain|cloth|pendulums]`
 
 use lagrangian::ad::Derivatives;
-use lagrangian::library::mass_spring::scenes::{benchmark_chain, cloth, BENCHMARK_NEWTON_TOL};
 use lagrangian::library::mass_spring::MassSpringSystem;
+use lagrangian::library::mass_spring::scenes::{BENCHMARK_NEWTON_TOL, benchmark_chain, cloth};
 use lagrangian::prelude::*;
 use serde_json::json;
 

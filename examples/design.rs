@@ -6,7 +6,7 @@
 //! `cargo run --release --example design -- --k 25 --c 1`
 
 use clap::Parser;
-use lagrangian::run::fit::{fit, FitOptions, Target};
+use lagrangian::run::fit::{FitOptions, Target, fit};
 use std::process::ExitCode;
 
 #[derive(Parser)]

@@ -17,7 +17,7 @@
 //! (benches/README.md, "High-order work–precision").
 
 use clap::Parser;
-use lagrangian::library::andrews::{andrews_model, Q0};
+use lagrangian::library::andrews::{Q0, andrews_model};
 use lagrangian::library::pendulum::planar_pendulum;
 use lagrangian::prelude::*;
 use serde_json::json;
@@ -69,7 +69,7 @@ fn problem(case: &str) -> Result<Problem, Error> {
         "mechanism0" => file("mechanism0.yaml")?.t_end(5.0),
         "stiff" => lagrangian::library::mass_spring::scenes::stiff_oscillator().problem(2.0, 1)?,
         "caraxis" => {
-            use lagrangian::library::car_axis::{car_axis_model, CarAxis};
+            use lagrangian::library::car_axis::{CarAxis, car_axis_model};
             let (q, v) = CarAxis::default().start();
             Problem::new(car_axis_model(CarAxis::default()))
                 .guess(&q, &v)
@@ -78,7 +78,7 @@ fn problem(case: &str) -> Result<Problem, Error> {
         other => {
             return Err(
                 lagrangian::error::SolveError::BadOptions(format!("unknown case {other}")).into(),
-            )
+            );
         }
     })
 }

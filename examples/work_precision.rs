@@ -12,7 +12,7 @@
 //! (benches/README.md and docs/maths.md §14 quote its figures.)
 
 use clap::Parser;
-use lagrangian::library::andrews::{andrews_model, Q0, TEST_SET_Q_END as ANDREWS_Q_END};
+use lagrangian::library::andrews::{Q0, TEST_SET_Q_END as ANDREWS_Q_END, andrews_model};
 use lagrangian::library::pendulum::planar_pendulum;
 use lagrangian::output::Recorder;
 use lagrangian::prelude::*;
@@ -31,7 +31,7 @@ struct Args {
 /// The pendulum at t = 10 (tests/reference/pendulum_exact.json, case grav=1).
 const PENDULUM_Q_END: [f64; 2] = [-0.8115864461913038, -0.5842323513453958];
 
-/// Three masses on damped springs, a load switched on at t = 1 (as in tests/adaptive.rs).
+/// Three masses on damped springs, a load switched on at t = 1 (as in tests/mechanics/adaptive.rs).
 const SUDDEN_LOAD: &str = "Dimension: 2\nPhysicalParams: { k: 400, c: 20, m: 0.5 }\nPartData:\n  \
     Fixed: { O: [0, 0] }\n  Particles: { A: m, B: m, C: m }\n  \
     Springs: { OA: [k, 1, 0, c], AB: [k, 1, 0, c], BC: [k, 1, 0, c] }\n\

@@ -124,7 +124,9 @@ pub enum SolveError {
         residual: f64,
     },
     /// The iteration matrix is singular.
-    #[error("singular iteration matrix at t = {t} (step {step}){detail}; check masses and redundant constraints")]
+    #[error(
+        "singular iteration matrix at t = {t} (step {step}){detail}; check masses and redundant constraints"
+    )]
     SingularMatrix {
         /// Time.
         t: f64,

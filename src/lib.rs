@@ -53,11 +53,12 @@ pub mod prelude {
     pub use crate::model::{
         Anchored, Between, Constraint, Interaction, Model, ModelBuilder, State, Structure, Term,
     };
-    pub use crate::output::{reaction_forces, Control, Event, Observer, Record, Solution};
-    pub use crate::simulation::{simulate, simulate_from, RunEnd, Simulation};
+    pub use crate::output::{Control, Event, Observer, Record, Solution, reaction_forces};
+    pub use crate::simulation::{RunEnd, Simulation, simulate, simulate_from};
     pub use crate::solve::{
-        consistent_initial_values, Dop853, Dop853Options, GenAlpha, GenAlphaOptions, InitOptions,
-        Integrator, LinearSolverKind, Method, Problem, Radau, RadauOptions, Rk4Options, Stats,
+        Dop853, Dop853Options, GenAlpha, GenAlphaOptions, InitOptions, Integrator,
+        LinearSolverKind, Method, Problem, Radau, RadauOptions, Rk4Options, Stats,
+        consistent_initial_values,
     };
     pub use nalgebra::{SMatrix, SVector, Vector2, Vector3};
     pub use num_dual::DualNum;

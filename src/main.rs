@@ -4,9 +4,9 @@
 use clap::Parser;
 use lagrangian::analysis::EquilibriumOptions;
 use lagrangian::output::animation::{self, AnimationOptions};
-use lagrangian::output::{plot, Interrupt};
+use lagrangian::output::{Interrupt, plot};
 use lagrangian::prelude::*;
-use lagrangian::run::{describe, run_to_folder, RunOptions};
+use lagrangian::run::{RunOptions, describe, run_to_folder};
 use lagrangian::solve::Overrides;
 use lagrangian::spec;
 use std::io::IsTerminal;
@@ -26,7 +26,7 @@ macro_rules! say {
 mod cli;
 mod commands;
 use cli::{Cli, Cmd};
-use commands::{check, default_out, equilibrium, modes, sweep, wrote, NEXT};
+use commands::{NEXT, check, default_out, equilibrium, modes, sweep, wrote};
 
 const DEFAULT_NAME: &str = "mechanisms/mechanism0.yaml";
 const DEFAULT_TEXT: &str = include_str!("../mechanisms/mechanism0.yaml");
@@ -100,7 +100,9 @@ fn execute(cli: Cli) -> ExitCode {
     let result = match cli.cmd {
         None => {
             let out = PathBuf::from("out/mechanism0");
-            say!("lagrangian: no arguments, running the bundled {DEFAULT_NAME} (DAETS' Mechanism0)\n");
+            say!(
+                "lagrangian: no arguments, running the bundled {DEFAULT_NAME} (DAETS' Mechanism0)\n"
+            );
             let r = spec::parse(DEFAULT_TEXT, DEFAULT_NAME)
                 .map_err(|e| e.to_string())
                 .and_then(|p| {

@@ -8,8 +8,8 @@
 //! measured window (4 allocations in one CI run; 54 failures in 600 runs with both cores
 //! otherwise busy).
 
-use lagrangian::library::mass_spring::scenes::benchmark_chain;
 use lagrangian::library::mass_spring::Derivatives;
+use lagrangian::library::mass_spring::scenes::benchmark_chain;
 use lagrangian::library::pendulum::pendulum_chain_3d;
 use lagrangian::prelude::*;
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -1,7 +1,7 @@
 //! Adding user terms and constraints to a model: each is differentiated by the AD kernels of
 //! this module ([`TermAd`], [`ConstraintAd`]) and stored with the other kernels of its type.
 
-use crate::ad::{verify, ConstraintAd, TermAd};
+use crate::ad::{ConstraintAd, TermAd, verify};
 use crate::error::ModelError;
 use crate::model::{Anchored, Between, Constraint, Interaction, ModelBuilder, Term};
 
@@ -27,18 +27,17 @@ impl ModelBuilder {
         let declared = verify::declaration(&term);
         let structure = term.structure();
         let kernel = TermAd::<T, N>::new(term);
-        if let Some(declared) = declared {
-            if self.first_declaration(std::any::TypeId::of::<T>(), structure) {
-                if let Err(detail) = kernel.verify_declaration() {
-                    self.fail(ModelError::WrongDeclaration {
-                        term: std::any::type_name::<T>().to_string(),
-                        indices: indices.to_vec(),
-                        declared,
-                        detail,
-                    });
-                    return;
-                }
-            }
+        if let Some(declared) = declared
+            && self.first_declaration(std::any::TypeId::of::<T>(), structure)
+            && let Err(detail) = kernel.verify_declaration()
+        {
+            self.fail(ModelError::WrongDeclaration {
+                term: std::any::type_name::<T>().to_string(),
+                indices: indices.to_vec(),
+                declared,
+                detail,
+            });
+            return;
         }
         self.add_term_kernel(&indices, kernel);
     }

@@ -19,11 +19,11 @@
 use nalgebra::allocator::Allocator;
 use nalgebra::{Const, DefaultAllocator, Dim, OMatrix, Scalar, U1};
 use num_dual::{
-    chain_rule, first, forward_binop, impl_add_sub_rem, impl_assign_ops, impl_comparisons,
-    impl_derivatives, impl_dual, impl_dual_struct, impl_first_derivatives, impl_float_const,
-    impl_from_f, impl_from_primitive, impl_inv, impl_iterator, impl_neg, impl_num, impl_scalar_op,
-    impl_second_derivatives, impl_signed, impl_zero_one, second, third, zeroth, DualNum,
-    DualNumFloat, DualStruct,
+    DualNum, DualNumFloat, DualStruct, chain_rule, first, forward_binop, impl_add_sub_rem,
+    impl_assign_ops, impl_comparisons, impl_derivatives, impl_dual, impl_dual_struct,
+    impl_first_derivatives, impl_float_const, impl_from_f, impl_from_primitive, impl_inv,
+    impl_iterator, impl_neg, impl_num, impl_scalar_op, impl_second_derivatives, impl_signed,
+    impl_zero_one, second, third, zeroth,
 };
 use num_traits::{FloatConst, FromPrimitive, Inv, Num, One, Signed, Zero};
 use std::fmt;

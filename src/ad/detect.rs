@@ -11,10 +11,10 @@
 //! set of bits when they run (`model::defaults`), and a method a term overrides never runs its
 //! default body. One call of each on zeros tells which are defaults.
 
-use crate::model::{defaults, half_quadratic_form, Structure, Term};
+use crate::model::{Structure, Term, defaults, half_quadratic_form};
 use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// A term with what it leaves out detected: its [`Structure`] (`General` becomes `NoKinetic`
 /// without `kinetic` and `lagrangian`, `ConstantMass` with [`mass`](Term::mass) written instead
@@ -60,11 +60,7 @@ fn defaults_run(f: impl FnOnce()) -> u8 {
     defaults::take();
     let ok = catch_unwind(AssertUnwindSafe(f)).is_ok();
     let ran = defaults::take();
-    if ok {
-        ran
-    } else {
-        0
-    }
+    if ok { ran } else { 0 }
 }
 
 impl<T> Detected<T> {

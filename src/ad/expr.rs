@@ -7,8 +7,8 @@
 //! Jacobians, the energies and a kinetic energy's residual take forward AD ([`TermAd`]).
 
 use crate::ad::TermAd;
-use crate::expr::vector::VELOCITY;
 use crate::expr::VExpr;
+use crate::expr::vector::VELOCITY;
 use crate::model::elements::ExprEnergy;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use nalgebra::{SMatrix, SVector};

@@ -754,9 +754,5 @@ fn rel_diff(x: &DMatrix<f64>, y: &DMatrix<f64>) -> f64 {
     }
     let scale = x.amax().max(y.amax());
     let d = (x - y).amax();
-    if d == 0.0 {
-        0.0
-    } else {
-        d / (1e-300 + scale)
-    }
+    if d == 0.0 { 0.0 } else { d / (1e-300 + scale) }
 }

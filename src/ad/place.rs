@@ -10,9 +10,9 @@
 use crate::ad::{ConstraintAd, TermAd};
 use crate::error::ModelError;
 use crate::model::elements::{
-    localize, AnchoredDistance, AnchoredDistanceKernel, AnchoredSpring, AnchoredSpringKernel,
-    Distance, DistanceKernel, Particle, ParticleAt, PointMassKernel, Points, Spring, SpringBetween,
-    SpringKernel,
+    AnchoredDistance, AnchoredDistanceKernel, AnchoredSpring, AnchoredSpringKernel, Distance,
+    DistanceKernel, Particle, ParticleAt, PointMassKernel, Points, Spring, SpringBetween,
+    SpringKernel, localize,
 };
 use crate::model::geometry::PointMap;
 use crate::model::{Constraint, ConstraintKernelBox, Term, TermKernelBox};

@@ -15,8 +15,8 @@
 //! instead of 43.
 
 use super::passes;
-use crate::model::kernel::KernelCoefficients;
 use crate::model::Term;
+use crate::model::kernel::KernelCoefficients;
 use nalgebra::{SMatrix, SVector};
 
 /// The number of seeded coordinates `H = N − D` of a term declared translation invariant in
@@ -219,12 +219,14 @@ mod tests {
             damping: 0.5,
         };
         assert_eq!(reduced::<AnchoredSpring<3>, 3>(), 0);
-        assert!(residual(
-            &a,
-            0.0,
-            &q.fixed_rows::<3>(0).into(),
-            &v.fixed_rows::<3>(0).into()
-        )
-        .is_none());
+        assert!(
+            residual(
+                &a,
+                0.0,
+                &q.fixed_rows::<3>(0).into(),
+                &v.fixed_rows::<3>(0).into()
+            )
+            .is_none()
+        );
     }
 }

@@ -149,7 +149,7 @@ fn point_inertia<T: Term<N>, const N: usize>(
         for k in 0..3 {
             // f_a[k] = Σ_b m_ab ẍ_b[k]
             let f: f64 = (x.iter().zip(ma))
-                .filter(|(_, &mab)| mab != 0.0)
+                .filter(|&(_, &mab)| mab != 0.0)
                 .map(|(xb, mab)| mab * xb[k].re.v2)
                 .sum();
             if f != 0.0 {

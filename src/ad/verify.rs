@@ -4,7 +4,7 @@
 //! the toolkit can find out exactly (`detect`); one that does not hold would give wrong
 //! equations, so the model refuses it and names the term.
 
-use super::{el_residual, TermAd};
+use super::{TermAd, el_residual};
 use crate::model::kernel::KernelCoefficients;
 use crate::model::{Structure, Term};
 use nalgebra::{SMatrix, SVector};

@@ -37,15 +37,15 @@
 //! # Ok::<(), lagrangian::Error>(())
 //! ```
 
-use super::{null_space, MAX_COORDINATES};
+use super::{MAX_COORDINATES, null_space};
 use crate::assembly::{self, Point};
 use crate::error::{Error, SolveError};
 use crate::model::{Model, StateView};
 use crate::problem::Problem;
 use crate::solve::pinv_solve;
 use argmin::core::{
-    CostFunction, Error as ArgminError, Executor, IterState, Problem as ArgminProblem, Solver,
-    TerminationReason, TerminationStatus, KV,
+    CostFunction, Error as ArgminError, Executor, IterState, KV, Problem as ArgminProblem, Solver,
+    TerminationReason, TerminationStatus,
 };
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
@@ -582,11 +582,7 @@ fn trust_step(
             mu.len(),
             (0..mu.len()).map(|i| {
                 let den = mu[i] + s;
-                if den > 0.0 {
-                    -a[i] / den
-                } else {
-                    0.0
-                }
+                if den > 0.0 { -a[i] / den } else { 0.0 }
             }),
         );
         u * c

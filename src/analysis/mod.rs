@@ -31,13 +31,13 @@
 mod equilibrium;
 mod report;
 
-pub use equilibrium::{project_onto_constraints, Equilibrium, EquilibriumOptions, Stability};
+pub use equilibrium::{Equilibrium, EquilibriumOptions, Stability, project_onto_constraints};
 pub use report::ModesReport;
 
 use crate::assembly;
 use crate::error::{Error, SolveError};
 use crate::problem::{LinearSolverKind, Problem};
-use crate::solve::{null_space, StateSolver};
+use crate::solve::{StateSolver, null_space};
 use nalgebra::{DMatrix, DVector};
 
 /// The most coordinates a linearization takes: its matrices are dense (`n²` numbers each, the

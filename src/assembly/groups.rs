@@ -3,8 +3,8 @@
 //! pattern. One loop per group, monomorphized for the kernel, so the kernel inlines into it.
 
 use crate::model::group::{
-    ConstraintGroup, ConstraintSlots, Constraints, Point, Schedule, TermGroup, Terms,
-    PARALLEL_MIN_ELEMENTS,
+    ConstraintGroup, ConstraintSlots, Constraints, PARALLEL_MIN_ELEMENTS, Point, Schedule,
+    TermGroup, Terms,
 };
 use crate::model::kernel::{ConstraintKernel, KernelCoefficients, TermKernel};
 use nalgebra::{DMatrix, SVector};

@@ -13,10 +13,10 @@
 
 mod groups;
 
+use crate::model::Model;
 use crate::model::group::ConstraintSlots;
 pub use crate::model::group::Point;
 use crate::model::kernel::KernelCoefficients;
-use crate::model::Model;
 
 /// Compressed-column pattern of the iteration matrix and per-element slot maps.
 pub struct Pattern {

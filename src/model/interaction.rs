@@ -14,7 +14,7 @@
 //!
 //! and likewise for `R(d, ḋ)`; anchored at `p`, `d = x − p` and `∂d/∂x = I`.
 
-use super::{defaults, Term};
+use super::{Term, defaults};
 use nalgebra::SVector;
 use num_dual::DualNum;
 

@@ -10,7 +10,7 @@
 //! projected points of those frames as JSON into `<pre id="probe">` (for headless tests).
 
 use crate::error::PlotError;
-pub use crate::output::movie::{frame_rows, AnimationOptions};
+pub use crate::output::movie::{AnimationOptions, frame_rows};
 use crate::output::movie::{Colouring, Movie};
 use std::path::{Path, PathBuf};
 

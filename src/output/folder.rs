@@ -131,7 +131,7 @@ fn lock_folder(dir: &Path) -> io::Result<File> {
                          output folder",
                         dir.display()
                     ),
-                ))
+                ));
             }
             Err(TryLockError::Error(e)) => return Err(e),
         }

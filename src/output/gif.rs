@@ -5,7 +5,7 @@
 //! (speed 1; GIF delays are whole hundredths of a second, at least 2), and it loops.
 
 use crate::error::PlotError;
-use crate::output::movie::{colour_of, Camera, Movie};
+use crate::output::movie::{Camera, Movie, colour_of};
 use crate::output::plot::ensure_font;
 use plotters::prelude::*;
 use std::fs::File;

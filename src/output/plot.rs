@@ -240,11 +240,7 @@ fn moving_point(table: &Table) -> Option<Vec<usize>> {
                     .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), r| {
                         (l.min(r[k]), h.max(r[k]))
                     });
-                if hi >= lo {
-                    hi - lo
-                } else {
-                    0.0
-                }
+                if hi >= lo { hi - lo } else { 0.0 }
             })
             .sum();
         if best.as_ref().is_none_or(|(r, _)| range > *r) {

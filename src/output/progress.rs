@@ -57,17 +57,17 @@ impl Progress {
 
 impl Observer for Progress {
     fn observe(&mut self, ev: &Event<'_>) -> Result<Control, Error> {
-        if let Some(b) = &self.bar {
-            if ev.step.is_multiple_of(100) || ev.last {
-                let pos = match self.span {
-                    Some((t0, t1)) if t1 > t0 => {
-                        (1000.0 * ((ev.state.t - t0) / (t1 - t0)).clamp(0.0, 1.0)) as u64
-                    }
-                    _ => ev.step as u64,
-                };
-                b.set_position(pos);
-                b.set_message(format!("{:.4}", ev.state.t));
-            }
+        if let Some(b) = &self.bar
+            && (ev.step.is_multiple_of(100) || ev.last)
+        {
+            let pos = match self.span {
+                Some((t0, t1)) if t1 > t0 => {
+                    (1000.0 * ((ev.state.t - t0) / (t1 - t0)).clamp(0.0, 1.0)) as u64
+                }
+                _ => ev.step as u64,
+            };
+            b.set_position(pos);
+            b.set_message(format!("{:.4}", ev.state.t));
         }
         Ok(Control::Continue)
     }

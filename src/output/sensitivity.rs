@@ -34,7 +34,7 @@ use crate::model::StateView;
 use crate::output::columns::Columns;
 use crate::output::{Control, Event, Observer};
 use crate::problem::Problem;
-use crate::solve::sensitivity::{difference, Sensitivity};
+use crate::solve::sensitivity::{Sensitivity, difference};
 
 /// The most memory the recorded sensitivities may take (2 GB).
 pub const MAX_BYTES: f64 = 2e9;

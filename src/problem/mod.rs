@@ -14,7 +14,7 @@ pub use options::{
     Dop853Options, GenAlphaOptions, InitOptions, LinearSolverKind, Method, RadauOptions,
     Rk4Options, StepControl,
 };
-pub use outputs::{OutputTimes, Outputs, PlotPanel, GROUPS};
+pub use outputs::{GROUPS, OutputTimes, Outputs, PlotPanel};
 use std::fmt;
 use std::sync::Arc;
 
@@ -450,13 +450,13 @@ impl Problem {
                     "give either {} or {}, not both",
                     s.option("steps"),
                     s.option("step")
-                )))
+                )));
             }
             (Some(n), None) if n == 0 || n > MAX_STEPS => {
                 return Err(bad(format!(
                     "{} must lie in 1..={MAX_STEPS}",
                     s.option("steps")
-                )))
+                )));
             }
             (Some(n), None) => span / n as f64,
             (None, Some(h)) if !(h > 0.0 && h.is_finite() && span / h <= MAX_STEPS as f64) => {
@@ -465,7 +465,7 @@ impl Problem {
                     s.given("step", &short(h)),
                     self.t0,
                     self.t_end
-                )))
+                )));
             }
             (None, Some(h)) => h,
             // DOP853's automatic first step is no fixed step: the default one
@@ -491,7 +491,7 @@ impl Problem {
                     s.given("rho_inf", &short(r)),
                     m.name(),
                     s.given("integrator", "genalpha")
-                )))
+                )));
             }
             (None, _) => {}
         }
@@ -565,13 +565,13 @@ impl Problem {
     fn chosen_method(&self, o: &Overrides, h: f64, fixed: bool) -> Result<Method, Error> {
         let bad = |m: String| Error::from(SolveError::BadOptions(m));
         let s = o.spelling;
-        if let Some(tol) = o.tol {
-            if !(tol > 0.0 && tol < 1.0) {
-                return Err(bad(format!(
-                    "{} must lie in (0, 1)",
-                    s.given("tol", &short(tol))
-                )));
-            }
+        if let Some(tol) = o.tol
+            && !(tol > 0.0 && tol < 1.0)
+        {
+            return Err(bad(format!(
+                "{} must lie in (0, 1)",
+                s.given("tol", &short(tol))
+            )));
         }
         // the tolerances an error-controlled method takes: --tol, else the method's own
         let tols = o.tol.map(|t| (t, t)).or(match &self.method {
@@ -613,7 +613,7 @@ impl Problem {
                     s.option("tol"),
                     s.given("integrator", "dop853"),
                     s.given("integrator", "genalpha"),
-                )))
+                )));
             }
             Some("rk4") => Rk4Options::new(h).into(),
             Some("genalpha" | "generalized-alpha") => {
@@ -627,18 +627,18 @@ impl Problem {
                 Method::GenAlpha(g)
             }
             Some("dop853") if fixed && o.tol.is_none() => {
-                return Err(bad(own_steps(s, "dop853", "genalpha or rk4")))
+                return Err(bad(own_steps(s, "dop853", "genalpha or rk4")));
             }
             Some("dop853") => dop853(if fixed { h } else { 0.0 }),
             Some("radau" | "radau5" | "radau-iia") if fixed && o.tol.is_none() => {
-                return Err(bad(own_steps(s, "radau", "genalpha")))
+                return Err(bad(own_steps(s, "radau", "genalpha")));
             }
             Some("radau" | "radau5" | "radau-iia") => radau(if fixed { h } else { 0.0 }),
             Some(other) => {
                 return Err(bad(format!(
                     "{}: expected genalpha, rk4, dop853 or radau",
                     s.given("integrator", other)
-                )))
+                )));
             }
             None => match (&self.method, o.tol) {
                 (Method::GenAlpha(g), Some(tol)) if g.step_control.is_some() => {

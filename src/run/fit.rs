@@ -26,13 +26,13 @@
 //! ```
 
 use crate::error::{Error, SolveError};
-use crate::output::sensitivity::SensitivityRecorder;
 use crate::output::Recorder;
+use crate::output::sensitivity::SensitivityRecorder;
 use crate::simulation::Simulation;
 use crate::solve::Problem;
 use argmin::core::{
-    CostFunction, Error as ArgminError, Executor, IterState, Problem as ArgminProblem, Solver,
-    TerminationReason, TerminationStatus, KV,
+    CostFunction, Error as ArgminError, Executor, IterState, KV, Problem as ArgminProblem, Solver,
+    TerminationReason, TerminationStatus,
 };
 use nalgebra::{DMatrix, DVector};
 

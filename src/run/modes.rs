@@ -19,7 +19,7 @@
 //! # Ok::<(), lagrangian::Error>(())
 //! ```
 
-use crate::analysis::{project_onto_constraints, ModeKind, ModesReport};
+use crate::analysis::{ModeKind, ModesReport, project_onto_constraints};
 use crate::error::{Error, SolveError};
 use crate::model::StateView;
 use crate::output::columns::Columns;

@@ -24,10 +24,10 @@
 //! ```
 
 use crate::error::{Error, SolveError};
-use crate::output::summary::Summary;
 use crate::output::Interrupt;
+use crate::output::summary::Summary;
 use crate::problem::Overrides;
-use crate::run::memory::{run_in_memory, MemoryOptions};
+use crate::run::memory::{MemoryOptions, run_in_memory};
 use crate::solve::Problem;
 use rayon::prelude::*;
 use std::fmt::Write as _;

@@ -20,8 +20,8 @@ use crate::model::State;
 use crate::problem::{InitOptions, LinearSolverKind};
 use crate::solve::StateSolver;
 use argmin::core::{
-    CostFunction, Error as ArgminError, Executor, IterState, Problem, Solver, State as _,
-    TerminationReason, TerminationStatus, KV,
+    CostFunction, Error as ArgminError, Executor, IterState, KV, Problem, Solver, State as _,
+    TerminationReason, TerminationStatus,
 };
 use nalgebra::{DMatrix, DVector};
 

@@ -17,7 +17,7 @@ pub use crate::problem::LinearSolverKind;
 use crate::solve::par::par_max;
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::sparse::linalg::lu::{
-    factorize_symbolic_lu, LuRef, LuSymbolicParams, NumericLu, SymbolicLu,
+    LuRef, LuSymbolicParams, NumericLu, SymbolicLu, factorize_symbolic_lu,
 };
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par};
@@ -56,7 +56,7 @@ impl LinearSolver {
                     detail:
                         "the Jacobi solver needs a diagonal entry in every row (no constraints)"
                             .into(),
-                })
+                });
             }
             _ => LinearSolver::Sparse(Box::new(SparseLu::new(pattern)?)),
         })

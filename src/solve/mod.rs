@@ -23,12 +23,12 @@ pub use crate::problem::{
 pub use dense::DenseOutput;
 pub use dop853::Dop853;
 pub use dynamics::StateSolver;
-pub use genalpha::{GenAlpha, GenAlphaParams, GENALPHA_TIGHTEST};
+pub use genalpha::{GENALPHA_TIGHTEST, GenAlpha, GenAlphaParams};
 pub(crate) use init::pinv_solve;
-pub use init::{consistent_initial_values, InitReport, Initial};
+pub use init::{InitReport, Initial, consistent_initial_values};
 pub use integrator::{Integrator, MethodSwitch, StepOutcome};
 pub(crate) use mass_check::null_space;
-pub use mass_check::{MassCheck, MassDefect, MASS_CHECK_DENSE_LIMIT};
+pub use mass_check::{MASS_CHECK_DENSE_LIMIT, MassCheck, MassDefect};
 pub use radau::Radau;
 pub use rk4::Rk4;
 pub use stats::Stats;

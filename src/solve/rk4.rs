@@ -7,9 +7,9 @@ use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{LinearSolverKind, Rk4Options};
+use crate::solve::Stats;
 use crate::solve::integrator::{Integrator, StepOutcome};
 use crate::solve::linear::LinearSolver;
-use crate::solve::Stats;
 use std::sync::Arc;
 
 /// An RK4 stepper over an unconstrained [`Model`].

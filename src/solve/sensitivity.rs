@@ -36,8 +36,8 @@ use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{LinearSolverKind, Method, Problem};
-use crate::solve::linear::LinearSolver;
 use crate::solve::GenAlphaParams;
+use crate::solve::linear::LinearSolver;
 use std::sync::Arc;
 
 /// The sensitivities of a state with respect to one parameter.

@@ -10,10 +10,10 @@
 //! ```
 
 use super::chain_toml;
-use super::{kind, path, sub, Ctx, Path_, SpecError};
+use super::{Ctx, Path_, SpecError, kind, path, sub};
 use crate::error::Error;
 use crate::mechanisms::spherical_chain::{Chart, ChartLog, Rod, SphericalChain};
-use crate::problem::{GenAlphaOptions, Method, PlotPanel, Problem, Rk4Options, MAX_STEPS};
+use crate::problem::{GenAlphaOptions, MAX_STEPS, Method, PlotPanel, Problem, Rk4Options};
 use serde_yaml::Value;
 use std::sync::{Arc, Mutex};
 

@@ -19,7 +19,7 @@
 //! ```
 
 use super::locate::line_col;
-use super::{kind, path, sub, Ctx, Path_, SpecError};
+use super::{Ctx, Path_, SpecError, kind, path, sub};
 use crate::problem::PlotPanel;
 use serde_yaml::{Mapping, Value};
 
@@ -70,7 +70,9 @@ pub(crate) fn document(text: &str, file: &str) -> Result<Value, SpecError> {
                 let k = k.as_str().unwrap_or("?");
                 return Err(err(
                     &[k],
-                    format!("unknown key '{k}' (expected [system] with [system.sim] and [system.plot], and filename)"),
+                    format!(
+                        "unknown key '{k}' (expected [system] with [system.sim] and [system.plot], and filename)"
+                    ),
                 ));
             }
         }
@@ -82,7 +84,7 @@ pub(crate) fn document(text: &str, file: &str) -> Result<Value, SpecError> {
                 return Err(err(
                     &["system"],
                     format!("expected a table, found {}", kind(other)),
-                ))
+                ));
             }
             None => return Err(err(
                 &[],
@@ -97,7 +99,7 @@ pub(crate) fn document(text: &str, file: &str) -> Result<Value, SpecError> {
             return Err(err(
                 &["system", "sim"],
                 format!("expected a table, found {}", kind(other)),
-            ))
+            ));
         }
         None => system, // the older layout: settings directly in [system]
     };
@@ -153,7 +155,7 @@ pub(crate) fn angle(ctx: &Ctx, v: &Value, p: &Path_) -> Result<f64, SpecError> {
             return Err(ctx.err(
                 p,
                 "expected a number or [value, unit] with the unit 'r', 'd' or 'p'",
-            ))
+            ));
         }
     };
     let x = ctx.num(&s[0], p)?;
@@ -239,7 +241,7 @@ pub(crate) fn plots(
                         "expected true, false or a list of them, found {}",
                         kind(other)
                     ),
-                ))
+                ));
             }
         };
         let on = |k: usize| {

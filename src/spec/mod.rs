@@ -23,7 +23,7 @@ pub use crate::expr::vector as vexpr;
 use crate::expr::Scope;
 use crate::problem::Problem;
 pub use build::MAX_TOTAL_SIZE;
-pub use chain::{is_chain, ChainSpec};
+pub use chain::{ChainSpec, is_chain};
 use serde_yaml::{Mapping, Value};
 use std::path::Path;
 use std::sync::Arc;
@@ -284,16 +284,16 @@ impl Ctx<'_> {
                 Value::Number(n) => n.to_string(),
                 Value::Bool(b) => b.to_string(),
                 other => {
-                    return Err(self.err(p, format!("keys must be names, found {}", kind(other))))
+                    return Err(self.err(p, format!("keys must be names, found {}", kind(other))));
                 }
             };
-            if let Some(allowed) = allowed {
-                if !allowed.contains(&key.as_str()) {
-                    return Err(self.err(
-                        &sub(p, &key),
-                        format!("unknown key '{key}' (allowed here: {})", allowed.join(", ")),
-                    ));
-                }
+            if let Some(allowed) = allowed
+                && !allowed.contains(&key.as_str())
+            {
+                return Err(self.err(
+                    &sub(p, &key),
+                    format!("unknown key '{key}' (allowed here: {})", allowed.join(", ")),
+                ));
             }
             out.push((key, v));
         }

@@ -444,11 +444,7 @@ impl VExpr {
     }
 
     fn kind(&self) -> &'static str {
-        if self.vector {
-            "vector"
-        } else {
-            "scalar"
-        }
+        if self.vector { "vector" } else { "scalar" }
     }
 
     /// Replace a constant subgraph by its value.

@@ -1,7 +1,7 @@
 //! The parser of the vector expression language: text → type-checked, constant-folded graph.
 
-use super::{Node, Sym, VExpr, FUNCS, MAX_DEPTH, MAX_NEED, MAX_SIZE};
-use crate::expr::{lex_number, ExprError};
+use super::{FUNCS, MAX_DEPTH, MAX_NEED, MAX_SIZE, Node, Sym, VExpr};
+use crate::expr::{ExprError, lex_number};
 
 impl VExpr {
     /// Parse `text` in `dim` dimensions; names are resolved by `lookup`.
@@ -49,7 +49,7 @@ impl Parser<'_> {
             offset: self.pos,
         }
     }
-    fn at(offset: usize) -> impl Fn(String) -> ExprError {
+    fn at(offset: usize) -> impl Fn(String) -> ExprError + use<> {
         move |message| ExprError { message, offset }
     }
     fn skip_ws(&mut self) {
@@ -214,7 +214,7 @@ impl Parser<'_> {
                     return Err(Self::at(off)(format!(
                         "expected a component after '.': {}",
                         ["x", "x or y", "x, y or z"][self.dim.clamp(1, 3) - 1]
-                    )))
+                    )));
                 }
             };
             self.pos += 1;

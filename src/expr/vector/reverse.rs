@@ -12,8 +12,8 @@
 //! scratch arrays live in a thread-local buffer that keeps its capacity: no allocation once
 //! warm.
 
-use super::tape::{Op, Program};
 use super::Func;
+use super::tape::{Op, Program};
 use std::cell::RefCell;
 
 /// No operand.

@@ -16,7 +16,7 @@
 //! multiplies by `f64`s. Values are updated in place: on the nested duals of an element's
 //! Jacobian pass a vector value is kilobytes, and copies would cost more than the arithmetic.
 
-use super::{apply, Func, Node, VExpr, Val};
+use super::{Func, Node, VExpr, Val, apply};
 use num_dual::DualNum;
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -66,10 +66,10 @@ pub fn cloth(m: usize) -> Result<(MassSpringSystem<3>, Node), ModelError> {
                 if i2 > m + 1 || j2 > m + 1 {
                     continue;
                 }
-                if let (Some(a), Some(b)) = (grid[i][j], grid[i2][j2]) {
-                    if matches!(a, Node::Mass(_)) || matches!(b, Node::Mass(_)) {
-                        s.add_damped_spring(a, b, 0.1, 100.0, 0.01);
-                    }
+                if let (Some(a), Some(b)) = (grid[i][j], grid[i2][j2])
+                    && (matches!(a, Node::Mass(_)) || matches!(b, Node::Mass(_)))
+                {
+                    s.add_damped_spring(a, b, 0.1, 100.0, 0.01);
                 }
             }
         }

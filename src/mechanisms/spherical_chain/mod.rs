@@ -104,11 +104,7 @@ impl Rod {
         }
     }
     fn ncoords(&self) -> usize {
-        if self.stiffness.is_some() {
-            3
-        } else {
-            2
-        }
+        if self.stiffness.is_some() { 3 } else { 2 }
     }
 }
 

@@ -4,10 +4,10 @@
 //! [`crate::library::spherical_chain`] runs it).
 
 use super::*;
+use crate::model::StateView;
 use crate::model::geometry::{
     CustomPoint, Geometry, Momenta, NamedPoint, PointKind, PointMap, Quantities,
 };
-use crate::model::StateView;
 use crate::problem::{Method, Problem, Restart};
 use std::sync::{Arc, Mutex};
 

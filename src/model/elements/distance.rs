@@ -5,8 +5,8 @@
 
 use super::points::sub;
 use super::{Mat, Points, V};
-use crate::model::kernel::{ConstraintBlocks, ConstraintKernel};
 use crate::model::Constraint;
+use crate::model::kernel::{ConstraintBlocks, ConstraintKernel};
 use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
 

@@ -1,10 +1,10 @@
 //! Applied forces: a time-dependent force on a coordinate point (hand kernel, no derivatives
 //! needed) and a force at any point of the mechanism ([`PointForce`]).
 
-use super::points::LocalPoint;
 use super::Points;
-use crate::expr::vector::VELOCITY;
+use super::points::LocalPoint;
 use crate::expr::VExpr;
+use crate::expr::vector::VELOCITY;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use crate::model::{Structure, Term};
 use nalgebra::{SMatrix, SVector};

@@ -22,7 +22,7 @@ mod potential;
 mod spring;
 mod torque;
 
-pub use body3::{second_moment, RigidBody3, Rigidity3, RigidityRow};
+pub use body3::{RigidBody3, Rigidity3, RigidityRow, second_moment};
 pub use distance::{
     AnchoredDistance, AnchoredDistanceKernel, AnchoredRod, Distance, DistanceBetween,
     DistanceKernel, Rod,
@@ -31,7 +31,7 @@ pub use equation::Equation;
 pub use load::{LoadKernel, PointForce};
 pub use particle::{Particle, ParticleAt, PointMassKernel};
 pub use planar_body::PlanarBody;
-pub use points::{localize, localize_with, Frame, LocalPoint, Points};
+pub use points::{Frame, LocalPoint, Points, localize, localize_with};
 pub use potential::ExprEnergy;
 pub use spring::{AnchoredSpring, AnchoredSpringKernel, Spring, SpringBetween, SpringKernel};
 pub use torque::{BodyTorque, PlanarTorque};

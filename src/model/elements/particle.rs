@@ -1,5 +1,5 @@
 //! A point mass under uniform gravity: the AD form ([`Particle`]) and the hand kernel
-//! ([`PointMassKernel`]) of the same physics, held equal by tests (tests/mass_spring.rs).
+//! ([`PointMassKernel`]) of the same physics, held equal by tests (tests/mechanics/mass_spring.rs).
 
 use super::{Mat, Points, V};
 use crate::model::kernel::{KernelCoefficients, TermKernel};

@@ -1,7 +1,7 @@
 //! A planar rigid body on two basic points.
 
-use super::points::sub;
 use super::Points;
+use super::points::sub;
 use crate::model::{Structure, Term};
 use nalgebra::SVector;
 use num_dual::DualNum;

@@ -290,13 +290,7 @@ impl Frame {
         &self,
         x: &[[D; 3]; 3],
     ) -> [[D; 3]; 2] {
-        let rel = |p: &[D; 3], point: bool| -> [D; 3] {
-            if point {
-                sub(p, &x[0])
-            } else {
-                *p
-            }
-        };
+        let rel = |p: &[D; 3], point: bool| -> [D; 3] { if point { sub(p, &x[0]) } else { *p } };
         [rel(&x[1], self.b_point), rel(&x[2], self.c_point)]
     }
 }

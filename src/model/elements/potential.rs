@@ -1,7 +1,7 @@
 //! Energies written out as expressions: a potential, a kinetic energy, a Rayleigh function.
 
-use crate::expr::vector::VELOCITY;
 use crate::expr::VExpr;
+use crate::expr::vector::VELOCITY;
 use crate::model::{Structure, Term};
 use nalgebra::SVector;
 use num_dual::DualNum;

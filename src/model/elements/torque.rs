@@ -1,7 +1,7 @@
 //! Applied torques: on a planar body (a couple on its basic points) and on a 3D body (through
 //! the virtual rotation of its frame).
 
-use super::points::{cross, sub, LocalPoint};
+use super::points::{LocalPoint, cross, sub};
 use super::{Frame, Points};
 use crate::expr::VExpr;
 use crate::model::{Structure, Term};

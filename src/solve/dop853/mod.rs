@@ -33,7 +33,7 @@ mod tableau;
 use crate::error::{Error, InitError, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{Dop853Options, LinearSolverKind, Method};
-use crate::solve::integrator::{check_step_options, smallest_step, Integrator, StepOutcome};
+use crate::solve::integrator::{Integrator, StepOutcome, check_step_options, smallest_step};
 use crate::solve::{StateSolver, Stats};
 use std::sync::Arc;
 use tableau::{A, C, D, E3, E5, STAGES, STAGES_DENSE};

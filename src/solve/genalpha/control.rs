@@ -5,9 +5,9 @@
 use super::GenAlpha;
 use crate::error::SolveError;
 use crate::model::State;
-use crate::solve::adaptive::{local_error, StepData};
-use crate::solve::integrator::StepOutcome;
 use crate::solve::GenAlphaParams;
+use crate::solve::adaptive::{StepData, local_error};
+use crate::solve::integrator::StepOutcome;
 
 impl GenAlpha {
     /// One attempt under error control: Newton from the predictor, then the local error

@@ -31,11 +31,11 @@ use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{GenAlphaOptions, LinearSolverKind};
+use crate::solve::Stats;
 use crate::solve::adaptive::Controller;
 use crate::solve::integrator::{Integrator, StepOutcome};
 use crate::solve::linear::LinearSolver;
 use crate::solve::par::{max_nan, par_each, par_max};
-use crate::solve::Stats;
 use std::sync::Arc;
 
 mod control;

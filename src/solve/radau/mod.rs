@@ -29,11 +29,11 @@ use crate::assembly::{self, Point};
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State};
 use crate::problem::RadauOptions;
-use crate::solve::integrator::{check_step_options, smallest_step};
 use crate::solve::Stats;
+use crate::solve::integrator::{check_step_options, smallest_step};
 use std::sync::Arc;
 use system::Systems;
-use tableau::{Tableau, C, E, T, TI};
+use tableau::{C, E, T, TI, Tableau};
 
 /// Largest step increase and decrease per step.
 const GROW: f64 = 8.0;

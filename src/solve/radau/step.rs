@@ -2,11 +2,11 @@
 //! (with Gustafsson's predictive controller), acceptance; and the [`Integrator`] interface.
 
 use super::tableau::P;
-use super::{Newton, Radau, GROW, KEEP_H, SAFE, SHRINK, THETA_JAC};
+use super::{GROW, KEEP_H, Newton, Radau, SAFE, SHRINK, THETA_JAC};
 use crate::error::SolveError;
 use crate::model::{Model, StateView};
-use crate::solve::integrator::{Integrator, StepOutcome};
 use crate::solve::Stats;
+use crate::solve::integrator::{Integrator, StepOutcome};
 use std::sync::Arc;
 
 impl Radau {

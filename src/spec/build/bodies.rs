@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::model::elements::{
-    localize, second_moment, PlanarBody, RigidBody3, Rigidity3, RigidityRow,
+    PlanarBody, RigidBody3, Rigidity3, RigidityRow, localize, second_moment,
 };
 
 pub(super) fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
@@ -263,7 +263,7 @@ fn rigid3_dyna(b: &Builder, m: &Mapping, p: &Path_) -> Result<MassData, SpecErro
         None => {
             return Err(b
                 .ctx
-                .err(&dp, "the inertia is [Ixx, Iyy, Izz] or a 3×3 matrix"))
+                .err(&dp, "the inertia is [Ixx, Iyy, Izz] or a 3×3 matrix"));
         }
     };
     let second_moment = second_moment(inertia).map_err(|e| b.ctx.err(&dp, e.to_string()))?;

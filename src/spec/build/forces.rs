@@ -64,7 +64,7 @@ fn components(
                     "expected {dim} components (Dimension is {dim}), found {}",
                     s.len()
                 ),
-            ))
+            ));
         }
         Value::String(_) => {
             let e = b.vexpr_with_velocities(v, q)?;
@@ -91,7 +91,7 @@ fn components(
                     "expected a list of {dim} expressions or a vector expression, found {}",
                     kind(other)
                 ),
-            ))
+            ));
         }
     };
     let mut f = [zero.clone(), zero.clone(), zero];

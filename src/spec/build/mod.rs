@@ -12,7 +12,7 @@ mod sections;
 use bodies::rigid;
 use generators::{chain, grid};
 
-use super::{kind, kind as kind_of, path, sub, Ctx, Path_, SpecError};
+use super::{Ctx, Path_, SpecError, kind, kind as kind_of, path, sub};
 use crate::ad::place;
 use crate::error::ModelError;
 use crate::expr::vector::{Func, VELOCITY};
@@ -313,7 +313,7 @@ impl<'a> Builder<'a> {
             other => {
                 return Err(self
                     .ctx
-                    .err(p, format!("expected an expression, found {}", kind(other))))
+                    .err(p, format!("expected an expression, found {}", kind(other))));
             }
         };
         let e = VExpr::parse(&text, self.dim, &|n| self.symbol(n)).map_err(|e| {
@@ -475,7 +475,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
             return Err(ctx.err(
                 &path(&["Dimension"]),
                 format!("must be 1, 2 or 3, found {}", short(dim_v)),
-            ))
+            ));
         }
     };
     let mut b = Builder {
@@ -615,7 +615,7 @@ fn components(
             _ => {
                 return Err(b
                     .ctx
-                    .err(q, format!("unknown point, vector or scalar '{key}'")))
+                    .err(q, format!("unknown point, vector or scalar '{key}'")));
             }
         }
     };

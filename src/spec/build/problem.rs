@@ -2,7 +2,7 @@
 //! assembly of the [`Problem`].
 
 use super::*;
-use crate::problem::{Dop853Options, OutputTimes, Outputs, RadauOptions, StepControl, MAX_STEPS};
+use crate::problem::{Dop853Options, MAX_STEPS, OutputTimes, Outputs, RadauOptions, StepControl};
 
 /// The initial-value problem of a file.
 pub(super) struct Guesses {
@@ -74,7 +74,7 @@ pub(super) fn problem_data(
                         "no position guess for {} (give it under ProblemData.positions)",
                         b.coord_names[i]
                     ),
-                ))
+                ));
             }
         }
     }
@@ -112,7 +112,7 @@ pub(super) fn problem_data(
                 return Err(b.ctx.err(
                     &p,
                     format!("expected {{ A, Bx, … }}, found {}", kind(other)),
-                ))
+                ));
             }
         };
         for (key, q) in keys {
@@ -193,7 +193,7 @@ pub(super) fn solver_params(
                 return Err(b.ctx.err(
                     &sub(&p, "integrator"),
                     "expected genalpha, rk4, dop853 or radau",
-                ))
+                ));
             }
         };
     }

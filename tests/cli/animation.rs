@@ -1,0 +1,334 @@
+//! `lagrangian animate`: one offline HTML file whose inline data are the scene and the
+//! decimated trajectory — checked against the run's own CSV and npy files, for a 2D and a 3D
+//! mechanism and the 90 × 90 cloth (size bound).
+
+use crate::common;
+use common::*;
+use lagrangian::output::animation::{AnimationOptions, frame_rows};
+use std::path::Path;
+
+/// The inline data of an animation page.
+fn data(html: &str) -> serde_json::Value {
+    let start = html.find("const DATA = ").expect("inline data") + "const DATA = ".len();
+    let end = start
+        + html[start..]
+            .find(";\nconst scene")
+            .expect("end of the data");
+    serde_json::from_str(&html[start..end]).expect("the inline data are JSON")
+}
+
+fn animate(dir: &Path, extra: &[&str]) -> String {
+    let o = run(
+        &[&["animate", dir.to_str().unwrap()][..], extra].concat(),
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::read_to_string(dir.join("animation.html")).unwrap()
+}
+
+/// The frames of the page equal the trajectory's rows at the chosen times.
+fn check_frames(dir: &Path, html: &str, fps: f64, max_frames: usize) {
+    let d = data(html);
+    let (header, rows) = trajectory(dir);
+    let times: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    let chosen = frame_rows(
+        &times,
+        &AnimationOptions {
+            fps,
+            max_frames,
+            ..Default::default()
+        },
+    );
+    let frames = d["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), chosen.len());
+    let dim = d["scene"]["dimension"].as_u64().unwrap() as usize;
+    let moving: Vec<&str> = d["moving"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert!(!moving.is_empty());
+    let axes = ["x", "y", "z"];
+    let scale = rows
+        .iter()
+        .flat_map(|r| r[1..].iter())
+        .fold(0.0f64, |m, x| m.max(x.abs()));
+    for (f, &r) in chosen.iter().enumerate() {
+        assert_eq!(d["t"][f].as_f64().unwrap(), times[r]);
+        for (k, name) in moving.iter().enumerate() {
+            for a in 0..dim {
+                let col = header
+                    .iter()
+                    .position(|h| *h == format!("{name}.{}", axes[a]))
+                    .unwrap();
+                let shown = frames[f][k * dim + a].as_f64().unwrap();
+                assert!(
+                    (shown - rows[r][col]).abs() <= 1e-5 * scale.max(1.0),
+                    "{name} frame {f}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_2d_and_a_3d_run_animate_offline() {
+    for (file, t_end) in [("double_pendulum.yaml", "2"), ("tennis_racket.yaml", "1")] {
+        let out = run_bundled(file, t_end);
+        let html = animate(&out, &["--fps", "20"]);
+        // one file, nothing fetched
+        for needle in ["http://", "https://", "<script src", "<link"] {
+            assert!(
+                !html.contains(needle),
+                "{file}: the page refers to '{needle}'"
+            );
+        }
+        assert!(html.contains("window.__lagrangian"));
+        check_frames(&out, &html, 20.0, 1000);
+    }
+}
+
+#[test]
+fn frames_are_bounded_and_npy_runs_animate_too() {
+    let out = tmp("anim-npy");
+    let m0 = mech("mechanism0.yaml");
+    let args = [
+        "run", &m0, "--t-end", "3", "--format", "csv,npy", "--quiet", "--out",
+    ];
+    let o = run(&[&args[..], &[out.to_str().unwrap()]].concat(), None);
+    assert!(o.status.success());
+    let html = animate(&out, &["--max-frames", "50"]);
+    check_frames(&out, &html, 30.0, 50);
+    // the same page from the npy files alone
+    std::fs::rename(out.join("trajectory.csv"), out.join("kept.csv")).unwrap();
+    let from_npy = animate(&out, &["--max-frames", "50"]);
+    std::fs::rename(out.join("kept.csv"), out.join("trajectory.csv")).unwrap();
+    assert_eq!(data(&html)["frames"], data(&from_npy)["frames"]);
+    // a trajectory cut to its header
+    let csv = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+    std::fs::write(out.join("kept.csv"), &csv).unwrap();
+    std::fs::write(out.join("trajectory.csv"), csv.lines().next().unwrap()).unwrap();
+    let o = run(&["animate", out.to_str().unwrap(), "--gif"], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("no data rows"), "{err}");
+    std::fs::rename(out.join("kept.csv"), out.join("trajectory.csv")).unwrap();
+    // a folder without a run
+    let empty = tmp("anim-empty");
+    let o = run(&["animate", empty.to_str().unwrap()], None);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("scene.json"), "{err}");
+}
+
+#[test]
+fn the_cloth_animation_stays_small() {
+    let out = tmp("anim-cloth");
+    let cloth = mech("cloth.yaml");
+    let args = [
+        "run",
+        &cloth,
+        "--t-end",
+        "0.1",
+        "--output-every",
+        "1",
+        "--columns",
+        "positions",
+    ];
+    let o = run(
+        &[&args[..], &["--quiet", "--out", out.to_str().unwrap()]].concat(),
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = animate(&out, &["--fps", "1000"]);
+    let d = data(&html);
+    assert_eq!(d["frames"].as_array().unwrap().len(), 101);
+    assert_eq!(d["moving"].as_array().unwrap().len(), 8100);
+    // the grid's springs and its fixed rim are in the scene
+    assert_eq!(d["scene"]["links"].as_array().unwrap().len(), 16380);
+    let points = d["scene"]["points"].as_array().unwrap();
+    assert_eq!(points.iter().filter(|p| p["kind"] == "fixed").count(), 360);
+    let mb = html.len() as f64 / 1e6;
+    assert!(mb <= 25.0, "the 90 × 90 cloth's page is {mb:.1} MB");
+}
+
+/// Column `name` of the trajectory at row `r`.
+fn value(header: &[String], row: &[f64], name: &str) -> f64 {
+    row[header.iter().position(|h| h == name).expect(name)]
+}
+
+#[test]
+fn colours_and_trails_follow_the_columns() {
+    let out = tmp("anim-colour");
+    let args = [
+        "run",
+        &mech("double_pendulum.yaml"),
+        "--t-end",
+        "1",
+        "--columns",
+        "positions,velocities,reactions",
+        "--quiet",
+        "--animate",
+        "--colour",
+        "tension",
+        "--trail",
+        "B",
+        "--out",
+    ];
+    let o = run(&[&args[..], &[out.to_str().unwrap()]].concat(), None);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (header, rows) = trajectory(&out);
+    let times: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    let chosen = frame_rows(&times, &AnimationOptions::default());
+    let check = |d: &serde_json::Value, want: &dyn Fn(&[f64]) -> Vec<f64>| {
+        let c = &d["colour"];
+        let range = c["range"][1].as_f64().unwrap().abs() + c["range"][0].as_f64().unwrap().abs();
+        for (f, &r) in chosen.iter().enumerate() {
+            let shown: Vec<f64> = (c["values"][f].as_array().unwrap().iter())
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            let want = want(&rows[r]);
+            assert_eq!(shown.len(), want.len());
+            for (s, w) in shown.iter().zip(&want) {
+                assert!((s - w).abs() <= 1e-3 * range, "frame {f}: {s} vs {w}");
+            }
+        }
+    };
+    // tension: the two bars by their tension columns; B's trail
+    let d = data(&std::fs::read_to_string(out.join("animation.html")).unwrap());
+    assert_eq!(d["trails"], serde_json::json!([2]));
+    assert_eq!(d["colour"]["links"], serde_json::json!([0, 1]));
+    assert_eq!(d["colour"]["unit"], "N");
+    check(&d, &|row| {
+        vec![
+            value(&header, row, "tension:OA"),
+            value(&header, row, "tension:AB"),
+        ]
+    });
+    // speed: the bobs by |v|, the bars by the mean of their ends (the pivot at rest)
+    let d = data(&animate(&out, &["--colour", "speed"]));
+    assert_eq!(d["colour"]["points"], serde_json::json!([1, 2]));
+    let speed = |row: &[f64], p: &str| {
+        value(&header, row, &format!("{p}.vx")).hypot(value(&header, row, &format!("{p}.vy")))
+    };
+    check(&d, &|row| {
+        let (a, b) = (speed(row, "A"), speed(row, "B"));
+        vec![a, b, a / 2.0, (a + b) / 2.0]
+    });
+    assert!(d["colour"]["range"][0].as_f64().unwrap() >= 0.0);
+    // one column: its element
+    let d = data(&animate(&out, &["--colour", "B.vx"]));
+    assert_eq!(d["colour"]["points"], serde_json::json!([2]));
+    check(&d, &|row| vec![value(&header, row, "B.vx")]);
+    // refusals that name what is wrong
+    for (extra, text) in [
+        (&["--trail", "Z"][..], "trail Z: no such point"),
+        (&["--trail", "O"][..], "trail O: a fixed point has no path"),
+        (
+            &["--colour", "bogus"][..],
+            "colour bogus: not `speed`, `tension` or a column",
+        ),
+        (&["--gif", "--gif-size", "5x5"][..], "--gif-size 5x5"),
+        (&["--fps", "0"][..], "--fps 0"),
+    ] {
+        let o = run(
+            &[&["animate", out.to_str().unwrap()][..], extra].concat(),
+            None,
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && err.contains(text),
+            "{extra:?}: {err}"
+        );
+    }
+    // the documented range's ends are accepted
+    for size in ["16x16", "4096x16"] {
+        let o = run(
+            &[
+                "animate",
+                out.to_str().unwrap(),
+                "--gif",
+                "--gif-size",
+                size,
+            ],
+            None,
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{size}: {err}");
+        assert!(out.join("animation.gif").is_file());
+    }
+}
+
+#[test]
+fn the_animation_section_chooses_trails_and_colour() {
+    let dir = tmp("anim-section");
+    let text = std::fs::read_to_string(mech("double_pendulum.yaml")).unwrap()
+        + "Animation:\n  Scene: { view: [0, 90] }\n  trails: [A, B]\n  colour: speed\n";
+    let file = dir.join("dp.yaml");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join("out");
+    let args = [
+        "run",
+        file.to_str().unwrap(),
+        "--t-end",
+        "0.5",
+        "--quiet",
+        "--animate",
+    ];
+    let o = run(
+        &[&args[..], &["--out", out.to_str().unwrap()]].concat(),
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let d = data(&std::fs::read_to_string(out.join("animation.html")).unwrap());
+    assert_eq!(d["trails"], serde_json::json!([1, 2]));
+    assert_eq!(d["colour"]["key"], "speed");
+    assert_eq!(d["animation"]["Scene"]["view"], serde_json::json!([0, 90]));
+    // the command line wins
+    let d = data(&animate(&out, &["--trail", "A", "--colour", ""]));
+    assert_eq!(d["trails"], serde_json::json!([1]));
+    assert!(d["colour"].is_null());
+}
+
+#[test]
+fn a_mechanism_on_a_line_animates_on_the_x_axis() {
+    // Dimension 1: the page draws the points in the plane at y = 0
+    let out = run_bundled("exudyn_assembly.yaml", "2");
+    let html = animate(&out, &["--fps", "20"]);
+    let d = data(&html);
+    assert_eq!(d["scene"]["dimension"].as_u64(), Some(2));
+    let (header, rows) = trajectory(&out);
+    let times: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    let opts = AnimationOptions {
+        fps: 20.0,
+        ..Default::default()
+    };
+    let chosen = frame_rows(&times, &opts);
+    let frames = d["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), chosen.len());
+    let moving = d["moving"].as_array().unwrap();
+    assert_eq!(moving.len(), 2);
+    for (f, &r) in chosen.iter().enumerate() {
+        for (k, name) in moving.iter().enumerate() {
+            let col = header
+                .iter()
+                .position(|h| *h == format!("{}.x", name.as_str().unwrap()))
+                .unwrap();
+            let shown = frames[f][2 * k].as_f64().unwrap();
+            assert!((shown - rows[r][col]).abs() < 1e-5 * rows[r][col].abs().max(1.0));
+            assert_eq!(frames[f][2 * k + 1].as_f64(), Some(0.0));
+        }
+    }
+}
+
+#[test]
+fn a_line_is_coloured_by_speed() {
+    // Dimension 1: points have x and vx only (the page draws the line in the plane)
+    let out = run_bundled("exudyn_assembly.yaml", "0.1");
+    let o = run(
+        &["animate", out.to_str().unwrap(), "--colour", "speed"],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(out.join("animation.html")).unwrap();
+    assert!(html.contains("\"m/s\""), "the page names the speed's unit");
+}

@@ -1,0 +1,422 @@
+//! Error-controlled generalized-α: the global error follows the tolerance on the exact
+//! pendulum (1.4× tol from 1e-3 to 1e-8), constraints stay at the Newton tolerance on every
+//! accepted step, Andrews' mechanism approaches the Test Set's values as the tolerance falls
+//! and reaches 1e-4 in fewer steps than the fixed step that does.
+
+use lagrangian::library::pendulum::planar_pendulum;
+use lagrangian::prelude::*;
+use serde_json::Value;
+
+fn reference() -> Value {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/reference/pendulum_exact.json"
+    ))
+    .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Andrews' mechanism to t = 0.03 and its consistent start (the Test Set's angles, the second
+/// pinned).
+fn andrews() -> (Problem, State) {
+    use lagrangian::library::andrews::{Q0, andrews_model};
+    let model = Arc::new(andrews_model());
+    let init =
+        consistent_initial_values(&model, &Q0, &[0.0; 7], &InitOptions::default().pin_q([1]))
+            .unwrap();
+    (Problem::new(model).t_end(0.03), init.state)
+}
+
+/// Kepler's e = 0.6 orbit (GM = 1, a = 1) over three periods: back at the perihelion (0.4, 0).
+fn kepler() -> Problem {
+    let text = "Dimension: 2\nPhysicalParams: { GM: 1, m: 0.001, e: 0.6, a: 1 }\n\
+         PartData:\n  Fixed: { S: [0, 0] }\n  Particles: { P: m }\n\
+         AppliedForces:\n  Potentials:\n    sun: -GM*m/norm(P - S)\n\
+         ProblemData:\n  tend: 18.84955592153876\n  positions: { P: [a*(1 - e), 0] }\n  \
+         velocities: { P: [0, sqrt(GM*(1 + e)/(a*(1 - e)))] }\n";
+    lagrangian::spec::parse(text, "kepler.yaml").unwrap()
+}
+
+/// The pendulum (g = 1, released horizontally) to t = 10 at tolerance `tol`: the error in q at
+/// t = 10 against the exact solution, the steps and the rejections; the constraint checked at
+/// every accepted step.
+fn pendulum_at(tol: f64) -> (f64, usize, usize) {
+    let refs = reference();
+    let r = &refs["cases"]["grav=1"]["at"]["10"];
+    let model = Arc::new(planar_pendulum(1.0, 1.0, 1.0));
+    let init = consistent_initial_values(&model, &[1.0, 0.0], &[0.0, 0.0], &InitOptions::default())
+        .unwrap();
+    let mut sim = Simulation::from_state(
+        Problem::new(model.clone()).t_end(10.0),
+        GenAlphaOptions::new(1e-3).tolerance(tol),
+        &init.state,
+    )
+    .unwrap();
+    let mut c = [0.0];
+    while 10.0 - sim.t() > 1e-12 {
+        let rest = 10.0 - sim.t();
+        if rest < sim.integrator().h() {
+            sim.run(10.0, &mut []).unwrap();
+            break;
+        }
+        sim.step().unwrap();
+        let s = sim.state();
+        lagrangian::assembly::constraint_values(&model, s.t, &s.q, &mut c);
+        assert!(c[0].abs() <= 1e-12, "|C| = {:e} at t = {}", c[0], s.t);
+    }
+    let s = sim.state();
+    assert!((s.t - 10.0).abs() < 1e-12, "ended at {}", s.t);
+    let e = (s.q[0] - r["x"].as_f64().unwrap())
+        .abs()
+        .max((s.q[1] - r["y"].as_f64().unwrap()).abs());
+    let st = sim.stats();
+    (e, st.steps, st.rejected_steps)
+}
+
+#[test]
+fn the_global_error_follows_the_tolerance_on_the_exact_pendulum() {
+    let mut last = f64::INFINITY;
+    let mut steps_before = 0;
+    for k in 3..=8 {
+        let tol = 10f64.powi(-k);
+        let (e, steps, rejected) = pendulum_at(tol);
+        eprintln!(
+            "tol {tol:.0e}: error {e:.3e} ({:.2}× tol), {steps} steps, {rejected} rejected",
+            e / tol
+        );
+        assert!(e < 10.0 * tol, "tol {tol:e}: error {e:e}");
+        assert!(e < last, "tol {tol:e}: error {e:e} not below {last:e}");
+        assert!(
+            rejected * 20 < steps,
+            "{rejected} rejections in {steps} steps"
+        );
+        assert!(steps > steps_before);
+        (last, steps_before) = (e, steps);
+    }
+}
+
+#[test]
+fn andrews_mechanism_reaches_the_test_set_as_the_tolerance_falls() {
+    use lagrangian::library::andrews::TEST_SET_Q_END as ANDREWS_Q_END;
+    let (problem, start) = andrews();
+    let mut last = f64::INFINITY;
+    for tol in [1e-4, 1e-5, 1e-6] {
+        let opts = GenAlphaOptions::new(1e-5).tolerance(tol);
+        let mut sim = Simulation::from_state(problem.clone(), opts, &start).unwrap();
+        sim.run(0.03, &mut []).unwrap();
+        let s = sim.state();
+        assert!((s.t - 0.03).abs() < 1e-12);
+        let err = (s.q.iter().zip(ANDREWS_Q_END)).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+        let st = sim.stats();
+        eprintln!(
+            "Andrews tol {tol:.0e}: max |q error| {err:.2e}, {} steps, {} rejected",
+            st.steps, st.rejected_steps
+        );
+        // measured: 5.4e-5 (2,096 steps), 5.7e-6 (6,803), 3.4e-7 (21,014)
+        assert!(err < tol && err < last, "tol {tol:e}: {err:e}");
+        assert!(st.rejected_steps * 20 < st.steps);
+        if tol == 1e-4 {
+            // the fixed step h = 1e-5 needs 3,000 steps for 8.7e-5
+            assert!(st.steps < 2_500, "{} steps", st.steps);
+        }
+        last = err;
+    }
+}
+
+#[test]
+fn generalized_alpha_under_error_control_follows_a_stiff_transient() {
+    // the stiff oscillator (a light mass dragged on a damped spring, a mode at −1000/s): the
+    // first steps resolve the transient of 1/1000 s. The estimate's q⁗ from the second
+    // difference of `a` alone read the O(h₋²) error `a` keeps from a longer step as curvature
+    // after each sharp reduction, and the step fell to h_min at t ≈ 1e-5 for every tol in
+    // 1e-4 … 1e-7
+    let problem = lagrangian::library::mass_spring::scenes::stiff_oscillator()
+        .problem(2.0, 1)
+        .unwrap();
+    let reference = simulate(&problem, RadauOptions::new(1e-12)).unwrap();
+    for tol in [1e-4, 1e-6] {
+        let sol = simulate(&problem, GenAlphaOptions::new(2e-4).tolerance(tol)).unwrap();
+        let (r, s) = (&reference.last().state, &sol.last().state);
+        let err = (0..s.q.len()).fold(0.0f64, |m, i| m.max((s.q[i] - r.q[i]).abs()));
+        eprintln!(
+            "stiff oscillator, generalized-α tol {tol:.0e}: error {err:.2e}, {} steps, {} rejected",
+            sol.stats.steps, sol.stats.rejected_steps
+        );
+        // measured: 6.4e-5 in 1313 steps (5 rejected), 7.2e-7 in 13353 (6 rejected)
+        assert!(err < tol, "tol {tol:e}: {err:e}");
+        assert!(sol.stats.rejected_steps < 20);
+    }
+}
+
+use crate::common;
+
+/// Three masses hanging in a line on strongly damped springs (settled well before t = 1); at t = 1 a load of 50 N on C is switched on
+/// within about a millisecond.
+const SUDDEN_LOAD: &str = "Dimension: 2\nPhysicalParams: { k: 400, c: 20, m: 0.5 }\nPartData:\n  \
+    Fixed: { O: [0, 0] }\n  Particles: { A: m, B: m, C: m }\n  \
+    Springs: { OA: [k, 1, 0, c], AB: [k, 1, 0, c], BC: [k, 1, 0, c] }\n\
+    AppliedForces:\n  Gravity:\n  Forces: { C: [0, -50*(0.5 + atan(2000*(t - 1))/3.141592653589793)] }\n\
+    ProblemData: { tend: 3, positions: { A: [0, -1], B: [0, -2], C: [0, -3] } }\n";
+
+#[test]
+fn a_sudden_load_takes_small_steps_there_and_large_ones_elsewhere() {
+    let dir = common::tmp("adaptive-load");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("load.yaml");
+    std::fs::write(
+        &file,
+        format!("{SUDDEN_LOAD}SolverParams: {{ tol: 1e-6, integrator: genalpha }}\n"),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = common::run(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--quiet",
+            "--output-every-step",
+            "--columns",
+            "positions",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (names, rows) = common::trajectory(&out);
+    // one row per accepted step: the step sizes are the differences of t
+    let dt: Vec<(f64, f64)> = rows
+        .windows(2)
+        .map(|w| (w[0][0], w[1][0] - w[0][0]))
+        .collect();
+    let near = dt
+        .iter()
+        .filter(|(t, _)| (t - 1.0).abs() < 0.01)
+        .map(|x| x.1)
+        .fold(f64::INFINITY, f64::min);
+    let mut far: Vec<f64> = dt.iter().filter(|(t, _)| *t > 1.5).map(|x| x.1).collect();
+    far.sort_by(f64::total_cmp);
+    let typical = far[far.len() / 2];
+    eprintln!(
+        "{} steps; smallest near the load {near:.2e}, typical after it {typical:.2e}",
+        dt.len()
+    );
+    assert!(near < typical / 20.0, "{near:e} vs {typical:e}");
+    assert!((rows.last().unwrap()[0] - 3.0).abs() < 1e-12);
+    let summary = common::summary(&out);
+    assert!(
+        summary["method"]["step_control"]["rtol"] == 1e-6,
+        "{}",
+        summary["method"]
+    );
+    // against a fine fixed step (h = 1e-5; its own error near 1e-7)
+    std::fs::write(
+        &file,
+        format!("{SUDDEN_LOAD}SolverParams: {{ step: 1e-5 }}\n"),
+    )
+    .unwrap();
+    let fine = dir.join("fine");
+    let o = common::run(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--quiet",
+            "--columns",
+            "positions",
+            "--output-every",
+            "1000",
+            "--out",
+            fine.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success());
+    let (_, reference) = common::trajectory(&fine);
+    let (a, b) = (rows.last().unwrap(), reference.last().unwrap());
+    let err = (1..names.len())
+        .map(|i| (a[i] - b[i]).abs())
+        .fold(0.0, f64::max);
+    eprintln!("max position difference at t = 3 from the fine fixed step: {err:.2e}");
+    assert!(err < 1e-4, "{err:e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn tolerances_are_checked_and_exclude_a_step() {
+    let dir = common::tmp("adaptive-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.yaml");
+    std::fs::write(
+        &file,
+        format!("{SUDDEN_LOAD}SolverParams: {{ tol: 1e-6, step: 1e-3 }}\n"),
+    )
+    .unwrap();
+    let o = common::run(&["check", file.to_str().unwrap()], None);
+    let msg = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        msg.contains("SolverParams.tol") && msg.contains("not both"),
+        "{msg}"
+    );
+    std::fs::write(
+        &file,
+        format!("{SUDDEN_LOAD}SolverParams: {{ tol: 1e-6, integrator: rk4 }}\n"),
+    )
+    .unwrap();
+    let o = common::run(&["check", file.to_str().unwrap()], None);
+    let msg = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        msg.contains("RK4 runs at a fixed step") && msg.contains("dop853"),
+        "{msg}"
+    );
+    std::fs::write(
+        &file,
+        format!("{SUDDEN_LOAD}SolverParams: {{ integrator: dop853, steps: 100 }}\n"),
+    )
+    .unwrap();
+    let o = common::run(&["check", file.to_str().unwrap()], None);
+    let msg = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        msg.contains("SolverParams.integrator") && msg.contains("give tol"),
+        "{msg}"
+    );
+    // a file may name Radau IIA; its tolerance and step bounds carry over
+    let text =
+        format!("{SUDDEN_LOAD}SolverParams: {{ integrator: radau, tol: 1e-7, h_max: 0.01 }}\n");
+    let p = lagrangian::spec::parse(&text, "radau.yaml").unwrap();
+    assert!(
+        matches!(&p.method, lagrangian::solve::Method::Radau(o) if o.rtol == 1e-7 && o.atol == 1e-7 && o.h_max == 0.01),
+        "{:?}",
+        p.method
+    );
+    // Mechanism0's DAETS tolerance is honoured (by DOP853, which names no integrator and so
+    // would switch to Radau IIA if it found the mechanism stiff), its Taylor order noted
+    let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
+    let p = lagrangian::spec::parse(&text, "mechanism0.yaml").unwrap();
+    assert!(
+        matches!(&p.method, lagrangian::solve::Method::Dop853(o) if o.rtol == 1e-12 && o.atol == 1e-12 && o.switch_when_stiff)
+    );
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("order = 20") && n.contains("DOP853"))
+    );
+    assert_eq!(
+        p.output_times,
+        Some(lagrangian::problem::OutputTimes::Every(0.02)),
+        "1000 rows over [0, 20]"
+    );
+    // --tol with generalized-α on the command line; sensitivities refuse error control
+    let mut q = p.clone();
+    q.apply(&lagrangian::solve::Overrides {
+        integrator: Some("genalpha".into()),
+        tol: Some(1e-4),
+        t_end: Some(0.1),
+        ..Default::default()
+    })
+    .unwrap();
+    let err = lagrangian::output::sensitivity::SensitivityRecorder::new(&q, &["k"], 1)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("fixed step"), "{err}");
+    // and DOP853 is refused by name
+    let err = lagrangian::output::sensitivity::SensitivityRecorder::new(&p, &["k"], 1)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("method is dop853"), "{err}");
+    // --integrator dop853 with a fixed step, or rk4 with a tolerance, is refused
+    for (ov, text) in [
+        (
+            lagrangian::solve::Overrides {
+                integrator: Some("dop853".into()),
+                steps: Some(100),
+                ..Default::default()
+            },
+            "chooses its own steps",
+        ),
+        (
+            lagrangian::solve::Overrides {
+                integrator: Some("rk4".into()),
+                tol: Some(1e-6),
+                ..Default::default()
+            },
+            "RK4 runs at a fixed step",
+        ),
+        (
+            lagrangian::solve::Overrides {
+                integrator: Some("bdf".into()),
+                ..Default::default()
+            },
+            "expected genalpha, rk4, dop853 or radau",
+        ),
+        (
+            lagrangian::solve::Overrides {
+                integrator: Some("radau".into()),
+                steps: Some(100),
+                ..Default::default()
+            },
+            "chooses its own steps",
+        ),
+        (
+            // ρ∞ belongs to generalized-α: given to DOP853 it would do nothing
+            lagrangian::solve::Overrides {
+                rho_inf: Some(0.5),
+                ..Default::default()
+            },
+            "--rho-inf 0.5 applies to generalized-α; this run's method is dop853",
+        ),
+    ] {
+        let err = p.clone().apply(&ov).err().unwrap().to_string();
+        assert!(err.contains(text), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_summary_says_the_steps_were_under_error_control() {
+    let dir = common::tmp("adaptive-summary");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("p.yaml");
+    std::fs::write(
+        &file,
+        "Dimension: 2\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: 1 }, Bars: { OA: 1 } }\n\
+         AppliedForces: { Gravity: }\nProblemData: { tend: 1, positions: { A: [1, 0] } }\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = common::run(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--tol",
+            "1e-6",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success()
+            && text.contains("steps under error control (rtol 1e-6, atol 1e-6;")
+            && text.contains("DOP853"),
+        "{text}"
+    );
+    // 1000 even intervals and the end, not a row per accepted step
+    let (_, rows) = common::trajectory(&out);
+    assert_eq!(rows.len(), 1001);
+    assert_eq!(
+        common::summary(&out)["output_times"],
+        serde_json::json!({"every": 0.001})
+    );
+    assert_eq!(
+        common::summary(&out)["overrides"],
+        serde_json::json!(["tol=0.000001"])
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+mod dop853;
+
+mod car_axis;
+
+mod radau;

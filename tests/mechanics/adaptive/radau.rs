@@ -1,0 +1,262 @@
+//! Radau IIA on the index-3 equations: the orders in q, v and λ on the exact pendulum (Hairer &
+//! Wanner VII.4: 5, 3, 2 for three stages on index 3), the global error against the tolerance,
+//! the constraint residuals after every step, output between steps, Andrews' squeezer.
+
+use super::reference;
+use lagrangian::library::pendulum::planar_pendulum;
+use lagrangian::prelude::*;
+
+/// The errors in q, v and λ against the exact pendulum at t = `t`.
+fn pendulum_errors(s: &State, t: &str) -> [f64; 3] {
+    let refs = reference();
+    let r = &refs["cases"]["grav=1"]["at"][t];
+    let f = |k: &str| r[k].as_f64().unwrap();
+    let eq = (s.q[0] - f("x")).abs().max((s.q[1] - f("y")).abs());
+    let ev = (s.v[0] - f("vx")).abs().max((s.v[1] - f("vy")).abs());
+    let el = (s.lambda[0] - f("lambda")).abs();
+    [eq, ev, el]
+}
+
+/// The pendulum (g = 1, released horizontally) to t = 10 with Radau at `tol`: the errors in
+/// q, v, λ, the steps and rejections; `|C|` checked after every accepted step.
+fn radau_pendulum(tol: f64) -> ([f64; 3], usize, usize, f64) {
+    let problem = Problem::new(planar_pendulum(1.0, 1.0, 1.0))
+        .guess(&[1.0, 0.0], &[0.0, 0.0])
+        .t_end(10.0);
+    let mut sim = Simulation::new(problem, RadauOptions::new(tol)).unwrap();
+    let (mut worst_c, mut worst_cv) = (0.0f64, 0.0f64);
+    let mut check = |ev: &Event| {
+        let (q, v) = (ev.state.q, ev.state.v);
+        worst_c = worst_c.max((0.5 * (q[0] * q[0] + q[1] * q[1] - 1.0)).abs());
+        worst_cv = worst_cv.max((q[0] * v[0] + q[1] * v[1]).abs());
+        Control::Continue
+    };
+    sim.run(10.0, &mut [&mut check]).unwrap();
+    assert!(worst_c < 0.01 * tol + 1e-14, "tol {tol:e}: |C| {worst_c:e}");
+    let s = sim.state();
+    assert!((s.t - 10.0).abs() < 1e-12);
+    let st = sim.stats();
+    (
+        pendulum_errors(&s, "10"),
+        st.steps,
+        st.rejected_steps,
+        worst_cv,
+    )
+}
+
+#[test]
+fn radau_error_follows_the_tolerance_on_the_exact_pendulum() {
+    for k in 3..=11 {
+        let tol = 10f64.powi(-k);
+        let (e, steps, rejected, cv) = radau_pendulum(tol);
+        eprintln!(
+            "Radau tol {tol:.0e}: error q {:.3e} ({:.2}× tol), v {:.3e}, λ {:.3e}, |C_q v| {cv:.1e}; \
+             {steps} steps, {rejected} rejected",
+            e[0],
+            e[0] / tol,
+            e[1],
+            e[2]
+        );
+        // measured: q 0.002–0.11 × tol from 1e-3 to 1e-11, 82–4225 steps; v and λ are of
+        // orders 3 and 2 on index 3 and follow h, not tol
+        assert!(e[0] < 2.0 * tol, "tol {tol:e}: error {:e}", e[0]);
+        assert!(steps < 6000, "{steps} steps");
+    }
+}
+
+/// The pendulum at the fixed step `h` (`h_min = h_max = h0 = h`, a tolerance no step fails):
+/// the largest errors in q, v and λ at t = 1, 3 and 10 (each a whole number of steps).
+fn fixed_step_errors(h: f64) -> [f64; 3] {
+    let mut worst = [0.0f64; 3];
+    for t in ["1", "3", "10"] {
+        let problem = Problem::new(planar_pendulum(1.0, 1.0, 1.0))
+            .guess(&[1.0, 0.0], &[0.0, 0.0])
+            .t_end(t.parse().unwrap());
+        let opts = RadauOptions {
+            h0: h,
+            h_min: h * (1.0 - 1e-9),
+            h_max: h,
+            newton_tol: 1e-14,
+            max_newton_iterations: 40,
+            ..RadauOptions::new(0.1)
+        };
+        let sol = simulate(&problem, opts).unwrap();
+        assert_eq!(sol.stats.rejected_steps, 0);
+        let e = pendulum_errors(&sol.last().state, t);
+        for k in 0..3 {
+            worst[k] = worst[k].max(e[k]);
+        }
+    }
+    worst
+}
+
+#[test]
+fn radau_orders_in_q_v_and_lambda_on_index_3() {
+    let e: Vec<[f64; 3]> = [8.0, 16.0, 32.0, 64.0]
+        .iter()
+        .map(|&k| fixed_step_errors(1.0 / k))
+        .collect();
+    for w in e.windows(2) {
+        let p: Vec<f64> = (0..3).map(|k| (w[0][k] / w[1][k]).log2()).collect();
+        eprintln!(
+            "errors {:?} → orders q {:.2}, v {:.2}, λ {:.2}",
+            w[1], p[0], p[1], p[2]
+        );
+        // Hairer & Wanner VII.4 for three stages on index 3: 2s − 1 = 5, s = 3, s − 1 = 2
+        // (measured: q 5.04, 5.02, 5.01; v 3.30, 3.08, 2.98; λ 2.14, 2.06, 2.02)
+        assert!((4.6..5.5).contains(&p[0]), "order in q {}", p[0]);
+        assert!((2.8..3.5).contains(&p[1]), "order in v {}", p[1]);
+        assert!((1.9..2.3).contains(&p[2]), "order in λ {}", p[2]);
+    }
+}
+
+#[test]
+fn radau_meets_andrews_test_set_values() {
+    use lagrangian::library::andrews::TEST_SET_Q_END;
+    let (problem, start) = super::andrews();
+    let mut last = f64::INFINITY;
+    for tol in [1e-4, 1e-6, 1e-8, 1e-10] {
+        let mut sim =
+            Simulation::from_state(problem.clone(), RadauOptions::new(tol), &start).unwrap();
+        sim.run(0.03, &mut []).unwrap();
+        let s = sim.state();
+        let err = (s.q.iter().zip(TEST_SET_Q_END)).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+        let st = sim.stats();
+        eprintln!(
+            "Andrews, Radau tol {tol:.0e}: error {err:.3e}, {} steps ({} rejected), {} residuals, \
+             {} factorizations",
+            st.steps, st.rejected_steps, st.residual_evaluations, st.factorizations
+        );
+        // measured: 9.3e-5, 7.0e-7, 5.7e-9, 1.45e-9 (the Test Set's values lie 1.43e-9 from the
+        // converged solution: tests/mechanics/adaptive/dop853.rs)
+        assert!(err < 3.0 * tol.max(1.5e-9), "tol {tol:e}: {err:e}");
+        assert!(err < last);
+        last = err;
+    }
+}
+
+#[test]
+fn radau_takes_few_steps_where_dop853_is_held_down_by_stiffness() {
+    // the stiff oscillator of the DOP853 stiffness test: a mode at −1000/s
+    let problem = lagrangian::library::mass_spring::scenes::stiff_oscillator()
+        .problem(2.0, 1)
+        .unwrap();
+    let reference = simulate(&problem, Dop853Options::new(1e-12)).unwrap();
+    let explicit = simulate(&problem, Dop853Options::new(1e-6)).unwrap();
+    let sol = simulate(&problem, RadauOptions::new(1e-6)).unwrap();
+    let (r, s) = (&reference.last().state, &sol.last().state);
+    let err = (0..s.q.len()).fold(0.0f64, |m, i| m.max((s.q[i] - r.q[i]).abs()));
+    eprintln!(
+        "stiff chain to t = 2: DOP853 {} steps ({} evaluations), Radau {} steps ({} residuals, \
+         {} factorizations), Radau error {err:.2e}",
+        explicit.stats.steps,
+        explicit.stats.residual_evaluations,
+        sol.stats.steps,
+        sol.stats.residual_evaluations,
+        sol.stats.factorizations
+    );
+    assert!(err < 1e-5, "{err:e}");
+    assert!(
+        5 * sol.stats.steps < explicit.stats.steps,
+        "Radau {} steps, DOP853 {}",
+        sol.stats.steps,
+        explicit.stats.steps
+    );
+}
+
+#[test]
+fn radau_output_between_steps_and_refusals() {
+    // rows every 0.25 s from the collocation polynomial (order 3 between the nodes, then
+    // projected onto the constraints), against the exact pendulum's values at t = 1 and 3
+    let problem = Problem::new(planar_pendulum(1.0, 1.0, 1.0))
+        .guess(&[1.0, 0.0], &[0.0, 0.0])
+        .t_end(3.0);
+    let mut p = problem.clone();
+    p.output_times = Some(lagrangian::problem::OutputTimes::Every(0.25));
+    let sol = simulate(&p, RadauOptions::new(1e-8)).unwrap();
+    assert_eq!(sol.records.len(), 13);
+    for r in &sol.records {
+        assert!(r.max_constraint < 1e-12, "{}", r.max_constraint);
+    }
+    for (k, t) in [(4, "1"), (12, "3")] {
+        let e = pendulum_errors(&sol.records[k].state, t);
+        assert!(e[0] < 1e-6, "t = {t}: {e:?}");
+    }
+    for (opts, text) in [
+        (RadauOptions::new(-1.0), "must lie in [0, 1)"),
+        (
+            RadauOptions {
+                h_max: 1e-3,
+                h_min: 1e-2,
+                ..RadauOptions::new(1e-6)
+            },
+            "above h_max",
+        ),
+        (
+            RadauOptions {
+                max_newton_iterations: 1,
+                ..RadauOptions::new(1e-6)
+            },
+            "at least 2",
+        ),
+    ] {
+        let err = Simulation::new(problem.clone(), opts)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains(text), "{err}");
+    }
+    // a step floor the tolerance cannot be met above fails with the step and the error
+    let opts = RadauOptions {
+        h0: 0.5,
+        h_min: 0.4,
+        ..RadauOptions::new(1e-10)
+    };
+    let err = simulate(&problem, opts).err().unwrap().to_string();
+    assert!(err.contains("step"), "{err}");
+}
+
+#[test]
+fn radau_error_follows_the_tolerance_without_constraints() {
+    use lagrangian::library::mass_spring::MassSpringSystem;
+    // a particle on a spring (k = 4, m = 1, rest length 1) from x = 2: x = 1 + cos 2t; without
+    // constraints the velocities are differential variables of index 1, weighed in full
+    let mut sys = MassSpringSystem::<2>::new([0.0, 0.0]);
+    let o = sys.add_fix([0.0, 0.0]);
+    let a = sys.add_mass(1.0, [2.0, 0.0]);
+    sys.add_spring(o, a, 1.0, 4.0);
+    let problem = sys.problem(10.0, 1).unwrap();
+    for tol in [1e-5, 1e-7, 1e-9, 1e-11] {
+        let sol = simulate(&problem, RadauOptions::new(tol)).unwrap();
+        let s = &sol.last().state;
+        let e = (s.q[0] - (1.0 + 20f64.cos()))
+            .abs()
+            .max((s.v[0] + 2.0 * 20f64.sin()).abs());
+        eprintln!(
+            "spring, Radau tol {tol:.0e}: error {e:.3e} ({:.2}× tol), {} steps",
+            e / tol,
+            sol.stats.steps
+        );
+        // measured: 0.03–0.10 × tol
+        assert!(e < tol, "tol {tol:e}: {e:e}");
+    }
+}
+
+#[test]
+fn radau_error_follows_the_tolerance_on_kepler_s_eccentric_orbit() {
+    // e = 0.6 over three periods (steps that vary thirtyfold): back at the perihelion (0.4, 0)
+    let p = super::kepler();
+    for tol in [1e-4, 1e-6, 1e-8, 1e-10] {
+        let sol = simulate(&p, RadauOptions::new(tol)).unwrap();
+        let q = &sol.last().state.q;
+        let e = (q[0] - 0.4).abs().max(q[1].abs());
+        eprintln!(
+            "Kepler, Radau tol {tol:.0e}: error {e:.2e} ({:.2}× tol), {} steps, {} rejected",
+            e / tol,
+            sol.stats.steps,
+            sol.stats.rejected_steps
+        );
+        // measured: 5.9, 3.6, 2.2, 0.6 × tol at 1e-4, 1e-6, 1e-8, 1e-10
+        assert!(e < 10.0 * tol, "tol {tol:e}: {e:e}");
+    }
+}

@@ -1,0 +1,34 @@
+//! The library's mechanics and methods, one test binary (one link instead of one per file):
+//! derivatives against hand-derived and finite-difference ones, reference solutions (the exact
+//! pendulum, Andrews' squeezer, the car axis), convergence orders, consistent initial values,
+//! equilibrium, modes, sensitivities and the course API.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod ad_derivation;
+mod adaptive;
+mod andrews;
+mod consistent_init;
+mod coordinate_elements;
+mod double_pendulum;
+mod equilibrium;
+mod fit;
+mod inverse_dynamics;
+mod linkages;
+mod mass_spring;
+mod methods;
+mod mode_shapes;
+mod modes;
+mod parallel;
+mod pendulum_exact;
+mod potentials;
+mod rigid3d;
+mod rigid_body_rust;
+mod rscr;
+mod sensitivity;
+mod solvers;
+mod spherical_chain;
+mod state_solver;
+mod structure;
+mod three_ways;

@@ -1,0 +1,267 @@
+//! Parameter sensitivities of the discrete generalized-α scheme against differences of
+//! perturbed runs, for a damped spring network and a constrained mechanism; the
+//! refusals.
+
+use lagrangian::output::columns::ColumnRecorder;
+use lagrangian::output::sensitivity::SensitivityRecorder;
+use lagrangian::simulation::{Simulation, simulate};
+use lagrangian::solve::Problem;
+use lagrangian::spec;
+
+/// The final state `(q, v, λ)` of a run of `problem` with `name` set to `value`.
+fn final_state(problem: &Problem, name: &str, value: f64) -> Vec<f64> {
+    let p = problem.with_parameters(&[(name, value)]).unwrap();
+    let sol = simulate(&p, p.method.clone()).unwrap();
+    let s = &sol.last().state;
+    [s.q.clone(), s.v.clone(), s.lambda.clone()].concat()
+}
+
+/// Every sensitivity of the final state against differences of whole runs with the parameter
+/// perturbed, within `tol` relative to the largest of each group's sensitivities. A run's
+/// Newton iteration leaves errors near 1e-12 that are not smooth in the parameter, so the
+/// perturbation cannot be small: `δ = 3·10⁻⁴ p` with the fourth-order difference of four runs
+/// `(8(x(p+δ) − x(p−δ)) − (x(p+2δ) − x(p−2δ))) / 12δ` (error `O(δ⁴)`), and the multipliers
+/// solved to 1e-12 (`lambda_tol`).
+fn check_against_perturbed_runs(problem: &Problem, names: &[&str], tol: f64) {
+    let mut problem = problem.clone();
+    if let lagrangian::solve::Method::GenAlpha(o) = &mut problem.method {
+        o.lambda_tol = 1e-12;
+    }
+    let problem = &problem;
+    let mut rec = SensitivityRecorder::new(problem, names, 1).unwrap();
+    let mut sim = Simulation::new(problem.clone(), problem.method.clone()).unwrap();
+    sim.run(problem.t_end, &mut [&mut rec]).unwrap();
+    assert!((rec.times.last().unwrap() - problem.t_end).abs() < 1e-12);
+    let last = rec.rows.last().unwrap();
+    let (n, m) = (problem.model.n_coords(), problem.model.n_constraints());
+    let width = 2 * n + m;
+    for (k, &name) in names.iter().enumerate() {
+        let p = problem
+            .parameters
+            .iter()
+            .find(|(x, _)| x == name)
+            .unwrap()
+            .1;
+        let d = 3e-4 * p;
+        let x = [1.0, -1.0, 2.0, -2.0].map(|k| final_state(problem, name, p + k * d));
+        let fd: Vec<f64> = (0..x[0].len())
+            .map(|i| (8.0 * (x[0][i] - x[1][i]) - (x[2][i] - x[3][i])) / (12.0 * d))
+            .collect();
+        let ours = &last[k * width..(k + 1) * width];
+        for (group, range) in [("q", 0..n), ("v", n..2 * n), ("λ", 2 * n..width)] {
+            let scale = ours[range.clone()]
+                .iter()
+                .fold(0.0f64, |a, x| a.max(x.abs()));
+            for i in range {
+                let err = (ours[i] - fd[i]).abs() / scale.max(1e-300);
+                assert!(
+                    err < tol,
+                    "d{group}[{i}]/d{name}: {} vs {} from perturbed runs ({err:.2e} relative)",
+                    ours[i],
+                    fd[i]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_damped_spring_network_against_two_perturbed_runs() {
+    // three masses on damped springs hanging from a point, released horizontally; the end
+    // time is not a multiple of the step (the shortened last step is differentiated too)
+    let text = "Dimension: 2\nPhysicalParams: { k: 40, c: 0.3, m: 0.5 }\nPartData:\n  \
+                Fixed: { O: [0, 0] }\n  Particles: { A: m, B: m, C: 2*m }\n  \
+                Springs: { OA: [k, 1, 0, c], AB: [k, 1, 0, c], BC: [2*k, 1, 0, c] }\n\
+                AppliedForces: { Gravity: }\n\
+                ProblemData: { tend: 0.8005, positions: { A: [1, 0], B: [2, 0], C: [3, 0] } }\n\
+                SolverParams: { step: 1e-3 }\n";
+    let problem = spec::parse(text, "network.yaml").unwrap();
+    check_against_perturbed_runs(&problem, &["k", "c", "m"], 1e-6);
+}
+
+#[test]
+fn a_constrained_mechanism_against_two_perturbed_runs() {
+    // Mechanism0: the rod length L enters the constraint, k the spring, m the particle
+    let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
+    let problem = spec::parse(&text, "mechanism0.yaml")
+        .unwrap()
+        .method(lagrangian::solve::GenAlphaOptions::new(1e-3))
+        .t_end(0.5);
+    check_against_perturbed_runs(&problem, &["L", "k", "m"], 1e-6);
+}
+
+/// The last row of every trajectory column of a run of `problem` with `name` set to `value`.
+fn final_columns(problem: &Problem, name: &str, value: f64) -> (Vec<String>, Vec<f64>) {
+    let p = problem.with_parameters(&[(name, value)]).unwrap();
+    let mut rec = ColumnRecorder::every(1);
+    let mut sim = Simulation::new(p.clone(), p.method.clone()).unwrap();
+    sim.run(p.t_end, &mut [&mut rec]).unwrap();
+    let names = rec.names().to_vec();
+    let last = names
+        .iter()
+        .map(|c| *rec.column(c).unwrap().last().unwrap())
+        .collect();
+    (names, last)
+}
+
+#[test]
+fn every_trajectory_column_against_perturbed_runs() {
+    // Mechanism0's positions, velocities, multipliers, reactions, momenta and
+    // energies, each differentiated along the run with respect to L, k and m
+    let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
+    let mut problem = spec::parse(&text, "mechanism0.yaml")
+        .unwrap()
+        .method(lagrangian::solve::GenAlphaOptions::new(1e-3))
+        .t_end(0.5);
+    if let lagrangian::solve::Method::GenAlpha(o) = &mut problem.method {
+        o.lambda_tol = 1e-12;
+    }
+    let names = ["L", "k", "m"];
+    let mut rec = SensitivityRecorder::columns(&problem, &names, 1).unwrap();
+    let mut sim = Simulation::new(problem.clone(), problem.method.clone()).unwrap();
+    sim.run(problem.t_end, &mut [&mut rec]).unwrap();
+    let mut checked = 0;
+    for name in names {
+        let p = problem
+            .parameters
+            .iter()
+            .find(|(x, _)| x == name)
+            .unwrap()
+            .1;
+        let d = 3e-4 * p;
+        let runs = [1.0, -1.0, 2.0, -2.0].map(|k| final_columns(&problem, name, p + k * d));
+        let cols = &runs[0].0;
+        for group in [
+            "B.x",
+            "B.vx",
+            "lambda:",
+            "reaction:",
+            "kinetic",
+            "potential",
+            "Lz",
+        ] {
+            assert!(
+                cols.iter().any(|c| c.starts_with(group)),
+                "no {group} column"
+            );
+        }
+        // the scale of a column: its largest derivative with respect to any parameter (for
+        // the total energy, whose derivative is a small difference, those of its two parts)
+        for (i, c) in cols.iter().enumerate() {
+            let ledger = ["dissipated", "balance_error"].contains(&c.as_str());
+            if c == "t" || c == "max_constraint_residual" || c.starts_with("work_") || ledger {
+                continue;
+            }
+            let x = |r: usize| runs[r].1[i];
+            let fd = (8.0 * (x(0) - x(1)) - (x(2) - x(3))) / (12.0 * d);
+            let ours = *rec
+                .column(&format!("d({c})/d({name})"))
+                .unwrap()
+                .last()
+                .unwrap();
+            let parts = match c.as_str() {
+                "total" => vec!["kinetic", "potential"],
+                _ => vec![c.as_str()],
+            };
+            let mut scale = 1e-8f64;
+            for (n, part) in names.iter().flat_map(|n| parts.iter().map(move |c| (n, c))) {
+                let col = rec.column(&format!("d({part})/d({n})")).unwrap();
+                scale = scale.max(col.last().unwrap().abs());
+            }
+            let err = (ours - fd).abs() / scale;
+            assert!(
+                err < 1e-6,
+                "d({c})/d({name}): {ours} vs {fd} from perturbed runs ({err:.1e})"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 40, "{checked} columns checked");
+}
+
+#[test]
+fn sensitivities_refuse_what_they_cannot_do() {
+    let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
+    let problem = spec::parse(&text, "mechanism0.yaml")
+        .unwrap()
+        .method(lagrangian::solve::GenAlphaOptions::new(1e-3));
+    let err = SensitivityRecorder::new(&problem, &["stiffness"], 1)
+        .err()
+        .unwrap();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("unknown parameter 'stiffness'") && msg.contains("k"),
+        "{msg}"
+    );
+    let rk4 = problem
+        .clone()
+        .method(lagrangian::solve::Rk4Options::new(1e-3));
+    let err = SensitivityRecorder::new(&rk4, &["k"], 1).err().unwrap();
+    assert!(err.to_string().contains("generalized-α"), "{err}");
+    // a problem built in Rust without a source cannot be rebuilt with other values
+    let model = lagrangian::library::pendulum::planar_pendulum(1.0, 1.0, 9.81);
+    let bare = Problem::new(model)
+        .guess(&[1.0, 0.0], &[0.0, 0.0])
+        .parameter("g", 9.81);
+    let err = SensitivityRecorder::new(&bare, &["g"], 1).err().unwrap();
+    assert!(err.to_string().contains("no source"), "{err}");
+}
+
+use crate::common;
+
+#[test]
+fn run_with_sensitivity_writes_sensitivity_csv() {
+    let out = common::tmp("sensitivity-cli");
+    let o = common::run(
+        &[
+            "run",
+            &common::mech("mechanism0.yaml"),
+            "--t-end",
+            "0.2",
+            "--integrator",
+            "genalpha",
+            "--quiet",
+            "--sensitivity",
+            "k,L",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(out.join("sensitivity.csv")).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    assert_eq!(header[0], "t");
+    assert!(header.contains(&"d(B.y)/d(k)") && header.contains(&"d(lambda:rigid OA)/d(L)"));
+    // the same numbers as the library's recorder
+    let problem = spec::parse(
+        &std::fs::read_to_string(common::mech("mechanism0.yaml")).unwrap(),
+        "mechanism0.yaml",
+    )
+    .unwrap()
+    .method(lagrangian::solve::GenAlphaOptions::new(1e-3))
+    .t_end(0.2);
+    let mut rec = SensitivityRecorder::columns(&problem, &["k", "L"], 1).unwrap();
+    let mut sim = Simulation::new(problem.clone(), problem.method.clone()).unwrap();
+    sim.run(problem.t_end, &mut [&mut rec]).unwrap();
+    let col = header.iter().position(|c| *c == "d(B.y)/d(k)").unwrap();
+    let last: f64 = text
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .nth(col)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let want = *rec.column("d(B.y)/d(k)").unwrap().last().unwrap();
+    assert!(
+        (last - want).abs() <= 1e-11 * want.abs(),
+        "{last} vs {want}"
+    );
+    assert_eq!(
+        common::summary(&out)["sensitivity"],
+        serde_json::json!(["k", "L"])
+    );
+    std::fs::remove_dir_all(&out).ok();
+}
