@@ -258,6 +258,36 @@ pub enum SolveError {
         /// Its power `v·∂R/∂v`.
         power: f64,
     },
+    /// The energy of a mechanism without applied forces, dissipation, time dependence or
+    /// driving constraints grew by more than half of the most energy it exchanged: a step jumped
+    /// across a singularity of the potential (a pole), or the step is far too large for the
+    /// motion.
+    #[error(
+        "at t = {t} (step {step}) the energy of this conservative mechanism (no applied forces, \
+         dissipation, time dependence or drives) has grown from {e0:.6e} to {e:.6e} (by {gain:.3e}); \
+         the potential of {term} changed most since {since} (by {change:.3e}): a step jumped \
+         across a singularity of its potential (a pole), or the step is too large for the motion \
+         — take smaller steps (a smaller fixed step, or error control by a tolerance) or remove \
+         the singularity"
+    )]
+    EnergyGained {
+        /// Time of the state.
+        t: f64,
+        /// Step number.
+        step: usize,
+        /// The energy function at the start.
+        e0: f64,
+        /// The energy function now.
+        e: f64,
+        /// `e − e0`.
+        gain: f64,
+        /// The previous check, in words (`t = 0.32 (step 16)`).
+        since: String,
+        /// The term whose potential changed most since the previous check, by its coordinates.
+        term: String,
+        /// That change.
+        change: f64,
+    },
     /// The constraints have redundant rows, which make the iteration matrix singular.
     #[error("redundant constraint rows make the index-3 system singular: {0}; remove them")]
     RedundantConstraints(String),

@@ -47,6 +47,12 @@ pub mod spec;
 
 pub use error::Error;
 
+/// The README's Rust example, compiled and run as a doctest (only then: the README is not part
+/// of the library's build).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExample;
+
 /// What a user writing a mechanism needs in scope.
 pub mod prelude {
     pub use crate::error::Error;

@@ -23,8 +23,8 @@ use crate::model::{Model, State, StateView};
 use crate::output::{Control, Event, Observer, Recorder, Solution};
 use crate::problem::OutputTimes;
 use crate::solve::{
-    DenseOutput, InitReport, Integrator, MassCheck, Method, MethodSwitch, Problem, Stats,
-    StepOutcome,
+    DenseOutput, EnergyWatch, InitReport, Integrator, MassCheck, Method, MethodSwitch, Problem,
+    Stats, StepOutcome,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -67,12 +67,15 @@ pub struct Simulation {
     /// Every term's largest force at the start, to tell a failed step at a singularity by
     /// ([`grown_forces`]).
     forces0: Vec<f64>,
+    /// The energy of a conservative run, checked every [`PHYSICS_CHECK_EVERY`] steps.
+    energy: EnergyWatch,
 }
 
 /// Steps between two checks of the physics during a run: the mass matrix of a model whose `M`
 /// changes ([`MassCheck`]: one assembly of `M` and its sparse Cholesky factorization, a
-/// fraction of a step's cost) and the sign of the Rayleigh functions' powers
-/// ([`negative_dissipation`]: one pass over the terms).
+/// fraction of a step's cost), the sign of the Rayleigh functions' powers
+/// ([`negative_dissipation`]: one pass over the terms) and, while the run is conservative, its
+/// energy ([`EnergyWatch`]: one pass over the terms' powers and energies).
 pub const PHYSICS_CHECK_EVERY: usize = 16;
 
 /// Check the mass matrix of `model` at `state` (step `step`); the check to repeat during the
@@ -85,6 +88,11 @@ fn check_mass(
     let mut check = MassCheck::new(model);
     let definite = mass_at(&mut check, model, state, step)?;
     Ok((definite && !model.constant_mass()).then_some(check))
+}
+
+/// The energy watch of a run from `state` (step `step`).
+fn watch(model: &Model, state: StateView<'_>, step: usize) -> EnergyWatch {
+    EnergyWatch::new(model, state.t, state.q, state.v, step)
 }
 
 /// Every term's largest force at `state`.
@@ -144,6 +152,7 @@ impl Simulation {
         let init = problem.initial_values()?;
         let mass = check_mass(&problem.model, init.state.view(), 0)?;
         let forces0 = start_forces(&problem.model, init.state.view());
+        let energy = watch(&problem.model, init.state.view(), 0);
         let method = spanned(method.into(), &problem);
         let integrator = method.integrator(problem.model.clone(), &init.state)?;
         Ok(Simulation {
@@ -160,6 +169,7 @@ impl Simulation {
             switches: Vec::new(),
             mass,
             forces0,
+            energy,
         })
     }
 
@@ -173,6 +183,7 @@ impl Simulation {
         let start = Instant::now();
         let mass = check_mass(&problem.model, state.view(), 0)?;
         let forces0 = start_forces(&problem.model, state.view());
+        let energy = watch(&problem.model, state.view(), 0);
         let method = spanned(method.into(), &problem);
         let integrator = method.integrator(problem.model.clone(), state)?;
         let problem = problem.t0(state.t);
@@ -190,6 +201,7 @@ impl Simulation {
             switches: Vec::new(),
             mass,
             forces0,
+            energy,
         })
     }
 
@@ -326,13 +338,15 @@ impl Simulation {
         }
     }
 
-    /// Every [`PHYSICS_CHECK_EVERY`] steps: the mass matrix (when it changes) and the sign of
-    /// every Rayleigh function's power.
+    /// Every [`PHYSICS_CHECK_EVERY`] steps: the mass matrix (when it changes), the energy of a
+    /// conservative run ([`EnergyWatch`]) and the sign of every Rayleigh function's power.
     fn check_physics(&mut self) -> Result<(), Error> {
         let (model, state) = (&self.problem.model, self.integrator.view());
         if let Some(check) = &mut self.mass {
             mass_at(check, model, state, self.step)?;
         }
+        self.energy
+            .check(model, state.t, state.q, state.v, self.step)?;
         let dt = self.integrator.h();
         if let Some((term, power)) = negative_dissipation(model, state.t, state.q, state.v, dt) {
             return Err(SolveError::NegativeDissipation {
@@ -377,6 +391,7 @@ impl Simulation {
         let init = next.initial_values()?;
         self.mass = check_mass(&next.model, init.state.view(), self.step)?;
         self.forces0 = start_forces(&next.model, init.state.view());
+        self.energy = watch(&next.model, init.state.view(), self.step);
         let integrator = self.method.integrator(next.model.clone(), &init.state)?;
         self.done.accumulate(self.integrator.stats());
         self.done.restarts += 1;

@@ -104,13 +104,15 @@ class Problem:
     A problem pickles as its text, name and overrides, so it travels to other processes
     (Dask workers) and is rebuilt there."""
 
-    def __init__(self, text: str, name: str = "<text>", set: Optional[Mapping[str, float]] = None):
+    def __init__(
+        self, text: str, name: str = "<text>", set: Optional[Mapping[str, float]] = None
+    ) -> None:
         self.text = text
         self.name = name
         self.overrides: Dict[str, float] = {k: float(v) for k, v in (set or {}).items()}
         self._native = _native.Problem(text, name, list(self.overrides.items()))
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Any, ...]:
         return (Problem, (self.text, self.name, self.overrides))
 
     def __repr__(self) -> str:
@@ -160,14 +162,18 @@ class Problem:
         (``"stable"``, ``"unstable"``, ``"neutral"``), ``hessian_eigenvalues`` on the
         constraint manifold, ``potential_energy``, ``residual``, each constraint's multipliers
         and reactions, and with ``hold_pins`` the force holding each pinned coordinate."""
-        return json.loads(self._native.equilibrium(hold_pins, max_iterations, self.name))
+        data: Dict[str, Any] = json.loads(
+            self._native.equilibrium(hold_pins, max_iterations, self.name)
+        )
+        return data
 
     def modes(self, at: str = "initial") -> Dict[str, Any]:
         """The vibration modes about the consistent initial configuration (``at="initial"``)
         or the equilibrium (``"equilibrium"``), as ``lagrangian modes`` writes them to
         ``modes.json``: each mode's ``omega`` (rad/s), ``hz``, ``kind``, ``damping_ratio`` and
         ``shape``; the damped roots; point shapes."""
-        return json.loads(self._native.modes(at))
+        data: Dict[str, Any] = json.loads(self._native.modes(at))
+        return data
 
     def run(
         self,
@@ -206,7 +212,7 @@ class Problem:
 
         The GIL is released while the run goes on; Ctrl-C stops it after the current step and
         raises ``KeyboardInterrupt``, as does ``cancel.set()`` from another thread."""
-        options = dict(
+        options: Dict[str, Any] = dict(
             t_end=t_end,
             step=step,
             steps=steps,
@@ -275,12 +281,12 @@ def open_run(folder: PathLike) -> "Result":
 _GROUPS = tuple(_native.GROUPS)
 
 
-class Check(dict):
+class Check(Dict[str, Any]):
     """What ``Problem.check`` found: ``dof``, ``n_coordinates``, ``n_constraints``, ``rank``,
     ``redundant``, ``max_constraint_residual``, the consistent ``q``, ``v``, ``qdd``,
     ``lambda``; printing shows ``lagrangian check``'s report."""
 
-    def __init__(self, data: Dict[str, Any], report: str):
+    def __init__(self, data: Dict[str, Any], report: str) -> None:
         super().__init__(data)
         self.report = report
 
@@ -294,7 +300,15 @@ class Result:
     written to a folder (``folder``) keeps its columns there, memory-mapped. The arrays are
     read-only views of the record (``.copy()`` one to change it)."""
 
-    def __init__(self, names, data, summary, scene, sensitivity_names=(), sensitivity=None):
+    def __init__(
+        self,
+        names: Sequence[str],
+        data: Any,
+        summary: Dict[str, Any],
+        scene: str,
+        sensitivity_names: Sequence[str] = (),
+        sensitivity: Optional[Any] = None,
+    ) -> None:
         # the run's record: read-only, so a column taken out cannot change it by accident
         data = np.asarray(data, dtype=float)
         data.setflags(write=False)
@@ -320,7 +334,14 @@ class Result:
         result.folder = folder
         return result
 
-    def _setup(self, parts, summary, scene, sensitivity_names, sensitivity) -> None:
+    def _setup(
+        self,
+        parts: List[Tuple[np.ndarray, List[str]]],
+        summary: Dict[str, Any],
+        scene: str,
+        sensitivity_names: Sequence[str],
+        sensitivity: Optional[Any],
+    ) -> None:
         self._parts = parts
         self.columns: List[str] = [n for _, names in parts for n in names]
         self.summary: Dict[str, Any] = summary
@@ -355,7 +376,8 @@ class Result:
     def __getitem__(self, name: str) -> np.ndarray:
         if name in self._index:
             p, k = self._index[name]
-            return self._parts[p][0][:, k]
+            column: np.ndarray = self._parts[p][0][:, k]
+            return column
         if name in self._sindex:
             return self.sensitivity[:, self._sindex[name]]
         near = [c for c in self.columns + self.sensitivity_columns if name.lower() in c.lower()]
@@ -379,7 +401,7 @@ class Result:
             f"{s.get('steps')} steps>"
         )
 
-    def to_pandas(self):
+    def to_pandas(self) -> Any:
         """The trajectory (and sensitivities) as a pandas DataFrame indexed by ``t``."""
         try:
             import pandas as pd
@@ -408,7 +430,7 @@ class Result:
             colour=colour,
         )
 
-    def animate(self, path: PathLike, **options) -> str:
+    def animate(self, path: PathLike, **options: Any) -> str:
         """Write the animation page to ``path`` (options as :meth:`animation_html`); the
         path."""
         page = self.animation_html(**options)
@@ -452,7 +474,7 @@ def _run_case(
     run: Dict[str, Any],
     end: Sequence[str],
     cancel: Optional[Cancel] = None,
-):
+) -> Dict[str, Any]:
     """One case of a sweep: its parameters, summary figures and end values (or its error)."""
     row: Dict[str, Any] = dict(case)
     try:
@@ -474,7 +496,7 @@ class Sweep:
     (:data:`SUMMARY_FIELDS`), ``t_end``, the chosen end values, and ``error`` (``None``, or
     why the case failed)."""
 
-    def __init__(self, rows: List[Dict[str, Any]]):
+    def __init__(self, rows: List[Dict[str, Any]]) -> None:
         self.rows = rows
 
     def __len__(self) -> int:
@@ -489,7 +511,7 @@ class Sweep:
             seen.update(dict.fromkeys(r))
         return list(seen)
 
-    def to_pandas(self):
+    def to_pandas(self) -> Any:
         import pandas as pd
 
         return pd.DataFrame(self.rows, columns=self.columns())
@@ -502,7 +524,7 @@ def sweep(
     problem: Problem,
     grid: Mapping[str, Iterable[float]],
     end: Sequence[str] = (),
-    client=None,
+    client: Any = None,
     workers: Optional[int] = None,
     **run: Any,
 ) -> Sweep:

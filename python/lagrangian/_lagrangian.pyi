@@ -1,6 +1,6 @@
 """Type hints of the native extension `lagrangian._lagrangian` (PyO3)."""
 
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Type, TypeVar, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -31,8 +31,10 @@ class Problem:
         self, hold_pins: bool = False, max_iterations: int = 500, source: Optional[str] = None
     ) -> str: ...
     def modes(self, at: str = "initial") -> str: ...
+    @overload
     def run(
         self,
+        *,
         t_end: Optional[float] = None,
         step: Optional[float] = None,
         steps: Optional[int] = None,
@@ -46,13 +48,33 @@ class Problem:
         output_dt: Optional[float] = None,
         output_at: Optional[Sequence[float]] = None,
         output_every_step: bool = False,
-        out: Optional[str] = None,
+        out: None = None,
         formats: Optional[Sequence[str]] = None,
         cancel: Optional[Cancel] = None,
-    ) -> Union[
-        Tuple[List[str], npt.NDArray[np.float64], str, str, List[str], npt.NDArray[np.float64]],
-        Tuple[str, str],
+    ) -> Tuple[
+        List[str], npt.NDArray[np.float64], str, str, List[str], npt.NDArray[np.float64]
     ]: ...
+    @overload
+    def run(
+        self,
+        *,
+        t_end: Optional[float] = None,
+        step: Optional[float] = None,
+        steps: Optional[int] = None,
+        output_every: Optional[int] = None,
+        method: Optional[str] = None,
+        rho_inf: Optional[float] = None,
+        columns: Optional[Sequence[str]] = None,
+        sensitivity: Sequence[str] = ...,
+        source: Optional[str] = None,
+        tol: Optional[float] = None,
+        output_dt: Optional[float] = None,
+        output_at: Optional[Sequence[float]] = None,
+        output_every_step: bool = False,
+        out: str,
+        formats: Optional[Sequence[str]] = None,
+        cancel: Optional[Cancel] = None,
+    ) -> Tuple[str, str]: ...
 
 def animation_html(
     scene: str,
@@ -115,15 +137,20 @@ class Chain:
         damping: float = 0.0,
     ) -> None: ...
 
+_System = TypeVar("_System", bound="MassSpringSystem")
+
 class MassSpringSystem:
-    def __init__(self, dimension: int = 3) -> None: ...
+    def __new__(cls: Type[_System], dimension: int = 3) -> _System: ...
     @property
     def dimension(self) -> int: ...
     gravity: List[float]
     rho_inf: float
-    def add(
-        self, element: Union[Fix, Mass, Spring, DistanceConstraint, Force, Chain]
-    ) -> Union[Connector, int, List[Connector]]: ...
+    @overload
+    def add(self, element: Union[Fix, Mass]) -> Connector: ...
+    @overload
+    def add(self, element: Union[Spring, DistanceConstraint, Force]) -> int: ...
+    @overload
+    def add(self, element: Chain) -> List[Connector]: ...
     @property
     def masses(self) -> List[Mass]: ...
     @property
@@ -138,3 +165,6 @@ class MassSpringSystem:
     def t(self) -> float: ...
     def simulate(self, tend: float, steps: int) -> None: ...
     def reset(self) -> None: ...
+    record: bool
+    @property
+    def trajectory(self) -> Optional[Dict[str, npt.NDArray[np.float64]]]: ...

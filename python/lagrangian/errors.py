@@ -8,7 +8,7 @@ it there too.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional, Tuple
 
 __all__ = ["LagrangianError", "MechanismError", "OutOfMemory"]
 
@@ -42,7 +42,7 @@ class MechanismError(LagrangianError):
         self.field = field
         self.reason = reason
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Any, ...]:
         return (
             type(self),
             (str(self), self.file, self.line, self.column, self.field, self.reason),

@@ -53,12 +53,12 @@ __all__ = [
 class MassSpringSystem2d(MassSpringSystem):
     """A mass–spring system in the plane (positions ``[x, y]``)."""
 
-    def __new__(cls):
+    def __new__(cls) -> "MassSpringSystem2d":
         return super().__new__(cls, 2)
 
 
 class MassSpringSystem3d(MassSpringSystem):
     """A mass–spring system in space (positions ``[x, y, z]``)."""
 
-    def __new__(cls):
+    def __new__(cls) -> "MassSpringSystem3d":
         return super().__new__(cls, 3)

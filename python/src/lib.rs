@@ -13,6 +13,7 @@ use std::time::Duration;
 
 mod mass_spring;
 mod problem;
+mod trajectory;
 
 // The exceptions are Python classes of module `lagrangian` (python/lagrangian/errors.py), so
 // they pickle by name: a process pool or a Dask worker gives back the same class.

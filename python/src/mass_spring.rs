@@ -4,10 +4,12 @@
 //! `constraints` lists whose items read (and write) the system's current state.
 
 use crate::interruptible;
+use crate::trajectory::Trajectory;
 use lagrangian::library::mass_spring::{MassSpringSystem, Node};
 use lagrangian::output::Interrupt;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A network in 2D or 3D.
@@ -20,6 +22,10 @@ type Shared = Arc<Mutex<Net>>;
 
 fn lock(net: &Shared) -> MutexGuard<'_, Net> {
     net.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn lock_trace(t: &Mutex<Option<Trajectory>>) -> MutexGuard<'_, Option<Trajectory>> {
+    t.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// `v` as `[f64; D]`, or a `ValueError` naming `what`.
@@ -405,6 +411,8 @@ impl Chain {
 #[pyclass(module = "lagrangian._lagrangian", subclass, name = "MassSpringSystem")]
 pub struct System {
     net: Shared,
+    /// The recorded trajectory, while `record` is on.
+    trace: Arc<Mutex<Option<Trajectory>>>,
 }
 
 impl System {
@@ -435,6 +443,7 @@ impl System {
         };
         Ok(System {
             net: Arc::new(Mutex::new(net)),
+            trace: Arc::new(Mutex::new(None)),
         })
     }
 
@@ -624,19 +633,56 @@ impl System {
     #[pyo3(signature = (tend, steps))]
     fn simulate(&self, py: Python<'_>, tend: f64, steps: usize) -> PyResult<()> {
         let net = self.net.clone();
+        let trace = self.trace.clone();
         let stop = Interrupt::new();
         let watch = stop.clone();
         interruptible(py, &stop, move || {
             with_net!(&mut *lock(&net), s, {
-                s.simulate_until(tend, steps, &watch).map(|_| ())
+                let sol = s.simulate_until(tend, steps, &watch)?;
+                // kept here, on the worker, so the steps before a Ctrl-C are recorded too
+                if let Some(t) = lock_trace(&trace).as_mut() {
+                    t.append(&sol.records, s.masses.len(), D);
+                }
+                Ok(())
             })
         })
     }
 
     /// Forget the integrator's state: the next `simulate` starts afresh from consistent
-    /// initial values.
+    /// initial values (and a recorded trajectory starts anew).
     fn reset(&self) {
-        with_net!(&mut *lock(&self.net), s, s.reset())
+        with_net!(&mut *lock(&self.net), s, s.reset());
+        if let Some(t) = lock_trace(&self.trace).as_mut() {
+            *t = Trajectory::default();
+        }
+    }
+
+    /// Whether `simulate` records every step's state (off by default): `mss.trajectory`.
+    #[getter]
+    fn record(&self) -> bool {
+        lock_trace(&self.trace).is_some()
+    }
+    #[setter]
+    fn set_record(&self, on: bool) {
+        let every = if on { 1 } else { usize::MAX };
+        with_net!(&mut *lock(&self.net), s, s.options.output_every = every);
+        let mut t = lock_trace(&self.trace);
+        match (on, t.is_some()) {
+            (true, false) => *t = Some(Trajectory::default()),
+            (false, _) => *t = None,
+            _ => {}
+        }
+    }
+
+    /// The recorded steps since `record` was turned on (or the last `reset`, or a change to
+    /// the number of masses), as NumPy arrays: `t` (n,), `pos` and `vel` (n, masses, dim),
+    /// `kinetic` and `potential` (n,); `None` when `record` is off.
+    #[getter]
+    fn trajectory<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        lock_trace(&self.trace)
+            .as_ref()
+            .map(|t| t.to_dict(py))
+            .transpose()
     }
 
     fn __str__(&self) -> String {

@@ -201,6 +201,44 @@ def test_frame_by_frame_simulate_goes_on_as_one_run():
     assert abs(frames.t - 10.04) < 1e-12
 
 
+def test_a_recorded_trajectory_is_one_run_over_the_frames():
+    def swinging():
+        mss = ms.MassSpringSystem2d()
+        mss.gravity = [0, -9.81]
+        o = mss.add(ms.Fix([0, 0]))
+        a = mss.add(ms.Mass(1.0, [0.6, -0.8], [0.5, 0.0]))
+        b = mss.add(ms.Mass(0.5, [1.2, -1.6]))
+        mss.add(ms.DistanceConstraint(1.0, [o, a]))
+        mss.add(ms.Spring(1.0, 80.0, [a, b]))
+        return mss
+
+    off = swinging()
+    off.simulate(0.1, 10)
+    assert off.record is False and off.trajectory is None
+    once, frames = swinging(), swinging()
+    once.record = frames.record = True
+    once.simulate(2.0, 200)
+    for _ in range(100):
+        frames.simulate(0.02, 2)
+    a, b = once.trajectory, frames.trajectory
+    # every step once, the start included: 201 rows at h = 0.01
+    assert a["t"].shape == (201,) and a["pos"].shape == (201, 2, 2) and a["vel"].shape == (201, 2, 2)
+    assert np.allclose(np.diff(a["t"]), 0.01, rtol=0, atol=1e-12)
+    for key in ("t", "pos", "vel", "kinetic", "potential"):
+        assert b[key].shape == a[key].shape, key
+        assert np.max(np.abs(a[key] - b[key])) < 1e-10, key
+    # the last row is the system's state; the energy is the run's (no damping: nearly constant)
+    assert np.array_equal(b["pos"][-1], np.array([m.pos for m in frames.masses]))
+    energy = a["kinetic"] + a["potential"]
+    assert np.ptp(energy) < 1e-2 * abs(energy[0])
+    # reset starts a new trajectory; record = False drops it
+    frames.reset()
+    frames.simulate(0.1, 10)
+    assert frames.trajectory["t"].shape == (11,) and abs(frames.trajectory["t"][0] - 2.0) < 1e-12
+    frames.record = False
+    assert frames.trajectory is None
+
+
 def test_a_constant_force_stretches_a_spring_as_the_closed_form_says():
     # a mass on a spring pulled by a constant force from rest: x = 1 + F/k (1 − cos ωt)
     mss = ms.MassSpringSystem2d()

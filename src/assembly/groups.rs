@@ -254,6 +254,10 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
         let idx = &self.indices[e];
         self.kernels[e].power(t, &gather(true, idx, q), &gather(true, idx, v))
     }
+    fn element_energy(&self, e: usize, t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
+        let idx = &self.indices[e];
+        self.kernels[e].energy(t, &gather(true, idx, q), &gather(true, idx, v))
+    }
     fn dense_blocks(&self, e: usize, p: &Point) -> [DMatrix<f64>; 4] {
         let idx = &self.indices[e];
         let q = gather(true, idx, p.q);

@@ -177,6 +177,8 @@ pub trait Terms: Send + Sync {
     fn element_force(&self, e: usize, p: &Point) -> f64;
     /// The powers `[Q·v, v·∂R/∂v, −∂L/∂t]` of element `e` alone.
     fn element_power(&self, e: usize, t: f64, q: &[f64], v: &[f64]) -> [f64; 3];
+    /// `[T, V, v·∂L/∂v − L]` of element `e` alone.
+    fn element_energy(&self, e: usize, t: f64, q: &[f64], v: &[f64]) -> [f64; 3];
     /// Local dense `(r, M, ∂r/∂v, ∂r/∂q)` of element `e` (allocates; for checks).
     fn dense_blocks(&self, e: usize, p: &Point) -> [DMatrix<f64>; 4];
     /// Assemble color by color in parallel (`true`, when the kernel asks for it, the group has

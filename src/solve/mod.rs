@@ -5,6 +5,7 @@ mod adaptive;
 mod dense;
 mod dop853;
 mod dynamics;
+mod energy_watch;
 mod genalpha;
 mod init;
 mod integrator;
@@ -23,6 +24,7 @@ pub use crate::problem::{
 pub use dense::DenseOutput;
 pub use dop853::Dop853;
 pub use dynamics::StateSolver;
+pub use energy_watch::EnergyWatch;
 pub use genalpha::{GENALPHA_TIGHTEST, GenAlpha, GenAlphaParams};
 pub(crate) use init::pinv_solve;
 pub use init::{InitReport, Initial, consistent_initial_values};

@@ -6,6 +6,7 @@
 mod common;
 
 mod animation;
+mod api;
 mod architecture;
 mod chain_toml;
 mod cli;

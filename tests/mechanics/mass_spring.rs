@@ -435,8 +435,17 @@ fn simulate_called_frame_by_frame_goes_on_as_one_run() {
     let e0 = energy(&once);
     once.simulate(10.0, 1000).unwrap();
     let mut frames = swinging();
-    for _ in 0..500 {
-        frames.simulate(0.02, 2).unwrap();
+    for k in 0..500 {
+        // how often records are kept is no change to the system: the run goes on
+        frames.options.output_every = if k % 2 == 0 { 1 } else { usize::MAX };
+        let sol = frames.simulate(0.02, 2).unwrap();
+        if k % 2 == 0 {
+            assert!(
+                sol.records.len() >= 2,
+                "{} records of two steps",
+                sol.records.len()
+            );
+        }
     }
     assert!((frames.time() - 10.0).abs() < 1e-12);
     let d = maxdiff(&state(&once), &state(&frames));

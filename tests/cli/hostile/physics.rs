@@ -1,7 +1,7 @@
 //! Wrong physics is refused, with the term, the time and the cause named: a mass matrix that is
 //! not positive definite at the start or becomes so during the run, a Rayleigh function that
 //! feeds energy in, a prescribed motion that depends on the state, a force on a point that
-//! cannot move. What is unusual but right (massless points held by constraints, terms whose
+//! cannot move, a conservative run whose energy grows (a step across a pole). What is unusual but right (massless points held by constraints, terms whose
 //! own mass blocks are indefinite while their sum is not) still runs.
 
 use crate::common::{run, tmp};
@@ -205,5 +205,57 @@ fn a_particle_falling_into_a_pole_is_named_not_sent_to_smaller_steps() {
             }
             other => panic!("expected a singularity, got {other:?}"),
         }
+    }
+}
+
+#[test]
+fn a_step_across_a_pole_that_does_not_fail_is_caught_by_the_energy() {
+    // V = −1/|x| from x = 1 at rest: explicit RK4 never fails a step; at h = 0.05 one lands on
+    // the far side of the pole with a kinetic energy it never gives back (E from −1 to +85)
+    let text = "Dimension: 1\nPartData:\n  Scalars: [x]\nLagrangian:\n  T: x'**2/2\n  \
+                V: -1/abs(x)\nProblemData: { tend: 3, positions: { x: 1 } }\n\
+                SolverParams: { step: 0.05, integrator: rk4 }\n";
+    match run_file(text) {
+        Err(Error::Solve(SolveError::EnergyGained {
+            t,
+            e0,
+            e,
+            term,
+            change,
+            ..
+        })) => {
+            // the pole is reached at t = π/(2√2) = 1.11; checks every 16 steps of 0.05
+            assert!((1.11..1.7).contains(&t), "t = {t}");
+            assert!((e0 + 1.0).abs() < 1e-9 && e > 10.0, "{e0} → {e}");
+            assert_eq!(term, "the term on x");
+            assert!(change.is_finite(), "{change}");
+        }
+        other => panic!("expected the energy's gain, got {other:?}"),
+    }
+    // a particle flying past the pole of −1/|P − S| in the plane, named by its potential
+    let flyby = "Dimension: 2\nPartData:\n  Fixed: { S: [0, 0] }\n  Particles: { P: 1 }\n\
+                 AppliedForces:\n  Potentials:\n    sun: -1/norm(P - S)\n\
+                 ProblemData:\n  tend: 4\n  positions: { P: [-1, 0.001] }\n  \
+                 velocities: { P: [1, 0] }\nSolverParams: { step: 0.01, integrator: rk4 }\n";
+    let err = run_file(flyby).unwrap_err().to_string();
+    assert!(
+        err.contains("conservative") && err.contains("pole"),
+        "{err}"
+    );
+    // with a small step, or under error control, the same motion runs (and keeps its energy)
+    for params in [
+        "step: 1e-3, integrator: rk4",
+        "tol: 1e-8, integrator: dop853",
+    ] {
+        let text = text
+            .replace("step: 0.05, integrator: rk4", params)
+            .replace("tend: 3", "tend: 1");
+        let sol = run_file(&text).unwrap_or_else(|e| panic!("{params}: {e}"));
+        let (first, last) = (sol.records.first().unwrap(), sol.last());
+        assert!(
+            (last.energy - first.energy).abs() < 1e-5,
+            "{params}: {}",
+            last.energy
+        );
     }
 }
