@@ -25,6 +25,13 @@ on from one another as one run (an animation drawn call by call equals one long 
 the system is changed or ``reset()`` is called.
 """
 
+import html as _html
+import os
+from typing import Optional, Sequence
+
+import numpy as np
+
+from . import _lagrangian as _native
 from ._lagrangian import (
     Chain,
     Connector,
@@ -50,14 +57,66 @@ __all__ = [
 ]
 
 
-class MassSpringSystem2d(MassSpringSystem):
+class _Pictures(MassSpringSystem):
+    """The recorded trajectory as the offline animation page (``record = True`` first)."""
+
+    def animation_html(
+        self,
+        fps: Optional[float] = None,
+        max_frames: Optional[int] = None,
+        trails: Optional[Sequence[str]] = None,
+        colour: Optional[str] = None,
+    ) -> str:
+        """One HTML document (no network) playing the recorded steps: masses ``m0``, ``m1``,
+        …, fixes ``F0``, …, springs and rods; ``trails=["m3"]`` draws a mass's path."""
+        tr = self.trajectory
+        if tr is None or len(tr["t"]) < 2:
+            raise ValueError(
+                "nothing to animate: set record = True before simulate, then simulate"
+            )
+        n, masses, dim = tr["pos"].shape
+        names = ["t"] + [f"m{i}.{a}" for i in range(masses) for a in "xyz"[:dim]]
+        data = np.column_stack([tr["t"], tr["pos"].reshape(n, masses * dim)])
+        return _native.animation_html(
+            self.scene(),
+            names,
+            np.ascontiguousarray(data),
+            fps=fps,
+            max_frames=max_frames,
+            trails=list(trails) if trails is not None else None,
+            colour=colour,
+        )
+
+    def animate(self, path: "os.PathLike[str] | str") -> str:
+        """Write :meth:`animation_html` to ``path`` (replaced whole, never half written); the
+        path."""
+        page = self.animation_html()
+        path = os.fspath(path)
+        partial = path + ".partial"
+        with open(partial, "w", encoding="utf-8") as f:
+            f.write(page)
+        os.replace(partial, path)
+        return path
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the recorded motion (or nothing to play before a recorded run)."""
+        if self.trajectory is None or len(self.trajectory["t"]) < 2:
+            return f"<pre>{_html.escape(str(self))}</pre>"
+        page = self.animation_html()
+        return (
+            '<iframe style="width:100%;height:520px;border:0" '
+            f'srcdoc="{_html.escape(page, quote=True)}"></iframe>'
+        )
+
+
+class MassSpringSystem2d(_Pictures):
     """A mass–spring system in the plane (positions ``[x, y]``)."""
 
     def __new__(cls) -> "MassSpringSystem2d":
         return super().__new__(cls, 2)
 
 
-class MassSpringSystem3d(MassSpringSystem):
+class MassSpringSystem3d(_Pictures):
     """A mass–spring system in space (positions ``[x, y, z]``)."""
 
     def __new__(cls) -> "MassSpringSystem3d":

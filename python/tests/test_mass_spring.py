@@ -239,6 +239,28 @@ def test_a_recorded_trajectory_is_one_run_over_the_frames():
     assert frames.trajectory is None
 
 
+def test_the_recorded_motion_is_an_offline_animation_page(tmp_path):
+    mss = ms.MassSpringSystem3d()
+    mss.gravity = [0, -9.81, 0]
+    f = mss.add(ms.Fix([0, 0, 0]))
+    chain = mss.add(ms.Chain(f, [2, 0, 0], 4, 0.1, 200.0))
+    with pytest.raises(ValueError, match="record = True"):
+        mss.animation_html()
+    assert mss._repr_html_().startswith("<pre>")  # nothing to play yet: the system's text
+    mss.record = True
+    for _ in range(20):
+        mss.simulate(0.02, 2)
+    scene = json.loads(mss.scene())
+    names = {p["name"]: p for p in scene["points"]}
+    assert set(names) == {"F0", "m0", "m1", "m2", "m3"} and names["F0"]["kind"] == "fixed"
+    assert names["m2"]["columns"] == ["m2.x", "m2.y", "m2.z"] and len(scene["links"]) == 4
+    page = mss.animation_html(trails=["m3"])
+    assert page.startswith("<!DOCTYPE html>") and '"m3"' in page and len(chain) == 4
+    path = mss.animate(tmp_path / "chain.html")
+    assert open(path, encoding="utf-8").read() == mss.animation_html()
+    assert 'srcdoc="' in mss._repr_html_()
+
+
 def test_a_constant_force_stretches_a_spring_as_the_closed_form_says():
     # a mass on a spring pulled by a constant force from rest: x = 1 + F/k (1 − cos ωt)
     mss = ms.MassSpringSystem2d()
