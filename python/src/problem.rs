@@ -10,6 +10,7 @@ use lagrangian::run::memory::{run_in_memory, MemoryOptions};
 use lagrangian::run::{run_to_folder, RunOptions};
 use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use pyo3::types::PyTuple;
 
 /// A mechanism built from its file text with parameter overrides.
@@ -18,26 +19,32 @@ pub struct Problem {
     problem: lagrangian::solve::Problem,
 }
 
-/// `rows` (all of width `width`) as a 2-D array, each row freed once copied: the peak is the
-/// rows and the array (`run::memory::record_bytes` twice, which the run checked against the
-/// memory available before it started). The array comes from NumPy, so a machine without the
-/// memory raises `MemoryError` instead of aborting.
+/// `rows` (all of width `width`) as a 2-D array in column-major order, so that each column
+/// (`result["B.y"]`) is a contiguous view; each row freed once copied: the peak is the rows
+/// and the array (`run::memory::record_bytes` twice, which the run checked against the memory
+/// available before it started). The array comes from NumPy, so a machine without the memory
+/// raises `MemoryError` instead of aborting.
 fn array2<'py>(
     py: Python<'py>,
     rows: Vec<Vec<f64>>,
     width: usize,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let n = rows.len();
+    let order = PyDict::new(py);
+    order.set_item("order", "F")?;
     let array = py
         .import("numpy")?
-        .call_method1("empty", ((rows.len(), width),))?
+        .call_method("empty", ((n, width),), Some(&order))?
         .cast_into::<PyArray2<f64>>()?;
     {
         let mut view = array.readwrite();
         let flat = view
             .as_slice_mut()
             .map_err(|e| LagrangianError::new_err(e.to_string()))?;
-        for (row, chunk) in rows.into_iter().zip(flat.chunks_exact_mut(width.max(1))) {
-            chunk.copy_from_slice(&row);
+        for (r, row) in rows.into_iter().enumerate() {
+            for (c, x) in row.into_iter().enumerate().take(width) {
+                flat[c * n + r] = x;
+            }
         }
     }
     Ok(array)

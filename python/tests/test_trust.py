@@ -104,6 +104,12 @@ def test_a_run_written_to_a_folder_reads_back_as_the_run_in_memory(cli, tmp_path
     header, rows = read_csv(out / "trajectory.csv")
     assert read.columns == header and np.allclose(read["B.y"], memory["B.y"], rtol=1e-11, atol=1e-12)
     assert not read["B.y"].flags.writeable and not disk["B.y"].flags.writeable
+    # a run kept in memory hands out each column as a contiguous, read-only float64 view of the
+    # record (the array is column-major), no copy
+    column = memory["B.y"]
+    assert column.dtype == np.float64 and column.flags.c_contiguous and not column.flags.writeable
+    assert column.base is not None and np.shares_memory(column, memory.data)
+    assert memory.sensitivity[:, 0].flags.c_contiguous
     with pytest.raises(ValueError, match="out="):
         problem.run(t_end=0.1, formats=["csv"])
 
