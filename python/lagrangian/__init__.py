@@ -28,17 +28,17 @@ or ``simulate`` after the current step; :class:`Cancel` does so from another thr
 
 from __future__ import annotations
 
-import html as _html
 import itertools
 import json
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import _lagrangian as _native
 from ._lagrangian import Cancel, __version__
+from ._page import PathLike, iframe, write_page
 from .errors import LagrangianError, MechanismError, OutOfMemory
 
 __all__ = [
@@ -56,7 +56,6 @@ __all__ = [
     "__version__",
 ]
 
-PathLike = Union[str, "os.PathLike[str]"]
 
 
 def load(
@@ -433,20 +432,10 @@ class Result:
     def animate(self, path: PathLike, **options: Any) -> str:
         """Write the animation page to ``path`` (options as :meth:`animation_html`); the
         path."""
-        page = self.animation_html(**options)
-        path = os.fspath(path)
-        partial = path + ".partial"
-        with open(partial, "w", encoding="utf-8") as f:
-            f.write(page)
-        os.replace(partial, path)
-        return path
+        return write_page(path, self.animation_html(**options))
 
     def _repr_html_(self) -> str:
-        page = self.animation_html()
-        return (
-            '<iframe style="width:100%;height:520px;border:0" '
-            f'srcdoc="{_html.escape(page, quote=True)}"></iframe>'
-        )
+        return iframe(self.animation_html())
 
 
 # ---- parameter sweeps ---------------------------------------------------------------------

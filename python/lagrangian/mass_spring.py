@@ -26,12 +26,12 @@ the system is changed or ``reset()`` is called.
 """
 
 import html as _html
-import os
 from typing import Optional, Sequence
 
 import numpy as np
 
 from . import _lagrangian as _native
+from ._page import PathLike, iframe, write_page
 from ._lagrangian import (
     Chain,
     Connector,
@@ -87,26 +87,16 @@ class _Pictures(MassSpringSystem):
             colour=colour,
         )
 
-    def animate(self, path: "os.PathLike[str] | str") -> str:
+    def animate(self, path: PathLike) -> str:
         """Write :meth:`animation_html` to ``path`` (replaced whole, never half written); the
         path."""
-        page = self.animation_html()
-        path = os.fspath(path)
-        partial = path + ".partial"
-        with open(partial, "w", encoding="utf-8") as f:
-            f.write(page)
-        os.replace(partial, path)
-        return path
+        return write_page(path, self.animation_html())
 
     def _repr_html_(self) -> str:
-        """Jupyter shows the recorded motion (or nothing to play before a recorded run)."""
+        """Jupyter shows the recorded motion (or the system's text before a recorded run)."""
         if self.trajectory is None or len(self.trajectory["t"]) < 2:
             return f"<pre>{_html.escape(str(self))}</pre>"
-        page = self.animation_html()
-        return (
-            '<iframe style="width:100%;height:520px;border:0" '
-            f'srcdoc="{_html.escape(page, quote=True)}"></iframe>'
-        )
+        return iframe(self.animation_html())
 
 
 class MassSpringSystem2d(_Pictures):

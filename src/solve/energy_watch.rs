@@ -7,8 +7,8 @@
 //!
 //! is conserved. Generalized-α and Radau IIA lose a little of it, DOP853 and RK4 keep it to
 //! their accuracy; none of them gains a sizeable part of it — unless a step jumps across a
-//! singularity of the potential (a particle through the pole of `−k/r`: `E` from −1 to +85 in
-//! one step of RK4) or the step is far too large for the motion. [`EnergyWatch`] compares `E`
+//! singularity of the potential (a particle through the pole of `−1/|x|` by RK4 at `h = 0.05`:
+//! `E` from −1 to +85) or the step is far too large for the motion. [`EnergyWatch`] compares `E`
 //! with its start every few steps and refuses a gain of more than half of the most energy the
 //! run has exchanged at any check so far,
 //!

@@ -7,7 +7,7 @@ use lagrangian::library::pendulum::planar_pendulum;
 use lagrangian::prelude::*;
 use serde_json::Value;
 
-fn reference() -> Value {
+pub(crate) fn reference() -> Value {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/reference/pendulum_exact.json"
@@ -18,7 +18,7 @@ fn reference() -> Value {
 
 /// Andrews' mechanism to t = 0.03 and its consistent start (the Test Set's angles, the second
 /// pinned).
-fn andrews() -> (Problem, State) {
+pub(crate) fn andrews() -> (Problem, State) {
     use lagrangian::library::andrews::{Q0, andrews_model};
     let model = Arc::new(andrews_model());
     let init =
@@ -28,7 +28,7 @@ fn andrews() -> (Problem, State) {
 }
 
 /// Kepler's e = 0.6 orbit (GM = 1, a = 1) over three periods: back at the perihelion (0.4, 0).
-fn kepler() -> Problem {
+pub(crate) fn kepler() -> Problem {
     let text = "Dimension: 2\nPhysicalParams: { GM: 1, m: 0.001, e: 0.6, a: 1 }\n\
          PartData:\n  Fixed: { S: [0, 0] }\n  Particles: { P: m }\n\
          AppliedForces:\n  Potentials:\n    sun: -GM*m/norm(P - S)\n\
@@ -417,6 +417,6 @@ fn the_summary_says_the_steps_were_under_error_control() {
 
 mod dop853;
 
-mod car_axis;
+pub(crate) mod car_axis;
 
 mod radau;

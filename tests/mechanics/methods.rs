@@ -5,8 +5,9 @@
 //! energy a conservative chaotic motion keeps) must be within the pair's factor of the
 //! tolerance, and the position constraints must hold after every accepted step.
 
-use lagrangian::library::andrews::{Q0, TEST_SET_Q_END, andrews_model};
-use lagrangian::library::car_axis::{self, CarAxis, car_axis_model};
+use crate::adaptive;
+use lagrangian::library::andrews::TEST_SET_Q_END;
+use lagrangian::library::car_axis;
 use lagrangian::library::pendulum::{
     double_pendulum_cartesian, double_pendulum_positions, planar_pendulum,
 };
@@ -69,7 +70,7 @@ const MODELS: &[ModelRow] = &[
         },
         error: |_, s| {
             // the elliptic-function solution (tests/reference/pendulum_exact.json, g = 1)
-            let r = &pendulum_reference()["cases"]["grav=1"]["at"]["10"];
+            let r = &adaptive::reference()["cases"]["grav=1"]["at"]["10"];
             let (x, y) = (r["x"].as_f64().unwrap(), r["y"].as_f64().unwrap());
             (s.q[0] - x).abs().max((s.q[1] - y).abs())
         },
@@ -78,10 +79,8 @@ const MODELS: &[ModelRow] = &[
     ModelRow {
         name: "Andrews' squeezer (t = 0.03)",
         problem: || {
-            let model = Arc::new(andrews_model());
-            let opts = InitOptions::default().pin_q([1]);
-            let init = consistent_initial_values(&model, &Q0, &[0.0; 7], &opts).unwrap();
-            (Problem::new(model).t_end(0.03), Some(init.state))
+            let (p, start) = adaptive::andrews();
+            (p, Some(start))
         },
         error: |_, s| max_diff(&s.q, &TEST_SET_Q_END),
         // the Test Set's values lie 1.43e-9 from the converged solution, where DOP853 and
@@ -90,19 +89,13 @@ const MODELS: &[ModelRow] = &[
     },
     ModelRow {
         name: "car axis (stiff, t = 3)",
-        problem: || {
-            let (q, v) = CarAxis::default().start();
-            let p = Problem::new(car_axis_model(CarAxis::default()))
-                .guess(&q, &v)
-                .t_end(3.0);
-            (p, None)
-        },
+        problem: || (adaptive::car_axis::car_axis(), None),
         error: |_, s| max_diff(&s.q, &car_axis::TEST_SET_Q_END),
         floor: 0.0,
     },
     ModelRow {
         name: "Kepler e = 0.6 (3 periods)",
-        problem: || (kepler(), None),
+        problem: || (adaptive::kepler(), None),
         // back at the perihelion (a(1 − e), 0) after three periods
         error: |_, s| (s.q[0] - 0.4).abs().max(s.q[1].abs()),
         floor: 0.0,
@@ -139,26 +132,8 @@ const FACTOR: [[f64; 5]; 3] = [
     [1.0, 3.0, 0.3, 10.0, 1.0],
 ];
 
-fn pendulum_reference() -> serde_json::Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/reference/pendulum_exact.json"
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 fn max_diff(a: &[f64], b: &[f64]) -> f64 {
     (a.iter().zip(b)).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()))
-}
-
-/// Kepler's e = 0.6 orbit (GM = 1, a = 1) over three periods, as a mechanism file.
-fn kepler() -> Problem {
-    let text = "Dimension: 2\nPhysicalParams: { GM: 1, m: 0.001, e: 0.6, a: 1 }\n\
-         PartData:\n  Fixed: { S: [0, 0] }\n  Particles: { P: m }\n\
-         AppliedForces:\n  Potentials:\n    sun: -GM*m/norm(P - S)\n\
-         ProblemData:\n  tend: 18.84955592153876\n  positions: { P: [a*(1 - e), 0] }\n  \
-         velocities: { P: [0, sqrt(GM*(1 + e)/(a*(1 - e)))] }\n";
-    lagrangian::spec::parse(text, "kepler.yaml").unwrap()
 }
 
 /// One method on one model at `tol`: the error at the end, the steps, and the largest `|C|`
@@ -167,7 +142,6 @@ fn run(method: &MethodRow, model: &ModelRow, tol: f64) -> (f64, usize, f64) {
     let (problem, start) = (model.problem)();
     let t_end = problem.t_end;
     let m = problem.model.clone();
-    let problem_model = m.clone();
     let mut sim = match start {
         Some(s) => Simulation::from_state(problem, (method.make)(tol), &s),
         None => Simulation::new(problem, (method.make)(tol)),
@@ -187,11 +161,7 @@ fn run(method: &MethodRow, model: &ModelRow, tol: f64) -> (f64, usize, f64) {
         "ended at {}",
         s.t
     );
-    (
-        (model.error)(&problem_model, &s),
-        sim.stats().steps,
-        worst_c,
-    )
+    ((model.error)(&m, &s), sim.stats().steps, worst_c)
 }
 
 #[test]

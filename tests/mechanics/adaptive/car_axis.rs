@@ -6,7 +6,7 @@ use lagrangian::library::car_axis::{
 };
 use lagrangian::prelude::*;
 
-fn car_axis() -> Problem {
+pub(crate) fn car_axis() -> Problem {
     let (q, v) = CarAxis::default().start();
     Problem::new(car_axis_model(CarAxis::default()))
         .guess(&q, &v)
