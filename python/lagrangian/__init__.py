@@ -28,6 +28,7 @@ or ``simulate`` after the current step; :class:`Cancel` does so from another thr
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import json
 import os
@@ -293,6 +294,15 @@ class Check(Dict[str, Any]):
         return self.report.rstrip()
 
 
+
+def _pandas() -> Any:
+    """pandas, imported by name so the package type-checks without pandas-stubs."""
+    try:
+        return importlib.import_module("pandas")
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("to_pandas() needs pandas: pip install pandas") from e
+
+
 class Result:
     """A run's trajectory (``t``, ``columns``, ``result["B.x"]``), its ``summary`` (as
     ``summary.json``), its sensitivities (``result["d(B.x)/d(k)"]``) and its animation. A run
@@ -402,10 +412,7 @@ class Result:
 
     def to_pandas(self) -> Any:
         """The trajectory (and sensitivities) as a pandas DataFrame indexed by ``t``."""
-        try:
-            import pandas as pd
-        except ImportError as e:  # pragma: no cover - depends on the environment
-            raise ImportError("to_pandas() needs pandas: pip install pandas") from e
+        pd = _pandas()
         frame = pd.DataFrame(self.data, columns=self.columns)
         for name in self.sensitivity_columns:
             frame[name] = self[name]
@@ -501,9 +508,7 @@ class Sweep:
         return list(seen)
 
     def to_pandas(self) -> Any:
-        import pandas as pd
-
-        return pd.DataFrame(self.rows, columns=self.columns())
+        return _pandas().DataFrame(self.rows, columns=self.columns())
 
     def __repr__(self) -> str:
         return f"<lagrangian.Sweep: {len(self.rows)} cases, columns {self.columns()}>"
