@@ -36,12 +36,11 @@ fn main() -> ExitCode {
         let problem = Problem::new(model)
             .guess(&GUESS, &[0.0; 7])
             .pin_q([1])
-            .t_end(args.t_end)
-            .output_every(usize::MAX);
+            .t_end(args.t_end);
         let opts = GenAlphaOptions::new(args.h)
             .rho_inf(args.rho_inf)
             .reuse_factorization(args.reuse);
-        simulate(&problem, opts)
+        simulate(&problem, RunPlan::new(opts).output_every(usize::MAX))
     };
     match run() {
         Ok(sol) => {

@@ -37,7 +37,7 @@ fn main() -> Result<(), Error> {
 
         let t0 = Instant::now();
         let (s, _) = cloth(90)?;
-        let problem = s.problem(1.0, 1000)?;
+        let problem = s.problem(1.0)?;
         let sim = Simulation::new(problem, GenAlphaOptions::new(1e-3))?;
         cloth_s.push(t0.elapsed().as_secs_f64());
         drop(sim);

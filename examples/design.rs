@@ -31,11 +31,12 @@ pub const NETWORK: &str = "Title: damped network\nDimension: 2\n\
 fn main() -> ExitCode {
     let a = Args::parse();
     let run = || -> Result<(), lagrangian::Error> {
-        let truth = lagrangian::spec::parse(NETWORK, "network.yaml")?;
+        let (truth, truth_plan) = lagrangian::spec::parse(NETWORK, "network.yaml")?;
         let times: Vec<f64> = (1..=20).map(|i| 0.05 * i as f64).collect();
-        let measured = Target::from_run(&truth, &["C.x", "C.y"], &times)?;
+        let measured = Target::from_run(&truth, &truth_plan, &["C.x", "C.y"], &times)?;
         let start = truth.with_parameters(&[("k", a.k), ("c", a.c)])?;
-        let report = fit(&start, &["k", "c"], &measured, &FitOptions::default())?;
+        let opts = FitOptions::default();
+        let report = fit(&start, &truth_plan, &["k", "c"], &measured, &opts)?;
         println!("{}", serde_json::to_string(&report).unwrap_or_default());
         println!(
             "cost {:.3e} -> {:.3e} ({:.1e} times lower) in {} iterations; k = {:.12}, c = {:.12}",

@@ -35,15 +35,16 @@ fn main() -> Result<(), Error> {
     ] {
         let path = format!("{root}/mechanisms/{file}");
         let text = std::fs::read_to_string(&path).expect("a bundled file");
-        let problem = lagrangian::spec::parse_with(&text, file, &[])?.t_end(t_end);
-        let method = problem.method.clone();
+        let (problem, plan) = lagrangian::spec::parse_with(&text, file, &[])?;
+        let problem = problem.t_end(t_end);
+        let method = plan.method;
         let mut step_seconds = f64::INFINITY;
         let mut end = None;
         let mut steps = 0;
         for _ in 0..repeat {
             let mut sim = Simulation::new(problem.clone(), method.clone())?;
             let start = Instant::now();
-            let run = sim.run(t_end, &mut []);
+            let run = sim.run_until(t_end, &mut []);
             let seconds = start.elapsed().as_secs_f64();
             run?;
             steps = sim.steps().max(1);

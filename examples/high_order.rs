@@ -45,7 +45,7 @@ fn kepler() -> Result<Problem, Error> {
          AppliedForces:\n  Potentials:\n    sun: -GM*m/norm(P - S)\n\
          ProblemData:\n  tend: 18.84955592153876\n  positions: { P: [a*(1 - e), 0] }\n  \
          velocities: { P: [0, sqrt(GM*(1 + e)/(a*(1 - e)))] }\n";
-    Ok(lagrangian::spec::parse(text, "kepler.yaml")?)
+    Ok(lagrangian::spec::parse(text, "kepler.yaml")?.0)
 }
 
 fn problem(case: &str) -> Result<Problem, Error> {
@@ -55,6 +55,7 @@ fn problem(case: &str) -> Result<Problem, Error> {
                 .join("mechanisms")
                 .join(name),
         )
+        .map(|(problem, _)| problem)
     };
     Ok(match case {
         "pendulum" => Problem::new(planar_pendulum(1.0, 1.0, 1.0))
@@ -67,7 +68,7 @@ fn problem(case: &str) -> Result<Problem, Error> {
             .pin_q([1])
             .t_end(0.03),
         "mechanism0" => file("mechanism0.yaml")?.t_end(5.0),
-        "stiff" => lagrangian::library::mass_spring::scenes::stiff_oscillator().problem(2.0, 1)?,
+        "stiff" => lagrangian::library::mass_spring::scenes::stiff_oscillator().problem(2.0)?,
         "caraxis" => {
             use lagrangian::library::car_axis::{CarAxis, car_axis_model};
             let (q, v) = CarAxis::default().start();
@@ -85,8 +86,7 @@ fn problem(case: &str) -> Result<Problem, Error> {
 
 fn main() -> Result<(), Error> {
     let args = Args::parse();
-    let mut problem = problem(&args.case)?;
-    problem.output_times = None;
+    let problem = problem(&args.case)?;
     let method: Method = match args.method.as_str() {
         "dop853" => Dop853Options::new(args.tol).into(),
         "radau" => RadauOptions::new(args.tol).into(),
@@ -97,7 +97,7 @@ fn main() -> Result<(), Error> {
     let mut best: Option<(f64, Simulation)> = None;
     for _ in 0..args.repeat.max(1) {
         let mut sim = Simulation::new(problem.clone(), method.clone())?;
-        sim.run(problem.t_end, &mut [])?;
+        sim.run(&mut [])?;
         let s = sim.stats().solve_seconds;
         if best.as_ref().is_none_or(|(b, _)| s < *b) {
             best = Some((s, sim));

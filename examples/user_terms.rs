@@ -116,12 +116,12 @@ fn main() -> Result<(), Error> {
         let q0: Vec<f64> = (0..n).flat_map(|i| [(i + 1) as f64, 0.0, 0.0]).collect();
         let problem = Problem::new(b.build()?)
             .guess(&q0, &vec![0.0; 3 * n])
-            .t_end(t_end)
-            .output_every(steps);
+            .t_end(t_end);
+        let plan = RunPlan::new(opts.clone()).output_every(steps);
         let mut best = f64::INFINITY;
         let mut q = Vec::new();
         for _ in 0..repeat {
-            let sol = simulate(&problem, opts.clone())?;
+            let sol = simulate(&problem, &plan)?;
             best = best.min(sol.stats.solve_seconds);
             q = sol.last().state.q.clone();
         }

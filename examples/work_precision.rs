@@ -55,10 +55,11 @@ fn measure(
     reference: &[f64],
 ) -> Result<(f64, Stats), Error> {
     let t_end = *times.last().expect("a time");
-    let problem = problem.clone().t_end(t_end).output_at(times.to_vec());
-    let mut sim = Simulation::from_state(problem, opts, state)?;
+    let problem = problem.clone().t_end(t_end);
+    let plan = RunPlan::new(opts).output_at(times);
+    let mut sim = Simulation::from_state(problem, plan, state)?;
     let mut rows = Recorder::every(1);
-    sim.run(t_end, &mut [&mut rows])?;
+    sim.run(&mut [&mut rows])?;
     let q = rows.records.iter().flat_map(|r| r.state.q.iter().copied());
     let err = q
         .zip(reference)
@@ -142,14 +143,14 @@ fn andrews(rho_inf: f64) -> Result<(), Error> {
 const LOAD_TIMES: [f64; 10] = [0.5, 1.0, 1.002, 1.005, 1.01, 1.02, 1.05, 1.2, 2.0, 3.0];
 
 fn load(rho_inf: f64) -> Result<(), Error> {
-    let problem = lagrangian::spec::parse(SUDDEN_LOAD, "load.yaml")?;
+    let (problem, _) = lagrangian::spec::parse(SUDDEN_LOAD, "load.yaml")?;
     let init = problem.initial_values()?;
     let fine = GenAlphaOptions::new(2e-6).rho_inf(rho_inf);
     let reference: Vec<f64> = {
-        let p = problem.clone().output_at(LOAD_TIMES.to_vec());
-        let mut sim = Simulation::from_state(p, fine, &init.state)?;
+        let plan = RunPlan::new(fine).output_at(LOAD_TIMES);
+        let mut sim = Simulation::from_state(problem.clone(), plan, &init.state)?;
         let mut rows = Recorder::every(1);
-        sim.run(3.0, &mut [&mut rows])?;
+        sim.run_until(3.0, &mut [&mut rows])?;
         rows.records
             .iter()
             .flat_map(|r| r.state.q.clone())

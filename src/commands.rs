@@ -10,8 +10,10 @@ use lagrangian::run::modes::{mode_to_folder, modes_to_folder};
 use lagrangian::run::sweep::{self as sweeps, SweepOptions};
 use std::path::{Path, PathBuf};
 
-/// `lagrangian check`: coordinates, constraints, degrees of freedom, consistent initial point.
-pub fn check(p: &Problem, verbose: bool) -> Result<(), String> {
+/// `lagrangian check`: the file's plan against its problem, then coordinates, constraints,
+/// degrees of freedom, consistent initial point.
+pub fn check(p: &Problem, plan: &RunPlan, verbose: bool) -> Result<(), String> {
+    plan.validate(p).map_err(|e| e.to_string())?;
     let init = p
         .initial_values()
         .map_err(|e| format!("initial values: {e}"))?;
@@ -87,9 +89,15 @@ pub const NEXT: &str = "
 
 /// `lagrangian sweep`: every case run in parallel, the table written to `out/sweep.csv` and
 /// printed (unless `quiet`).
-pub fn sweep(p: &Problem, opts: &SweepOptions, out: &Path, quiet: bool) -> Result<(), String> {
+pub fn sweep(
+    p: &Problem,
+    plan: &RunPlan,
+    opts: &SweepOptions,
+    out: &Path,
+    quiet: bool,
+) -> Result<(), String> {
     let start = std::time::Instant::now();
-    let rows = sweeps::sweep(p, opts).map_err(|e| e.to_string())?;
+    let rows = sweeps::sweep(p, plan, opts).map_err(|e| e.to_string())?;
     let csv = sweeps::to_csv(&rows, &opts.end);
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let file = out.join("sweep.csv");

@@ -63,7 +63,7 @@ pub mod prelude {
     pub use crate::simulation::{RunEnd, Simulation, simulate, simulate_from};
     pub use crate::solve::{
         Dop853, Dop853Options, GenAlpha, GenAlphaOptions, InitOptions, Integrator,
-        LinearSolverKind, Method, Problem, Radau, RadauOptions, Rk4Options, Stats,
+        LinearSolverKind, Method, Problem, Radau, RadauOptions, Rk4Options, RunPlan, Stats,
         consistent_initial_values,
     };
     pub use nalgebra::{SMatrix, SVector, Vector2, Vector3};

@@ -33,7 +33,7 @@ const DEFAULT_TEXT: &str = include_str!("../mechanisms/mechanism0.yaml");
 
 /// `lagrangian run`: the problem through [`run_to_folder`], the summary on the terminal.
 fn run(
-    mut problem: Problem,
+    (mut problem, mut plan): (Problem, RunPlan),
     ov: &Overrides,
     quiet: bool,
     base: RunOptions,
@@ -43,14 +43,14 @@ fn run(
     let interrupt = Interrupt::new();
     let flag = interrupt.flag();
     let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
-    problem.apply(ov).map_err(|e| e.to_string())?;
-    let h = problem.method.h();
+    plan.apply(&mut problem, ov).map_err(|e| e.to_string())?;
+    let h = plan.method.h();
     let opts = RunOptions {
         progress: !quiet && std::io::stderr().is_terminal(),
         interrupt,
         ..base
     };
-    let report = run_to_folder(problem, &opts).map_err(|e| describe(&e, h))?;
+    let report = run_to_folder(problem, &plan, &opts).map_err(|e| describe(&e, h))?;
     if report.interrupted() {
         let (t, at) = (report.summary.t_end, report.dir.display());
         return Err(format!(
@@ -187,7 +187,7 @@ fn execute(cli: Cli) -> ExitCode {
             let out = out.unwrap_or_else(|| default_out(&file));
             spec::load_with(&file, &set.sets)
                 .map_err(|e| e.to_string())
-                .and_then(|p| modes(&p, &out, at, animate, amplitude))
+                .and_then(|(p, _)| modes(&p, &out, at, animate, amplitude))
         }
         Some(Cmd::Equilibrium {
             file,
@@ -205,7 +205,9 @@ fn execute(cli: Cli) -> ExitCode {
             };
             spec::load_with(&file, &set.sets)
                 .map_err(|e| e.to_string())
-                .and_then(|p| equilibrium(&p, &out, &opts, file.display().to_string(), animate))
+                .and_then(|(p, _)| {
+                    equilibrium(&p, &out, &opts, file.display().to_string(), animate)
+                })
         }
         Some(Cmd::Sweep(args)) => {
             let out = (args.out.clone()).unwrap_or_else(|| default_out(&args.file).join("sweep"));
@@ -215,11 +217,11 @@ fn execute(cli: Cli) -> ExitCode {
                 ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
             spec::load(&args.file)
                 .map_err(|e| e.to_string())
-                .and_then(|p| sweep(&p, &args.options(interrupt), &out, args.quiet))
+                .and_then(|(p, plan)| sweep(&p, &plan, &args.options(interrupt), &out, args.quiet))
         }
         Some(Cmd::Check { file, set, verbose }) => spec::load_with(&file, &set.sets)
             .map_err(|e| e.to_string())
-            .and_then(|p| check(&p, verbose)),
+            .and_then(|(p, plan)| check(&p, &plan, verbose)),
         Some(Cmd::Plot {
             dir,
             columns,

@@ -1,5 +1,5 @@
-//! The one run loop: a [`Simulation`] owns a [`Problem`] and the integrator of a [`Method`],
-//! steps it, handles restarts, and calls observers after every accepted step.
+//! The one run loop: a [`Simulation`] owns a [`Problem`] and its [`RunPlan`] with the integrator
+//! of the plan's method, steps it, handles restarts, and calls observers after every accepted step.
 //!
 //! ```
 //! use lagrangian::prelude::*;
@@ -10,7 +10,7 @@
 //! let mut sim = Simulation::new(problem, GenAlphaOptions::new(1e-4))?;
 //! let mut rec = Recorder::every(100);
 //! let mut below = |ev: &Event| if ev.state.q[0] < 0.0 { Control::Stop } else { Control::Continue };
-//! let end = sim.run(1.0, &mut [&mut rec, &mut below])?;
+//! let end = sim.run(&mut [&mut rec, &mut below])?;
 //! // a quarter period of the pendulum released at 90°: K(sin 45°)·√(ℓ/g) = 0.591958 s
 //! assert!(matches!(end, RunEnd::Stopped { .. }));
 //! assert!((sim.t() - 0.591958).abs() < 2e-4);
@@ -21,7 +21,7 @@ use crate::assembly::{element_forces, grown_forces, negative_dissipation};
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::output::{Control, Event, Observer, Recorder, Solution};
-use crate::problem::OutputTimes;
+use crate::problem::{OutputTimes, RunPlan};
 use crate::solve::{
     DenseOutput, EnergyWatch, InitReport, Integrator, MassCheck, Method, MethodSwitch, Problem,
     Stats, StepOutcome,
@@ -45,7 +45,8 @@ pub enum RunEnd {
 /// (`Send`), so a worker thread or a Python object can hold it.
 pub struct Simulation {
     problem: Problem,
-    method: Method,
+    /// The plan, its method the current one (after switches) with the span set.
+    plan: RunPlan,
     integrator: Box<dyn Integrator>,
     /// `None` when started from a given state.
     init: Option<InitReport>,
@@ -146,18 +147,21 @@ fn spanned(method: Method, problem: &Problem) -> Method {
 }
 
 impl Simulation {
-    /// Find consistent initial values for `problem` and prepare the integrator of `method`.
-    pub fn new(problem: Problem, method: impl Into<Method>) -> Result<Self, Error> {
+    /// Find consistent initial values for `problem` and prepare the integrator of `plan`'s
+    /// method (a [`RunPlan`], or a method's options: every step kept).
+    pub fn new(problem: Problem, plan: impl Into<RunPlan>) -> Result<Self, Error> {
         let start = Instant::now();
+        let mut plan = plan.into();
+        plan.validate(&problem)?;
         let init = problem.initial_values()?;
         let mass = check_mass(&problem.model, init.state.view(), 0)?;
         let forces0 = start_forces(&problem.model, init.state.view());
         let energy = watch(&problem.model, init.state.view(), 0);
-        let method = spanned(method.into(), &problem);
-        let integrator = method.integrator(problem.model.clone(), &init.state)?;
+        plan.method = spanned(plan.method, &problem);
+        let integrator = plan.method.integrator(problem.model.clone(), &init.state)?;
         Ok(Simulation {
             problem,
-            method,
+            plan,
             integrator,
             init: Some(init.report),
             step: 0,
@@ -177,19 +181,21 @@ impl Simulation {
     /// replaces `problem.t0`).
     pub fn from_state(
         problem: Problem,
-        method: impl Into<Method>,
+        plan: impl Into<RunPlan>,
         state: &State,
     ) -> Result<Self, Error> {
         let start = Instant::now();
+        let problem = problem.t0(state.t);
+        let mut plan = plan.into();
+        plan.validate(&problem)?;
         let mass = check_mass(&problem.model, state.view(), 0)?;
         let forces0 = start_forces(&problem.model, state.view());
         let energy = watch(&problem.model, state.view(), 0);
-        let method = spanned(method.into(), &problem);
-        let integrator = method.integrator(problem.model.clone(), state)?;
-        let problem = problem.t0(state.t);
+        plan.method = spanned(plan.method, &problem);
+        let integrator = plan.method.integrator(problem.model.clone(), state)?;
         Ok(Simulation {
             problem,
-            method,
+            plan,
             integrator,
             init: None,
             step: 0,
@@ -215,9 +221,13 @@ impl Simulation {
     pub fn problem(&self) -> &Problem {
         &self.problem
     }
-    /// The method.
+    /// The method (the current one, after [`switches`](Self::switches)).
     pub fn method(&self) -> &Method {
-        &self.method
+        &self.plan.method
+    }
+    /// The plan: the current method, the rows kept, the columns and formats.
+    pub fn plan(&self) -> &RunPlan {
+        &self.plan
     }
     /// The integrator.
     pub fn integrator(&self) -> &dyn Integrator {
@@ -371,32 +381,33 @@ impl Simulation {
         let integrator = method.integrator(self.problem.model.clone(), &state)?;
         self.switches.push(MethodSwitch {
             t: state.t,
-            from: self.method.name().to_string(),
+            from: self.plan.method.name().to_string(),
             to: method.name().to_string(),
             reason: reason.to_string(),
         });
         self.done.accumulate(self.integrator.stats());
         self.integrator = integrator;
-        self.method = method;
+        self.plan.method = method;
         Ok(())
     }
 
     /// Continue from `next` at the current time: consistent values from its guesses, a new
-    /// integrator of the same method; the title, outputs, notes and overrides of the run are
-    /// kept.
+    /// integrator of the same method; the title, notes and overrides of the run are kept.
     fn restart(&mut self, next: Problem) -> Result<(), Error> {
         let mut next = next.t0(self.integrator.t()).t_end(self.problem.t_end);
-        // the run's settings stay those of the run (title, outputs, notes, overrides)
+        // the run's settings stay those of the run (title, notes, overrides)
         let p = &self.problem;
         next.title.clone_from(&p.title);
-        next.outputs.clone_from(&p.outputs);
         next.notes.clone_from(&p.notes);
         next.overrides.clone_from(&p.overrides);
         let init = next.initial_values()?;
         self.mass = check_mass(&next.model, init.state.view(), self.step)?;
         self.forces0 = start_forces(&next.model, init.state.view());
         self.energy = watch(&next.model, init.state.view(), self.step);
-        let integrator = self.method.integrator(next.model.clone(), &init.state)?;
+        let integrator = self
+            .plan
+            .method
+            .integrator(next.model.clone(), &init.state)?;
         self.done.accumulate(self.integrator.stats());
         self.done.restarts += 1;
         self.integrator = integrator;
@@ -404,13 +415,18 @@ impl Simulation {
         Ok(())
     }
 
-    /// Step until `t_end`, calling every observer with the current state first and after every
-    /// accepted step. The last step is shortened when less than a step remains, so the run
-    /// lands on `t_end` (to 10⁻⁹ h). When the problem has
-    /// [`output_times`](Problem::output_times), the observers also see the consistent states
-    /// at those times between steps ([`DenseOutput`]), marked as requested; the steps
-    /// themselves are unchanged by them.
-    pub fn run(
+    /// Step to the problem's end time ([`run_until`](Self::run_until) its `t_end`).
+    pub fn run(&mut self, observers: &mut [&mut dyn Observer]) -> Result<RunEnd, Error> {
+        self.run_until(self.problem.t_end, observers)
+    }
+
+    /// Step until `t_end` (the problem's end time, or any later one to go on with a run),
+    /// calling every observer with the current state first and after every accepted step. The
+    /// last step is shortened when less than a step remains, so the run lands on `t_end` (to
+    /// 10⁻⁹ h). When the plan has [`output_times`](RunPlan::output_times), the observers also
+    /// see the consistent states at those times between steps ([`DenseOutput`]), marked as
+    /// requested; the steps themselves are unchanged by them.
+    pub fn run_until(
         &mut self,
         t_end: f64,
         observers: &mut [&mut dyn Observer],
@@ -418,7 +434,7 @@ impl Simulation {
         if t_end.is_nan() || t_end.is_infinite() {
             return Err(SolveError::BadOptions(format!("end time {t_end} is not finite")).into());
         }
-        let times = self.problem.output_times.clone();
+        let times = self.plan.output_times.clone();
         if let Some(o) = &times {
             o.check(self.out_t0, t_end.max(self.problem.t_end))
                 .map_err(SolveError::BadOptions)?;
@@ -521,6 +537,7 @@ impl Simulation {
         }
         let ev = Event {
             problem: &self.problem,
+            plan: &self.plan,
             state,
             step: self.step,
             last,
@@ -557,8 +574,9 @@ fn first_output(o: &OutputTimes, t: f64, t0: f64, t_end: f64, include: bool, eps
     }
 }
 
-/// Integrate `problem` from consistent initial values to its `t_end` with `method`, keeping a
-/// record every `problem.output_every` steps (and the first and last).
+/// Integrate `problem` from consistent initial values to its `t_end` by `plan` (a [`RunPlan`],
+/// or a method's options: every step kept), keeping a record every `plan.output_every` steps
+/// (and the first and last) or at `plan.output_times`.
 ///
 /// ```
 /// use lagrangian::prelude::*;
@@ -570,10 +588,10 @@ fn first_output(o: &OutputTimes, t: f64, t0: f64, t_end: f64, include: bool, eps
 /// assert!((sol.last().energy - sol.records[0].energy).abs() < 1e-10);
 /// # Ok::<(), lagrangian::Error>(())
 /// ```
-pub fn simulate(problem: &Problem, method: impl Into<Method>) -> Result<Solution, Error> {
-    let mut sim = Simulation::new(problem.clone(), method)?;
-    let mut rec = Recorder::every(problem.output_every);
-    sim.run(problem.t_end, &mut [&mut rec])?;
+pub fn simulate(problem: &Problem, plan: impl Into<RunPlan>) -> Result<Solution, Error> {
+    let mut sim = Simulation::new(problem.clone(), plan)?;
+    let mut rec = Recorder::every(sim.plan.output_every);
+    sim.run(&mut [&mut rec])?;
     Ok(Solution {
         records: rec.records,
         stats: sim.stats(),
@@ -599,12 +617,12 @@ pub fn simulate_from(
     model: &Arc<Model>,
     state: &State,
     t_end: f64,
-    method: impl Into<Method>,
+    plan: impl Into<RunPlan>,
 ) -> Result<Solution, Error> {
     let problem = Problem::new(model.clone()).t_end(t_end);
-    let mut sim = Simulation::from_state(problem, method, state)?;
-    let mut rec = Recorder::every(1);
-    sim.run(t_end, &mut [&mut rec])?;
+    let mut sim = Simulation::from_state(problem, plan, state)?;
+    let mut rec = Recorder::every(sim.plan.output_every);
+    sim.run(&mut [&mut rec])?;
     Ok(Solution {
         records: rec.records,
         stats: sim.stats(),

@@ -40,7 +40,7 @@ static GLOBAL: Counting = Counting;
 fn allocations(
     model: &Arc<Model>,
     state: &State,
-    opts: impl Into<Method>,
+    opts: impl Into<RunPlan>,
     warm: usize,
     steps: usize,
 ) -> usize {
@@ -96,16 +96,17 @@ fn steps_do_not_allocate() {
     let n = allocations(&model, &init.state, Dop853Options::new(1e-8), 3, 50);
     assert_eq!(n, 0, "DOP853: {n} allocations in 50 steps");
     // and its rows between steps (the continuous extension's stages, the projections)
-    let problem = Problem::new(model.clone()).t_end(1.0).output_dt(1e-3);
-    let mut sim = Simulation::from_state(problem, Dop853Options::new(1e-8), &init.state).unwrap();
+    let problem = Problem::new(model.clone()).t_end(1.0);
+    let plan = RunPlan::new(Dop853Options::new(1e-8)).output_dt(1e-3);
+    let mut sim = Simulation::from_state(problem, plan, &init.state).unwrap();
     let mut between = 0usize;
     let mut count = |ev: &Event| {
         between += usize::from(ev.interpolated);
         Control::Continue
     };
-    sim.run(0.05, &mut [&mut count]).unwrap();
+    sim.run_until(0.05, &mut [&mut count]).unwrap();
     let before = ALLOCS.load(Ordering::Relaxed);
-    sim.run(0.2, &mut [&mut count]).unwrap();
+    sim.run_until(0.2, &mut [&mut count]).unwrap();
     let n = ALLOCS.load(Ordering::Relaxed) - before;
     assert!(between > 100, "{between} DOP853 rows between steps");
     assert_eq!(n, 0, "DOP853 output between steps: {n} allocations");
@@ -120,16 +121,17 @@ fn steps_do_not_allocate() {
         assert_eq!(n, 0, "Radau, {kind:?}: {n} allocations in 50 steps");
     }
     // rows between steps: interpolation and the projections of the output
-    let problem = Problem::new(model.clone()).t_end(1.0).output_dt(7e-4);
-    let mut sim = Simulation::from_state(problem, GenAlphaOptions::new(1e-3), &init.state).unwrap();
+    let problem = Problem::new(model.clone()).t_end(1.0);
+    let plan = RunPlan::new(GenAlphaOptions::new(1e-3)).output_dt(7e-4);
+    let mut sim = Simulation::from_state(problem, plan, &init.state).unwrap();
     let mut between = 0usize;
     let mut count = |ev: &Event| {
         between += usize::from(ev.interpolated);
         Control::Continue
     };
-    sim.run(0.01, &mut [&mut count]).unwrap();
+    sim.run_until(0.01, &mut [&mut count]).unwrap();
     let before = ALLOCS.load(Ordering::Relaxed);
-    sim.run(0.06, &mut [&mut count]).unwrap();
+    sim.run_until(0.06, &mut [&mut count]).unwrap();
     let n = ALLOCS.load(Ordering::Relaxed) - before;
     assert!(between > 70, "{between} rows between steps");
     assert_eq!(n, 0, "output between steps: {n} allocations in 50 steps");
@@ -160,7 +162,7 @@ fn steps_do_not_allocate() {
         );
     let rscr = std::fs::read_to_string(format!("{dir}rscr.yaml")).unwrap();
     for (name, text) in [("rscr", rscr), ("racket", racket)] {
-        let m = lagrangian::spec::parse(&text, name).unwrap();
+        let (m, _) = lagrangian::spec::parse(&text, name).unwrap();
         let o = InitOptions {
             pinned_q: m.pinned_q.clone(),
             pinned_v: m.pinned_v.clone(),

@@ -660,7 +660,7 @@ impl System {
     /// The system as the animation page draws it (`scene.json`'s format): masses `m0`, `m1`,
     /// … (columns `m0.x`, …), fixes `F0`, …, springs and rods as links.
     fn scene(&self, py: Python<'_>) -> PyResult<String> {
-        let problem = with_net!(&*lock(&self.net), s, s.problem(1.0, 1));
+        let problem = with_net!(&*lock(&self.net), s, s.problem(1.0));
         let problem = problem.map_err(|e| crate::to_py(py, e))?;
         let scene = lagrangian::output::scene::Scene::of(&problem);
         serde_json::to_string(&scene).map_err(|e| PyValueError::new_err(e.to_string()))

@@ -17,6 +17,8 @@ use pyo3::types::PyTuple;
 #[pyclass(module = "lagrangian._lagrangian", frozen)]
 pub struct Problem {
     problem: lagrangian::solve::Problem,
+    /// The plan the file asks for (its `SolverParams` and `Output`), before a run's keywords.
+    plan: lagrangian::solve::RunPlan,
 }
 
 /// `rows` (all of width `width`) as a 2-D array in column-major order, so that each column
@@ -57,10 +59,10 @@ impl Problem {
     #[new]
     #[pyo3(signature = (text, name, sets = Vec::new()))]
     fn new(py: Python<'_>, text: &str, name: &str, sets: Vec<(String, f64)>) -> PyResult<Self> {
-        let problem = py
+        let (problem, plan) = py
             .detach(|| lagrangian::spec::parse_with(text, name, &sets))
             .map_err(|e| crate::spec_error(py, e))?;
-        Ok(Problem { problem })
+        Ok(Problem { problem, plan })
     }
 
     /// The title.
@@ -85,12 +87,13 @@ impl Problem {
     #[getter]
     fn times(&self) -> (f64, f64, f64) {
         let p = &self.problem;
-        (p.t0, p.t_end, p.method.h())
+        (p.t0, p.t_end, self.plan.method.h())
     }
 
     /// The consistent initial point and the model's sizes, as JSON; the printed report.
     fn check(&self, py: Python<'_>) -> PyResult<(String, String)> {
         let p = &self.problem;
+        self.plan.validate(p).map_err(|e| to_py(py, e))?;
         let init = py.detach(|| p.initial_values()).map_err(|e| to_py(py, e))?;
         let report = lagrangian::output::check::check_report(p, &init, false);
         let r = &init.report;
@@ -188,7 +191,7 @@ impl Problem {
         formats: Option<Vec<String>>,
         cancel: Option<Py<Cancel>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let mut problem = self.problem.clone();
+        let (mut problem, mut plan) = (self.problem.clone(), self.plan.clone());
         let ov = Overrides {
             steps,
             step,
@@ -204,12 +207,12 @@ impl Problem {
             output_every_step,
             spelling: Spelling::Python,
         };
-        problem.apply(&ov).map_err(|e| to_py(py, e))?;
+        plan.apply(&mut problem, &ov).map_err(|e| to_py(py, e))?;
         let stop = cancel.map(|c| c.get().stop.clone()).unwrap_or_default();
         if let Some(out) = out {
             let mut opts = RunOptions::new(&out);
             (opts.source, opts.sensitivity, opts.interrupt) = (source, sensitivity, stop.clone());
-            let r = interruptible(py, &stop, move || run_to_folder(problem, &opts))?;
+            let r = interruptible(py, &stop, move || run_to_folder(problem, &plan, &opts))?;
             let summary = serde_json::to_string(&r.summary).unwrap_or_default();
             let dir = r.dir.to_string_lossy().into_owned();
             return PyTuple::new(py, [dir, summary]);
@@ -220,7 +223,7 @@ impl Problem {
             interrupt: stop.clone(),
             copied: true,
         };
-        let r = interruptible(py, &stop, move || run_in_memory(problem, &opts))?;
+        let r = interruptible(py, &stop, move || run_in_memory(problem, &plan, &opts))?;
         let summary = serde_json::to_string(&r.summary).unwrap_or_default();
         let scene = serde_json::to_string(&r.scene).unwrap_or_default();
         let width = r.names.len();

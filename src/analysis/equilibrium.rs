@@ -28,7 +28,7 @@
 //! // a pendulum of length 2 started at 60°: it comes to rest hanging straight down
 //! let text = "Dimension: 2\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: 1 }, Bars: { OA: 2 } }\n\
 //!             AppliedForces: { Gravity: }\nProblemData: { tend: 1, positions: { A: [1.7320508, -1] } }\n";
-//! let problem = lagrangian::spec::parse(text, "pendulum.yaml")?;
+//! let (problem, _plan) = lagrangian::spec::parse(text, "pendulum.yaml")?;
 //! let eq = Equilibrium::find(&problem, &EquilibriumOptions::default())?;
 //! assert!(eq.q[0].abs() < 1e-12 && (eq.q[1] + 2.0).abs() < 1e-12);
 //! assert_eq!(eq.stability, Stability::Stable);

@@ -20,7 +20,7 @@
 //! // a pendulum of length 2 hanging at rest: ω = √(g/ℓ)
 //! let text = "Dimension: 2\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: 1 }, Bars: { OA: 2 } }\n\
 //!             AppliedForces: { Gravity: }\nProblemData: { tend: 1, positions: { A: [0, -2] } }\n";
-//! let problem = lagrangian::spec::parse(text, "pendulum.yaml")?;
+//! let (problem, _plan) = lagrangian::spec::parse(text, "pendulum.yaml")?;
 //! let lin = Linearization::at_rest(&problem, &problem.initial_values()?.state.q)?;
 //! let modes = lin.modes()?;
 //! assert_eq!(modes.len(), 1);

@@ -57,7 +57,7 @@ impl SphericalChain {
             charts: self.rods.iter().map(|r| r.chart).collect(),
             switches,
         }));
-        let problem = self.problem(t_end, method.clone(), output_every, log.clone())?;
+        let problem = self.problem(t_end, log.clone())?;
         let mut sim = Simulation::new(problem, method)?;
         let mut records = Vec::new();
         let every = output_every.max(1);
@@ -69,7 +69,7 @@ impl SphericalChain {
             }
             Control::Continue
         };
-        sim.run(t_end, &mut [&mut record])?;
+        sim.run(&mut [&mut record])?;
         let (charts, switches) = match log.lock() {
             Ok(l) => (l.charts.clone(), l.switches.clone()),
             Err(_) => (Vec::new(), Vec::new()),

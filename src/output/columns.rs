@@ -25,7 +25,7 @@ use crate::assembly::{self, ConstraintElement};
 use crate::model::geometry::{CoordKind, DistanceForm, Momenta, PointKind};
 use crate::model::{Model, StateView};
 use crate::output::ledger::Ledger;
-use crate::problem::LinearSolverKind;
+use crate::problem::{LinearSolverKind, Outputs};
 use crate::solve::Problem;
 use crate::solve::StateSolver;
 use std::ops::Range;
@@ -98,9 +98,9 @@ pub struct Columns {
 }
 
 impl Columns {
-    /// The schema of `problem` (its geometry and [`Outputs`](crate::problem::Outputs)).
-    pub fn new(problem: &Problem) -> Self {
-        let (g, model, o) = (&problem.geometry, &problem.model, &problem.outputs);
+    /// The schema of `problem` (its geometry) with the column groups of `outputs`.
+    pub fn new(problem: &Problem, outputs: &Outputs) -> Self {
+        let (g, model, o) = (&problem.geometry, &problem.model, outputs);
         let dim = g.dimension.clamp(1, 3);
         let points: Vec<usize> = (0..g.points.len())
             .filter(|&i| g.points[i].kind != PointKind::Fixed)
@@ -500,16 +500,19 @@ fn noether(kinds: &[CoordKind], dim: usize, q: &[f64], p: &[f64]) -> ([f64; 3], 
 }
 
 /// Keeps the rows of a problem's [`Columns`] in memory: every `every`-th step, the first and the
-/// last (an observer; the schema is built from the problem of the first state it sees).
+/// last (an observer; the schema is built from the problem and plan of the first state it
+/// sees).
 ///
 /// ```
 /// use lagrangian::prelude::*;
 /// use lagrangian::library::pendulum::planar_pendulum;
 /// use lagrangian::output::columns::ColumnRecorder;
-/// let problem = Problem::new(planar_pendulum(1.0, 1.0, 9.81)).guess(&[1.0, 0.0], &[0.0, 0.0]);
+/// let problem = Problem::new(planar_pendulum(1.0, 1.0, 9.81))
+///     .guess(&[1.0, 0.0], &[0.0, 0.0])
+///     .t_end(0.5);
 /// let mut sim = Simulation::new(problem, GenAlphaOptions::new(1e-3))?;
 /// let mut table = ColumnRecorder::every(100);
-/// sim.run(0.5, &mut [&mut table])?;
+/// sim.run(&mut [&mut table])?;
 /// assert_eq!(table.rows.len(), 6);
 /// // released at rest: the rod force starts at zero (λ = 0)
 /// assert!(table.column("lambda:rod").unwrap()[0].abs() < 1e-9);
@@ -552,7 +555,9 @@ impl crate::output::Observer for ColumnRecorder {
         &mut self,
         ev: &crate::output::Event<'_>,
     ) -> Result<crate::output::Control, crate::error::Error> {
-        let columns = self.columns.get_or_insert_with(|| Columns::new(ev.problem));
+        let columns = self
+            .columns
+            .get_or_insert_with(|| Columns::new(ev.problem, &ev.plan.outputs));
         columns.advance(ev.problem, ev.state);
         if ev.is_output(self.every) {
             columns.row(ev.problem, ev.state, &mut self.row);

@@ -16,7 +16,7 @@ use crate::output::npy::NpyFile;
 use crate::output::observe::{Control, Event, Observer};
 use crate::output::scene::Scene;
 use crate::output::summary::Summary;
-use crate::solve::Problem;
+use crate::solve::{Problem, RunPlan};
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::ops::Range;
@@ -163,16 +163,13 @@ pub const MAX_OUTPUT_BYTES: f64 = 50e9;
 const CSV_BYTES: f64 = 24.0;
 
 impl CsvWriter {
-    /// Start writing `problem`'s trajectory into `dir` (see [`RunFiles::create`]).
-    pub fn create(dir: &Path, problem: &Problem, every: usize) -> Result<Self, Error> {
-        let columns = Columns::new(problem);
-        let o = &problem.outputs;
+    /// Start writing `problem`'s trajectory into `dir` (see [`RunFiles::create`]): the
+    /// columns and formats of `plan`, the rows it keeps.
+    pub fn create(dir: &Path, problem: &Problem, plan: &RunPlan) -> Result<Self, Error> {
+        let o = &plan.outputs;
+        let columns = Columns::new(problem, o);
         // refuse a run whose results would not fit on any reasonable disk, before writing
-        let rows = match problem.output_times {
-            Some(_) => problem.output_rows(),
-            None if problem.method.is_adaptive() => problem.output_rows(),
-            None => (problem.steps(problem.method.h()) / every.max(1)).saturating_add(2),
-        };
+        let rows = plan.output_rows(problem);
         let per_value = if o.csv { CSV_BYTES } else { 0.0 } + if o.npy { 8.0 } else { 0.0 };
         let bytes = rows as f64 * (columns.names().len() + 1) as f64 * per_value;
         if bytes > MAX_OUTPUT_BYTES {
@@ -203,7 +200,7 @@ impl CsvWriter {
             row: Vec::with_capacity(columns.names().len()),
             files: Some(files),
             columns,
-            every: every.max(1),
+            every: plan.output_every.max(1),
             dir: dir.to_path_buf(),
         })
     }

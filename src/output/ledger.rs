@@ -21,7 +21,7 @@
 //! let problem = Problem::new(planar_pendulum(1.0, 1.0, 9.81)).guess(&[1.0, 0.0], &[0.0, 0.0]);
 //! let mut sim = Simulation::new(problem, GenAlphaOptions::new(1e-3))?;
 //! let mut ledger = Ledger::new();
-//! sim.run(1.0, &mut [&mut ledger])?;
+//! sim.run(&mut [&mut ledger])?;
 //! let l = ledger.totals();
 //! // no forces, no damping, no drives: the energy change is the balance error
 //! assert_eq!((l.work_forces, l.dissipated, l.work_drives), (0.0, 0.0, 0.0));

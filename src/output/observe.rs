@@ -9,7 +9,7 @@
 use crate::error::Error;
 use crate::model::StateView;
 use crate::output::Record;
-use crate::solve::{Problem, Stats};
+use crate::solve::{Problem, RunPlan, Stats};
 
 /// What an observer wants after seeing a state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +26,8 @@ pub struct Event<'a> {
     /// The problem being solved (it can change during a run, see
     /// [`Restart`](crate::solve::Restart)).
     pub problem: &'a Problem,
+    /// How it is run: the current method, the rows kept, the columns and formats.
+    pub plan: &'a RunPlan,
     /// The state.
     pub state: StateView<'a>,
     /// Accepted steps since the simulation started (0: the initial state).
@@ -34,7 +36,7 @@ pub struct Event<'a> {
     pub last: bool,
     /// Counters so far.
     pub stats: &'a Stats,
-    /// With output times ([`Problem::output_times`]): whether this instant is one of them
+    /// With output times ([`RunPlan::output_times`]): whether this instant is one of them
     /// (`None` without: the every-k-steps rule applies).
     pub requested: Option<bool>,
     /// The state lies between two steps (interpolated at a requested time), not at a step.
@@ -42,8 +44,8 @@ pub struct Event<'a> {
 }
 
 impl Event<'_> {
-    /// Whether the output includes this instant: a requested output time when the problem
-    /// has [`output_times`](Problem::output_times), otherwise every `every`-th step (the
+    /// Whether the output includes this instant: a requested output time when the plan
+    /// has [`output_times`](RunPlan::output_times), otherwise every `every`-th step (the
     /// initial and the last state always count).
     pub fn is_output(&self, every: usize) -> bool {
         match self.requested {

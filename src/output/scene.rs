@@ -8,7 +8,7 @@
 //! use lagrangian::spec;
 //! let text = "Dimension: 2\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: 1 }, Bars: { OA: 1 } }\n\
 //!             ProblemData: { tend: 1, positions: { A: [1, 0] } }\n";
-//! let scene = Scene::of(&spec::parse(text, "f.yaml")?);
+//! let scene = Scene::of(&spec::parse(text, "f.yaml")?.0);
 //! assert_eq!(scene.dimension, 2);
 //! assert_eq!(scene.points[0].position, Some([0.0, 0.0, 0.0]));  // O is fixed
 //! assert_eq!(scene.points[1].columns, ["A.x", "A.y"]);           // A moves

@@ -19,10 +19,10 @@
 //! let text = "Dimension: 2\nPhysicalParams: { k: 4, m: 1 }\n\
 //!             PartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, Springs: { OA: [k, 1] } }\n\
 //!             ProblemData: { tend: 1, positions: { A: [2, 0] } }\nSolverParams: { step: 1e-3 }\n";
-//! let problem = lagrangian::spec::parse(text, "spring.yaml")?;
-//! let mut sens = SensitivityRecorder::new(&problem, &["k"], 1)?;
-//! let mut sim = Simulation::new(problem.clone(), problem.method.clone())?;
-//! sim.run(problem.t_end, &mut [&mut sens])?;
+//! let (problem, plan) = lagrangian::spec::parse(text, "spring.yaml")?;
+//! let mut sens = SensitivityRecorder::new(&problem, &plan, &["k"])?;
+//! let mut sim = Simulation::new(problem, plan)?;
+//! sim.run(&mut [&mut sens])?;
 //! let dxdk = *sens.column("d(A.x)/d(k)").unwrap().last().unwrap();
 //! let exact = -1.0 * (2.0f64).sin() / (2.0 * 2.0);
 //! assert!((dxdk - exact).abs() < 1e-5 * exact.abs()); // the scheme's own error, O(h²)
@@ -33,13 +33,14 @@ use crate::error::Error;
 use crate::model::StateView;
 use crate::output::columns::Columns;
 use crate::output::{Control, Event, Observer};
-use crate::problem::Problem;
+use crate::problem::{Problem, RunPlan};
 use crate::solve::sensitivity::{Sensitivity, difference};
 
 /// The most memory the recorded sensitivities may take (2 GB).
 pub const MAX_BYTES: f64 = 2e9;
 
-/// Records the sensitivities of every `every`-th state (and the first and last).
+/// Records the sensitivities of the states the plan keeps (every `output_every`-th, the first
+/// and the last).
 pub struct SensitivityRecorder {
     engine: Sensitivity,
     /// The method's step (the run's steps are this long but the shortened last one).
@@ -75,21 +76,17 @@ fn differentiable(name: &str, group: &str) -> bool {
 }
 
 impl SensitivityRecorder {
-    /// Sensitivities of `problem`'s run with respect to the parameters `names`.
-    pub fn new(problem: &Problem, names: &[&str], every: usize) -> Result<Self, Error> {
+    /// Sensitivities of `problem`'s run by `plan` with respect to the parameters `names`.
+    pub fn new(problem: &Problem, plan: &RunPlan, names: &[&str]) -> Result<Self, Error> {
         let model = &problem.model;
         let width = names.len() * (2 * model.n_coords() + model.n_constraints());
-        Self::check_size(problem, width, every)?;
-        let engine = Sensitivity::new(problem, names)?;
-        Ok(Self::with_names(
-            problem,
-            engine,
-            Self::state_names(problem, names),
-            every,
-        ))
+        Self::check_size(problem, plan, width)?;
+        let engine = Sensitivity::new(problem, plan, names)?;
+        let names = Self::state_names(problem, names);
+        Ok(Self::with_names(problem, plan, engine, names))
     }
 
-    /// Sensitivities of every differentiable column of `problem`'s trajectory (as its
+    /// Sensitivities of every differentiable column of `problem`'s trajectory (as the plan's
     /// [`Outputs`](crate::problem::Outputs) choose them; not `t`, the ledger or the constraint
     /// residual) with respect to the parameters `names`: columns `d(<column>)/d(<p>)`.
     ///
@@ -102,10 +99,10 @@ impl SensitivityRecorder {
     ///             PartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, \
     ///             Springs: { OA: [k, 1] } }\nProblemData: { tend: 1, positions: { A: [2, 0] } }\n\
     ///             SolverParams: { step: 1e-3 }\n";
-    /// let problem = lagrangian::spec::parse(text, "spring.yaml")?;
-    /// let mut sens = SensitivityRecorder::columns(&problem, &["k"], 1)?;
-    /// let mut sim = Simulation::new(problem.clone(), problem.method.clone())?;
-    /// sim.run(problem.t_end, &mut [&mut sens])?;
+    /// let (problem, plan) = lagrangian::spec::parse(text, "spring.yaml")?;
+    /// let mut sens = SensitivityRecorder::columns(&problem, &plan, &["k"])?;
+    /// let mut sim = Simulation::new(problem, plan)?;
+    /// sim.run(&mut [&mut sens])?;
     /// let dv = *sens.column("d(potential)/d(k)").unwrap().last().unwrap();
     /// let (w, t) = (2.0f64, 1.0);
     /// let (c, s) = ((w * t).cos(), (w * t).sin());
@@ -113,10 +110,10 @@ impl SensitivityRecorder {
     /// assert!((dv - exact).abs() < 1e-5 * exact.abs());
     /// # Ok::<(), lagrangian::Error>(())
     /// ```
-    pub fn columns(problem: &Problem, names: &[&str], every: usize) -> Result<Self, Error> {
-        let mut plain = problem.clone();
-        plain.outputs.ledger = false;
-        let schema = Columns::new(&plain);
+    pub fn columns(problem: &Problem, plan: &RunPlan, names: &[&str]) -> Result<Self, Error> {
+        let mut plain = plan.outputs.clone();
+        plain.ledger = false;
+        let schema = Columns::new(problem, &plain);
         let mut keep = Vec::new();
         for (group, range) in schema.groups() {
             for i in range.clone() {
@@ -126,15 +123,12 @@ impl SensitivityRecorder {
             }
         }
         let width = names.len() * keep.len();
-        Self::check_size(problem, width, every)?;
-        let engine = Sensitivity::new(problem, names)?;
+        Self::check_size(problem, plan, width)?;
+        let engine = Sensitivity::new(problem, plan, names)?;
         let mut columns = Vec::new();
         for k in 0..names.len() {
             let (_, shifted) = engine.shifted(k);
-            columns.push(shifted.clone().map(|mut p| {
-                p.outputs.ledger = false;
-                Columns::new(&p)
-            }));
+            columns.push(shifted.each_ref().map(|p| Columns::new(p, &plain)));
         }
         let mut out = Vec::new();
         for p in names {
@@ -143,7 +137,7 @@ impl SensitivityRecorder {
                     .map(|&i| format!("d({})/d({p})", schema.names()[i])),
             );
         }
-        let mut rec = Self::with_names(problem, engine, out, every);
+        let mut rec = Self::with_names(problem, plan, engine, out);
         rec.columns = Some(ColumnMode {
             columns,
             keep,
@@ -154,12 +148,8 @@ impl SensitivityRecorder {
     }
 
     /// Refuses a record that would not fit in [`MAX_BYTES`].
-    fn check_size(problem: &Problem, width: usize, every: usize) -> Result<(), Error> {
-        let rows = match problem.method.is_adaptive() {
-            // error control: steps not known in advance; at most one row per output time
-            true => problem.output_rows(),
-            false => (problem.steps(problem.method.h()) / every.max(1)).saturating_add(2),
-        };
+    fn check_size(problem: &Problem, plan: &RunPlan, width: usize) -> Result<(), Error> {
+        let rows = plan.output_rows(problem);
         let bytes = 8.0 * rows as f64 * width as f64;
         if bytes > MAX_BYTES {
             return Err(crate::error::SolveError::TooLarge(format!(
@@ -176,15 +166,15 @@ impl SensitivityRecorder {
 
     fn with_names(
         problem: &Problem,
+        plan: &RunPlan,
         engine: Sensitivity,
         names: Vec<String>,
-        every: usize,
     ) -> Self {
         SensitivityRecorder {
             engine,
-            h: problem.method.h(),
+            h: plan.method.h(),
             t: problem.t0,
-            every: every.max(1),
+            every: plan.output_every.max(1),
             names,
             times: Vec::new(),
             rows: Vec::new(),

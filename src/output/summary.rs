@@ -8,7 +8,7 @@ use crate::output::columns::MomentaWork;
 use crate::output::ledger::LedgerTotals;
 use crate::output::observe::{Control, Event, Observer};
 use crate::problem::Outputs;
-use crate::solve::{InitReport, Method, Problem, Stats};
+use crate::solve::{InitReport, Method, Problem, RunPlan, Stats};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -137,8 +137,8 @@ impl Observer for Tally {
 pub struct RunFacts<'a> {
     /// The problem at the end of the run (after any restarts).
     pub problem: &'a Problem,
-    /// The method used.
-    pub method: &'a Method,
+    /// The plan run (its method the last one used, after any switches).
+    pub plan: &'a RunPlan,
     /// The initialization report, if the run found initial values.
     pub init: Option<&'a InitReport>,
     /// Counters.
@@ -186,9 +186,9 @@ impl Summary {
             tool: format!("lagrangian {}", env!("CARGO_PKG_VERSION")),
             title: p.title.clone(),
             source: facts.source.clone(),
-            integrator: facts.method.name().to_string(),
-            method: facts.method.clone(),
-            h: facts.method.h(),
+            integrator: facts.plan.method.name().to_string(),
+            method: facts.plan.method.clone(),
+            h: facts.plan.method.h(),
             t0: tally.first.map_or(p.t0, |x| x.0),
             t_end: facts.last.t,
             stopped_at: facts.stopped_at,
@@ -209,9 +209,9 @@ impl Summary {
             angular_momentum_start: mom(first, 1).filter(|_| p.geometry.dimension >= 2),
             angular_momentum_end: mom(last, 1).filter(|_| p.geometry.dimension >= 2),
             ledger: facts.ledger,
-            output_every: p.output_every,
-            output_times: p.output_times.clone(),
-            outputs: p.outputs.clone(),
+            output_every: facts.plan.output_every,
+            output_times: facts.plan.output_times.clone(),
+            outputs: facts.plan.outputs.clone(),
             overrides: p.overrides.clone(),
             sensitivity: Vec::new(),
             notes: p.notes.clone(),

@@ -275,7 +275,7 @@ pub struct Dop853Options {
     /// Go on with Radau IIA, at the same tolerances, from the step where stiffness is detected
     /// (Hairer's test: fifteen accepted steps held down by stability); default false: the run
     /// stays with DOP853 and its summary advises an implicit method. The method a tolerance
-    /// alone chooses ([`Problem::apply`](crate::problem::Problem::apply) without an
+    /// alone chooses ([`RunPlan::apply`](crate::problem::RunPlan::apply) without an
     /// integrator, a mechanism file's `tol` without `integrator`) sets it.
     #[serde(default)]
     pub switch_when_stiff: bool,

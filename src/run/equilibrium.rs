@@ -9,7 +9,7 @@
 //! let dir = std::env::temp_dir().join(format!("lagrangian-doc-eq-{}", std::process::id()));
 //! let text = "Dimension: 2\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: 2 }, Bars: { OA: 1 } }\n\
 //!             AppliedForces: { Gravity: }\nProblemData: { tend: 1, positions: { A: [1, 0] } }\n";
-//! let problem = lagrangian::spec::parse(text, "pendulum.yaml")?;
+//! let (problem, _plan) = lagrangian::spec::parse(text, "pendulum.yaml")?;
 //! let report = equilibrium_to_folder(&problem, &EquilibriumOptions::default(), &dir, None)?;
 //! assert_eq!(report.stability, Stability::Stable);
 //! // the rod holds the weight: 2 × 9.81 N upwards on A
@@ -184,20 +184,20 @@ pub fn equilibrium_to_folder(
     let problem = eq.problem.as_ref().unwrap_or(problem);
     let report = EquilibriumReport::new(problem, &eq, source);
     let constrained = problem.model.n_constraints() > 0;
-    let mut shown = problem.clone();
-    shown.outputs = Outputs {
+
+    let outputs = Outputs {
         multipliers: constrained,
         reactions: constrained,
         ..Outputs::from_names(&["positions", "energies"]).expect("known groups")
     };
-    let mut columns = Columns::new(&shown);
+    let mut columns = Columns::new(problem, &outputs);
     let formats = Formats {
         csv: true,
         npy: None,
     };
     let io = |e: std::io::Error| Error::io(out, e);
     let mut files = RunFiles::create(out, columns.names(), formats).map_err(io)?;
-    let scene = serde_json::to_string_pretty(&Scene::of(&shown)).map_err(std::io::Error::other);
+    let scene = serde_json::to_string_pretty(&Scene::of(problem)).map_err(std::io::Error::other);
     scene
         .and_then(|s| files.write_file("scene.json", &(s + "\n")))
         .map_err(io)?;
@@ -211,7 +211,7 @@ pub fn equilibrium_to_folder(
             qdd: &zeros[..q.len()],
             lambda: &zeros[..problem.model.n_constraints()],
         };
-        columns.row(&shown, view, &mut row);
+        columns.row(problem, view, &mut row);
         row[0] = k as f64;
         files.row(&row).map_err(io)?;
     }

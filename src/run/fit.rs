@@ -16,10 +16,10 @@
 //! let text = "Dimension: 2\nPhysicalParams: { k: 3, m: 1 }\n\
 //!             PartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, Springs: { OA: [k, 1] } }\n\
 //!             ProblemData: { tend: 1, positions: { A: [2, 0] } }\nSolverParams: { step: 1e-3 }\n";
-//! let problem = lagrangian::spec::parse(text, "spring.yaml")?;
+//! let (problem, plan) = lagrangian::spec::parse(text, "spring.yaml")?;
 //! let measured = problem.with_parameters(&[("k", 4.0)])?;
-//! let targets = Target::from_run(&measured, &["A.x"], &[0.25, 0.5, 0.75, 1.0])?;
-//! let report = fit(&problem, &["k"], &targets, &FitOptions::default())?;
+//! let targets = Target::from_run(&measured, &plan, &["A.x"], &[0.25, 0.5, 0.75, 1.0])?;
+//! let report = fit(&problem, &plan, &["k"], &targets, &FitOptions::default())?;
 //! assert!((report.parameters[0].1 - 4.0).abs() < 1e-9);
 //! assert!(report.cost < 1e-6 * report.initial_cost);
 //! # Ok::<(), lagrangian::Error>(())
@@ -29,7 +29,7 @@ use crate::error::{Error, SolveError};
 use crate::output::Recorder;
 use crate::output::sensitivity::SensitivityRecorder;
 use crate::simulation::Simulation;
-use crate::solve::Problem;
+use crate::solve::{Problem, RunPlan};
 use argmin::core::{
     CostFunction, Error as ArgminError, Executor, IterState, KV, Problem as ArgminProblem, Solver,
     TerminationReason, TerminationStatus,
@@ -50,14 +50,15 @@ pub struct Target {
 }
 
 impl Target {
-    /// Targets taken from a run of `problem` itself (a measurement, or a design to match):
-    /// the coordinates `names` at the times `times`.
+    /// Targets taken from a run of `problem` by `plan`'s method itself (a measurement, or a
+    /// design to match): the coordinates `names` at the times `times`.
     pub fn from_run(
         problem: &Problem,
+        plan: &RunPlan,
         names: &[&str],
         times: &[f64],
     ) -> Result<Vec<Target>, Error> {
-        let (columns, rows) = trajectory(problem, names, None)?.0;
+        let (columns, rows) = trajectory(problem, plan, names, None)?.0;
         let mut out = Vec::new();
         for &t in times {
             for (k, name) in columns.iter().enumerate() {
@@ -113,10 +114,11 @@ type Table = Vec<(f64, Vec<f64>)>;
 /// The chosen coordinates' names and rows `(t, their values)`.
 type Rows = (Vec<String>, Table);
 
-/// A run of `problem` at every step: the coordinates `names` and, for `params`, the rows of
-/// their sensitivities `(t, [parameter][coordinate])`.
+/// A run of `problem` by `plan`'s method at every step: the coordinates `names` and, for
+/// `params`, the rows of their sensitivities `(t, [parameter][coordinate])`.
 fn trajectory(
     problem: &Problem,
+    plan: &RunPlan,
     names: &[&str],
     params: Option<&[&str]>,
 ) -> Result<(Rows, Table), Error> {
@@ -131,18 +133,16 @@ fn trajectory(
             })
         })
         .collect::<Result<_, _>>()?;
-    let mut problem = problem.clone();
-    problem.output_every = 1;
-    problem.output_times = None;
+    let plan = RunPlan::new(plan.method.clone());
     let mut rec = Recorder::every(1);
-    let mut sim = Simulation::new(problem.clone(), problem.method.clone())?;
+    let mut sim = Simulation::new(problem.clone(), &plan)?;
     let mut sens = match params {
-        Some(p) => Some(SensitivityRecorder::new(&problem, p, 1)?),
+        Some(p) => Some(SensitivityRecorder::new(problem, &plan, p)?),
         None => None,
     };
     match &mut sens {
-        Some(s) => sim.run(problem.t_end, &mut [&mut rec, s])?,
-        None => sim.run(problem.t_end, &mut [&mut rec])?,
+        Some(s) => sim.run(&mut [&mut rec, s])?,
+        None => sim.run(&mut [&mut rec])?,
     };
     let rows = (rec.records.iter())
         .map(|r| (r.state.t, idx.iter().map(|&i| r.state.q[i]).collect()))
@@ -192,6 +192,7 @@ fn interpolate(
 /// The fit's problem: residuals `r` and their Jacobian at parameter values.
 struct FitProblem<'a> {
     problem: &'a Problem,
+    plan: &'a RunPlan,
     names: &'a [&'a str],
     targets: &'a [Target],
 }
@@ -204,7 +205,7 @@ impl FitProblem<'_> {
         let mut coords: Vec<&str> = self.targets.iter().map(|t| t.coordinate.as_str()).collect();
         coords.sort();
         coords.dedup();
-        let ((_, rows), srows) = trajectory(&problem, &coords, Some(self.names))?;
+        let ((_, rows), srows) = trajectory(&problem, self.plan, &coords, Some(self.names))?;
         let (nt, np, nc) = (self.targets.len(), self.names.len(), coords.len());
         let mut r = DVector::zeros(nt);
         let mut jac = DMatrix::zeros(nt, np);
@@ -309,10 +310,11 @@ impl<'a> Solver<FitProblem<'a>, FState> for Marquardt {
     }
 }
 
-/// Adjust the parameters `names` of `problem` (starting from their values in it) so that the
-/// run meets `targets` in the least-squares sense.
+/// Adjust the parameters `names` of `problem` (starting from their values in it) so that its
+/// run by `plan`'s method meets `targets` in the least-squares sense.
 pub fn fit(
     problem: &Problem,
+    plan: &RunPlan,
     names: &[&str],
     targets: &[Target],
     opts: &FitOptions,
@@ -329,6 +331,7 @@ pub fn fit(
         .collect::<Result<_, Error>>()?;
     let fp = FitProblem {
         problem,
+        plan,
         names,
         targets,
     };

@@ -8,8 +8,8 @@
 //! let text = "Dimension: 2\nPhysicalParams: { k: 4, m: 1 }\n\
 //!             PartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, Springs: { OA: [k, 1] } }\n\
 //!             ProblemData: { tend: 1, positions: { A: [2, 0] } }\nSolverParams: { step: 1e-3 }\n";
-//! let problem = lagrangian::spec::parse(text, "spring.yaml")?;
-//! let run = run_in_memory(problem, &MemoryOptions::default())?;
+//! let (problem, plan) = lagrangian::spec::parse(text, "spring.yaml")?;
+//! let run = run_in_memory(problem, &plan, &MemoryOptions::default())?;
 //! let (t, x) = (run.column("t").unwrap(), run.column("A.x").unwrap());
 //! assert_eq!(t.len(), 1001);
 //! assert!((x[1000] - (1.0 + 2f64.cos())).abs() < 1e-5); // generalized-α's O(h²) error
@@ -29,7 +29,7 @@ use crate::output::summary::{Summary, Tally};
 use crate::output::{Interrupt, Observer};
 use crate::problem::memory;
 use crate::simulation::{RunEnd, Simulation};
-use crate::solve::Problem;
+use crate::solve::{Problem, RunPlan};
 use std::time::Instant;
 
 /// The most memory a trajectory kept in memory may take (4 GB).
@@ -100,7 +100,7 @@ impl RunResult {
 /// what the allocator keeps with it.
 pub const ROW_OVERHEAD: f64 = 48.0;
 
-/// Bytes the rows of `problem`'s run take in memory, with `sensitivities` parameters to
+/// Bytes the rows of `problem`'s run by `plan` take in memory, with `sensitivities` parameters to
 /// differentiate with respect to: `rows × (8·width + ROW_OVERHEAD)` for the trajectory and as
 /// much per parameter for the sensitivities.
 ///
@@ -108,27 +108,28 @@ pub const ROW_OVERHEAD: f64 = 48.0;
 /// use lagrangian::library::pendulum::planar_pendulum;
 /// use lagrangian::prelude::*;
 /// use lagrangian::run::memory::record_bytes;
-/// let p = Problem::new(planar_pendulum(1.0, 1.0, 9.81)).method(GenAlphaOptions::new(1e-3)).t_end(1.0);
+/// let p = Problem::new(planar_pendulum(1.0, 1.0, 9.81)).t_end(1.0);
+/// let plan = RunPlan::new(GenAlphaOptions::new(1e-3));
 /// // 1002 rows (every step, the first and one to spare) of the default columns
-/// let width = lagrangian::output::columns::Columns::new(&p).names().len() as f64;
-/// assert_eq!(record_bytes(&p, 0), 1002.0 * (8.0 * width + 48.0));
+/// let width = lagrangian::output::columns::Columns::new(&p, &plan.outputs).names().len() as f64;
+/// assert_eq!(record_bytes(&p, &plan, 0), 1002.0 * (8.0 * width + 48.0));
 /// ```
-pub fn record_bytes(problem: &Problem, sensitivities: usize) -> f64 {
-    let width = Columns::new(problem).names().len() as f64;
+pub fn record_bytes(problem: &Problem, plan: &RunPlan, sensitivities: usize) -> f64 {
+    let width = Columns::new(problem, &plan.outputs).names().len() as f64;
     let per_row = 8.0 * width + ROW_OVERHEAD;
     let sens_row = match sensitivities {
         0 => 0.0,
         n => 8.0 * (width - 1.0) * n as f64 + ROW_OVERHEAD,
     };
-    problem.output_rows() as f64 * (per_row + sens_row)
+    plan.output_rows(problem) as f64 * (per_row + sens_row)
 }
 
 /// Refuse a run whose rows (twice, when the caller copies them) would take more than
 /// [`MAX_BYTES`] or, with the model, more than the memory available.
-fn check_memory(problem: &Problem, opts: &MemoryOptions) -> Result<(), Error> {
-    let rows = problem.output_rows();
-    let width = Columns::new(problem).names().len();
-    let bytes = record_bytes(problem, opts.sensitivity.len());
+fn check_memory(problem: &Problem, plan: &RunPlan, opts: &MemoryOptions) -> Result<(), Error> {
+    let rows = plan.output_rows(problem);
+    let width = Columns::new(problem, &plan.outputs).names().len();
+    let bytes = record_bytes(problem, plan, opts.sensitivity.len());
     let too_large = |m: String| Error::from(SolveError::TooLarge(m));
     if bytes > MAX_BYTES {
         return Err(too_large(format!(
@@ -155,14 +156,19 @@ fn check_memory(problem: &Problem, opts: &MemoryOptions) -> Result<(), Error> {
         .map_err(|m| too_large(format!("{m}: keep fewer rows (output_every, output_dt) or fewer columns, or write the run to files")))
 }
 
-/// Integrate `problem` from consistent initial values to its end time with its own method,
-/// keeping every `problem.output_every`-th row of its columns in memory. Refuses a run whose
-/// rows would take more than [`MAX_BYTES`] or than the memory available.
-pub fn run_in_memory(problem: Problem, opts: &MemoryOptions) -> Result<RunResult, Error> {
+/// Integrate `problem` from consistent initial values to its end time by `plan`, keeping the
+/// rows it asks for (every `output_every`-th step, or at its output times) of its columns in
+/// memory. Refuses a run whose rows would take more than [`MAX_BYTES`] or than the memory
+/// available.
+pub fn run_in_memory(
+    problem: Problem,
+    plan: &RunPlan,
+    opts: &MemoryOptions,
+) -> Result<RunResult, Error> {
     let start = Instant::now();
-    let every = problem.output_every.max(1);
-    check_memory(&problem, opts)?;
-    let mut sim = Simulation::new(problem.clone(), problem.method.clone())?;
+    let every = plan.output_every.max(1);
+    check_memory(&problem, plan, opts)?;
+    let mut sim = Simulation::new(problem.clone(), plan)?;
     let build_seconds = start.elapsed().as_secs_f64();
     let mut table = ColumnRecorder::every(every);
     let mut tally = Tally::new();
@@ -170,13 +176,13 @@ pub fn run_in_memory(problem: Problem, opts: &MemoryOptions) -> Result<RunResult
     let names: Vec<&str> = opts.sensitivity.iter().map(String::as_str).collect();
     let mut sens = match names.is_empty() {
         true => None,
-        false => Some(SensitivityRecorder::columns(&problem, &names, every)?),
+        false => Some(SensitivityRecorder::columns(&problem, plan, &names)?),
     };
     let mut observers: Vec<&mut dyn Observer> = vec![&mut table, &mut tally, &mut watch];
     if let Some(s) = &mut sens {
         observers.push(s);
     }
-    let end = sim.run(problem.t_end, &mut observers)?;
+    let end = sim.run(&mut observers)?;
     let interrupted = opts.interrupt.raised() && matches!(end, RunEnd::Stopped { .. });
     let mut summary = summarize(
         &sim,

@@ -9,9 +9,9 @@
 //! let dir = std::env::temp_dir().join(format!("lagrangian-doc-run-{}", std::process::id()));
 //! let problem = Problem::new(planar_pendulum(1.0, 1.0, 9.81))
 //!     .guess(&[1.0, 0.0], &[0.0, 0.0])
-//!     .method(GenAlphaOptions::new(1e-3))
 //!     .t_end(0.5);
-//! let report = run_to_folder(problem, &RunOptions::new(&dir))?;
+//! let plan = RunPlan::new(GenAlphaOptions::new(1e-3));
+//! let report = run_to_folder(problem, &plan, &RunOptions::new(&dir))?;
 //! assert_eq!(report.summary.stats.steps, 500);
 //! assert!(report.summary.max_constraint_residual < 1e-10);
 //! assert!(dir.join("trajectory.csv").exists() && dir.join("summary.json").exists());
@@ -33,7 +33,7 @@ use crate::output::sensitivity::SensitivityRecorder;
 use crate::output::summary::{RunFacts, Summary, Tally};
 use crate::output::{Interrupt, Observer};
 use crate::simulation::{RunEnd, Simulation};
-use crate::solve::Problem;
+use crate::solve::{Problem, RunPlan};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -93,18 +93,22 @@ impl RunReport {
     }
 }
 
-/// Integrate `problem` from consistent initial values to its end time with its own method,
-/// writing the trajectory and the summary into `opts.out` atomically (see
-/// [`crate::output::csv`]). A run that fails leaves an earlier result in the folder unchanged.
-pub fn run_to_folder(problem: Problem, opts: &RunOptions) -> Result<RunReport, Error> {
+/// Integrate `problem` from consistent initial values to its end time by `plan`, writing the
+/// trajectory and the summary into `opts.out` atomically (see [`crate::output::csv`]). A run
+/// that fails leaves an earlier result in the folder unchanged.
+pub fn run_to_folder(
+    problem: Problem,
+    plan: &RunPlan,
+    opts: &RunOptions,
+) -> Result<RunReport, Error> {
     let start = opts.started.unwrap_or_else(Instant::now);
-    let steps = problem.steps(problem.method.h());
-    let mut sim = Simulation::new(problem.clone(), problem.method.clone())?;
+    let steps = problem.steps(plan.method.h());
+    let mut sim = Simulation::new(problem.clone(), plan)?;
     let build_seconds = start.elapsed().as_secs_f64();
-    let mut csv = CsvWriter::create(&opts.out, &problem, problem.output_every)?;
+    let mut csv = CsvWriter::create(&opts.out, &problem, plan)?;
     csv.check_folder(INTERRUPTED)?;
     let mut tally = Tally::new();
-    let mut progress = match problem.method.is_adaptive() {
+    let mut progress = match plan.method.is_adaptive() {
         true => Progress::over_time(problem.t0, problem.t_end, opts.progress),
         false => Progress::new(steps, opts.progress && steps >= 2000),
     };
@@ -112,18 +116,14 @@ pub fn run_to_folder(problem: Problem, opts: &RunOptions) -> Result<RunReport, E
     let names: Vec<&str> = opts.sensitivity.iter().map(String::as_str).collect();
     let mut sens = match names.is_empty() {
         true => None,
-        false => Some(SensitivityRecorder::columns(
-            &problem,
-            &names,
-            problem.output_every,
-        )?),
+        false => Some(SensitivityRecorder::columns(&problem, plan, &names)?),
     };
     let mut observers: Vec<&mut dyn Observer> =
         vec![&mut csv, &mut tally, &mut progress, &mut watch];
     if let Some(s) = &mut sens {
         observers.push(s);
     }
-    let end = sim.run(problem.t_end, &mut observers);
+    let end = sim.run(&mut observers);
     progress.finish();
     let end = end?;
     let interrupted = opts.interrupt.raised() && matches!(end, RunEnd::Stopped { .. });
@@ -200,7 +200,7 @@ pub(crate) fn summarize(
     let mut summary = Summary::new(
         &RunFacts {
             problem: sim.problem(),
-            method: sim.method(),
+            plan: sim.plan(),
             init: sim.init_report(),
             stats: &stats,
             build_seconds,

@@ -9,7 +9,7 @@
 //! let dir = std::env::temp_dir().join(format!("lagrangian-doc-mode-{}", std::process::id()));
 //! let text = "Dimension: 2\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: 1 }, Bars: { OA: 2 } }\n\
 //!             AppliedForces: { Gravity: }\nProblemData: { tend: 1, positions: { A: [0, -2] } }\n";
-//! let problem = lagrangian::spec::parse(text, "pendulum.yaml")?;
+//! let (problem, _plan) = lagrangian::spec::parse(text, "pendulum.yaml")?;
 //! let report = ModesReport::initial(&problem)?;
 //! let mode = mode_to_folder(&problem, &report, 1, None, &dir)?;
 //! // two periods of 2π/ω in 121 frames, swinging by a tenth of the scene
@@ -117,16 +117,16 @@ pub fn mode_to_folder(
         ModeKind::Oscillating => 2.0 * std::f64::consts::PI / m.omega,
         _ => 1.0,
     };
-    let mut shown = problem.clone();
-    shown.outputs = Outputs::from_names(&["positions"]).expect("a known group");
-    let mut columns = Columns::new(&shown);
+
+    let outputs = Outputs::from_names(&["positions"]).expect("a known group");
+    let mut columns = Columns::new(problem, &outputs);
     let io = |e: std::io::Error| Error::io(out, e);
     let formats = Formats {
         csv: true,
         npy: None,
     };
     let mut files = RunFiles::create(out, columns.names(), formats).map_err(io)?;
-    let scene = serde_json::to_string_pretty(&Scene::of(&shown)).map_err(std::io::Error::other);
+    let scene = serde_json::to_string_pretty(&Scene::of(problem)).map_err(std::io::Error::other);
     scene
         .and_then(|s| files.write_file("scene.json", &(s + "\n")))
         .map_err(io)?;
@@ -151,7 +151,7 @@ pub fn mode_to_folder(
             qdd: &zeros[..n],
             lambda: &zeros[..nc],
         };
-        columns.row(&shown, view, &mut row);
+        columns.row(problem, view, &mut row);
         row[0] = t;
         files.row(&row).map_err(io)?;
     }

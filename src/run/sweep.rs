@@ -10,13 +10,13 @@
 //! let text = "Dimension: 2\nPhysicalParams: { k: 4, m: 1 }\n\
 //!             PartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, Springs: { OA: [k, 1] } }\n\
 //!             ProblemData: { tend: 1, positions: { A: [2, 0] } }\nSolverParams: { step: 1e-3 }\n";
-//! let problem = lagrangian::spec::parse(text, "spring.yaml")?;
+//! let (problem, plan) = lagrangian::spec::parse(text, "spring.yaml")?;
 //! let opts = SweepOptions {
 //!     grid: vec![("k".into(), vec![1.0, 4.0, 9.0])],
 //!     end: vec!["A.x".into()],
 //!     ..SweepOptions::default()
 //! };
-//! let rows = sweep(&problem, &opts)?;
+//! let rows = sweep(&problem, &plan, &opts)?;
 //! for (row, w) in rows.iter().zip([1.0f64, 2.0, 3.0]) {
 //!     assert!((row.end[0] - (1.0 + w.cos())).abs() < 1e-5);
 //! }
@@ -26,7 +26,7 @@
 use crate::error::{Error, SolveError};
 use crate::output::Interrupt;
 use crate::output::summary::Summary;
-use crate::problem::Overrides;
+use crate::problem::{Overrides, RunPlan, Spelling};
 use crate::run::memory::{MemoryOptions, run_in_memory};
 use crate::solve::Problem;
 use rayon::prelude::*;
@@ -82,17 +82,28 @@ pub fn cases(grid: &[(String, Vec<f64>)]) -> Vec<Vec<(String, f64)>> {
     out
 }
 
-/// Run `problem` once per case of `opts.grid` on `opts.jobs` threads. The problem must come
+/// Run `problem` by `plan` once per case of `opts.grid` on `opts.jobs` threads. The problem must come
 /// from a file (each case rebuilds it with its values); a parameter the file does not have,
 /// a column it does not write, or too many cases are refused before anything runs; a case
 /// that fails is reported in its row.
-pub fn sweep(problem: &Problem, opts: &SweepOptions) -> Result<Vec<SweepRow>, Error> {
+pub fn sweep(
+    problem: &Problem,
+    plan: &RunPlan,
+    opts: &SweepOptions,
+) -> Result<Vec<SweepRow>, Error> {
     let bad = |m: String| Error::from(SolveError::BadOptions(m));
+    // the options as the caller wrote them: `--set k=1,2` / `--end c`, or `grid=` / `end=`
+    let python = opts.overrides.spelling == Spelling::Python;
+    let set = |n: &str, values: &str| match python {
+        true => format!("grid={{\"{n}\": [{values}]}}"),
+        false => format!("--set {n}={values}"),
+    };
     let count = (opts.grid.iter()).fold(1f64, |n, (_, v)| n * v.len() as f64);
     if opts.grid.is_empty() || count < 1.0 {
-        return Err(bad(
-            "a sweep needs at least one parameter with values, e.g. --set k=100,200".into(),
-        ));
+        return Err(bad(format!(
+            "a sweep needs at least one parameter with values, e.g. {}",
+            set("k", "100, 200")
+        )));
     }
     if count > MAX_CASES as f64 {
         return Err(SolveError::TooLarge(format!(
@@ -105,24 +116,30 @@ pub fn sweep(problem: &Problem, opts: &SweepOptions) -> Result<Vec<SweepRow>, Er
     if let Some((n, _)) = opts.grid.iter().find(|(n, _)| !known(n)) {
         let names: Vec<&str> = problem.parameters.iter().map(|(p, _)| p.as_str()).collect();
         return Err(bad(format!(
-            "--set {n}: there is no parameter '{n}' (the file's parameters: {})",
+            "{}: there is no parameter '{n}' (the file's parameters: {})",
+            set(n, "…"),
             names.join(", ")
         )));
     }
     for (k, (n, _)) in opts.grid.iter().enumerate() {
         if opts.grid[..k].iter().any(|(m, _)| m == n) {
             return Err(bad(format!(
-                "parameter '{n}' is swept twice: give all its values at once, e.g. {n}=1,2,3"
+                "parameter '{n}' is swept twice: give all its values at once, e.g. {}",
+                set(n, "1, 2, 3")
             )));
         }
     }
     let all = cases(&opts.grid);
-    let mut base = problem.clone();
-    base.apply(&opts.overrides)?;
-    let columns = crate::output::columns::Columns::new(&base);
+    let (mut base, mut base_plan) = (problem.clone(), plan.clone());
+    base_plan.apply(&mut base, &opts.overrides)?;
+    let columns = crate::output::columns::Columns::new(&base, &base_plan.outputs);
     if let Some(c) = opts.end.iter().find(|c| !columns.names().contains(c)) {
         return Err(bad(format!(
-            "--end {c}: no such column (the columns: {})",
+            "{}: no such column (the columns: {})",
+            match python {
+                true => format!("end=[\"{c}\"]"),
+                false => format!("--end {c}"),
+            },
             columns.names()[1..].join(", ")
         )));
     }
@@ -131,7 +148,11 @@ pub fn sweep(problem: &Problem, opts: &SweepOptions) -> Result<Vec<SweepRow>, Er
         .num_threads(jobs)
         .build()
         .map_err(|e| bad(format!("cannot start {jobs} threads: {e}")))?;
-    Ok(pool.install(|| all.par_iter().map(|c| run_case(problem, c, opts)).collect()))
+    Ok(pool.install(|| {
+        all.par_iter()
+            .map(|c| run_case(problem, plan, c, opts))
+            .collect()
+    }))
 }
 
 /// The threads a sweep asking for `jobs` runs on: one per core for 0, never more than the
@@ -155,7 +176,12 @@ fn refs(case: &[(String, f64)]) -> Vec<(&str, f64)> {
 }
 
 /// One case: the problem rebuilt with its values, run keeping its first and last rows.
-fn run_case(problem: &Problem, case: &[(String, f64)], opts: &SweepOptions) -> SweepRow {
+fn run_case(
+    problem: &Problem,
+    plan: &RunPlan,
+    case: &[(String, f64)],
+    opts: &SweepOptions,
+) -> SweepRow {
     let failed = |e: String| SweepRow {
         values: case.to_vec(),
         summary: None,
@@ -166,14 +192,15 @@ fn run_case(problem: &Problem, case: &[(String, f64)], opts: &SweepOptions) -> S
         return failed("interrupted before it started".into());
     }
     let result = problem.with_parameters(&refs(case)).and_then(|mut p| {
-        p.apply(&opts.overrides)?;
-        p.output_every = usize::MAX;
-        p.output_times = None;
+        let mut plan = plan.clone();
+        plan.apply(&mut p, &opts.overrides)?;
+        plan.output_every = usize::MAX;
+        plan.output_times = None;
         let memory = MemoryOptions {
             interrupt: opts.interrupt.clone(),
             ..MemoryOptions::default()
         };
-        run_in_memory(p, &memory)
+        run_in_memory(p, &plan, &memory)
     });
     match result {
         Ok(r) if r.summary.interrupted => failed(format!(

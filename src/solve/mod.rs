@@ -19,7 +19,7 @@ mod stats;
 
 pub use crate::problem::{
     Dop853Options, GenAlphaOptions, InitOptions, LinearSolverKind, Method, Overrides, Problem,
-    RadauOptions, Restart, Rk4Options, StepControl,
+    RadauOptions, Restart, Rk4Options, RunPlan, StepControl,
 };
 pub use dense::DenseOutput;
 pub use dop853::Dop853;

@@ -35,7 +35,7 @@
 use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
-use crate::problem::{LinearSolverKind, Method, Problem};
+use crate::problem::{LinearSolverKind, Method, Problem, RunPlan};
 use crate::solve::GenAlphaParams;
 use crate::solve::linear::LinearSolver;
 use std::sync::Arc;
@@ -83,16 +83,16 @@ pub struct Sensitivity {
 }
 
 impl Sensitivity {
-    /// Prepare the sensitivities of `problem`'s run (generalized-α, a problem that can be
+    /// Prepare the sensitivities of `problem`'s run by `plan` (generalized-α, a problem that can be
     /// rebuilt with other parameter values) with respect to the parameters `names`, starting
     /// from those of its consistent initial values.
-    pub fn new(problem: &Problem, names: &[&str]) -> Result<Sensitivity, Error> {
+    pub fn new(problem: &Problem, plan: &RunPlan, names: &[&str]) -> Result<Sensitivity, Error> {
         let bad = |m: String| -> Error { SolveError::BadOptions(m).into() };
-        let Method::GenAlpha(opts) = &problem.method else {
+        let Method::GenAlpha(opts) = &plan.method else {
             return Err(bad(format!(
                 "sensitivities are computed for the generalized-α scheme only, and this run's \
                  method is {}: give --integrator genalpha (method=\"genalpha\" in Python)",
-                problem.method.name()
+                plan.method.name()
             )));
         };
         if problem.restart.is_some() {
@@ -107,7 +107,7 @@ impl Sensitivity {
                     .into(),
             ));
         }
-        if problem.output_times.is_some() {
+        if plan.output_times.is_some() {
             return Err(bad(
                 "sensitivities are written at the steps (output_every); output times between \
                  steps (output_dt, output_at) are not interpolated for them"

@@ -13,7 +13,7 @@ use super::chain_toml;
 use super::{Ctx, Path_, SpecError, kind, path, sub};
 use crate::error::Error;
 use crate::mechanisms::spherical_chain::{Chart, ChartLog, Rod, SphericalChain};
-use crate::problem::{GenAlphaOptions, MAX_STEPS, Method, PlotPanel, Problem, Rk4Options};
+use crate::problem::{GenAlphaOptions, MAX_STEPS, Method, PlotPanel, Problem, Rk4Options, RunPlan};
 use serde_yaml::Value;
 use std::sync::{Arc, Mutex};
 
@@ -39,23 +39,22 @@ pub struct ChainSpec {
 }
 
 impl ChainSpec {
-    /// The file's problem: the chain (in charts where every `sin θ ≥ switch_below`) over
-    /// `steps` steps of `h`, with chart switches as restart events.
-    pub fn problem(&self) -> Result<Problem, Error> {
+    /// The file's problem and plan: the chain (in charts where every `sin θ ≥ switch_below`)
+    /// over `steps` steps of `h`, with chart switches as restart events; its method, stride
+    /// and plot panels.
+    pub fn problem(&self) -> Result<(Problem, RunPlan), Error> {
         let mut chain = self.chain.clone();
         chain.normalize();
-        let method = self.method.clone();
         let log = Arc::new(Mutex::new(ChartLog {
             charts: chain.rods.iter().map(|r| r.chart).collect(),
             switches: Vec::new(),
         }));
         let t_end = chain.t + self.steps as f64 * self.h;
-        let mut problem = chain
-            .problem(t_end, method, self.output_every, log)?
-            .title(self.title.clone());
-        problem.outputs.plots = self.plots.clone();
+        let mut problem = chain.problem(t_end, log)?.title(self.title.clone());
         problem.notes.extend(self.notes.iter().cloned());
-        Ok(problem)
+        let mut plan = RunPlan::new(self.method.clone()).output_every(self.output_every);
+        plan.outputs.plots = self.plots.clone();
+        Ok((problem, plan))
     }
 }
 

@@ -7,9 +7,10 @@
 //!             PartData:\n  Fixed: { O: [0, 0] }\n  Particles: { B: 1 }\n  Bars: { OB: l }\n\
 //!             AppliedForces:\n  Gravity:\n\
 //!             ProblemData:\n  tend: 1\n  positions: { B: [l, 0] }\n";
-//! let p = lagrangian::spec::parse(text, "pendulum.yaml").unwrap();
+//! let (p, plan) = lagrangian::spec::parse(text, "pendulum.yaml").unwrap();
 //! assert_eq!((p.model.n_coords(), p.model.n_constraints()), (2, 1));
 //! assert_eq!(p.model.coordinate_names(), ["B.x", "B.y"]);
+//! assert_eq!((p.t_end, plan.output_every), (1.0, 1)); // the span is the problem's, the rows the plan's
 //! ```
 
 mod build;
@@ -21,7 +22,7 @@ mod locate;
 pub use crate::expr::vector as vexpr;
 
 use crate::expr::Scope;
-use crate::problem::Problem;
+use crate::problem::{Problem, RunPlan};
 pub use build::MAX_TOTAL_SIZE;
 pub use chain::{ChainSpec, is_chain};
 use serde_yaml::{Mapping, Value};
@@ -30,8 +31,9 @@ use std::sync::Arc;
 
 pub use crate::error::SpecError;
 
-/// Read and build a mechanism file (a mechanism or a pendulum chain).
-pub fn load(path: &Path) -> Result<Problem, SpecError> {
+/// Read and build a mechanism file (a mechanism or a pendulum chain): the problem it states
+/// and the plan it asks for (its `SolverParams` and `Output`).
+pub fn load(path: &Path) -> Result<(Problem, RunPlan), SpecError> {
     load_with(path, &[])
 }
 
@@ -57,7 +59,7 @@ pub fn parse_set(s: &str) -> Result<(String, f64), String> {
 /// [`load`] with parameters changed: each `(name, value)` replaces the value of a
 /// `PhysicalParams` entry, and everything that depends on it is evaluated with the new value
 /// (as if the file had been edited).
-pub fn load_with(path: &Path, sets: &[(String, f64)]) -> Result<Problem, SpecError> {
+pub fn load_with(path: &Path, sets: &[(String, f64)]) -> Result<(Problem, RunPlan), SpecError> {
     let file = path.display().to_string();
     let err = |line, column, message| SpecError {
         file: file.clone(),
@@ -142,9 +144,9 @@ fn yaml(text: &str, file: &str) -> Result<Value, SpecError> {
     })
 }
 
-/// Build a mechanism file's [`Problem`] from YAML text (a mechanism, or a pendulum chain when it
-/// has `pendula`); `file` is used in error messages.
-pub fn parse(text: &str, file: &str) -> Result<Problem, SpecError> {
+/// Build a mechanism file's [`Problem`] and [`RunPlan`] from YAML text (a mechanism, or a
+/// pendulum chain when it has `pendula`); `file` is used in error messages.
+pub fn parse(text: &str, file: &str) -> Result<(Problem, RunPlan), SpecError> {
     parse_with(text, file, &[])
 }
 
@@ -154,7 +156,7 @@ pub fn parse(text: &str, file: &str) -> Result<Problem, SpecError> {
 /// use lagrangian::spec;
 /// let text = "Dimension: 2\nPhysicalParams: { l: 2, m: 3*l }\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, Bars: { OA: l } }\n\
 ///             ProblemData: { tend: 1, positions: { A: [l, 0] } }\n";
-/// let p = spec::parse_with(text, "f.yaml", &[("l".into(), 5.0)])?;
+/// let (p, _plan) = spec::parse_with(text, "f.yaml", &[("l".into(), 5.0)])?;
 /// assert_eq!(p.parameters, [("l".to_string(), 5.0), ("m".to_string(), 15.0)]);
 /// assert_eq!(p.q_guess, [5.0, 0.0]);
 /// assert_eq!(p.overrides, ["l=5"]);
@@ -162,7 +164,11 @@ pub fn parse(text: &str, file: &str) -> Result<Problem, SpecError> {
 /// assert!(e.to_string().contains("no parameter 'k'"), "{e}");
 /// # Ok::<(), lagrangian::error::SpecError>(())
 /// ```
-pub fn parse_with(text: &str, file: &str, sets: &[(String, f64)]) -> Result<Problem, SpecError> {
+pub fn parse_with(
+    text: &str,
+    file: &str,
+    sets: &[(String, f64)],
+) -> Result<(Problem, RunPlan), SpecError> {
     let value = document(text, file)?;
     let ctx = Ctx {
         text,
@@ -195,13 +201,13 @@ pub fn parse_with(text: &str, file: &str, sets: &[(String, f64)]) -> Result<Prob
             message: e.to_string(),
         });
     }
-    let mut problem = build::build(ctx, &value)?;
+    let (mut problem, plan) = build::build(ctx, &value)?;
     problem.source = Some(Arc::new(FileSource {
         text: text.to_string(),
         file: file.to_string(),
         sets: sets.to_vec(),
     }));
-    Ok(problem)
+    Ok((problem, plan))
 }
 
 /// A mechanism file's text, to build its problem again with other parameter values.
@@ -220,7 +226,7 @@ impl crate::problem::Rebuild for FileSource {
                 None => sets.push((n.clone(), *v)),
             }
         }
-        Ok(parse_with(&self.text, &self.file, &sets)?)
+        Ok(parse_with(&self.text, &self.file, &sets)?.0)
     }
 }
 

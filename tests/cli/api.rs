@@ -37,6 +37,7 @@ const PRELUDE: &[&str] = &[
     "Record",
     "Rk4Options",
     "RunEnd",
+    "RunPlan",
     "SMatrix",
     "SVector",
     "Simulation",
@@ -182,9 +183,11 @@ fn the_signatures_users_compile_against() {
     let _: fn(f64) -> RadauOptions = RadauOptions::new;
     // the run loop
     let _: fn(Problem, Method) -> Result<Simulation, Error> = Simulation::new;
+    let _: fn(Problem, RunPlan) -> Result<Simulation, Error> = Simulation::new;
     let _: fn(Problem, Method, &State) -> Result<Simulation, Error> = Simulation::from_state;
+    let _: fn(&mut Simulation, &mut [&mut dyn Observer]) -> Result<RunEnd, Error> = Simulation::run;
     let _: fn(&mut Simulation, f64, &mut [&mut dyn Observer]) -> Result<RunEnd, Error> =
-        Simulation::run;
+        Simulation::run_until;
     let _: fn(&mut Simulation) -> Result<(), Error> = Simulation::step;
     let _: fn(&Simulation) -> State = Simulation::state;
     let _: fn(&Simulation) -> Stats = Simulation::stats;
@@ -205,7 +208,7 @@ fn the_signatures_users_compile_against() {
         .t_end(0.5);
     let mut sim = Simulation::new(problem, Dop853Options::new(1e-8)).unwrap();
     let mut count = Count(0);
-    sim.run(0.5, &mut [&mut count]).unwrap();
+    sim.run_until(0.5, &mut [&mut count]).unwrap();
     let s = sim.state();
     assert!((s.t - 0.5).abs() < 1e-12 && count.0 >= sim.stats().steps);
     assert!((s.q[0] * s.q[0] + s.q[1] * s.q[1] - 1.0).abs() < 1e-12);

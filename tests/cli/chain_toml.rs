@@ -12,10 +12,11 @@ const YAML: &str = "title: double spherical pendulum\ng: 9.81\ntimedelta: 0.001\
 
 #[test]
 fn the_toml_configuration_moves_as_the_same_chain_in_yaml() {
-    let toml = lagrangian::spec::load(std::path::Path::new(&mech("phys389_config.toml"))).unwrap();
-    let yaml = lagrangian::spec::parse(YAML, "chain.yaml").unwrap();
-    let a = simulate(&toml, toml.method.clone()).unwrap();
-    let b = simulate(&yaml, yaml.method.clone()).unwrap();
+    let (toml, toml_plan) =
+        lagrangian::spec::load(std::path::Path::new(&mech("phys389_config.toml"))).unwrap();
+    let (yaml, yaml_plan) = lagrangian::spec::parse(YAML, "chain.yaml").unwrap();
+    let a = simulate(&toml, toml_plan.method.clone()).unwrap();
+    let b = simulate(&yaml, yaml_plan.method.clone()).unwrap();
     assert_eq!(a.records.len(), b.records.len());
     assert_eq!(a.stats.restarts, b.stats.restarts);
     assert!(a.stats.restarts >= 3, "the rods change chart");

@@ -151,7 +151,10 @@ fn bad_options_are_rejected() {
     // keeping every 0th step
     let problem = Problem::new(model.clone()).guess(&[1.0, 0.0], &[0.0, 0.0]);
     assert!(matches!(
-        Simulation::new(problem.output_every(0), GenAlphaOptions::new(1e-3)),
+        Simulation::new(
+            problem,
+            RunPlan::new(GenAlphaOptions::new(1e-3)).output_every(0)
+        ),
         Err(Error::Solve(SolveError::BadOptions(_)))
     ));
     let mut bad = init.state.clone();
@@ -211,7 +214,7 @@ ProblemData:
 "#;
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let m = lagrangian::spec::parse(text, "nondiff.yaml").unwrap();
+        let (m, _) = lagrangian::spec::parse(text, "nondiff.yaml").unwrap();
         tx.send(m.initial_values().map(|_| ()).map_err(|e| e.to_string()))
             .unwrap();
     });
@@ -255,7 +258,8 @@ fn file_expression_and_plot_errors_are_lagrangian_errors() {
         Ok(lagrangian::spec::parse(
             "Title: t\nDimension: 2\nPhysicalParams: { a: 1/(1-1) }\n",
             "bad.yaml",
-        )?)
+        )?
+        .0)
     }
     let e = load().unwrap_err();
     assert!(matches!(e, Error::Spec(_)));

@@ -49,8 +49,8 @@ impl Term<2> for Pushed {
 
 /// The file's run and the same particle written in Rust, started alike.
 fn file_and_rust(file: &str, law: Law, g: f64) -> (Solution, Solution) {
-    let problem = lagrangian::spec::parse(file, "force.yaml").unwrap();
-    let from_file = simulate(&problem, problem.method.clone()).unwrap();
+    let (problem, plan) = lagrangian::spec::parse(file, "force.yaml").unwrap();
+    let from_file = simulate(&problem, plan.method.clone()).unwrap();
     let model = Model::builder(2)
         .term([0, 1], Pushed { m: 2.0, g, law })
         .build()
@@ -109,8 +109,8 @@ fn a_lorentz_force_turns_a_charge_on_a_circle_and_does_no_work() {
          ProblemData: {{ tend: {period}, positions: {{ A: [0, 0, 0] }}, velocities: {{ A: [{v0}, 0, 0.25] }} }}\n\
          SolverParams: {{ tol: 1e-9 }}\n"
     );
-    let problem = lagrangian::spec::parse(&file, "lorentz.yaml").unwrap();
-    let sol = simulate(&problem, problem.method.clone()).unwrap();
+    let (problem, plan) = lagrangian::spec::parse(&file, "lorentz.yaml").unwrap();
+    let sol = simulate(&problem, plan.method.clone()).unwrap();
     let radius = m * v0 / (e * bz);
     let mut off_circle = 0.0f64;
     for r in &sol.records {
@@ -141,8 +141,8 @@ fn forces_along_scalars_components_and_defined_angles() {
         AppliedForces:\n  Forces:\n    A.x: f\n    th: tau\n    s: -c*s'\n\
         ProblemData: { tend: 2, positions: { A: [1, 0], B: [2, 0], s: 1, u: 1 } }\n\
         SolverParams: { step: 1e-4 }\n";
-    let problem = lagrangian::spec::parse(file, "scalars.yaml").unwrap();
-    let sol = simulate(&problem, problem.method.clone()).unwrap();
+    let (problem, plan) = lagrangian::spec::parse(file, "scalars.yaml").unwrap();
+    let sol = simulate(&problem, plan.method.clone()).unwrap();
     let names = problem.model.coordinate_names();
     let at = |n: &str| names.iter().position(|x| x == n).unwrap();
     let end = &sol.last().state;

@@ -54,15 +54,15 @@ proptest! {
         let mutated = mutate_number(&text, k, &mutation(kind, "1"));
         check(&mutated);
         // what builds must also initialize and take a few steps without a panic (errors are fine)
-        if let Ok(p) = lagrangian::spec::parse(&mutated, "fuzz.yaml")
+        if let Ok((p, plan)) = lagrangian::spec::parse(&mutated, "fuzz.yaml")
             && p.validate().is_ok()
-                && let Ok(mut sim) = lagrangian::simulation::Simulation::new(p.clone(), p.method.clone()) {
+                && let Ok(mut sim) = lagrangian::simulation::Simulation::new(p, plan) {
                     let mut n = 0;
                     let mut budget = |_: &lagrangian::output::Event| {
                         n += 1;
                         if n > 20 { lagrangian::output::Control::Stop } else { lagrangian::output::Control::Continue }
                     };
-                    let _ = sim.run(p.t_end, &mut [&mut budget]);
+                    let _ = sim.run(&mut [&mut budget]);
                 }
     }
 
@@ -87,7 +87,7 @@ proptest! {
         let text = slider(if vector { &vv } else { &sv }, &se);
         check(&text);
         // what builds must also initialize and step without a panic or a hang (errors are fine)
-        if let Ok(m) = lagrangian::spec::parse(&text, "fuzz.yaml")
+        if let Ok((m, _)) = lagrangian::spec::parse(&text, "fuzz.yaml")
             && let Ok(i) = m.initial_values() {
                 let opts = lagrangian::solve::GenAlphaOptions::new(1e-3);
                 let _ = lagrangian::simulation::simulate_from(&m.model, &i.state, 0.01, opts);

@@ -101,8 +101,8 @@ fn long_sums_are_balanced_and_evaluate() {
 #[test]
 fn a_define_of_two_thousand_terms_runs() {
     let c = format!("C1 + mu*v{}", " + 0*mu*v".repeat(2000));
-    let problem = spec::parse(&rscr_with(&c), "rscr_long.yaml").unwrap();
-    let plain = spec::parse(RSCR, "rscr.yaml").unwrap();
+    let (problem, _) = spec::parse(&rscr_with(&c), "rscr_long.yaml").unwrap();
+    let (plain, _) = spec::parse(RSCR, "rscr.yaml").unwrap();
     let a = problem.initial_values().unwrap();
     let b = plain.initial_values().unwrap();
     for (x, y) in a.state.q.iter().zip(&b.state.q) {
@@ -123,12 +123,12 @@ fn a_chain_of_a_thousand_definitions_runs_on_a_small_stack() {
     let worker = std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
-            let problem = spec::parse(&text, "deep.yaml").unwrap();
+            let (problem, _) = spec::parse(&text, "deep.yaml").unwrap();
             problem.initial_values().unwrap().state.q
         })
         .unwrap();
     let q = worker.join().expect("no stack overflow");
-    let plain = spec::parse(RSCR, "rscr.yaml").unwrap();
+    let (plain, _) = spec::parse(RSCR, "rscr.yaml").unwrap();
     let want = plain.initial_values().unwrap().state.q;
     for (x, y) in q.iter().zip(&want) {
         assert!((x - y).abs() < 1e-12, "{x} vs {y}");
@@ -195,7 +195,7 @@ fn counts_are_whole_and_bounded() {
     let e = spec::parse_chain(&chain, "c.yaml").unwrap_err().to_string();
     assert!(e.contains("limit"), "{e}");
     // the command line's --steps and a vanishing step
-    let mut p = spec::parse(
+    let (mut p, mut p_plan) = spec::parse(
         include_str!("../../mechanisms/double_pendulum.yaml"),
         "d.yaml",
     )
@@ -205,13 +205,14 @@ fn counts_are_whole_and_bounded() {
         ..Overrides::default()
     };
     assert!(
-        p.apply(&ov)
+        p_plan
+            .apply(&mut p, &ov)
             .unwrap_err()
             .to_string()
             .contains(&MAX_STEPS.to_string())
     );
-    let p = p.method(lagrangian::solve::GenAlphaOptions::new(1e-300));
-    assert!(p.validate().unwrap_err().to_string().contains("limit"));
+    let tiny = lagrangian::solve::RunPlan::new(lagrangian::solve::GenAlphaOptions::new(1e-300));
+    assert!(tiny.validate(&p).unwrap_err().to_string().contains("limit"));
 }
 
 #[test]
@@ -261,10 +262,10 @@ fn redundant_constraints_get_the_same_verdict_in_check_and_run() {
         "Bars: { OA: l1, AB: l2 }",
         "Bars: { OA: l1, AB: l2, AO: l1 }",
     );
-    let problem = spec::parse(&text, "twice.yaml").unwrap();
+    let (problem, plan) = spec::parse(&text, "twice.yaml").unwrap();
     // `check` initializes through Problem::initial_values, `run` through Simulation::new
     let check = problem.initial_values().unwrap_err().to_string();
-    let run = lagrangian::simulation::Simulation::new(problem.clone(), problem.method.clone())
+    let run = lagrangian::simulation::Simulation::new(problem.clone(), plan.method.clone())
         .err()
         .expect("a run with a redundant bar must be refused")
         .to_string();
@@ -280,15 +281,12 @@ fn redundant_constraints_get_the_same_verdict_in_check_and_run() {
 fn an_undefined_output_stops_the_run_naming_the_column() {
     // P9 is defined only while C1.x > 0 (C1.x starts at 0.3 and swings to −0.3)
     let text = rscr_with("C1 + mu*v\n    P9: C1 + [0, 0, sqrt(C1.x)]");
-    let problem = spec::parse(&text, "nan.yaml").unwrap();
+    let (problem, plan) = spec::parse(&text, "nan.yaml").unwrap();
     let dir = std::env::temp_dir().join(format!("lagrangian-nan-{}", std::process::id()));
-    let mut sim =
-        lagrangian::simulation::Simulation::new(problem.clone(), problem.method.clone()).unwrap();
-    let mut csv = lagrangian::output::csv::CsvWriter::create(&dir, &problem, 1).unwrap();
-    let e = sim
-        .run(problem.t_end, &mut [&mut csv])
-        .unwrap_err()
-        .to_string();
+    let plan = plan.output_every(1);
+    let mut sim = lagrangian::simulation::Simulation::new(problem.clone(), &plan).unwrap();
+    let mut csv = lagrangian::output::csv::CsvWriter::create(&dir, &problem, &plan).unwrap();
+    let e = sim.run(&mut [&mut csv]).unwrap_err().to_string();
     assert!(
         e.contains("'P9.z'") && e.contains("not finite at t ="),
         "{e}"

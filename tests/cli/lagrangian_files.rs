@@ -17,8 +17,8 @@ const DOUBLE: &str = "Dimension: 2\nPhysicalParams: { m1: 1, m2: 2, l1: 1, l2: 0
 
 #[test]
 fn a_lagrangian_written_out_moves_as_the_same_lagrangian_in_rust() {
-    let problem = lagrangian::spec::parse(DOUBLE, "double.yaml").unwrap();
-    let from_file = simulate(&problem, problem.method.clone()).unwrap();
+    let (problem, plan) = lagrangian::spec::parse(DOUBLE, "double.yaml").unwrap();
+    let from_file = simulate(&problem, plan.method.clone()).unwrap();
     let rust = Problem::new(double_pendulum_angles([1.0, 2.0], [1.0, 0.5], 9.81))
         .guess(&[1.0, -0.5], &[0.0, 1.0])
         .pin_v([0, 1])
@@ -39,8 +39,8 @@ fn a_rayleigh_function_damps_as_the_closed_form() {
         PartData:\n  Fixed: { O: [0, 0] }\n  Particles: { A: 1 }\n  Springs: { OA: [k, 0] }\n\
         AppliedForces:\n  Dissipation:\n    damper: c/2*dot(A', A')\n\
         ProblemData: { tend: 5, positions: { A: [1, 0] } }\nSolverParams: { step: 1e-4 }\n";
-    let problem = lagrangian::spec::parse(file, "osc.yaml").unwrap();
-    let sol = simulate(&problem, problem.method.clone()).unwrap();
+    let (problem, plan) = lagrangian::spec::parse(file, "osc.yaml").unwrap();
+    let sol = simulate(&problem, plan.method.clone()).unwrap();
     let (w, z) = (2.0f64, 0.1f64);
     let wd = w * (1.0 - z * z).sqrt();
     let mut worst = 0.0f64;
@@ -64,8 +64,8 @@ fn quadratic_drag_reaches_the_terminal_speed() {
         AppliedForces:\n  Gravity: g\n  Dissipation:\n    air: c/3*norm(A')**3\n\
         ProblemData: { tend: 5, positions: { A: [0, 0] }, velocities: { A: [0.1, 0] } }\n\
         SolverParams: { tol: 1e-8 }\n";
-    let problem = lagrangian::spec::parse(file, "drag.yaml").unwrap();
-    let sol = simulate(&problem, problem.method.clone()).unwrap();
+    let (problem, plan) = lagrangian::spec::parse(file, "drag.yaml").unwrap();
+    let sol = simulate(&problem, plan.method.clone()).unwrap();
     let v = &sol.last().state.v;
     let speed = (v[0] * v[0] + v[1] * v[1]).sqrt();
     let terminal = (2.0f64 * 9.81 / 0.5).sqrt();
@@ -113,12 +113,12 @@ fn names_as_on_paper_greek_and_accented_move_as_the_ascii_ones() {
         .replace("l1", "ℓ")
         .replace("g: 9.81", "ω: 9.81")
         .replace("*g*", "*ω*");
-    let a = lagrangian::spec::parse(DOUBLE, "double.yaml").unwrap();
-    let b = lagrangian::spec::parse(&paper, "paper.yaml").unwrap();
+    let (a, a_plan) = lagrangian::spec::parse(DOUBLE, "double.yaml").unwrap();
+    let (b, b_plan) = lagrangian::spec::parse(&paper, "paper.yaml").unwrap();
     assert_eq!(b.model.coordinate_names()[0], "θ");
     let (a, b) = (
-        simulate(&a, a.method.clone()).unwrap(),
-        simulate(&b, b.method.clone()).unwrap(),
+        simulate(&a, a_plan.method.clone()).unwrap(),
+        simulate(&b, b_plan.method.clone()).unwrap(),
     );
     assert_eq!(a.last().state.q, b.last().state.q);
     // a point named Ä (its bars split by upper-case letters: OÄ, ÄB)
@@ -130,9 +130,9 @@ fn names_as_on_paper_greek_and_accented_move_as_the_ascii_ones() {
         .replace("    A: [", "    Ä: [")
         .replace("{ A, B }", "{ Ä, B }")
         .replace("t: 10", "t: 0.2");
-    let p = lagrangian::spec::parse(&umlaut, "umlaut.yaml").unwrap();
-    let sol = simulate(&p, p.method.clone()).unwrap();
-    let names = lagrangian::output::columns::Columns::new(&p)
+    let (p, p_plan) = lagrangian::spec::parse(&umlaut, "umlaut.yaml").unwrap();
+    let sol = simulate(&p, &p_plan).unwrap();
+    let names = lagrangian::output::columns::Columns::new(&p, &p_plan.outputs)
         .names()
         .to_vec();
     assert!(names.contains(&"Ä.x".to_string()), "{names:?}");

@@ -26,11 +26,12 @@ fn pendulum(opts: GenAlphaOptions, times: Option<OutputTimes>) -> (Vec<State>, S
     let model = Arc::new(planar_pendulum(1.0, 1.0, 1.0));
     let init = consistent_initial_values(&model, &[1.0, 0.0], &[0.0, 0.0], &InitOptions::default())
         .unwrap();
-    let mut problem = Problem::new(model).t_end(10.0);
-    problem.output_times = times;
-    let mut sim = Simulation::from_state(problem, opts, &init.state).unwrap();
+    let problem = Problem::new(model).t_end(10.0);
+    let mut plan = RunPlan::new(opts);
+    plan.output_times = times;
+    let mut sim = Simulation::from_state(problem, plan, &init.state).unwrap();
     let mut rec = Recorder::every(1);
-    sim.run(10.0, &mut [&mut rec]).unwrap();
+    sim.run(&mut [&mut rec]).unwrap();
     let states = rec.records.into_iter().map(|r| r.state).collect();
     (states, sim.stats())
 }
@@ -117,10 +118,10 @@ fn unconstrained_models_and_rk4_interpolate_too() {
     // every 0.0333 against a fine RK4 run whose steps land on them (h = 0.0333/333)
     let problem = Problem::new(angle_pendulum(1.0, 1.0, 9.81))
         .guess(&[1.0], &[0.0])
-        .t_end(2.0)
-        .output_dt(0.0333);
-    let sol = simulate(&problem, Rk4Options::new(0.01)).unwrap();
-    let fine = simulate(&problem, Rk4Options::new(0.0333 / 333.0)).unwrap();
+        .t_end(2.0);
+    let rk4 = |h: f64| RunPlan::new(Rk4Options::new(h)).output_dt(0.0333);
+    let sol = simulate(&problem, rk4(0.01)).unwrap();
+    let fine = simulate(&problem, rk4(0.0333 / 333.0)).unwrap();
     assert_eq!(sol.records.len(), 62); // 0, 0.0333, …, 1.998, and 2
     assert_eq!(fine.records.len(), 62);
     assert_eq!(sol.records.last().unwrap().state.t, 2.0);
@@ -133,7 +134,7 @@ fn unconstrained_models_and_rk4_interpolate_too() {
         worst[2] = worst[2].max((s.qdd[0] - f.qdd[0]).abs());
     }
     // RK4's own error at its steps: a run at h = 0.0333/3 whose steps land on the rows
-    let coarse = simulate(&problem, Rk4Options::new(0.0111)).unwrap();
+    let coarse = simulate(&problem, rk4(0.0111)).unwrap();
     let own = (coarse.records.iter().zip(&fine.records))
         .map(|(c, f)| (c.state.q[0] - f.state.q[0]).abs())
         .fold(0.0, f64::max);
@@ -159,9 +160,9 @@ fn bad_output_times_are_refused() {
         (OutputTimes::At(vec![0.5, 0.2]), "increase"),
         (OutputTimes::At(vec![0.5, 2.0]), "outside"),
     ] {
-        let mut q = p.clone();
-        q.output_times = Some(times);
-        let e = simulate(&q, GenAlphaOptions::new(1e-3)).unwrap_err();
+        let mut plan = RunPlan::new(GenAlphaOptions::new(1e-3));
+        plan.output_times = Some(times);
+        let e = simulate(&p, plan).unwrap_err();
         assert!(e.to_string().contains(part), "{e}");
     }
 }

@@ -7,12 +7,10 @@ use lagrangian::spec;
 
 /// Run a mechanism file's problem to `t_end` with step `h`, keeping every `every`-th row.
 fn table(text: &str, t_end: f64, h: f64, every: usize) -> ColumnRecorder {
-    let mut p = spec::parse(text, "test.yaml").unwrap();
-    p.t_end = t_end;
-    let method = p.method.clone().with_h(h);
-    let mut sim = Simulation::new(p, method).unwrap();
+    let (p, plan) = spec::parse(text, "test.yaml").unwrap();
+    let mut sim = Simulation::new(p.t_end(t_end), plan.method.with_h(h)).unwrap();
     let mut rec = ColumnRecorder::every(every);
-    sim.run(t_end, &mut [&mut rec]).unwrap();
+    sim.run(&mut [&mut rec]).unwrap();
     rec
 }
 

@@ -95,7 +95,8 @@ fn the_command_line_sweep_equals_the_runs_made_one_by_one() {
 #[test]
 fn one_thread_and_two_give_the_same_table() {
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
-    let problem = spec::parse(&text, "mechanism0.yaml").unwrap().t_end(0.1);
+    let (problem, plan) = spec::parse(&text, "mechanism0.yaml").unwrap();
+    let problem = problem.t_end(0.1);
     let mut opts = SweepOptions {
         grid: vec![
             ("k".into(), vec![100.0, 200.0, 300.0]),
@@ -105,9 +106,9 @@ fn one_thread_and_two_give_the_same_table() {
         jobs: 1,
         ..SweepOptions::default()
     };
-    let one = sweep(&problem, &opts).unwrap();
+    let one = sweep(&problem, &plan, &opts).unwrap();
     opts.jobs = 2;
-    let two = sweep(&problem, &opts).unwrap();
+    let two = sweep(&problem, &plan, &opts).unwrap();
     assert_eq!(one.len(), 6);
     for (a, b) in one.iter().zip(&two) {
         assert_eq!(a.values, b.values);
@@ -169,4 +170,29 @@ fn a_failing_case_is_reported_in_its_row_and_mistakes_before_anything_runs() {
     assert!(o.status.success(), "{msg}");
     assert_eq!(table(&out.join("sweep.csv")).1.len(), 2);
     std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn library_sweep_errors_name_the_options_as_the_caller_wrote_them() {
+    let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
+    let (problem, plan) = spec::parse(&text, "mechanism0.yaml").unwrap();
+    let mut opts = SweepOptions {
+        grid: vec![("kk".into(), vec![1.0])],
+        ..SweepOptions::default()
+    };
+    let cli = sweep(&problem, &plan, &opts).unwrap_err().to_string();
+    assert!(
+        cli.contains("--set kk=…: there is no parameter 'kk'"),
+        "{cli}"
+    );
+    opts.overrides.spelling = lagrangian::problem::Spelling::Python;
+    let python = sweep(&problem, &plan, &opts).unwrap_err().to_string();
+    assert!(
+        python.contains("grid={\"kk\": […]}: there is no parameter 'kk'"),
+        "{python}"
+    );
+    opts.grid = vec![("k".into(), vec![1.0])];
+    opts.end = vec!["B.z".into()];
+    let python = sweep(&problem, &plan, &opts).unwrap_err().to_string();
+    assert!(python.contains("end=[\"B.z\"]: no such column"), "{python}");
 }

@@ -19,6 +19,7 @@ fn file(name: &str) -> Mechanism {
         env!("CARGO_MANIFEST_DIR")
     )))
     .unwrap()
+    .0
 }
 
 #[test]
@@ -48,7 +49,7 @@ fn cloth_file_equals_the_mass_spring_scene() {
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap();
-    let m = spec::parse(
+    let (m, _) = spec::parse(
         &text
             .replace("n: [90, 90]", "n: [9, 9]")
             .replace("P_45_45", "P_5_5"),
@@ -120,7 +121,7 @@ impl Term<1> for Compound {
 
 #[test]
 fn rigid_rod_in_natural_coordinates_is_a_compound_pendulum() {
-    let m = spec::parse(ROD, "rod.yaml").unwrap();
+    let (m, _) = spec::parse(ROD, "rod.yaml").unwrap();
     let i = init(&m);
     assert_eq!(i.report.dof, 1);
     let (l, mass, g) = (1.3, 2.0, 9.81);
@@ -167,7 +168,7 @@ fn rigid_rod_in_natural_coordinates_is_a_compound_pendulum() {
 fn torque_spins_a_body_at_tau_over_inertia() {
     // no gravity, torque 0.5 about the fixed end: θ̈ = τ / I_O
     let yaml = ROD.replace("  Gravity:\n", "  Torques: { OA: 0.5 }\n");
-    let m = spec::parse(&yaml, "torque.yaml").unwrap();
+    let (m, _) = spec::parse(&yaml, "torque.yaml").unwrap();
     let i = init(&m);
     let a = simulate_from(&m.model, &i.state, 1.0, GenAlphaOptions::new(1e-3)).unwrap();
     let io = 2.0 * 1.3 * 1.3 / 3.0;
@@ -195,7 +196,7 @@ ProblemData:
   tend: 1
   positions: { A: [0, -1] }
 ";
-    let m = spec::parse(yaml, "derived.yaml").unwrap();
+    let (m, _) = spec::parse(yaml, "derived.yaml").unwrap();
     let i = init(&m);
     let s = simulate_from(&m.model, &i.state, 1.0, GenAlphaOptions::new(1e-3)).unwrap();
     let c = m.geometry.points.iter().find(|p| p.name == "C").unwrap();
@@ -287,15 +288,15 @@ fn andrews_in_natural_coordinates_matches_the_angle_form() {
 #[test]
 fn solver_params_select_the_integrator() {
     let base = "Title: spring\nDimension: 2\nPartData:\n  Fixed: { O: [0, 0] }\n  Particles: { B: 1 }\n  Springs: { OB: [10, 1] }\nProblemData:\n  tend: 1\n  positions: { B: [1.5, 0] }\n";
-    let m = spec::parse(base, "s.yaml").unwrap();
-    assert!(!matches!(m.method, lagrangian::solve::Method::Rk4(_)));
-    let m = spec::parse(
+    let (_, m_plan) = spec::parse(base, "s.yaml").unwrap();
+    assert!(!matches!(m_plan.method, lagrangian::solve::Method::Rk4(_)));
+    let (m, m_plan) = spec::parse(
         &format!("{base}SolverParams: {{ integrator: rk4, steps: 500 }}\n"),
         "s.yaml",
     )
     .unwrap();
-    assert!(matches!(m.method, lagrangian::solve::Method::Rk4(_)));
-    assert_eq!(m.steps(m.method.h()), 500);
+    assert!(matches!(m_plan.method, lagrangian::solve::Method::Rk4(_)));
+    assert_eq!(m.steps(m_plan.method.h()), 500);
     let e = match spec::parse(
         &format!("{base}SolverParams: {{ integrator: euler }}\n"),
         "s.yaml",

@@ -34,7 +34,7 @@ pub(crate) fn kepler() -> Problem {
          AppliedForces:\n  Potentials:\n    sun: -GM*m/norm(P - S)\n\
          ProblemData:\n  tend: 18.84955592153876\n  positions: { P: [a*(1 - e), 0] }\n  \
          velocities: { P: [0, sqrt(GM*(1 + e)/(a*(1 - e)))] }\n";
-    lagrangian::spec::parse(text, "kepler.yaml").unwrap()
+    lagrangian::spec::parse(text, "kepler.yaml").unwrap().0
 }
 
 /// The pendulum (g = 1, released horizontally) to t = 10 at tolerance `tol`: the error in q at
@@ -56,7 +56,7 @@ fn pendulum_at(tol: f64) -> (f64, usize, usize) {
     while 10.0 - sim.t() > 1e-12 {
         let rest = 10.0 - sim.t();
         if rest < sim.integrator().h() {
-            sim.run(10.0, &mut []).unwrap();
+            sim.run_until(10.0, &mut []).unwrap();
             break;
         }
         sim.step().unwrap();
@@ -103,7 +103,7 @@ fn andrews_mechanism_reaches_the_test_set_as_the_tolerance_falls() {
     for tol in [1e-4, 1e-5, 1e-6] {
         let opts = GenAlphaOptions::new(1e-5).tolerance(tol);
         let mut sim = Simulation::from_state(problem.clone(), opts, &start).unwrap();
-        sim.run(0.03, &mut []).unwrap();
+        sim.run_until(0.03, &mut []).unwrap();
         let s = sim.state();
         assert!((s.t - 0.03).abs() < 1e-12);
         let err = (s.q.iter().zip(ANDREWS_Q_END)).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
@@ -131,7 +131,7 @@ fn generalized_alpha_under_error_control_follows_a_stiff_transient() {
     // after each sharp reduction, and the step fell to h_min at t ≈ 1e-5 for every tol in
     // 1e-4 … 1e-7
     let problem = lagrangian::library::mass_spring::scenes::stiff_oscillator()
-        .problem(2.0, 1)
+        .problem(2.0)
         .unwrap();
     let reference = simulate(&problem, RadauOptions::new(1e-12)).unwrap();
     for tol in [1e-4, 1e-6] {
@@ -282,18 +282,18 @@ fn tolerances_are_checked_and_exclude_a_step() {
     // a file may name Radau IIA; its tolerance and step bounds carry over
     let text =
         format!("{SUDDEN_LOAD}SolverParams: {{ integrator: radau, tol: 1e-7, h_max: 0.01 }}\n");
-    let p = lagrangian::spec::parse(&text, "radau.yaml").unwrap();
+    let (_, p_plan) = lagrangian::spec::parse(&text, "radau.yaml").unwrap();
     assert!(
-        matches!(&p.method, lagrangian::solve::Method::Radau(o) if o.rtol == 1e-7 && o.atol == 1e-7 && o.h_max == 0.01),
+        matches!(&p_plan.method, lagrangian::solve::Method::Radau(o) if o.rtol == 1e-7 && o.atol == 1e-7 && o.h_max == 0.01),
         "{:?}",
-        p.method
+        p_plan.method
     );
     // Mechanism0's DAETS tolerance is honoured (by DOP853, which names no integrator and so
     // would switch to Radau IIA if it found the mechanism stiff), its Taylor order noted
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
-    let p = lagrangian::spec::parse(&text, "mechanism0.yaml").unwrap();
+    let (p, p_plan) = lagrangian::spec::parse(&text, "mechanism0.yaml").unwrap();
     assert!(
-        matches!(&p.method, lagrangian::solve::Method::Dop853(o) if o.rtol == 1e-12 && o.atol == 1e-12 && o.switch_when_stiff)
+        matches!(&p_plan.method, lagrangian::solve::Method::Dop853(o) if o.rtol == 1e-12 && o.atol == 1e-12 && o.switch_when_stiff)
     );
     assert!(
         p.notes
@@ -301,25 +301,29 @@ fn tolerances_are_checked_and_exclude_a_step() {
             .any(|n| n.contains("order = 20") && n.contains("DOP853"))
     );
     assert_eq!(
-        p.output_times,
+        p_plan.output_times,
         Some(lagrangian::problem::OutputTimes::Every(0.02)),
         "1000 rows over [0, 20]"
     );
     // --tol with generalized-α on the command line; sensitivities refuse error control
-    let mut q = p.clone();
-    q.apply(&lagrangian::solve::Overrides {
-        integrator: Some("genalpha".into()),
-        tol: Some(1e-4),
-        t_end: Some(0.1),
-        ..Default::default()
-    })
-    .unwrap();
-    let err = lagrangian::output::sensitivity::SensitivityRecorder::new(&q, &["k"], 1)
+    let (mut q, mut q_plan) = (p.clone(), p_plan.clone());
+    q_plan
+        .apply(
+            &mut q,
+            &lagrangian::solve::Overrides {
+                integrator: Some("genalpha".into()),
+                tol: Some(1e-4),
+                t_end: Some(0.1),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let err = lagrangian::output::sensitivity::SensitivityRecorder::new(&q, &q_plan, &["k"])
         .err()
         .unwrap();
     assert!(err.to_string().contains("fixed step"), "{err}");
     // and DOP853 is refused by name
-    let err = lagrangian::output::sensitivity::SensitivityRecorder::new(&p, &["k"], 1)
+    let err = lagrangian::output::sensitivity::SensitivityRecorder::new(&p, &p_plan, &["k"])
         .err()
         .unwrap();
     assert!(err.to_string().contains("method is dop853"), "{err}");
@@ -365,7 +369,10 @@ fn tolerances_are_checked_and_exclude_a_step() {
             "--rho-inf 0.5 applies to generalized-α; this run's method is dop853",
         ),
     ] {
-        let err = p.clone().apply(&ov).err().unwrap().to_string();
+        let err = (p_plan.clone().apply(&mut p.clone(), &ov))
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.contains(text), "{err}");
     }
     std::fs::remove_dir_all(&dir).ok();

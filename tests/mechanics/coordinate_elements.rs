@@ -54,7 +54,7 @@ impl Term<2> for SpringAndLoads {
 
 #[test]
 fn exudyn_assembly_example_sums_masses_on_a_shared_coordinate() {
-    let problem = lagrangian::spec::parse(ASSEMBLY, "assembly.yaml").unwrap();
+    let (problem, plan) = lagrangian::spec::parse(ASSEMBLY, "assembly.yaml").unwrap();
     let lin = Linearization::at_rest(&problem, &[0.0, 0.5]).unwrap();
     let (m0, m1, m2, k) = (1.0, 2.0, 0.5, 100.0);
     assert_eq!(lin.mass.as_slice(), &[m0 + m2, 0.0, 0.0, m1]);
@@ -65,7 +65,7 @@ fn exudyn_assembly_example_sums_masses_on_a_shared_coordinate() {
         env!("CARGO_MANIFEST_DIR"),
         "/mechanisms/exudyn_assembly.yaml"
     );
-    let bundled = lagrangian::spec::load(std::path::Path::new(path)).unwrap();
+    let (bundled, _) = lagrangian::spec::load(std::path::Path::new(path)).unwrap();
     let lin = Linearization::at_rest(&bundled, &[0.0, 0.5]).unwrap();
     assert_eq!(lin.mass.as_slice(), &[m0 + m2, 0.0, 0.0, m1]);
     assert_eq!(lin.stiffness.as_slice(), &[k, -k, -k, k]);
@@ -93,7 +93,7 @@ fn exudyn_assembly_example_sums_masses_on_a_shared_coordinate() {
         .pin_v([0, 1])
         .t_end(2.0);
     let by_hand = simulate(&rust, GenAlphaOptions::new(1e-3)).unwrap();
-    let from_file = simulate(&problem, problem.method.clone()).unwrap();
+    let from_file = simulate(&problem, plan.method.clone()).unwrap();
     let worst = common::max_state_difference(&from_file, &by_hand);
     for a in &from_file.records {
         // Newton's second law for the whole: the momentum grows by (f0 + f1) t
@@ -114,8 +114,8 @@ fn a_mass_on_a_spring_on_a_line() {
         CoordinateSprings: { ground: { coordinates: [B.x], stiffness: 12, offset: 1 } }\n\
         AppliedForces:\n  Gravity: 9.81\n\
         ProblemData: { tend: 3, positions: { A: [-1.5], B: [1.5] } }\nSolverParams: { step: 1e-4 }\n";
-    let problem = lagrangian::spec::parse(file, "line.yaml").unwrap();
-    let sol = simulate(&problem, problem.method.clone()).unwrap();
+    let (problem, plan) = lagrangian::spec::parse(file, "line.yaml").unwrap();
+    let sol = simulate(&problem, plan.method.clone()).unwrap();
     let (m, k, g) = (2.0f64, 50.0f64, 9.81f64);
     let rest = -1.0 - m * g / k;
     let w = (k / m).sqrt();
@@ -134,8 +134,8 @@ fn a_mass_on_a_spring_on_a_line() {
     assert!(worst < 1e-5, "{worst:e}");
     // the run writes its columns (one momentum column on a line)
     let mut table = lagrangian::output::columns::ColumnRecorder::every(1000);
-    let mut s = Simulation::new(problem.clone(), problem.method.clone()).unwrap();
-    s.run(0.5, &mut [&mut table]).unwrap();
+    let mut s = Simulation::new(problem.clone(), plan.method.clone()).unwrap();
+    s.run_until(0.5, &mut [&mut table]).unwrap();
     assert!(table.column("Px").is_some() && table.column("Py").is_none());
 }
 

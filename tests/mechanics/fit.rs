@@ -3,6 +3,7 @@
 //! constrained mechanism's rod length and spring — and the refusals.
 
 use lagrangian::run::fit::{FitOptions, Target, fit};
+use lagrangian::solve::{GenAlphaOptions, RunPlan};
 use lagrangian::spec;
 
 #[test]
@@ -13,12 +14,13 @@ fn a_damped_network_recovers_its_spring_constant_and_damping() {
                 AppliedForces: { Gravity: }\n\
                 ProblemData: { tend: 1, positions: { A: [1, 0], B: [2, 0], C: [3, 0] } }\n\
                 SolverParams: { step: 1e-3 }\n";
-    let truth = spec::parse(text, "network.yaml").unwrap();
+    let (truth, truth_plan) = spec::parse(text, "network.yaml").unwrap();
     let times: Vec<f64> = (1..=20).map(|i| 0.05 * i as f64).collect();
-    let measured = Target::from_run(&truth, &["C.x", "C.y"], &times).unwrap();
+    let measured = Target::from_run(&truth, &truth_plan, &["C.x", "C.y"], &times).unwrap();
     assert_eq!(measured.len(), 40);
     let start = truth.with_parameters(&[("k", 25.0), ("c", 1.0)]).unwrap();
-    let report = fit(&start, &["k", "c"], &measured, &FitOptions::default()).unwrap();
+    let opts = FitOptions::default();
+    let report = fit(&start, &truth_plan, &["k", "c"], &measured, &opts).unwrap();
     assert!(report.cost <= 1e-2 * report.initial_cost, "{report:?}");
     assert!(report.cost <= 1e-20 * report.initial_cost, "{report:?}");
     let [(_, k), (_, c)] = [&report.parameters[0], &report.parameters[1]].map(|x| x.clone());
@@ -35,16 +37,21 @@ fn a_constrained_mechanism_is_designed_to_meet_its_targets() {
     // Mechanism0: choose the rod length L and the spring k so that B passes where it passes
     // with L = 1.2, k = 400 (a target trajectory of B at eight times)
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
-    let problem = spec::parse(&text, "mechanism0.yaml")
-        .unwrap()
-        .method(lagrangian::solve::GenAlphaOptions::new(1e-3))
-        .t_end(0.8);
+    let problem = spec::parse(&text, "mechanism0.yaml").unwrap().0.t_end(0.8);
+    let plan = RunPlan::new(GenAlphaOptions::new(1e-3));
     let design = problem
         .with_parameters(&[("L", 1.2), ("k", 400.0)])
         .unwrap();
     let times: Vec<f64> = (1..=8).map(|i| 0.1 * i as f64).collect();
-    let targets = Target::from_run(&design, &["B.x", "B.y"], &times).unwrap();
-    let report = fit(&problem, &["L", "k"], &targets, &FitOptions::default()).unwrap();
+    let targets = Target::from_run(&design, &plan, &["B.x", "B.y"], &times).unwrap();
+    let report = fit(
+        &problem,
+        &plan,
+        &["L", "k"],
+        &targets,
+        &FitOptions::default(),
+    )
+    .unwrap();
     assert!(report.cost <= 1e-2 * report.initial_cost, "{report:?}");
     let (l, k) = (report.parameters[0].1, report.parameters[1].1);
     assert!(
@@ -56,15 +63,13 @@ fn a_constrained_mechanism_is_designed_to_meet_its_targets() {
 #[test]
 fn a_fit_says_what_it_cannot_use() {
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
-    let problem = spec::parse(&text, "mechanism0.yaml")
-        .unwrap()
-        .method(lagrangian::solve::GenAlphaOptions::new(1e-3))
-        .t_end(0.1);
-    let err = Target::from_run(&problem, &["Z.x"], &[0.05]).unwrap_err();
+    let problem = spec::parse(&text, "mechanism0.yaml").unwrap().0.t_end(0.1);
+    let plan = RunPlan::new(GenAlphaOptions::new(1e-3));
+    let err = Target::from_run(&problem, &plan, &["Z.x"], &[0.05]).unwrap_err();
     assert!(err.to_string().contains("no coordinate 'Z.x'"), "{err}");
-    let err = Target::from_run(&problem, &["B.x"], &[0.5]).unwrap_err();
+    let err = Target::from_run(&problem, &plan, &["B.x"], &[0.5]).unwrap_err();
     assert!(err.to_string().contains("outside the run"), "{err}");
-    let targets = Target::from_run(&problem, &["B.x"], &[0.05]).unwrap();
-    let err = fit(&problem, &["q"], &targets, &FitOptions::default()).unwrap_err();
+    let targets = Target::from_run(&problem, &plan, &["B.x"], &[0.05]).unwrap();
+    let err = fit(&problem, &plan, &["q"], &targets, &FitOptions::default()).unwrap_err();
     assert!(err.to_string().contains("unknown parameter 'q'"), "{err}");
 }

@@ -8,12 +8,12 @@ use lagrangian::prelude::*;
 use lagrangian::spec;
 
 fn table(text: &str, h: f64, every: usize) -> ColumnRecorder {
-    let p = spec::parse(text, "drive.yaml").unwrap();
-    let method = p.method.clone().with_h(h);
+    let (p, p_plan) = spec::parse(text, "drive.yaml").unwrap();
+    let method = p_plan.method.clone().with_h(h);
     let t_end = p.t_end;
     let mut sim = Simulation::new(p, method).unwrap();
     let mut rec = ColumnRecorder::every(every);
-    sim.run(t_end, &mut [&mut rec]).unwrap();
+    sim.run_until(t_end, &mut [&mut rec]).unwrap();
     rec
 }
 

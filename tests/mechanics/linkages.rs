@@ -5,16 +5,16 @@
 use lagrangian::output::columns::ColumnRecorder;
 use lagrangian::prelude::*;
 
-fn bundled(name: &str) -> Problem {
+fn bundled(name: &str) -> (Problem, RunPlan) {
     let path = format!("{}/mechanisms/{name}", env!("CARGO_MANIFEST_DIR"));
     lagrangian::spec::load(std::path::Path::new(&path)).unwrap()
 }
 
-/// All rows of a run of `problem` to its end.
-fn table(problem: &Problem) -> ColumnRecorder {
+/// All rows of a run of `problem` by the file's method to its end.
+fn table((problem, plan): &(Problem, RunPlan)) -> ColumnRecorder {
     let mut t = ColumnRecorder::every(1);
-    let mut sim = Simulation::new(problem.clone(), problem.method.clone()).unwrap();
-    sim.run(problem.t_end, &mut [&mut t]).unwrap();
+    let mut sim = Simulation::new(problem.clone(), plan).unwrap();
+    sim.run(&mut [&mut t]).unwrap();
     t
 }
 

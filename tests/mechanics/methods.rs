@@ -154,7 +154,7 @@ fn run(method: &MethodRow, model: &ModelRow, tol: f64) -> (f64, usize, f64) {
         worst_c = c.iter().fold(worst_c, |w, x| w.max(x.abs()));
         Control::Continue
     };
-    sim.run(t_end, &mut [&mut check]).unwrap();
+    sim.run_until(t_end, &mut [&mut check]).unwrap();
     let s = sim.state();
     assert!(
         (s.t - t_end).abs() < 1e-12 * t_end.max(1.0),

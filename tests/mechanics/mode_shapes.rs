@@ -21,7 +21,7 @@ fn damped_chain(n: usize, c: f64) -> String {
 fn a_damped_spring_has_the_closed_form_roots() {
     // m ẍ + c ẋ + k x = 0: s = −c/(2m) ± i √(k/m − (c/2m)²); across the spring two zero roots
     let (k, m, c) = (40.0f64, 0.5, 0.3);
-    let problem = spec::parse(&damped_chain(1, c), "damped.yaml").unwrap();
+    let (problem, _) = spec::parse(&damped_chain(1, c), "damped.yaml").unwrap();
     let report = ModesReport::initial(&problem).unwrap();
     let roots = &report.damped;
     assert_eq!(roots.len(), 3, "{roots:?}");
@@ -36,7 +36,7 @@ fn a_damped_spring_has_the_closed_form_roots() {
 #[test]
 fn damped_roots_solve_the_quadratic_eigenproblem_with_non_proportional_damping() {
     // three masses along x with damped springs: D is not a combination of M and K
-    let problem = spec::parse(&damped_chain(3, 2.5), "damped.yaml").unwrap();
+    let (problem, _) = spec::parse(&damped_chain(3, 2.5), "damped.yaml").unwrap();
     let q = problem.initial_values().unwrap().state.q;
     let lin = Linearization::at_rest(&problem, &q).unwrap();
     let [m, d, k] = lin.reduced();
@@ -60,7 +60,7 @@ fn damped_roots_solve_the_quadratic_eigenproblem_with_non_proportional_damping()
 fn modes_about_the_equilibrium_and_their_point_shapes() {
     // Mechanism0 starts horizontal (not at rest); about its equilibrium nothing accelerates
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
-    let problem = spec::parse(&text, "mechanism0.yaml").unwrap();
+    let (problem, _) = spec::parse(&text, "mechanism0.yaml").unwrap();
     let initial = ModesReport::initial(&problem).unwrap();
     assert!(initial.max_acceleration > 1.0);
     let report = ModesReport::equilibrium(&problem).unwrap();
@@ -88,7 +88,7 @@ fn modes_about_the_equilibrium_and_their_point_shapes() {
 #[test]
 fn a_mode_is_shown_on_the_constraint_manifold() {
     let text = std::fs::read_to_string("mechanisms/double_pendulum.yaml").unwrap();
-    let problem = spec::parse(&text, "double_pendulum.yaml").unwrap();
+    let (problem, _) = spec::parse(&text, "double_pendulum.yaml").unwrap();
     let report = ModesReport::equilibrium(&problem).unwrap();
     let dir = common::tmp("mode-motion");
     let motion = mode_to_folder(&problem, &report, 2, Some(0.5), &dir).unwrap();
@@ -157,10 +157,8 @@ fn andrews_mechanism_at_rest_oscillates_at_its_mode_frequency() {
     // driving torque comes to rest against its spring; started there with a small velocity
     // along its one mode, the simulated period matches 2π/ω (the issue asks 0.5 %)
     let text = std::fs::read_to_string("mechanisms/andrews.yaml").unwrap();
-    let problem = spec::parse(&text, "andrews.yaml")
-        .unwrap()
-        .with_parameters(&[("mom", 0.0)])
-        .unwrap();
+    let (problem, _) = spec::parse(&text, "andrews.yaml").unwrap();
+    let problem = problem.with_parameters(&[("mom", 0.0)]).unwrap();
     // the published initial point is itself an equilibrium without the torque, an unstable
     // one (the spring at its longest); the crank turned on, the search finds the stable one
     let eq = problem.equilibrium().unwrap();
@@ -188,11 +186,11 @@ fn andrews_mechanism_at_rest_oscillates_at_its_mode_frequency() {
         .guess(&q0, &v0)
         .pin_q(0..n)
         .pin_v(0..n)
-        .t_end(6.0 * period)
-        .method(lagrangian::solve::GenAlphaOptions::new(h));
+        .t_end(6.0 * period);
     let mut rec = lagrangian::output::columns::ColumnRecorder::every(1);
-    let mut s = lagrangian::simulation::Simulation::new(sim.clone(), sim.method.clone()).unwrap();
-    s.run(sim.t_end, &mut [&mut rec]).unwrap();
+    let method = lagrangian::solve::GenAlphaOptions::new(h);
+    let mut s = lagrangian::simulation::Simulation::new(sim, method).unwrap();
+    s.run(&mut [&mut rec]).unwrap();
     let t = rec.column("t").unwrap();
     let x = rec.column("F.x").unwrap();
     let x0 = x[0];

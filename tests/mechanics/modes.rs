@@ -6,7 +6,7 @@ use lagrangian::analysis::{Linearization, ModeKind};
 use lagrangian::spec;
 
 fn modes_of(text: &str) -> Vec<lagrangian::analysis::Mode> {
-    let problem = spec::parse(text, "modes.yaml").unwrap();
+    let (problem, _) = spec::parse(text, "modes.yaml").unwrap();
     let q = problem.initial_values().unwrap().state.q;
     Linearization::at_rest(&problem, &q)
         .unwrap()
@@ -172,7 +172,7 @@ fn a_small_oscillation_of_the_constrained_double_pendulum_has_the_mode_frequenci
     // mode with a small velocity ε φ: the simulated period matches 2π/ω to 1e-4 (the issue asks 0.5 %)
     let base = "Dimension: 2\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: 1, B: 0.6 }, \
                 Bars: { OA: 1, AB: 0.7 } }\nAppliedForces: { Gravity: }\n";
-    let problem = spec::parse(
+    let (problem, _) = spec::parse(
         &format!("{base}ProblemData: {{ tend: 1, positions: {{ A: [0, -1], B: [0, -1.7] }} }}\n"),
         "dp.yaml",
     )
@@ -241,7 +241,7 @@ fn a_model_too_large_for_dense_modes_is_refused() {
     let text = "Dimension: 3\nPartData:\n  Fixed: { O: [0, 0, 0] }\n  Chains:\n    \
                 C: { from: O, to: [70, 0, 0], n: 700, mass: 1, stiffness: 10 }\n\
                 ProblemData: { tend: 1 }\n";
-    let problem = spec::parse(text, "long.yaml").unwrap();
+    let (problem, _) = spec::parse(text, "long.yaml").unwrap();
     let q = problem.q_guess.clone();
     let e = match Linearization::at_rest(&problem, &q) {
         Ok(_) => panic!("a linearization of 2,100 coordinates was built"),

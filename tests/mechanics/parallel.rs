@@ -34,7 +34,7 @@ fn run(derivatives: Derivatives, parallel: bool, threads: usize) -> Vec<f64> {
     let go = move || {
         let mut sim = Simulation::new(problem, GenAlphaOptions::new(1e-3)).expect("simulation");
         let mut rec = Recorder::every(usize::MAX);
-        sim.run(0.02, &mut [&mut rec]).expect("run");
+        sim.run_until(0.02, &mut [&mut rec]).expect("run");
         let st = sim.state();
         st.q.iter().chain(&st.v).copied().collect()
     };

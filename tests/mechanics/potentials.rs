@@ -42,7 +42,7 @@ impl Term<2> for Sun {
 fn a_written_out_potential_moves_as_the_same_potential_in_rust() {
     let e = 0.6;
     let file = kepler_file(e, "SolverParams: { step: 1e-3 }\n");
-    let problem = lagrangian::spec::parse(&file, "kepler.yaml").unwrap();
+    let (problem, _) = lagrangian::spec::parse(&file, "kepler.yaml").unwrap();
     let from_file = simulate(&problem, GenAlphaOptions::new(1e-3)).unwrap();
     let model = Model::builder(2)
         .term([0, 1], Sun { gm: 1.0, m: 0.001 })
@@ -64,8 +64,8 @@ fn kepler_orbits_close_after_one_period() {
     // T = 2π √(a³/GM) = 2π for every eccentricity; energy −GM m/(2a), angular momentum conserved
     for e in [0.0, 0.3, 0.6] {
         let file = kepler_file(e, "SolverParams: { tol: 1e-9 }\n");
-        let problem = lagrangian::spec::parse(&file, "kepler.yaml").unwrap();
-        let sol = simulate(&problem, problem.method.clone()).unwrap();
+        let (problem, plan) = lagrangian::spec::parse(&file, "kepler.yaml").unwrap();
+        let sol = simulate(&problem, plan.method.clone()).unwrap();
         let (first, last) = (&sol.records[0], sol.last());
         let back = (0..2)
             .map(|i| (last.state.q[i] - first.state.q[i]).abs())

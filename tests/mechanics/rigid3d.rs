@@ -57,7 +57,7 @@ fn phi(m: &Mechanism, q: &[f64]) -> f64 {
 
 #[test]
 fn hinged_body_is_the_exact_compound_pendulum() {
-    let m = spec::parse(HINGED, "hinged.yaml").unwrap();
+    let (m, _) = spec::parse(HINGED, "hinged.yaml").unwrap();
     assert_eq!((m.model.n_coords(), m.model.n_constraints()), (3, 2));
     let i = init(&m);
     assert_eq!(i.report.dof, 1);
@@ -166,7 +166,7 @@ fn newton_euler(t_end: f64, h: f64) -> Matrix3<f64> {
 
 #[test]
 fn free_body_kinetic_energy_is_the_classical_one() {
-    let m = spec::parse(&free_body_yaml(false), "free.yaml").unwrap();
+    let (m, _) = spec::parse(&free_body_yaml(false), "free.yaml").unwrap();
     assert_eq!((m.model.n_coords(), m.model.n_constraints()), (9, 3));
     let i = init(&m);
     assert_eq!(i.report.dof, 6);
@@ -185,7 +185,7 @@ fn free_body_kinetic_energy_is_the_classical_one() {
 
 #[test]
 fn free_body_under_torque_follows_newton_euler() {
-    let m = spec::parse(&free_body_yaml(true), "free.yaml").unwrap();
+    let (m, _) = spec::parse(&free_body_yaml(true), "free.yaml").unwrap();
     let i = init(&m);
     let t_end = 2.0;
     let q_ref = newton_euler(t_end, 1e-4);
@@ -268,8 +268,8 @@ fn a_body_keyed_by_its_points_is_the_same_body() {
     );
     assert_ne!(short, HINGED);
     let (a, b) = (
-        spec::parse(HINGED, "long.yaml").unwrap(),
-        spec::parse(&short, "short.yaml").unwrap(),
+        spec::parse(HINGED, "long.yaml").unwrap().0,
+        spec::parse(&short, "short.yaml").unwrap().0,
     );
     let opts = || GenAlphaOptions::new(1e-3);
     let sa = simulate_from(&a.model, &init(&a).state, 1.0, opts()).unwrap();

@@ -62,7 +62,7 @@ fn method() -> GenAlphaOptions {
 #[test]
 fn rust_elements_and_yaml_give_the_same_rigid_body_motion() {
     let rust = simulate(&rust_problem().unwrap(), method()).unwrap();
-    let yaml_problem = spec::parse(YAML, "body.yaml").unwrap();
+    let (yaml_problem, _) = spec::parse(YAML, "body.yaml").unwrap();
     assert_eq!(yaml_problem.model.n_coords(), 9);
     assert_eq!(yaml_problem.model.n_constraints(), 3);
     let yaml = simulate(&yaml_problem, method()).unwrap();

@@ -24,6 +24,7 @@ fn file() -> Mechanism {
         "/mechanisms/rscr.yaml"
     )))
     .unwrap()
+    .0
 }
 
 fn init(m: &Mechanism) -> lagrangian::solve::Initial {
@@ -227,7 +228,7 @@ fn part_two_as_a_john_ned_body_on_assigned_items_gives_the_same_motion() {
         "  Rigids:\n    rod2:\n      Basic: [C, B, v]\n      Geom: { B: [L2, 0, 0], v: [0, 1, 0] }\n      Dyna: [[L2/2, 0, 0], m2, [0, m2*L2**2/12, m2*L2**2/12]]\n      Rigidity: false\n  Equations:",
     );
     assert_ne!(body, text);
-    let (a, b) = (file(), spec::parse(&body, "rscr_body.yaml").unwrap());
+    let (a, b) = (file(), spec::parse(&body, "rscr_body.yaml").unwrap().0);
     assert_eq!(b.model.n_constraints(), 6);
     let (ia, ib) = (init(&a), init(&b));
     let opts = || GenAlphaOptions::new(1e-3).rho_inf(0.9).newton_tol(1e-12);

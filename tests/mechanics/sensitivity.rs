@@ -5,13 +5,13 @@
 use lagrangian::output::columns::ColumnRecorder;
 use lagrangian::output::sensitivity::SensitivityRecorder;
 use lagrangian::simulation::{Simulation, simulate};
-use lagrangian::solve::Problem;
+use lagrangian::solve::{GenAlphaOptions, Method, Problem, RunPlan};
 use lagrangian::spec;
 
 /// The final state `(q, v, λ)` of a run of `problem` with `name` set to `value`.
-fn final_state(problem: &Problem, name: &str, value: f64) -> Vec<f64> {
+fn final_state(problem: &Problem, plan: &RunPlan, name: &str, value: f64) -> Vec<f64> {
     let p = problem.with_parameters(&[(name, value)]).unwrap();
-    let sol = simulate(&p, p.method.clone()).unwrap();
+    let sol = simulate(&p, plan).unwrap();
     let s = &sol.last().state;
     [s.q.clone(), s.v.clone(), s.lambda.clone()].concat()
 }
@@ -22,15 +22,15 @@ fn final_state(problem: &Problem, name: &str, value: f64) -> Vec<f64> {
 /// perturbation cannot be small: `δ = 3·10⁻⁴ p` with the fourth-order difference of four runs
 /// `(8(x(p+δ) − x(p−δ)) − (x(p+2δ) − x(p−2δ))) / 12δ` (error `O(δ⁴)`), and the multipliers
 /// solved to 1e-12 (`lambda_tol`).
-fn check_against_perturbed_runs(problem: &Problem, names: &[&str], tol: f64) {
-    let mut problem = problem.clone();
-    if let lagrangian::solve::Method::GenAlpha(o) = &mut problem.method {
+fn check_against_perturbed_runs(problem: &Problem, plan: &RunPlan, names: &[&str], tol: f64) {
+    let mut plan = plan.clone();
+    if let Method::GenAlpha(o) = &mut plan.method {
         o.lambda_tol = 1e-12;
     }
-    let problem = &problem;
-    let mut rec = SensitivityRecorder::new(problem, names, 1).unwrap();
-    let mut sim = Simulation::new(problem.clone(), problem.method.clone()).unwrap();
-    sim.run(problem.t_end, &mut [&mut rec]).unwrap();
+    let plan = &plan;
+    let mut rec = SensitivityRecorder::new(problem, plan, names).unwrap();
+    let mut sim = Simulation::new(problem.clone(), plan).unwrap();
+    sim.run(&mut [&mut rec]).unwrap();
     assert!((rec.times.last().unwrap() - problem.t_end).abs() < 1e-12);
     let last = rec.rows.last().unwrap();
     let (n, m) = (problem.model.n_coords(), problem.model.n_constraints());
@@ -43,7 +43,7 @@ fn check_against_perturbed_runs(problem: &Problem, names: &[&str], tol: f64) {
             .unwrap()
             .1;
         let d = 3e-4 * p;
-        let x = [1.0, -1.0, 2.0, -2.0].map(|k| final_state(problem, name, p + k * d));
+        let x = [1.0, -1.0, 2.0, -2.0].map(|k| final_state(problem, plan, name, p + k * d));
         let fd: Vec<f64> = (0..x[0].len())
             .map(|i| (8.0 * (x[0][i] - x[1][i]) - (x[2][i] - x[3][i])) / (12.0 * d))
             .collect();
@@ -75,27 +75,30 @@ fn a_damped_spring_network_against_two_perturbed_runs() {
                 AppliedForces: { Gravity: }\n\
                 ProblemData: { tend: 0.8005, positions: { A: [1, 0], B: [2, 0], C: [3, 0] } }\n\
                 SolverParams: { step: 1e-3 }\n";
-    let problem = spec::parse(text, "network.yaml").unwrap();
-    check_against_perturbed_runs(&problem, &["k", "c", "m"], 1e-6);
+    let (problem, plan) = spec::parse(text, "network.yaml").unwrap();
+    check_against_perturbed_runs(&problem, &plan, &["k", "c", "m"], 1e-6);
 }
 
 #[test]
 fn a_constrained_mechanism_against_two_perturbed_runs() {
     // Mechanism0: the rod length L enters the constraint, k the spring, m the particle
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
-    let problem = spec::parse(&text, "mechanism0.yaml")
-        .unwrap()
-        .method(lagrangian::solve::GenAlphaOptions::new(1e-3))
-        .t_end(0.5);
-    check_against_perturbed_runs(&problem, &["L", "k", "m"], 1e-6);
+    let problem = spec::parse(&text, "mechanism0.yaml").unwrap().0.t_end(0.5);
+    let plan = RunPlan::new(GenAlphaOptions::new(1e-3));
+    check_against_perturbed_runs(&problem, &plan, &["L", "k", "m"], 1e-6);
 }
 
 /// The last row of every trajectory column of a run of `problem` with `name` set to `value`.
-fn final_columns(problem: &Problem, name: &str, value: f64) -> (Vec<String>, Vec<f64>) {
+fn final_columns(
+    problem: &Problem,
+    plan: &RunPlan,
+    name: &str,
+    value: f64,
+) -> (Vec<String>, Vec<f64>) {
     let p = problem.with_parameters(&[(name, value)]).unwrap();
     let mut rec = ColumnRecorder::every(1);
-    let mut sim = Simulation::new(p.clone(), p.method.clone()).unwrap();
-    sim.run(p.t_end, &mut [&mut rec]).unwrap();
+    let mut sim = Simulation::new(p, plan).unwrap();
+    sim.run(&mut [&mut rec]).unwrap();
     let names = rec.names().to_vec();
     let last = names
         .iter()
@@ -109,17 +112,15 @@ fn every_trajectory_column_against_perturbed_runs() {
     // Mechanism0's positions, velocities, multipliers, reactions, momenta and
     // energies, each differentiated along the run with respect to L, k and m
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
-    let mut problem = spec::parse(&text, "mechanism0.yaml")
-        .unwrap()
-        .method(lagrangian::solve::GenAlphaOptions::new(1e-3))
-        .t_end(0.5);
-    if let lagrangian::solve::Method::GenAlpha(o) = &mut problem.method {
+    let problem = spec::parse(&text, "mechanism0.yaml").unwrap().0.t_end(0.5);
+    let mut plan = RunPlan::new(GenAlphaOptions::new(1e-3));
+    if let Method::GenAlpha(o) = &mut plan.method {
         o.lambda_tol = 1e-12;
     }
     let names = ["L", "k", "m"];
-    let mut rec = SensitivityRecorder::columns(&problem, &names, 1).unwrap();
-    let mut sim = Simulation::new(problem.clone(), problem.method.clone()).unwrap();
-    sim.run(problem.t_end, &mut [&mut rec]).unwrap();
+    let mut rec = SensitivityRecorder::columns(&problem, &plan, &names).unwrap();
+    let mut sim = Simulation::new(problem.clone(), &plan).unwrap();
+    sim.run(&mut [&mut rec]).unwrap();
     let mut checked = 0;
     for name in names {
         let p = problem
@@ -129,7 +130,7 @@ fn every_trajectory_column_against_perturbed_runs() {
             .unwrap()
             .1;
         let d = 3e-4 * p;
-        let runs = [1.0, -1.0, 2.0, -2.0].map(|k| final_columns(&problem, name, p + k * d));
+        let runs = [1.0, -1.0, 2.0, -2.0].map(|k| final_columns(&problem, &plan, name, p + k * d));
         let cols = &runs[0].0;
         for group in [
             "B.x",
@@ -182,10 +183,9 @@ fn every_trajectory_column_against_perturbed_runs() {
 #[test]
 fn sensitivities_refuse_what_they_cannot_do() {
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
-    let problem = spec::parse(&text, "mechanism0.yaml")
-        .unwrap()
-        .method(lagrangian::solve::GenAlphaOptions::new(1e-3));
-    let err = SensitivityRecorder::new(&problem, &["stiffness"], 1)
+    let problem = spec::parse(&text, "mechanism0.yaml").unwrap().0;
+    let plan = RunPlan::new(GenAlphaOptions::new(1e-3));
+    let err = SensitivityRecorder::new(&problem, &plan, &["stiffness"])
         .err()
         .unwrap();
     let msg = err.to_string();
@@ -193,17 +193,19 @@ fn sensitivities_refuse_what_they_cannot_do() {
         msg.contains("unknown parameter 'stiffness'") && msg.contains("k"),
         "{msg}"
     );
-    let rk4 = problem
-        .clone()
-        .method(lagrangian::solve::Rk4Options::new(1e-3));
-    let err = SensitivityRecorder::new(&rk4, &["k"], 1).err().unwrap();
+    let rk4 = RunPlan::new(lagrangian::solve::Rk4Options::new(1e-3));
+    let err = SensitivityRecorder::new(&problem, &rk4, &["k"])
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("generalized-α"), "{err}");
     // a problem built in Rust without a source cannot be rebuilt with other values
     let model = lagrangian::library::pendulum::planar_pendulum(1.0, 1.0, 9.81);
     let bare = Problem::new(model)
         .guess(&[1.0, 0.0], &[0.0, 0.0])
         .parameter("g", 9.81);
-    let err = SensitivityRecorder::new(&bare, &["g"], 1).err().unwrap();
+    let err = SensitivityRecorder::new(&bare, &plan, &["g"])
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("no source"), "{err}");
 }
 
@@ -239,11 +241,12 @@ fn run_with_sensitivity_writes_sensitivity_csv() {
         "mechanism0.yaml",
     )
     .unwrap()
-    .method(lagrangian::solve::GenAlphaOptions::new(1e-3))
+    .0
     .t_end(0.2);
-    let mut rec = SensitivityRecorder::columns(&problem, &["k", "L"], 1).unwrap();
-    let mut sim = Simulation::new(problem.clone(), problem.method.clone()).unwrap();
-    sim.run(problem.t_end, &mut [&mut rec]).unwrap();
+    let plan = RunPlan::new(GenAlphaOptions::new(1e-3));
+    let mut rec = SensitivityRecorder::columns(&problem, &plan, &["k", "L"]).unwrap();
+    let mut sim = Simulation::new(problem, &plan).unwrap();
+    sim.run(&mut [&mut rec]).unwrap();
     let col = header.iter().position(|c| *c == "d(B.y)/d(k)").unwrap();
     let last: f64 = text
         .lines()

@@ -103,7 +103,7 @@ fn a_constant_mass_matrix_is_factorized_once_and_reused_exactly() {
     let file = "Dimension: 2\nPhysicalParams: { k: 3 }\nPartData:\n  Particles: { A: 1.5, B: 0.5 }\n\
                 AppliedForces:\n  Potentials:\n    pair: -k/norm(A - B) + dot(A, A)**2\n\
                 ProblemData:\n  tend: 1\n  positions: { A: [0, 0], B: [1, 0.5] }\n";
-    let problem = lagrangian::spec::parse(file, "pair.yaml").unwrap();
+    let (problem, _) = lagrangian::spec::parse(file, "pair.yaml").unwrap();
     let model = &problem.model;
     assert!(model.constant_mass());
     let mut reused = StateSolver::new(model, LinearSolverKind::Auto);

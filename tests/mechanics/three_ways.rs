@@ -75,12 +75,12 @@ fn library() -> Problem {
     let o = s.add_fix([0.0, 0.0]);
     let b = s.add_mass_with_velocity(1.5, [1.2, 0.0], [0.0, 0.5]);
     s.add_damped_spring(o, b, 1.0, 50.0, 0.2);
-    s.problem(2.0, 2000).unwrap().output_every(1)
+    s.problem(2.0).unwrap()
 }
 
 #[test]
 fn rust_elements_yaml_and_library_give_the_same_trajectory() {
-    let file = spec::parse(YAML, "spring_pendulum.yaml").unwrap();
+    let file = spec::parse(YAML, "spring_pendulum.yaml").unwrap().0;
     let problems = [rust_elements(), file, library()];
     let runs: Vec<Solution> = problems
         .iter()
@@ -129,8 +129,8 @@ fn a_problem_is_owned_data_that_moves_to_threads() {
                 let o = s.add_fix([0.0, 0.0]);
                 let b = s.add_mass(1.0, [1.0, 0.0]);
                 s.add_spring(o, b, 1.0, k);
-                let problem = s.problem(0.5, 500).unwrap();
-                simulate(&problem, problem.method.clone())
+                let problem = s.problem(0.5).unwrap();
+                simulate(&problem, s.plan(0.5, 500).unwrap())
                     .unwrap()
                     .last()
                     .state

@@ -236,9 +236,10 @@ fn main() -> Result<(), Error> {
         library = library.min(s.simulate(t_end, steps)?.stats.solve_seconds);
     }
     let options = options.expect("at least one run");
-    let problem = make_user()?.t_end(t_end).output_every(steps);
+    let problem = make_user()?.t_end(t_end);
+    let plan = RunPlan::new(options).output_every(steps);
     for _ in 0..repeat {
-        let sol = simulate(&problem, options.clone())?;
+        let sol = simulate(&problem, &plan)?;
         user = user.min(sol.stats.solve_seconds);
         qu = sol.last().state.q.clone();
     }

@@ -35,7 +35,7 @@ use crate::model::geometry::{
 use crate::model::{Model, State};
 use crate::output::{Interrupt, Recorder, Solution};
 use crate::simulation::Simulation;
-use crate::solve::{GenAlphaOptions, InitReport, Problem};
+use crate::solve::{GenAlphaOptions, InitReport, Problem, RunPlan};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -459,22 +459,26 @@ impl<const D: usize> MassSpringSystem<D> {
         g
     }
 
-    /// The network from its current state as a [`Problem`] over `[t, t + duration]`, with the
-    /// options' generalized-α settings at step `duration/steps`.
-    pub fn problem(&self, duration: f64, steps: usize) -> Result<Problem, Error> {
-        let h = step_size(duration, steps)?;
+    /// The network from its current state as a [`Problem`] over `[t, t + duration]`.
+    pub fn problem(&self, duration: f64) -> Result<Problem, Error> {
+        step_size(duration, 1)?;
         let model = self.model(self.options.derivatives)?;
         let (q, v) = self.state_vectors();
-        let mut method = self.options.method.clone();
-        method.h = h;
         Ok(Problem::new(model)
             .title(format!("mass–spring network, {} masses", self.masses.len()))
             .guess(&q, &v)
             .t0(self.t)
             .t_end(self.t + duration)
-            .method(method)
-            .output_every(self.options.output_every)
             .geometry(self.geometry()))
+    }
+
+    /// How [`simulate`](Self::simulate) runs `duration` seconds in `steps` equal steps: the
+    /// options' generalized-α settings at step `duration/steps`, a record every
+    /// `options.output_every` steps.
+    pub fn plan(&self, duration: f64, steps: usize) -> Result<RunPlan, Error> {
+        let mut method = self.options.method.clone();
+        method.h = step_size(duration, steps)?;
+        Ok(RunPlan::new(method).output_every(self.options.output_every))
     }
 
     /// Integrate from the current state over `t_end` seconds in `steps` equal steps (the course
@@ -526,9 +530,8 @@ impl<const D: usize> MassSpringSystem<D> {
         let mut run = match self.cache.0.take() {
             Some(c) if c.left == self.snapshot() => c,
             _ => {
-                let problem = self.problem(t_end, steps)?;
-                let method = problem.method.clone();
-                let sim = Simulation::new(problem, method)?;
+                let problem = self.problem(t_end)?;
+                let sim = Simulation::new(problem, self.plan(t_end, steps)?)?;
                 self.info = RunInfo {
                     build_seconds: start.elapsed().as_secs_f64(),
                     init: sim.init_report().cloned(),
@@ -542,7 +545,8 @@ impl<const D: usize> MassSpringSystem<D> {
         run.sim.set_h(h);
         let mut rec = Recorder::every(self.options.output_every);
         let mut watch = stop.clone();
-        run.sim.run(self.t + t_end, &mut [&mut rec, &mut watch])?;
+        run.sim
+            .run_until(self.t + t_end, &mut [&mut rec, &mut watch])?;
         self.apply(&run.sim.state());
         run.left = self.snapshot();
         let stats = run.sim.stats();

@@ -8,7 +8,7 @@ use crate::model::StateView;
 use crate::model::geometry::{
     CustomPoint, Geometry, Momenta, NamedPoint, PointKind, PointMap, Quantities,
 };
-use crate::problem::{Method, Problem, Restart};
+use crate::problem::{Problem, Restart};
 use std::sync::{Arc, Mutex};
 
 impl SphericalChain {
@@ -16,13 +16,7 @@ impl SphericalChain {
     /// current state as guesses, the bobs `P1 … PN` as points (with velocities), Cartesian
     /// momenta, and a chart switch (see [`normalize`](Self::normalize)) as a restart event
     /// whenever a rod's `sin θ` falls below `switch_below`. Switches are logged in `log`.
-    pub fn problem(
-        &self,
-        t_end: f64,
-        method: Method,
-        output_every: usize,
-        log: Arc<Mutex<ChartLog>>,
-    ) -> Result<Problem, Error> {
+    pub fn problem(&self, t_end: f64, log: Arc<Mutex<ChartLog>>) -> Result<Problem, Error> {
         let (q, v) = self.vectors();
         let mut g = Geometry::new(3);
         for k in 0..self.rods.len() {
@@ -53,15 +47,11 @@ impl SphericalChain {
             .guess(&q, &v)
             .t0(self.t)
             .t_end(t_end)
-            .method(method.clone())
-            .output_every(output_every)
             .parameter("g", self.g)
             .geometry(g)
             .restart(ChartSwitch {
                 chain: self.clone(),
                 log,
-                method,
-                output_every,
             }))
     }
 
@@ -135,9 +125,6 @@ pub struct ChartLog {
 struct ChartSwitch {
     chain: SphericalChain,
     log: Arc<Mutex<ChartLog>>,
-    /// The settings the next problem carries on.
-    method: Method,
-    output_every: usize,
 }
 
 impl Restart for ChartSwitch {
@@ -162,12 +149,6 @@ impl Restart for ChartSwitch {
             log.charts = c.rods.iter().map(|r| r.chart).collect();
         }
         // the run loop sets the new problem's time span
-        c.problem(
-            s.t,
-            self.method.clone(),
-            self.output_every,
-            self.log.clone(),
-        )
-        .map(Some)
+        c.problem(s.t, self.log.clone()).map(Some)
     }
 }

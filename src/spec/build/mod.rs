@@ -1,4 +1,4 @@
-//! From the YAML document to a [`Problem`]: the symbol table and the element wiring here, the
+//! From the YAML document to a [`Problem`] and its [`RunPlan`]: the symbol table and the element wiring here, the
 //! sections in [`sections`], rigid bodies in [`bodies`], the generators in [`generators`], the
 //! initial-value problem and the method in [`problem`].
 
@@ -24,7 +24,7 @@ use crate::model::geometry::{
     Momenta, NamedPoint, PointKind,
 };
 use crate::model::{ConstraintKernelBox, Model, ModelBuilder, TermKernelBox};
-use crate::problem::{GenAlphaOptions, Method, Problem, Rk4Options};
+use crate::problem::{GenAlphaOptions, Method, Problem, Rk4Options, RunPlan};
 use serde_yaml::{Mapping, Value};
 use std::collections::HashMap;
 
@@ -438,7 +438,7 @@ fn seq_or_single(v: &Value) -> Vec<&Value> {
     }
 }
 
-pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<Problem, SpecError> {
+pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<(Problem, RunPlan), SpecError> {
     let root_p = path(&[]);
     let root = ctx.map(v, &root_p)?;
     let top = ctx.keys(

@@ -2,7 +2,9 @@
 //! assembly of the [`Problem`].
 
 use super::*;
-use crate::problem::{Dop853Options, MAX_STEPS, OutputTimes, Outputs, RadauOptions, StepControl};
+use crate::problem::{
+    Dop853Options, MAX_STEPS, OutputTimes, Outputs, RadauOptions, RunPlan, StepControl,
+};
 
 /// The initial-value problem of a file.
 pub(super) struct Guesses {
@@ -540,7 +542,7 @@ pub(super) fn finish(
     g: Guesses,
     (method, written): (Method, Written),
     animation: Option<&Value>,
-) -> Result<Problem, SpecError> {
+) -> Result<(Problem, RunPlan), SpecError> {
     // Animation: kept for viewers (camera settings), not used by the solver
     let animation = match animation.filter(|v| !v.is_null()) {
         Some(a) => {
@@ -599,13 +601,13 @@ pub(super) fn finish(
         .pin_v(pinned_v)
         .t0(t0)
         .t_end(t_end)
-        .method(method)
-        .output_every(written.every)
-        .outputs(written.outputs)
         .geometry(geometry);
-    problem.output_times = written.times;
-    if problem.method.is_adaptive() && problem.output_times.is_none() && !written.stride_given {
-        problem.bound_output();
+    let mut plan = RunPlan::new(method)
+        .output_every(written.every)
+        .outputs(written.outputs);
+    plan.output_times = written.times;
+    if plan.method.is_adaptive() && plan.output_times.is_none() && !written.stride_given {
+        plan.bound_output(&problem);
     }
     problem.parameters = (b.ctx.names.iter())
         .filter_map(|n| b.ctx.scope.get(n).map(|v| (n.clone(), v)))
@@ -614,5 +616,5 @@ pub(super) fn finish(
     problem.overrides = (b.ctx.sets.iter())
         .map(|(n, v)| format!("{n}={v}"))
         .collect();
-    Ok(problem)
+    Ok((problem, plan))
 }

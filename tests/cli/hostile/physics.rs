@@ -19,8 +19,8 @@ fn scalar_file(lagrangian: &str, step: &str) -> String {
 }
 
 fn run_file(text: &str) -> Result<Solution, Error> {
-    let problem = spec::parse(text, "physics.yaml")?;
-    simulate(&problem, problem.method.clone())
+    let (problem, plan) = spec::parse(text, "physics.yaml")?;
+    simulate(&problem, plan.method.clone())
 }
 
 #[test]
@@ -94,13 +94,13 @@ fn massless_points_held_by_constraints_and_indefinite_couplings_still_run() {
                 AppliedForces:\n  \
                 Gravity: [0, -9.81]\nProblemData: { tend: 0.5, positions: { A: [1, 0], B: [1.6, 0.8] } }\n\
                 SolverParams: { step: 1e-3 }\n";
-    let problem = spec::parse(text, "elbow.yaml").unwrap();
+    let (problem, plan) = spec::parse(text, "elbow.yaml").unwrap();
     let model = problem.model.clone();
     let init = problem.initial_values().unwrap();
     let s = &init.state;
     let mut check = MassCheck::new(&model);
     assert_eq!(check.check(&model, s.t, &s.q, &s.v), Ok(false));
-    let sol = simulate(&problem, problem.method.clone()).unwrap();
+    let sol = simulate(&problem, plan.method.clone()).unwrap();
     assert!(sol.last().state.t > 0.49);
     // without the second bar A is free and massless: refused, naming it
     let free = text.replace("Bars: { OA: 1, AB: 1 }", "Bars: { AB: 1 }");
@@ -159,8 +159,8 @@ fn a_motion_that_depends_on_the_state_and_a_force_on_a_fixed_point_are_refused()
     assert!(e.contains("crank.yaml:12:"), "{e}");
     assert!(e.contains("'O' does not move"), "{e}");
     // the drive as it should be written runs
-    let problem = spec::parse(&crank("0.5*t", ""), "crank.yaml").unwrap();
-    let sol = simulate(&problem, problem.method.clone()).unwrap();
+    let (problem, plan) = spec::parse(&crank("0.5*t", ""), "crank.yaml").unwrap();
+    let sol = simulate(&problem, plan.method.clone()).unwrap();
     let q = &sol.last().state.q;
     assert!((q[1].atan2(q[0]) - 0.5).abs() < 1e-8);
     // two drives asking the same angle for different speeds: both named
@@ -170,6 +170,7 @@ fn a_motion_that_depends_on_the_state_and_a_force_on_a_fixed_point_are_refused()
     );
     let e = spec::parse(&conflicting, "crank.yaml")
         .unwrap()
+        .0
         .initial_values()
         .map(|_| ())
         .unwrap_err()

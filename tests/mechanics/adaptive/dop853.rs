@@ -23,7 +23,7 @@ fn dop853_pendulum(tol: f64) -> (f64, usize, usize) {
         worst = worst.max(c.abs()).max(cv.abs());
         Control::Continue
     };
-    sim.run(10.0, &mut [&mut check]).unwrap();
+    sim.run_until(10.0, &mut [&mut check]).unwrap();
     assert!(worst < 1e-14, "tol {tol:e}: constraint residual {worst:e}");
     let s = sim.state();
     assert!((s.t - 10.0).abs() < 1e-12);
@@ -100,9 +100,8 @@ fn dop853_output_between_steps_is_of_the_method_s_accuracy() {
     let problem = Problem::new(planar_pendulum(1.0, 1.0, 1.0))
         .guess(&[1.0, 0.0], &[0.0, 0.0])
         .t_end(4.0);
-    let mut p = problem.clone();
-    p.output_times = Some(lagrangian::problem::OutputTimes::Every(0.25));
-    let sol = simulate(&p, Dop853Options::new(tol)).unwrap();
+    let plan = RunPlan::new(Dop853Options::new(tol)).output_dt(0.25);
+    let sol = simulate(&problem, &plan).unwrap();
     assert_eq!(sol.records.len(), 17);
     assert!(sol.stats.steps < 40, "{} steps", sol.stats.steps);
     let mut worst = 0.0f64;
@@ -129,7 +128,7 @@ fn dop853_meets_andrews_test_set_values() {
     for tol in [1e-6, 1e-8, 1e-10] {
         let mut sim =
             Simulation::from_state(problem.clone(), Dop853Options::new(tol), &start).unwrap();
-        sim.run(0.03, &mut []).unwrap();
+        sim.run_until(0.03, &mut []).unwrap();
         let s = sim.state();
         let err = (s.q.iter().zip(TEST_SET_Q_END)).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
         let st = sim.stats();
@@ -181,10 +180,10 @@ fn dop853_says_when_a_mechanism_is_stiff() {
     // follows within 1/1000 s (a mode at −1000/s), so stability, not accuracy, holds DOP853's
     // steps down
     let problem = lagrangian::library::mass_spring::scenes::stiff_oscillator()
-        .problem(2.0, 1)
+        .problem(2.0)
         .unwrap();
     let mut sim = Simulation::new(problem, Dop853Options::new(1e-6)).unwrap();
-    sim.run(2.0, &mut []).unwrap();
+    sim.run(&mut []).unwrap();
     let advice = sim.integrator().advice();
     eprintln!("{} steps: {advice:?}", sim.stats().steps);
     let advice = advice.expect("stiffness detected");
@@ -195,7 +194,7 @@ fn dop853_says_when_a_mechanism_is_stiff() {
     // a non-stiff run says nothing
     let p = Problem::new(planar_pendulum(1.0, 1.0, 1.0)).guess(&[1.0, 0.0], &[0.0, 0.0]);
     let mut sim = Simulation::new(p, Dop853Options::new(1e-8)).unwrap();
-    sim.run(1.0, &mut []).unwrap();
+    sim.run_until(1.0, &mut []).unwrap();
     assert!(sim.integrator().advice().is_none());
 }
 
@@ -203,31 +202,30 @@ fn dop853_says_when_a_mechanism_is_stiff() {
 fn dop853_chosen_by_a_tolerance_goes_on_with_radau_where_the_problem_is_stiff() {
     use lagrangian::run::memory::{MemoryOptions, run_in_memory};
     use lagrangian::solve::Overrides;
-    let base = lagrangian::library::mass_spring::scenes::stiff_oscillator()
-        .problem(2.0, 1)
-        .unwrap();
+    let system = lagrangian::library::mass_spring::scenes::stiff_oscillator();
+    let (base, base_plan) = (system.problem(2.0).unwrap(), system.plan(2.0, 1).unwrap());
     let reference = simulate(&base, Dop853Options::new(1e-12)).unwrap();
     let alone = simulate(&base, Dop853Options::new(1e-6)).unwrap();
     // a tolerance alone picks DOP853 that switches; a named DOP853 does not
-    let mut auto = base.clone();
-    auto.apply(&Overrides {
+    let (mut auto, mut auto_plan) = (base.clone(), base_plan.clone());
+    let tol = Overrides {
         tol: Some(1e-6),
         ..Default::default()
-    })
-    .unwrap();
-    assert!(matches!(&auto.method, Method::Dop853(d) if d.switch_when_stiff && d.rtol == 1e-6));
-    let mut named = base.clone();
-    named
-        .apply(&Overrides {
-            tol: Some(1e-6),
-            integrator: Some("dop853".into()),
-            ..Default::default()
-        })
-        .unwrap();
-    assert!(matches!(&named.method, Method::Dop853(d) if !d.switch_when_stiff));
+    };
+    auto_plan.apply(&mut auto, &tol).unwrap();
+    assert!(
+        matches!(&auto_plan.method, Method::Dop853(d) if d.switch_when_stiff && d.rtol == 1e-6)
+    );
+    let (mut named, mut named_plan) = (base.clone(), base_plan.clone());
+    let dop853 = Overrides {
+        integrator: Some("dop853".into()),
+        ..tol
+    };
+    named_plan.apply(&mut named, &dop853).unwrap();
+    assert!(matches!(&named_plan.method, Method::Dop853(d) if !d.switch_when_stiff));
 
-    let mut sim = Simulation::new(auto.clone(), auto.method.clone()).unwrap();
-    sim.run(2.0, &mut []).unwrap();
+    let mut sim = Simulation::new(auto.clone(), &auto_plan).unwrap();
+    sim.run(&mut []).unwrap();
     let sw = sim.switches().to_vec();
     let (r, s) = (&reference.last().state, sim.state());
     let err = (0..s.q.len()).fold(0.0f64, |m, i| m.max((s.q[i] - r.q[i]).abs()));
@@ -252,18 +250,18 @@ fn dop853_chosen_by_a_tolerance_goes_on_with_radau_where_the_problem_is_stiff() 
     assert!(err < 1e-5, "{err:e}");
 
     // the summary says so; the named DOP853 runs to the end and advises instead
-    let run = run_in_memory(auto, &MemoryOptions::default()).unwrap();
+    let run = run_in_memory(auto, &auto_plan, &MemoryOptions::default()).unwrap();
     let text = run.summary.to_string();
     assert!(text.contains("radau instead of dop853 (stiff"), "{text}");
     assert_eq!(run.summary.switches.len(), 1);
-    let run = run_in_memory(named, &MemoryOptions::default()).unwrap();
+    let run = run_in_memory(named, &named_plan, &MemoryOptions::default()).unwrap();
     assert!(run.summary.switches.is_empty());
     assert!(run.summary.notes.iter().any(|n| n.contains("stiff")));
 
     // a mechanism that is not stiff never switches
     let p = Problem::new(planar_pendulum(1.0, 1.0, 1.0)).guess(&[1.0, 0.0], &[0.0, 0.0]);
     let mut sim = Simulation::new(p, Dop853Options::new(1e-8).switch_when_stiff()).unwrap();
-    sim.run(10.0, &mut []).unwrap();
+    sim.run_until(10.0, &mut []).unwrap();
     assert!(sim.switches().is_empty());
 }
 

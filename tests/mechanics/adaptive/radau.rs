@@ -31,7 +31,7 @@ fn radau_pendulum(tol: f64) -> ([f64; 3], usize, usize, f64) {
         worst_cv = worst_cv.max((q[0] * v[0] + q[1] * v[1]).abs());
         Control::Continue
     };
-    sim.run(10.0, &mut [&mut check]).unwrap();
+    sim.run_until(10.0, &mut [&mut check]).unwrap();
     assert!(worst_c < 0.01 * tol + 1e-14, "tol {tol:e}: |C| {worst_c:e}");
     let s = sim.state();
     assert!((s.t - 10.0).abs() < 1e-12);
@@ -118,7 +118,7 @@ fn radau_meets_andrews_test_set_values() {
     for tol in [1e-4, 1e-6, 1e-8, 1e-10] {
         let mut sim =
             Simulation::from_state(problem.clone(), RadauOptions::new(tol), &start).unwrap();
-        sim.run(0.03, &mut []).unwrap();
+        sim.run_until(0.03, &mut []).unwrap();
         let s = sim.state();
         let err = (s.q.iter().zip(TEST_SET_Q_END)).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
         let st = sim.stats();
@@ -139,7 +139,7 @@ fn radau_meets_andrews_test_set_values() {
 fn radau_takes_few_steps_where_dop853_is_held_down_by_stiffness() {
     // the stiff oscillator of the DOP853 stiffness test: a mode at −1000/s
     let problem = lagrangian::library::mass_spring::scenes::stiff_oscillator()
-        .problem(2.0, 1)
+        .problem(2.0)
         .unwrap();
     let reference = simulate(&problem, Dop853Options::new(1e-12)).unwrap();
     let explicit = simulate(&problem, Dop853Options::new(1e-6)).unwrap();
@@ -171,9 +171,11 @@ fn radau_output_between_steps_and_refusals() {
     let problem = Problem::new(planar_pendulum(1.0, 1.0, 1.0))
         .guess(&[1.0, 0.0], &[0.0, 0.0])
         .t_end(3.0);
-    let mut p = problem.clone();
-    p.output_times = Some(lagrangian::problem::OutputTimes::Every(0.25));
-    let sol = simulate(&p, RadauOptions::new(1e-8)).unwrap();
+    let sol = simulate(
+        &problem,
+        RunPlan::new(RadauOptions::new(1e-8)).output_dt(0.25),
+    )
+    .unwrap();
     assert_eq!(sol.records.len(), 13);
     for r in &sol.records {
         assert!(r.max_constraint < 1e-12, "{}", r.max_constraint);
@@ -225,7 +227,7 @@ fn radau_error_follows_the_tolerance_without_constraints() {
     let o = sys.add_fix([0.0, 0.0]);
     let a = sys.add_mass(1.0, [2.0, 0.0]);
     sys.add_spring(o, a, 1.0, 4.0);
-    let problem = sys.problem(10.0, 1).unwrap();
+    let problem = sys.problem(10.0).unwrap();
     for tol in [1e-5, 1e-7, 1e-9, 1e-11] {
         let sol = simulate(&problem, RadauOptions::new(tol)).unwrap();
         let s = &sol.last().state;
