@@ -50,7 +50,7 @@ fn run(
         interrupt,
         ..base
     };
-    let report = run_to_folder(problem, &plan, &opts).map_err(|e| describe(&e, h))?;
+    let report = run_to_folder(problem, &plan, &opts).map_err(|e| describe(&e, h, ov.spelling))?;
     if report.interrupted() {
         let (t, at) = (report.summary.t_end, report.dir.display());
         return Err(format!(

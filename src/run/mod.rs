@@ -32,6 +32,7 @@ use crate::output::progress::Progress;
 use crate::output::sensitivity::SensitivityRecorder;
 use crate::output::summary::{RunFacts, Summary, Tally};
 use crate::output::{Interrupt, Observer};
+use crate::problem::Spelling;
 use crate::simulation::{RunEnd, Simulation};
 use crate::solve::{Problem, RunPlan};
 use std::path::{Path, PathBuf};
@@ -166,19 +167,22 @@ pub fn run_to_folder(
 }
 
 /// The message of a run's error for a user who ran it with step `h`: a diverged Newton
-/// iteration suggests a quarter of the step (the only failure a smaller step cures), and a
-/// failed initialization says so.
+/// iteration suggests a quarter of the step (the only failure a smaller step cures), spelled
+/// as that user gives options (`--step`, `step=`), and a failed initialization says so.
 ///
 /// ```
 /// use lagrangian::error::{Error, SolveError};
+/// use lagrangian::problem::Spelling;
 /// use lagrangian::run::describe;
 /// let e = Error::from(SolveError::NewtonDiverged { t: 1.0, step: 10, iterations: 9, residual: 2.0 });
-/// assert!(describe(&e, 0.1).ends_with("(for example --step 2.5e-2)"));
+/// assert!(describe(&e, 0.1, Spelling::Cli).ends_with("(for example --step 2.5e-2)"));
+/// assert!(describe(&e, 0.1, Spelling::Python).ends_with("(for example step=2.5e-2)"));
 /// ```
-pub fn describe(e: &Error, h: f64) -> String {
+pub fn describe(e: &Error, h: f64, spelling: Spelling) -> String {
     match e {
         Error::Solve(e @ SolveError::NewtonDiverged { .. }) => {
-            format!("{e} (for example --step {:e})", h / 4.0)
+            let step = spelling.given("step", &format!("{:e}", h / 4.0));
+            format!("{e} (for example {step})")
         }
         Error::Init(InitError::BadInput(_)) => e.to_string(),
         Error::Init(e) => format!("initial values: {e}"),
