@@ -38,9 +38,66 @@ pub enum ModelError {
         /// What differs, by how much, where.
         detail: String,
     },
+    /// A physical value outside its range (a mass, a length, a stiffness, gravity), named
+    /// with the element that has it.
+    #[error("{element}: the {quantity} {need}, got {value}")]
+    BadValue {
+        /// The element (`pendulum chain bob 2`, `3D body`, `mass 0`).
+        element: String,
+        /// The quantity (`mass`, `length`).
+        quantity: String,
+        /// The value given.
+        value: f64,
+        /// What it must be (`must be positive and finite`).
+        need: String,
+    },
+    /// A list of the wrong length (indices of an element, coordinate names, lengths per bob).
+    #[error("{what}: {given} given for {expected}")]
+    WrongCount {
+        /// What the list is, and for what.
+        what: String,
+        /// How many it needs.
+        expected: usize,
+        /// How many it has.
+        given: usize,
+    },
+    /// A coordinate no Lagrangian term uses: its equation of motion would be empty.
+    #[error(
+        "coordinate {index} ({name}) appears in no Lagrangian term: its equation of motion would \
+         be empty"
+    )]
+    CoordinateUnused {
+        /// The coordinate's index.
+        index: usize,
+        /// Its name.
+        name: String,
+    },
     /// Anything else that makes the model unusable.
     #[error("invalid model: {0}")]
     Invalid(String),
+}
+
+impl ModelError {
+    /// A [`BadValue`](ModelError::BadValue) that must be positive and finite, or `Ok`.
+    ///
+    /// ```
+    /// use lagrangian::error::ModelError;
+    /// assert!(ModelError::positive("bob 1", "mass", 2.0).is_ok());
+    /// let e = ModelError::positive("bob 1", "mass", -2.0).unwrap_err();
+    /// assert_eq!(e.to_string(), "bob 1: the mass must be positive and finite, got -2");
+    /// assert!(matches!(e, ModelError::BadValue { value: -2.0, .. }));
+    /// ```
+    pub fn positive(element: &str, quantity: &str, value: f64) -> Result<(), ModelError> {
+        match value > 0.0 && value.is_finite() {
+            true => Ok(()),
+            false => Err(ModelError::BadValue {
+                element: element.to_string(),
+                quantity: quantity.to_string(),
+                value,
+                need: "must be positive and finite".into(),
+            }),
+        }
+    }
 }
 
 /// Failures of consistent initialization.

@@ -219,24 +219,30 @@ pub fn double_pendulum_positions(l: [f64; 2], theta: [f64; 2]) -> [f64; 4] {
 pub fn pendulum_chain_3d(masses: &[f64], lengths: &[f64], g: f64) -> Result<Model, Error> {
     let n = masses.len();
     let bad = |m: String| Err(Error::Model(ModelError::Invalid(m)));
-    if n == 0 || n != lengths.len() {
-        return bad(format!(
-            "pendulum chain: one length per bob, got {n} masses and {} lengths",
-            lengths.len()
-        ));
+    if n == 0 {
+        return bad("pendulum chain: no bobs (give one mass and one length per bob)".into());
     }
-    if let Some(i) = (0..n).find(|&i| {
-        !(masses[i] > 0.0 && masses[i].is_finite() && lengths[i] > 0.0 && lengths[i].is_finite())
-    }) {
-        return bad(format!(
-            "pendulum chain: bob {} needs a positive mass and length, got {} and {}",
-            i + 1,
-            masses[i],
-            lengths[i]
-        ));
+    if n != lengths.len() {
+        return Err(ModelError::WrongCount {
+            what: "pendulum chain: lengths, one per bob".into(),
+            expected: n,
+            given: lengths.len(),
+        }
+        .into());
+    }
+    for i in 0..n {
+        let bob = format!("pendulum chain bob {}", i + 1);
+        ModelError::positive(&bob, "mass", masses[i])?;
+        ModelError::positive(&bob, "length", lengths[i])?;
     }
     if !g.is_finite() {
-        return bad(format!("pendulum chain: gravity must be finite, got {g}"));
+        return Err(ModelError::BadValue {
+            element: "pendulum chain".into(),
+            quantity: "gravity g".into(),
+            value: g,
+            need: "must be finite".into(),
+        }
+        .into());
     }
     let mut b = Model::builder(3 * n).coordinate_names(
         (0..n).flat_map(|i| ["x", "y", "z"].map(move |c| format!("{c}{}", i + 1))),

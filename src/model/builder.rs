@@ -115,10 +115,11 @@ impl ModelBuilder {
             return None;
         }
         let Ok(idx) = <[usize; N]>::try_from(indices) else {
-            self.error = Some(ModelError::Invalid(format!(
-                "{what}: a kernel on {N} coordinates was given {} indices",
-                indices.len()
-            )));
+            self.error = Some(ModelError::WrongCount {
+                what: format!("{what}: coordinate indices of a kernel on {N} coordinates"),
+                expected: N,
+                given: indices.len(),
+            });
             return None;
         };
         if let Some(&bad) = idx.iter().find(|&&i| i >= self.n) {
@@ -144,11 +145,11 @@ impl ModelBuilder {
     pub fn coordinate_names<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         let names: Vec<String> = names.into_iter().map(Into::into).collect();
         if names.len() != self.n && self.error.is_none() {
-            self.error = Some(ModelError::Invalid(format!(
-                "{} coordinate names given for {} coordinates",
-                names.len(),
-                self.n
-            )));
+            self.error = Some(ModelError::WrongCount {
+                what: "coordinate names, one per coordinate".into(),
+                expected: self.n,
+                given: names.len(),
+            });
         } else {
             self.names = names;
         }
@@ -257,10 +258,10 @@ impl ModelBuilder {
             }
         }
         if let Some(i) = touched.iter().position(|&b| !b) {
-            return Err(ModelError::Invalid(format!(
-                "coordinate {} ({}) appears in no Lagrangian term: its equation of motion would be empty",
-                i, self.names[i]
-            )));
+            return Err(ModelError::CoordinateUnused {
+                index: i,
+                name: self.names[i].clone(),
+            });
         }
         let mut terms = self.terms;
         for g in &mut terms {

@@ -180,13 +180,31 @@ fn bad_models_are_rejected() {
     assert!(matches!(e, ModelError::RepeatedIndex { .. }));
     let e = Model::builder(3).term([0, 1], p).build().err().unwrap();
     assert!(e.to_string().contains("coordinate 2"), "{e}");
+    assert!(
+        matches!(e, ModelError::CoordinateUnused { index: 2, .. }),
+        "{e:?}"
+    );
     let e = Model::builder(2)
         .coordinate_names(["x"])
         .term([0, 1], p)
         .build()
         .err()
         .unwrap();
-    assert!(matches!(e, ModelError::Invalid(_)));
+    assert!(
+        matches!(
+            e,
+            ModelError::WrongCount {
+                expected: 2,
+                given: 1,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "coordinate names, one per coordinate: 1 given for 2"
+    );
 }
 
 #[test]
@@ -239,8 +257,26 @@ fn library_constructors_refuse_bad_input_instead_of_panicking() {
         let Err(e) = pendulum_chain_3d(&m, &l, g) else {
             panic!("accepted masses {m:?}, lengths {l:?}, g = {g}")
         };
-        assert!(matches!(e, Error::Model(ModelError::Invalid(_))), "{e}");
+        assert!(matches!(e, Error::Model(_)), "{e}");
         assert!(e.to_string().contains("pendulum chain"), "{e}");
+    }
+    // a bad value is named with its bob and quantity, for a program to match
+    let Err(e) = pendulum_chain_3d(&[1.0, 2.0], &[0.5, -1.0], 9.81) else {
+        panic!("accepted a negative length")
+    };
+    match e {
+        Error::Model(ModelError::BadValue {
+            element,
+            quantity,
+            value,
+            ..
+        }) => {
+            assert_eq!(
+                (element.as_str(), quantity.as_str(), value),
+                ("pendulum chain bob 2", "length", -1.0)
+            );
+        }
+        e => panic!("{e:?}"),
     }
     // a cloth without particles
     use lagrangian::library::mass_spring::scenes::cloth;

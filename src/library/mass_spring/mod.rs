@@ -318,7 +318,8 @@ impl<const D: usize> MassSpringSystem<D> {
             Node::Fix(i) => i < self.fixes.len(),
         };
         for (i, m) in self.masses.iter().enumerate() {
-            if !(m.mass > 0.0) || m.pos.iter().chain(&m.vel).any(|x| !x.is_finite()) {
+            crate::error::ModelError::positive(&format!("mass {i}"), "mass", m.mass)?;
+            if m.pos.iter().chain(&m.vel).any(|x| !x.is_finite()) {
                 return Err(Invalid(format!(
                     "mass {i}: mass must be positive and its state finite"
                 ))

@@ -64,11 +64,7 @@ impl RigidBody3 {
         gravity: [f64; 3],
     ) -> Result<Self, ModelError> {
         frame.check()?;
-        if !(mass > 0.0 && mass.is_finite()) {
-            return Err(ModelError::Invalid(format!(
-                "a body mass must be positive, got {mass}"
-            )));
-        }
+        ModelError::positive("3D body", "mass", mass)?;
         if items.list.len() != 3 || items.dim != 3 {
             return Err(ModelError::Invalid(
                 "a 3D body has three basic items in three dimensions".into(),
