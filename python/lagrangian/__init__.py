@@ -39,7 +39,7 @@ import numpy as np
 
 from . import _lagrangian as _native
 from ._lagrangian import Cancel, __version__
-from ._page import PathLike, iframe, write_page
+from ._page import PathLike, animation_page, iframe, write_page
 from .errors import LagrangianError, MechanismError, OutOfMemory
 
 __all__ = [
@@ -426,14 +426,8 @@ class Result:
         colour: Optional[str] = None,
     ) -> str:
         """The offline animation page (one HTML document, no network) of the run."""
-        return _native.animation_html(
-            self.scene,
-            self.columns,
-            np.ascontiguousarray(self.data),
-            fps=fps,
-            max_frames=max_frames,
-            trails=list(trails) if trails is not None else None,
-            colour=colour,
+        return animation_page(
+            self.scene, self.columns, self.data, fps, max_frames, trails, colour
         )
 
     def animate(self, path: PathLike, **options: Any) -> str:

@@ -3,7 +3,11 @@ course API's systems)."""
 
 import html
 import os
-from typing import Union
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _lagrangian as _native
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -17,6 +21,28 @@ def write_page(path: PathLike, page: str) -> str:
         f.write(page)
     os.replace(partial, path)
     return path
+
+
+def animation_page(
+    scene: str,
+    columns: Sequence[str],
+    data: Any,
+    fps: Optional[float] = None,
+    max_frames: Optional[int] = None,
+    trails: Optional[Sequence[str]] = None,
+    colour: Optional[str] = None,
+) -> str:
+    """The offline animation page (one HTML document, no network) of ``data``'s rows under
+    ``columns``, drawn with ``scene`` (``scene.json``'s format)."""
+    return _native.animation_html(
+        scene,
+        list(columns),
+        np.ascontiguousarray(data),
+        fps=fps,
+        max_frames=max_frames,
+        trails=list(trails) if trails is not None else None,
+        colour=colour,
+    )
 
 
 def iframe(page: str) -> str:

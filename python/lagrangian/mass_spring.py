@@ -26,12 +26,11 @@ the system is changed or ``reset()`` is called.
 """
 
 import html as _html
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from . import _lagrangian as _native
-from ._page import PathLike, iframe, write_page
+from ._page import PathLike, animation_page, iframe, write_page
 from ._lagrangian import (
     Chain,
     Connector,
@@ -77,20 +76,12 @@ class _Pictures(MassSpringSystem):
         n, masses, dim = tr["pos"].shape
         names = ["t"] + [f"m{i}.{a}" for i in range(masses) for a in "xyz"[:dim]]
         data = np.column_stack([tr["t"], tr["pos"].reshape(n, masses * dim)])
-        return _native.animation_html(
-            self.scene(),
-            names,
-            np.ascontiguousarray(data),
-            fps=fps,
-            max_frames=max_frames,
-            trails=list(trails) if trails is not None else None,
-            colour=colour,
-        )
+        return animation_page(self.scene(), names, data, fps, max_frames, trails, colour)
 
-    def animate(self, path: PathLike) -> str:
-        """Write :meth:`animation_html` to ``path`` (replaced whole, never half written); the
-        path."""
-        return write_page(path, self.animation_html())
+    def animate(self, path: PathLike, **options: Any) -> str:
+        """Write :meth:`animation_html` (options as there) to ``path`` (replaced whole, never
+        half written); the path."""
+        return write_page(path, self.animation_html(**options))
 
     def _repr_html_(self) -> str:
         """Jupyter shows the recorded motion (or the system's text before a recorded run)."""
