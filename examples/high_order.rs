@@ -77,9 +77,11 @@ fn problem(case: &str) -> Result<Problem, Error> {
                 .t_end(3.0)
         }
         other => {
-            return Err(
-                lagrangian::error::SolveError::BadOptions(format!("unknown case {other}")).into(),
-            );
+            return Err(lagrangian::error::SolveError::option(
+                "case",
+                format!("unknown case {other}"),
+            )
+            .into());
         }
     })
 }

@@ -1,10 +1,10 @@
 //! The `lagrangian` command line's arguments (clap definitions); `main.rs` acts on them.
 
 use clap::{Parser, Subcommand};
-use lagrangian::output::animation::AnimationOptions;
-use lagrangian::output::gif::MAX_SIDE;
 use lagrangian::run::sweep::SweepOptions;
 use lagrangian::spec;
+use lagrangian::view::animation::AnimationOptions;
+use lagrangian::view::gif::MAX_SIDE;
 use std::path::PathBuf;
 
 /// Lagrangian mechanics of multibody systems: Euler–Lagrange equations by AD, index-3
@@ -67,7 +67,7 @@ pub enum Cmd {
         /// Column groups: positions,velocities,accelerations,multipliers,reactions,momenta,energies,ledger.
         #[arg(long, value_delimiter = ',')]
         columns: Option<Vec<String>>,
-        /// Formats: csv, npy or csv,npy.
+        /// Formats, comma-separated: csv, npy, parquet.
         #[arg(long, value_delimiter = ',')]
         format: Option<Vec<String>>,
         /// No progress bar and no summary on the terminal.

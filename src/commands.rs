@@ -3,11 +3,11 @@
 
 use crate::cli;
 use lagrangian::analysis::EquilibriumOptions;
-use lagrangian::output::animation::{self, AnimationOptions};
 use lagrangian::prelude::*;
 use lagrangian::run::equilibrium::equilibrium_to_folder;
 use lagrangian::run::modes::{mode_to_folder, modes_to_folder};
 use lagrangian::run::sweep::{self as sweeps, SweepOptions};
+use lagrangian::view::animation::{self, AnimationOptions};
 use std::path::{Path, PathBuf};
 
 /// `lagrangian check`: the file's plan against its problem, then coordinates, constraints,

@@ -72,9 +72,44 @@ pub enum ModelError {
         /// Its name.
         name: String,
     },
-    /// Anything else that makes the model unusable.
-    #[error("invalid model: {0}")]
-    Invalid(String),
+    /// Nothing to build: a model without coordinates, a chain without bobs, a cloth without
+    /// particles.
+    #[error("{what}: {need}")]
+    Empty {
+        /// What is empty.
+        what: String,
+        /// What it needs.
+        need: String,
+    },
+    /// An element on more coordinates than the toolkit's static sizes take.
+    #[error("an element on {n} coordinates: at most {max} are supported")]
+    TooManyCoordinates {
+        /// The element's coordinates.
+        n: usize,
+        /// The most an element may have.
+        max: usize,
+    },
+    /// A geometry or inertia that is not physical or not consistent (an inertia tensor
+    /// breaking the triangle inequality, a body frame without extent, points in four
+    /// dimensions).
+    #[error("{element}: {detail}")]
+    BadGeometry {
+        /// The element (`3D body`, `body frame`, `points`).
+        element: String,
+        /// What is wrong, with the values.
+        detail: String,
+    },
+    /// An element that joins nodes that do not exist, a node to itself, or two fixed points.
+    #[error("{element} {detail}")]
+    BadConnection {
+        /// The element (`spring 3`, `distance constraint 0`).
+        element: String,
+        /// What is wrong (`joins unknown or identical nodes`).
+        detail: String,
+    },
+    /// A point computed by Rust code was given an element to carry: it has no derivatives.
+    #[error("a point computed by Rust code cannot carry an element (it has no derivatives)")]
+    NotDifferentiable,
 }
 
 impl ModelError {
@@ -216,9 +251,43 @@ pub enum SolveError {
         /// The column.
         column: String,
     },
-    /// Bad options.
-    #[error("invalid solver options: {0}")]
-    BadOptions(String),
+    /// An option out of its range, or options that do not go together. `option` is the
+    /// library's name of the option a program can match (`h`, `rho_inf`, `tol`, `t_end`,
+    /// `steps`, `output_every`, `output_times`, `integrator`, `columns`, `format`, `guess`,
+    /// `parameters`, `sensitivity`, …); the message names it as the caller gave it.
+    #[error("invalid solver options: {message}")]
+    InvalidOption {
+        /// The option, by its field name.
+        option: String,
+        /// What is wrong, and what would do.
+        message: String,
+    },
+    /// A name that is not there: a parameter, coordinate, column or mode asked for that the
+    /// mechanism does not have.
+    #[error("invalid solver options: {message}")]
+    UnknownName {
+        /// What kind of name (`parameter`, `coordinate`, `column`, `mode`).
+        kind: &'static str,
+        /// The name (or number) given.
+        name: String,
+        /// The message, with the names there are.
+        message: String,
+    },
+    /// The step was rejected this many times in a row without an accepted step.
+    #[error("{attempts} rejected step attempts in a row at t = {t}")]
+    TooManyRejections {
+        /// Time.
+        t: f64,
+        /// Attempts made.
+        attempts: usize,
+    },
+    /// The linearization about a state could not be formed (a singular reduced mass matrix,
+    /// a state off the constraints).
+    #[error("linearization: {0}")]
+    Linearization(String),
+    /// The optimizer of a fit failed.
+    #[error("fit: {0}")]
+    FitFailed(String),
     /// The model needs more memory than the machine has (see `problem::memory`).
     #[error("too large for this machine: {0}")]
     TooLarge(String),
@@ -381,6 +450,16 @@ pub enum Error {
     },
 }
 
+impl SolveError {
+    /// [`SolveError::InvalidOption`] on `option` with `message`.
+    pub fn option(option: &str, message: impl Into<String>) -> Self {
+        SolveError::InvalidOption {
+            option: option.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
 impl Error {
     /// An I/O error on `path`.
     pub fn io(path: &std::path::Path, e: std::io::Error) -> Self {
@@ -441,17 +520,71 @@ impl std::fmt::Display for ExprError {
     }
 }
 
-/// A plotting failure, with what to do about it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PlotError(pub String);
-
-impl std::fmt::Display for PlotError {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+/// A failure of a picture (plot, animation, GIF) or of reading a run back for one, with what
+/// to do about it. Each variant's message names the file or option.
+#[derive(Clone, Debug, PartialEq, Error)]
+#[non_exhaustive]
+pub enum PlotError {
+    /// A file of the run cannot be read or is not what the toolkit writes.
+    #[error("{message}")]
+    Read {
+        /// The file or folder.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A picture cannot be written.
+    #[error("cannot write {path}: {message}")]
+    Write {
+        /// The file.
+        path: String,
+        /// The cause.
+        message: String,
+    },
+    /// The run has nothing the picture asks for: a column, a point, a velocity group, rows.
+    #[error("{message}")]
+    Missing {
+        /// What was asked for (the column, `trail A`, `colour speed`, `rows`).
+        what: String,
+        /// The message, with what there is.
+        message: String,
+    },
+    /// An option of the picture is out of range.
+    #[error("{message}")]
+    InvalidOption {
+        /// The option (`size`, `frames`, …).
+        option: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The drawing library failed.
+    #[error("{0}")]
+    Draw(String),
 }
 
-impl std::error::Error for PlotError {}
+impl PlotError {
+    /// [`PlotError::Read`] of `path` with `message` (which names the file).
+    pub fn read(path: &std::path::Path, message: impl Into<String>) -> Self {
+        PlotError::Read {
+            path: path.display().to_string(),
+            message: message.into(),
+        }
+    }
+    /// [`PlotError::Write`] of `path`.
+    pub fn write(path: &std::path::Path, e: impl std::fmt::Display) -> Self {
+        PlotError::Write {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        }
+    }
+    /// [`PlotError::Missing`]: `what` is not in the run.
+    pub fn missing(what: impl Into<String>, message: impl Into<String>) -> Self {
+        PlotError::Missing {
+            what: what.into(),
+            message: message.into(),
+        }
+    }
+}
 impl std::error::Error for ExprError {}
 
 /// What to do when error control of `method` met its smallest step.

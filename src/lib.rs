@@ -44,6 +44,7 @@ pub mod run;
 pub mod simulation;
 pub mod solve;
 pub mod spec;
+pub mod view;
 
 pub use error::Error;
 

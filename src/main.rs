@@ -3,12 +3,13 @@
 
 use clap::Parser;
 use lagrangian::analysis::EquilibriumOptions;
-use lagrangian::output::animation::{self, AnimationOptions};
-use lagrangian::output::{Interrupt, plot};
+use lagrangian::output::Interrupt;
 use lagrangian::prelude::*;
 use lagrangian::run::{RunOptions, describe, run_to_folder};
 use lagrangian::solve::Overrides;
 use lagrangian::spec;
+use lagrangian::view::animation::{self, AnimationOptions};
+use lagrangian::view::plot;
 use std::io::IsTerminal;
 use std::io::Write as _;
 use std::path::PathBuf;

@@ -289,10 +289,10 @@ impl Simulation {
             }
             rejected += 1;
             if rejected > 1000 {
-                return Err(SolveError::BadOptions(format!(
-                    "1000 rejected step attempts in a row at t = {}",
-                    self.integrator.t()
-                ))
+                return Err(SolveError::TooManyRejections {
+                    t: self.integrator.t(),
+                    attempts: rejected - 1,
+                }
                 .into());
             }
         }
@@ -432,12 +432,14 @@ impl Simulation {
         observers: &mut [&mut dyn Observer],
     ) -> Result<RunEnd, Error> {
         if t_end.is_nan() || t_end.is_infinite() {
-            return Err(SolveError::BadOptions(format!("end time {t_end} is not finite")).into());
+            return Err(
+                SolveError::option("t_end", format!("end time {t_end} is not finite")).into(),
+            );
         }
         let times = self.plan.output_times.clone();
         if let Some(o) = &times {
             o.check(self.out_t0, t_end.max(self.problem.t_end))
-                .map_err(SolveError::BadOptions)?;
+                .map_err(|m| SolveError::option("output_times", m))?;
         }
         let remaining = |s: &Self| t_end - s.integrator.t() > 1e-9 * s.integrator.h();
         let mut last = !remaining(self);

@@ -1,13 +1,13 @@
 //! The animation page in a real browser (headless Chromium, installed by `.ci/run`): for a 2D
 //! mechanism, a 3D rigid body and the 90 × 90 cloth the page loads without console errors; the
 //! points it draws in two frames lie within a pixel of the trajectory's values projected by
-//! `output::movie::Camera`; screenshots of the first and the last frame match at the fixed
+//! `view::movie::Camera`; screenshots of the first and the last frame match at the fixed
 //! points and differ where points moved. And the GIF: its frame count, size and framing.
 
 mod common;
 use common::*;
-use lagrangian::output::animation::AnimationOptions;
-use lagrangian::output::movie::Movie;
+use lagrangian::view::animation::AnimationOptions;
+use lagrangian::view::movie::Movie;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

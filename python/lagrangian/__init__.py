@@ -206,8 +206,8 @@ class Problem:
 
         The rows are kept in memory, unless ``out`` names a folder: the run then streams them
         to files there as ``lagrangian run --out`` does (``formats``: ``["npy"]`` by default,
-        or with ``"csv"``) and the result reads them memory-mapped, so a run larger than the
-        memory can be kept and looked at. A run whose rows would not fit in the memory
+        or any of ``"csv"``, ``"npy"``, ``"parquet"``) and the result reads them (the ``npy``
+        files memory-mapped), so a run larger than the memory can be kept and looked at. A run whose rows would not fit in the memory
         available raises :class:`OutOfMemory` before it starts.
 
         The GIL is released while the run goes on; Ctrl-C stops it after the current step and
@@ -244,7 +244,8 @@ class Problem:
 def open_run(folder: PathLike) -> "Result":
     """The results of a run written to ``folder`` (by ``Problem.run(out=...)`` or
     ``lagrangian run --out``): its ``npy`` files memory-mapped (nothing is read until a column
-    is used), else its ``trajectory.csv``; the summary, the scene and the sensitivities."""
+    is used), else its ``trajectory.csv``, else its ``trajectory.parquet`` (read by pandas,
+    which needs pyarrow or fastparquet); the summary, the scene and the sensitivities."""
     folder = os.fspath(folder)
     with open(os.path.join(folder, "summary.json"), encoding="utf-8") as f:
         summary = json.load(f)
@@ -262,6 +263,11 @@ def open_run(folder: PathLike) -> "Result":
         for group in sorted(groups, key=lambda g: (order.index(g) if g in order else 99, g)):
             array = np.load(os.path.join(npy, f"{group}.npy"), mmap_mode="r")
             parts.append((array.reshape(len(array), -1), list(groups[group])))
+    elif not os.path.exists(os.path.join(folder, "trajectory.csv")) and os.path.exists(
+        os.path.join(folder, "trajectory.parquet")
+    ):
+        frame = _pandas().read_parquet(os.path.join(folder, "trajectory.parquet"))
+        parts.append((frame.to_numpy(dtype=np.float64), [str(c) for c in frame.columns]))
     else:
         with open(os.path.join(folder, "trajectory.csv"), encoding="utf-8") as f:
             header = f.readline().strip().split(",")

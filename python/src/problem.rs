@@ -3,11 +3,11 @@
 //! animation page of a run. Runs release the GIL and stop at Ctrl-C or when cancelled.
 
 use crate::{interruptible, to_py, Cancel, LagrangianError};
-use lagrangian::output::movie::AnimationOptions;
-use lagrangian::output::plot::Table;
 use lagrangian::problem::{Overrides, Spelling};
 use lagrangian::run::memory::{run_in_memory, MemoryOptions};
 use lagrangian::run::{run_to_folder, RunOptions};
+use lagrangian::view::movie::AnimationOptions;
+use lagrangian::view::plot::Table;
 use numpy::{PyArray2, PyArrayMethods, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -161,8 +161,8 @@ impl Problem {
 
     /// Integrate with the overrides given (as `lagrangian run`'s options), keeping every
     /// `output_every`-th row (or the rows at `output_dt` / `output_at`) in memory, or with
-    /// `out` writing them to that folder as `lagrangian run --out` does (`formats`: `npy`,
-    /// `csv`); `sensitivity` names parameters to differentiate every column with respect to;
+    /// `out` writing them to that folder as `lagrangian run --out` does (`formats`: any of
+    /// `csv`, `npy`, `parquet`); `sensitivity` names parameters to differentiate every column with respect to;
     /// `cancel` stops the run from another thread. In memory: the column names, the array, the
     /// summary, the scene, the sensitivity names and array; with `out`: the folder the results
     /// are in and the summary.
@@ -284,8 +284,8 @@ fn animation_html(
         opts.max_frames = m;
     }
     py.detach(|| {
-        let movie = lagrangian::output::movie::Movie::of(scene, &table, &opts)?;
-        Ok(lagrangian::output::animation::html_of(&movie))
+        let movie = lagrangian::view::movie::Movie::of(scene, &table, &opts)?;
+        Ok(lagrangian::view::animation::html_of(&movie))
     })
     .map_err(|e: lagrangian::error::PlotError| LagrangianError::new_err(e.to_string()))
 }

@@ -82,7 +82,7 @@ def test_rows_that_would_not_fit_are_refused_before_the_run_and_stream_to_disk(m
     assert disk.columns == thinned.columns
     assert np.array_equal(disk["B.y"][::100], thinned["B.y"])
     assert np.array_equal(disk.t[::100], thinned.t)
-    assert disk.summary["steps"] == 200_000 and disk.summary["outputs"]["npy"]
+    assert disk.summary["steps"] == 200_000 and disk.summary["outputs"]["formats"] == ["npy"]
 
 
 def test_a_run_written_to_a_folder_reads_back_as_the_run_in_memory(cli, tmp_path):
@@ -112,6 +112,12 @@ def test_a_run_written_to_a_folder_reads_back_as_the_run_in_memory(cli, tmp_path
     assert memory.sensitivity[:, 0].flags.c_contiguous
     with pytest.raises(ValueError, match="out="):
         problem.run(t_end=0.1, formats=["csv"])
+    # a Parquet table alone: pandas (pyarrow) reads it back bit for bit
+    parquet = problem.run(t_end=0.5, method="genalpha", out=tmp_path / "pq", formats=["parquet"])
+    assert sorted(os.listdir(tmp_path / "pq")) == ["scene.json", "summary.json", "trajectory.parquet"]
+    assert parquet.columns == memory.columns and np.array_equal(parquet.data, memory.data)
+    with pytest.raises(lagrangian.LagrangianError, match="unknown format .hdf5.: expected csv, npy or parquet"):
+        problem.run(t_end=0.1, out=tmp_path / "bad", formats=["hdf5"])
 
 
 def sigint_after(seconds):

@@ -75,9 +75,7 @@ macro_rules! by_size {
     ($n:expr, $f:ident, $x:expr, [$($k:literal)*]) => {
         match $n {
             $($k => Ok($f::<_, $k>($x)),)*
-            n => Err(ModelError::Invalid(format!(
-                "an element on {n} coordinates: at most {MAX_LOCAL} are supported"
-            ))),
+            n => Err(ModelError::TooManyCoordinates { n, max: MAX_LOCAL }),
         }
     };
 }
@@ -142,9 +140,10 @@ fn dim_check(dim: usize) -> Result<(), ModelError> {
     if (1..=3).contains(&dim) {
         Ok(())
     } else {
-        Err(ModelError::Invalid(format!(
-            "points live in 1, 2 or 3 dimensions, not {dim}"
-        )))
+        Err(ModelError::BadGeometry {
+            element: "points".into(),
+            detail: format!("points live in 1, 2 or 3 dimensions, not {dim}"),
+        })
     }
 }
 

@@ -97,7 +97,7 @@ pub struct Mode {
 }
 
 fn singular(what: &str) -> Error {
-    SolveError::BadOptions(format!("linearization: {what}")).into()
+    SolveError::Linearization(what.to_string()).into()
 }
 
 impl Linearization {

@@ -218,9 +218,12 @@ pub fn double_pendulum_positions(l: [f64; 2], theta: [f64; 2]) -> [f64; 4] {
 /// ```
 pub fn pendulum_chain_3d(masses: &[f64], lengths: &[f64], g: f64) -> Result<Model, Error> {
     let n = masses.len();
-    let bad = |m: String| Err(Error::Model(ModelError::Invalid(m)));
     if n == 0 {
-        return bad("pendulum chain: no bobs (give one mass and one length per bob)".into());
+        return Err(ModelError::Empty {
+            what: "pendulum chain".into(),
+            need: "no bobs (give one mass and one length per bob)".into(),
+        }
+        .into());
     }
     if n != lengths.len() {
         return Err(ModelError::WrongCount {

@@ -5,5 +5,7 @@
 //! - [`spherical_chain`]: N spherical pendulums in angle coordinates with per-rod chart
 //!   switches (its run, `SphericalChain::simulate`, is in
 //!   [`crate::library::spherical_chain`]).
+//! - [`lattice`]: the layout of chains and grids of particles and springs.
 
+pub mod lattice;
 pub mod spherical_chain;

@@ -245,9 +245,10 @@ impl ModelBuilder {
             return Err(e);
         }
         if self.n == 0 {
-            return Err(ModelError::Invalid(
-                "a model needs at least one coordinate".into(),
-            ));
+            return Err(ModelError::Empty {
+                what: "a model".into(),
+                need: "it needs at least one coordinate".into(),
+            });
         }
         let mut touched = vec![false; self.n];
         for g in &self.terms {

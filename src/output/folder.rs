@@ -8,7 +8,8 @@
 //! message instead of mixing its files with the first one's. Under the lock it removes any
 //! `.partial-*` directories an earlier, killed run left, and writes its own files into
 //! `DIR/.partial-<pid>/`. [`RunFolder::place`] then moves them into `DIR` one by one, under
-//! the names the toolkit writes: `trajectory.csv`, `scene.json`, `sensitivity.csv`, and in
+//! the names the toolkit writes: `trajectory.csv`, `trajectory.parquet`, `scene.json`,
+//! `sensitivity.csv`, and in
 //! `npy/` the files that `npy/columns.json` lists. Files of an earlier run that this one does
 //! not write are removed by those names; nothing else in `DIR` or in `DIR/npy` is touched (a
 //! user's `npy/measurements.txt` stays). Every destination is checked before the first file
@@ -39,21 +40,26 @@ pub const LOCK_FILE: &str = ".lagrangian.lock";
 /// The files of a result the toolkit writes beside its summary; an earlier run's file of one
 /// of these names that the new run does not write is removed, so every file belongs to the new
 /// summary.
-pub const RESULT_FILES: [&str; 3] = ["trajectory.csv", "scene.json", "sensitivity.csv"];
+pub const RESULT_FILES: [&str; 4] = [
+    crate::output::csv::FILE,
+    crate::output::parquet::FILE,
+    "scene.json",
+    "sensitivity.csv",
+];
 
 /// The summaries a result may have, one per kind of result (a run, an equilibrium, a mode's
 /// motion). Placing a result removes the others: they described files that are gone.
 pub const SUMMARY_FILES: [&str; 3] = ["summary.json", "equilibrium.json", "mode.json"];
 
-/// The folder of `.npy` results, and the file in it that names them.
-const NPY: &str = "npy";
-const NPY_INDEX: &str = "columns.json";
+use crate::output::npy::{FOLDER as NPY, INDEX as NPY_INDEX};
 
 /// A result folder held by this run: the lock and the partial directory.
 #[derive(Debug)]
 pub struct RunFolder {
     dir: PathBuf,
     partial: PathBuf,
+    /// Files written by [`RunFolder::write_file`], placed with the result files.
+    extra: Vec<String>,
     /// Held until the run has placed or abandoned its files.
     _lock: File,
 }
@@ -177,6 +183,7 @@ impl RunFolder {
         Ok(RunFolder {
             dir: dir.to_path_buf(),
             partial,
+            extra: Vec::new(),
             _lock: lock,
         })
     }
@@ -195,6 +202,29 @@ impl RunFolder {
     /// The partial directory the run writes its files into.
     pub fn partial(&self) -> &Path {
         &self.partial
+    }
+
+    /// Write the further file `name` of the run now into the partial directory (`scene.json`,
+    /// `sensitivity.csv`); it is placed with the others.
+    pub fn write_file(&mut self, name: &str, text: &str) -> io::Result<()> {
+        fs::write(self.partial.join(name), text)?;
+        self.extra.push(name.to_string());
+        Ok(())
+    }
+
+    /// Finish the run into `dir`: `summary` written as the JSON file `name` (`summary.json`,
+    /// `equilibrium.json`, …), then every file placed ([`RunFolder::place`]). `dir` is the
+    /// folder the run was opened on, or another (an interrupted run's `interrupted/`).
+    pub fn finish<S: serde::Serialize>(
+        self,
+        summary: &S,
+        dir: &Path,
+        name: &str,
+    ) -> io::Result<()> {
+        let text = serde_json::to_string_pretty(summary).map_err(io::Error::other)?;
+        fs::write(self.partial.join(name), text + "\n")?;
+        let extra = self.extra.clone();
+        self.place(dir, name, &extra)
     }
 
     /// Check that the run's files could be placed into `dir` (see [`RunFolder::place`]) without

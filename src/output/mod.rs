@@ -1,20 +1,19 @@
-//! What happened: observers of a run (in-memory records, CSV, progress, the summary tally),
-//! the column schema, the typed summary, reaction forces and plots.
+//! What happened: observers of a run (in-memory records, progress, the summary tally), the
+//! column schema, the table's sinks (CSV, `.npy`, Parquet, memory) and the result folder they
+//! write into, the scene, the typed summary, reaction forces. Pictures are in `view`.
 
-pub mod animation;
 pub mod check;
 pub mod columns;
 pub mod csv;
 pub mod folder;
-pub mod gif;
 pub mod ledger;
-pub mod movie;
 pub mod npy;
 pub mod observe;
-pub mod plot;
+pub mod parquet;
 pub mod progress;
 pub mod scene;
 pub mod sensitivity;
+pub mod sink;
 pub mod summary;
 pub mod table;
 

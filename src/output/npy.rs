@@ -20,9 +20,17 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-use std::fs::File;
+use crate::output::sink::{Schema, TableSink};
+use std::fs::{self, File};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::ops::Range;
 use std::path::Path;
+
+/// The folder of `.npy` results in a result folder, and the file in it that names each
+/// array's columns.
+pub const FOLDER: &str = "npy";
+/// See [`FOLDER`].
+pub const INDEX: &str = "columns.json";
 
 /// Bytes before the data: magic, version, header length and the padded header.
 const PREAMBLE: usize = 128;
@@ -84,6 +92,51 @@ impl NpyFile {
         f.seek(SeekFrom::Start(0))?;
         f.write_all(&header(self.rows, self.cols))?;
         f.sync_data().or(Ok(()))
+    }
+}
+
+/// The `npy/` folder of a run being written: `t.npy` (1-D) and one 2-D array per column group,
+/// with `columns.json` naming each array's columns (`{"t": ["t"], "positions": ["A.x", …]}`).
+pub struct NpySink {
+    /// The column range of each array, and the array.
+    files: Vec<(Range<usize>, NpyFile)>,
+}
+
+impl NpySink {
+    /// Create `dir/npy/` with its arrays and `columns.json`.
+    pub fn create(dir: &Path, schema: Schema<'_>) -> io::Result<Self> {
+        let folder = dir.join(FOLDER);
+        fs::create_dir_all(&folder)?;
+        let mut files = vec![(0..1, NpyFile::create(&folder.join("t.npy"), None)?)];
+        let mut names = serde_json::Map::new();
+        names.insert("t".into(), serde_json::json!(["t"]));
+        for (g, range) in schema.groups {
+            let file = NpyFile::create(&folder.join(format!("{g}.npy")), Some(range.len()))?;
+            files.push((range.clone(), file));
+            names.insert(
+                g.to_string(),
+                serde_json::json!(schema.names[range.clone()]),
+            );
+        }
+        let text = serde_json::to_string_pretty(&names).map_err(io::Error::other)?;
+        fs::write(folder.join(INDEX), text + "\n")?;
+        Ok(NpySink { files })
+    }
+}
+
+impl TableSink for NpySink {
+    fn row(&mut self, values: &[f64]) -> io::Result<()> {
+        for (range, f) in &mut self.files {
+            f.row(&values[range.clone()])?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        for (_, f) in self.files.drain(..) {
+            f.finish()?;
+        }
+        Ok(())
     }
 }
 

@@ -1,8 +1,9 @@
-//! Observers: sinks the run loop calls with the state after every accepted step.
+//! Observers: what the run loop calls with the state after every accepted step.
 //!
 //! An [`Observer`] sees the initial state of a run and then the state after every accepted
-//! step, and may stop the run. The in-memory [`Recorder`], the CSV writer
-//! ([`CsvWriter`](crate::output::csv::CsvWriter)) and progress reporting
+//! step, and may stop the run. The in-memory [`Recorder`], the table writer
+//! ([`TableWriter`](crate::output::sink::TableWriter): its rows to CSV, `.npy`, Parquet or
+//! memory) and progress reporting
 //! ([`Progress`](crate::output::progress::Progress)) are observers; the one run loop is
 //! [`Simulation::run`](crate::simulation::Simulation::run).
 

@@ -17,6 +17,7 @@
 
 use crate::error::PlotError;
 use crate::output::npy::{npy_shape, read_npy_rows};
+use crate::output::parquet::{parquet_layout, read_parquet_rows};
 use serde_json::Value;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -49,7 +50,7 @@ fn kept_rows(n: usize, max_rows: usize) -> Vec<usize> {
 }
 
 fn cannot(path: &Path, e: impl std::fmt::Display) -> PlotError {
-    PlotError(format!("cannot read {}: {e}", path.display()))
+    PlotError::read(path, format!("cannot read {}: {e}", path.display()))
 }
 
 impl Table {
@@ -65,7 +66,12 @@ impl Table {
         let mut lines = open().map_err(|e| cannot(path, e))?.lines();
         let header = match lines.next() {
             Some(l) => l.map_err(|e| cannot(path, e))?,
-            None => return Err(PlotError(format!("{} is empty", path.display()))),
+            None => {
+                return Err(PlotError::read(
+                    path,
+                    format!("{} is empty", path.display()),
+                ));
+            }
         };
         let columns: Vec<String> = header.split(',').map(|s| s.trim().to_string()).collect();
         let mut n = 0usize;
@@ -74,7 +80,10 @@ impl Table {
             n += 1;
         }
         if n == 0 {
-            return Err(PlotError(format!("{} has no data rows", path.display())));
+            return Err(PlotError::read(
+                path,
+                format!("{} has no data rows", path.display()),
+            ));
         }
         let kept = kept_rows(n, max_values / columns.len().max(1));
         let mut rows = Vec::with_capacity(kept.len());
@@ -87,15 +96,19 @@ impl Table {
             want.next();
             let l = l.map_err(|e| cannot(path, e))?;
             let r: Result<Vec<f64>, _> = l.split(',').map(|x| x.trim().parse::<f64>()).collect();
-            let r = r.map_err(|e| PlotError(format!("{}:{}: {e}", path.display(), k + 2)))?;
+            let r =
+                r.map_err(|e| PlotError::read(path, format!("{}:{}: {e}", path.display(), k + 2)))?;
             if r.len() != columns.len() {
-                return Err(PlotError(format!(
-                    "{}:{}: {} values for {} columns",
-                    path.display(),
-                    k + 2,
-                    r.len(),
-                    columns.len()
-                )));
+                return Err(PlotError::read(
+                    path,
+                    format!(
+                        "{}:{}: {} values for {} columns",
+                        path.display(),
+                        k + 2,
+                        r.len(),
+                        columns.len()
+                    ),
+                ));
             }
             rows.push(r);
         }
@@ -108,25 +121,36 @@ impl Table {
     }
 }
 
-/// The table of the run in `dir`: `trajectory.csv`, or every group of `npy/` (at most
-/// [`MAX_TABLE_VALUES`] values, see [`Table::read_at_most`]).
+/// The table of the run in `dir`: `trajectory.csv`, or every group of `npy/`, or
+/// `trajectory.parquet` (at most [`MAX_TABLE_VALUES`] values, see [`Table::read_at_most`]).
 pub fn run_table(dir: &Path) -> Result<Table, PlotError> {
-    let csv = dir.join("trajectory.csv");
+    let csv = dir.join(crate::output::csv::FILE);
     if csv.exists() {
         return Table::read(&csv);
     }
+    let parquet = dir.join(crate::output::parquet::FILE);
+    if parquet.exists() && !dir.join("npy").join("columns.json").exists() {
+        return parquet_table(&parquet);
+    }
     let npy = dir.join("npy");
-    let bad =
-        |e: std::io::Error| PlotError(format!("cannot read the run in {}: {e}", dir.display()));
+    let bad = |e: std::io::Error| {
+        PlotError::read(
+            dir,
+            format!("cannot read the run in {}: {e}", dir.display()),
+        )
+    };
     let names: Value = serde_json::from_str(
         &std::fs::read_to_string(npy.join("columns.json")).map_err(|e| {
-            PlotError(format!(
-                "{}: no trajectory.csv and no npy/columns.json ({e})",
-                dir.display()
-            ))
+            PlotError::read(
+                dir,
+                format!(
+                    "{}: no trajectory.csv, npy/columns.json or trajectory.parquet ({e})",
+                    dir.display()
+                ),
+            )
         })?,
     )
-    .map_err(|e| PlotError(format!("npy/columns.json: {e}")))?;
+    .map_err(|e| PlotError::read(&npy, format!("npy/columns.json: {e}")))?;
     let groups: Vec<(&String, &Vec<Value>)> = (names.as_object().into_iter().flatten())
         .filter(|(g, _)| *g != "t")
         .filter_map(|(g, listed)| listed.as_array().map(|l| (g, l)))
@@ -141,14 +165,29 @@ pub fn run_table(dir: &Path) -> Result<Table, PlotError> {
         let (shape, data) = read_npy_rows(&npy.join(format!("{group}.npy")), &kept).map_err(bad)?;
         let width = shape.get(1).copied().unwrap_or(0);
         if listed.len() != width || shape.first() != Some(&n) {
-            return Err(PlotError(format!(
-                "npy/{group}.npy does not match npy/columns.json"
-            )));
+            return Err(PlotError::read(
+                &npy,
+                format!("npy/{group}.npy does not match npy/columns.json"),
+            ));
         }
         columns.extend(listed.iter().filter_map(|v| v.as_str().map(String::from)));
         for (r, row) in rows.iter_mut().enumerate() {
             row.extend_from_slice(&data[r * width..(r + 1) * width]);
         }
     }
+    Ok(Table { columns, rows })
+}
+
+/// The table of a run's `trajectory.parquet` (at most [`MAX_TABLE_VALUES`] values).
+fn parquet_table(path: &Path) -> Result<Table, PlotError> {
+    let layout = parquet_layout(path).map_err(|e| cannot(path, e))?;
+    if layout.rows == 0 {
+        return Err(PlotError::read(
+            path,
+            format!("{} has no data rows", path.display()),
+        ));
+    }
+    let kept = kept_rows(layout.rows, MAX_TABLE_VALUES / layout.names.len().max(1));
+    let (columns, rows) = read_parquet_rows(path, &kept).map_err(|e| cannot(path, e))?;
     Ok(Table { columns, rows })
 }

@@ -16,7 +16,7 @@ pub use options::{
     Dop853Options, GenAlphaOptions, InitOptions, LinearSolverKind, Method, RadauOptions,
     Rk4Options, StepControl,
 };
-pub use outputs::{GROUPS, OutputTimes, Outputs, PlotPanel};
+pub use outputs::{Format, GROUPS, OutputTimes, Outputs, PlotPanel};
 pub use plan::{Overrides, RunPlan, Spelling};
 use std::fmt;
 use std::sync::Arc;
@@ -204,10 +204,10 @@ impl Problem {
     /// ```
     pub fn with_parameters(&self, sets: &[(&str, f64)]) -> Result<Problem, Error> {
         let source = self.source.as_ref().ok_or_else(|| {
-            SolveError::BadOptions(
+            SolveError::option(
+                "parameters",
                 "this problem has no source to rebuild it from (a mechanism file, or a \
-                 `Rebuild` set on `Problem::source`)"
-                    .into(),
+                 `Rebuild` set on `Problem::source`)",
             )
         })?;
         let sets: Vec<(String, f64)> = sets.iter().map(|(n, v)| (n.to_string(), *v)).collect();
@@ -223,11 +223,14 @@ impl Problem {
     pub fn validate(&self) -> Result<(), Error> {
         let n = self.model.n_coords();
         if self.q_guess.len() != n || self.v_guess.len() != n {
-            return Err(SolveError::BadOptions(format!(
-                "guesses have {} positions and {} velocities for {n} coordinates",
-                self.q_guess.len(),
-                self.v_guess.len()
-            ))
+            return Err(SolveError::option(
+                "guess",
+                format!(
+                    "guesses have {} positions and {} velocities for {n} coordinates",
+                    self.q_guess.len(),
+                    self.v_guess.len()
+                ),
+            )
             .into());
         }
         if let Some(&i) = self
@@ -236,16 +239,20 @@ impl Problem {
             .chain(&self.pinned_v)
             .find(|&&i| i >= n)
         {
-            return Err(SolveError::BadOptions(format!(
-                "pinned coordinate {i} does not exist ({n} coordinates)"
-            ))
+            return Err(SolveError::option(
+                "pin",
+                format!("pinned coordinate {i} does not exist ({n} coordinates)"),
+            )
             .into());
         }
         if !self.t0.is_finite() || !(self.t_end >= self.t0) || self.t_end.is_infinite() {
-            return Err(SolveError::BadOptions(format!(
-                "time span [{}, {}]: need finite t0 ≤ t_end",
-                self.t0, self.t_end
-            ))
+            return Err(SolveError::option(
+                "t_end",
+                format!(
+                    "time span [{}, {}]: need finite t0 ≤ t_end",
+                    self.t0, self.t_end
+                ),
+            )
             .into());
         }
         memory::check(n, self.model.n_constraints()).map_err(|m| SolveError::TooLarge(m).into())

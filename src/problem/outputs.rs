@@ -15,6 +15,59 @@ pub const GROUPS: [&str; 8] = [
     "ledger",
 ];
 
+/// A file format a run's table is written in (`--format`, `Output: format`, `formats=`).
+///
+/// ```
+/// use lagrangian::problem::{Format, Outputs};
+/// let o = Outputs::default().formats(&["parquet", "csv"]).unwrap();
+/// assert_eq!(o.formats, [Format::Csv, Format::Parquet]);
+/// assert_eq!(o.formats_names(), ["csv", "parquet"]);
+/// assert!(Outputs::default().formats(&["hdf"]).unwrap_err().contains("csv, npy or parquet"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Format {
+    /// `trajectory.csv`: a header of column names, then a row per output with 13 significant
+    /// digits.
+    Csv,
+    /// `npy/<group>.npy`: one float64 NumPy array per column group, `npy/columns.json` naming
+    /// each array's columns (`numpy.load`, memory-mapped by the Python package).
+    Npy,
+    /// `trajectory.parquet`: Apache Parquet, one float64 column per output column, exact
+    /// (`pandas.read_parquet`, pyarrow, MATLAB's `parquetread`, R's arrow).
+    Parquet,
+}
+
+impl Format {
+    /// Every format, in the order a run lists them.
+    pub const ALL: [Format; 3] = [Format::Csv, Format::Npy, Format::Parquet];
+
+    /// The format's name in files, on the command line and in Python.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Csv => "csv",
+            Format::Npy => "npy",
+            Format::Parquet => "parquet",
+        }
+    }
+
+    /// The format called `name`.
+    pub fn parse(name: &str) -> Result<Format, String> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| format!("unknown format '{name}': expected {}", Format::expected()))
+    }
+
+    /// "csv, npy or parquet".
+    fn expected() -> String {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        let (last, rest) = names.split_last().expect("formats exist");
+        format!("{} or {last}", rest.join(", "))
+    }
+}
+
 /// Which column groups a run writes, and in which formats (docs/yaml.md, `Output`).
 ///
 /// The default writes everything but the accelerations, as CSV.
@@ -48,10 +101,8 @@ pub struct Outputs {
     /// The energy ledger: `work_forces`, `work_drives`, `work_time`, `dissipated`,
     /// `balance_error`.
     pub ledger: bool,
-    /// Write `trajectory.csv`.
-    pub csv: bool,
-    /// Write NumPy files (`npy/<group>.npy`, one array per column group).
-    pub npy: bool,
+    /// The file formats the table is written in, each once, in [`Format::ALL`] order.
+    pub formats: Vec<Format>,
     /// What `lagrangian plot` draws for the run (e.g. the N-pendulum configuration's
     /// `system.plot` toggles); empty: the diagnostics sheet.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -79,8 +130,7 @@ impl Default for Outputs {
             momenta: true,
             energies: true,
             ledger: true,
-            csv: true,
-            npy: false,
+            formats: vec![Format::Csv],
         }
     }
 }
@@ -111,29 +161,29 @@ impl Outputs {
         Ok(o)
     }
 
-    /// Set the formats from names (`csv`, `npy`).
+    /// Set the formats from names (any of [`Format::ALL`]'s names).
     pub fn formats<S: AsRef<str>>(mut self, names: &[S]) -> Result<Self, String> {
-        self.csv = false;
-        self.npy = false;
+        let mut on = Vec::new();
         for n in names {
-            match n.as_ref().trim() {
-                "csv" => self.csv = true,
-                "npy" => self.npy = true,
-                other => return Err(format!("unknown format '{other}': expected csv or npy")),
-            }
+            on.push(Format::parse(n.as_ref().trim())?);
         }
-        if !self.csv && !self.npy {
-            return Err("no output format: expected csv, npy or both".into());
+        if on.is_empty() {
+            return Err(format!("no output format: expected {}", Format::expected()));
         }
+        on.sort_unstable();
+        on.dedup();
+        self.formats = on;
         Ok(self)
     }
 
-    /// The names of the formats that are on (`csv`, `npy`).
+    /// The names of the formats that are on.
     pub fn formats_names(&self) -> Vec<&'static str> {
-        [("csv", self.csv), ("npy", self.npy)]
-            .into_iter()
-            .filter_map(|(n, on)| on.then_some(n))
-            .collect()
+        self.formats.iter().map(|f| f.name()).collect()
+    }
+
+    /// Whether the table is written in format `f`.
+    pub fn writes(&self, f: Format) -> bool {
+        self.formats.contains(&f)
     }
 
     /// The names of the groups that are on, in [`GROUPS`] order.

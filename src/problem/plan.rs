@@ -40,6 +40,10 @@ pub struct RunPlan {
     pub output_times: Option<OutputTimes>,
     /// The column groups and formats a run writes.
     pub outputs: Outputs,
+    /// The output times [`bound_output`](Self::bound_output) chose, nobody asked for: while
+    /// `output_times` equals them the plan has the default output of a method under error
+    /// control, which [`method`](Self::method) drops for a fixed-step method.
+    bounded: Option<OutputTimes>,
 }
 
 impl Default for RunPlan {
@@ -79,11 +83,28 @@ impl RunPlan {
             output_every: 1,
             output_times: None,
             outputs: Outputs::default(),
+            bounded: None,
         }
     }
-    /// Set the method.
+    /// Set the method. A fixed-step method replacing one under error control keeps every step
+    /// where the plan had the default rows of error control (see
+    /// [`bound_output`](Self::bound_output)); output asked for stays.
+    ///
+    /// ```
+    /// use lagrangian::prelude::*;
+    /// use lagrangian::library::pendulum::planar_pendulum;
+    /// let p = Problem::new(planar_pendulum(1.0, 1.0, 9.81)).t_end(2.0);
+    /// let mut plan = RunPlan::new(Dop853Options::new(1e-8));
+    /// plan.bound_output(&p); // what a file with a tolerance and no Output gets
+    /// assert_eq!(plan.output_rows(&p), 1001);
+    /// let plan = plan.method(GenAlphaOptions::new(1e-3));
+    /// assert_eq!((plan.output_times.clone(), plan.output_rows(&p)), (None, 2002));
+    /// ```
     pub fn method(mut self, method: impl Into<Method>) -> Self {
         self.method = method.into();
+        if !self.method.is_adaptive() && self.has_default_output() {
+            self.output_times = None;
+        }
         self
     }
     /// Keep every `k`-th step.
@@ -114,18 +135,18 @@ impl RunPlan {
     pub fn validate(&self, problem: &Problem) -> Result<(), Error> {
         let (t0, t_end) = (problem.t0, problem.t_end);
         if self.output_every == 0 {
-            return Err(SolveError::BadOptions("output_every must be positive".into()).into());
+            return Err(SolveError::option("output_every", "output_every must be positive").into());
         }
         if let Some(o) = &self.output_times {
             o.check(t0, t_end)
-                .map_err(|m| Error::from(SolveError::BadOptions(m)))?;
+                .map_err(|m| Error::from(SolveError::option("output_times", m)))?;
         }
         let h = self.method.h();
         let steps = (t_end - t0) / h;
         // a step that is not positive and finite is refused by the method's own checks, with
         // its option named (an adaptive method's first step 0 means "chosen automatically")
         if h > 0.0 && h.is_finite() && !(steps <= MAX_STEPS as f64) {
-            return Err(SolveError::BadOptions(format!(
+            return Err(SolveError::option("h", format!(
                 "step {h} over [{t0}, {t_end}] gives {steps:.3e} steps; the limit is {MAX_STEPS} \
                  (a larger step, or a shorter span)"
             ))
@@ -147,11 +168,10 @@ impl RunPlan {
         }
     }
 
-    /// Whether the output times are those [`bound_output`](Self::bound_output) chose for
-    /// `problem`'s span (not asked for by the plan's source).
-    pub fn has_default_output(&self, problem: &Problem) -> bool {
-        let span = problem.t_end - problem.t0;
-        self.output_times == Some(OutputTimes::Every(span / DEFAULT_ROWS as f64))
+    /// Whether the output times are those [`bound_output`](Self::bound_output) chose (not
+    /// asked for by the plan's source).
+    pub fn has_default_output(&self) -> bool {
+        self.output_times.is_some() && self.output_times == self.bounded
     }
 
     /// Rows at [`DEFAULT_ROWS`] even intervals of `problem`'s span (interpolated between
@@ -161,6 +181,7 @@ impl RunPlan {
         let span = problem.t_end - problem.t0;
         if span > 0.0 && span.is_finite() {
             self.output_times = Some(OutputTimes::Every(span / DEFAULT_ROWS as f64));
+            self.bounded = self.output_times.clone();
         }
     }
 }
@@ -264,42 +285,51 @@ impl RunPlan {
     /// # Ok::<(), lagrangian::Error>(())
     /// ```
     pub fn apply(&mut self, problem: &mut Problem, o: &Overrides) -> Result<(), Error> {
-        let bad = |m: String| Error::from(SolveError::BadOptions(m));
+        let bad = |option: &str, m: String| Error::from(SolveError::option(option, m));
         let s = o.spelling;
-        let default_output = self.has_default_output(problem);
+        let default_output = self.has_default_output();
         if let Some(t) = o.t_end {
             if !(t > problem.t0) || !t.is_finite() {
-                return Err(bad(format!(
-                    "{} must be finite and after t0 = {}",
-                    s.given("t_end", &short(t)),
-                    problem.t0
-                )));
+                return Err(bad(
+                    "t_end",
+                    format!(
+                        "{} must be finite and after t0 = {}",
+                        s.given("t_end", &short(t)),
+                        problem.t0
+                    ),
+                ));
             }
             problem.t_end = t;
         }
         let span = problem.t_end - problem.t0;
         let h = match (o.steps, o.step) {
             (Some(_), Some(_)) => {
-                return Err(bad(format!(
-                    "give either {} or {}, not both",
-                    s.option("steps"),
-                    s.option("step")
-                )));
+                return Err(bad(
+                    "steps",
+                    format!(
+                        "give either {} or {}, not both",
+                        s.option("steps"),
+                        s.option("step")
+                    ),
+                ));
             }
             (Some(n), None) if n == 0 || n > MAX_STEPS => {
-                return Err(bad(format!(
-                    "{} must lie in 1..={MAX_STEPS}",
-                    s.option("steps")
-                )));
+                return Err(bad(
+                    "steps",
+                    format!("{} must lie in 1..={MAX_STEPS}", s.option("steps")),
+                ));
             }
             (Some(n), None) => span / n as f64,
             (None, Some(h)) if !(h > 0.0 && h.is_finite() && span / h <= MAX_STEPS as f64) => {
-                return Err(bad(format!(
-                    "{} must be positive and give at most {MAX_STEPS} steps over [{}, {}]",
-                    s.given("step", &short(h)),
-                    problem.t0,
-                    problem.t_end
-                )));
+                return Err(bad(
+                    "step",
+                    format!(
+                        "{} must be positive and give at most {MAX_STEPS} steps over [{}, {}]",
+                        s.given("step", &short(h)),
+                        problem.t0,
+                        problem.t_end
+                    ),
+                ));
             }
             (None, Some(h)) => h,
             // DOP853's automatic first step is no fixed step: the default one
@@ -312,20 +342,23 @@ impl RunPlan {
         match (o.rho_inf, &mut self.method) {
             (Some(r), Method::GenAlpha(g)) => {
                 if !(0.0..1.0).contains(&r) {
-                    return Err(bad(format!(
-                        "{} must lie in [0, 1)",
-                        s.given("rho_inf", &short(r))
-                    )));
+                    return Err(bad(
+                        "rho_inf",
+                        format!("{} must lie in [0, 1)", s.given("rho_inf", &short(r))),
+                    ));
                 }
                 g.rho_inf = r;
             }
             (Some(r), m) => {
-                return Err(bad(format!(
-                    "{} applies to generalized-α; this run's method is {} (give {} with it)",
-                    s.given("rho_inf", &short(r)),
-                    m.name(),
-                    s.given("integrator", "genalpha")
-                )));
+                return Err(bad(
+                    "rho_inf",
+                    format!(
+                        "{} applies to generalized-α; this run's method is {} (give {} with it)",
+                        s.given("rho_inf", &short(r)),
+                        m.name(),
+                        s.given("integrator", "genalpha")
+                    ),
+                ));
             }
             (None, _) => {}
         }
@@ -349,16 +382,16 @@ impl RunPlan {
         }
         if let Some(c) = &o.columns {
             self.outputs = Outputs::from_names(c)
-                .map_err(|e| bad(format!("{}: {e}", s.option("columns"))))?
+                .map_err(|e| bad("columns", format!("{}: {e}", s.option("columns"))))?
                 .formats(&self.outputs.formats_names())
-                .map_err(bad)?;
+                .map_err(|e| bad("format", e))?;
         }
         if let Some(f) = &o.formats {
             self.outputs = self
                 .outputs
                 .clone()
                 .formats(f)
-                .map_err(|e| bad(format!("{}: {e}", s.option("format"))))?;
+                .map_err(|e| bad("format", format!("{}: {e}", s.option("format"))))?;
         }
         let list = |v: &Option<Vec<String>>| v.as_ref().map(|v| v.join(","));
         let given = [
@@ -397,15 +430,15 @@ impl RunPlan {
     /// `--steps`/`--step` alone turn an error-controlled method into a fixed step
     /// (generalized-α). `h` is the step `--steps`/`--step` give, or the method's own.
     fn chosen_method(&self, o: &Overrides, h: f64, fixed: bool) -> Result<Method, Error> {
-        let bad = |m: String| Error::from(SolveError::BadOptions(m));
+        let bad = |option: &str, m: String| Error::from(SolveError::option(option, m));
         let s = o.spelling;
         if let Some(tol) = o.tol
             && !(tol > 0.0 && tol < 1.0)
         {
-            return Err(bad(format!(
-                "{} must lie in (0, 1)",
-                s.given("tol", &short(tol))
-            )));
+            return Err(bad(
+                "tol",
+                format!("{} must lie in (0, 1)", s.given("tol", &short(tol))),
+            ));
         }
         // the tolerances an error-controlled method takes: --tol, else the method's own
         let tols = o.tol.map(|t| (t, t)).or(match &self.method {
@@ -441,13 +474,16 @@ impl RunPlan {
         };
         let method = match o.integrator.as_deref() {
             Some("rk4") if o.tol.is_some() => {
-                return Err(bad(format!(
-                    "{}: RK4 runs at a fixed step; for error control give {} (order 8) or \
+                return Err(bad(
+                    "tol",
+                    format!(
+                        "{}: RK4 runs at a fixed step; for error control give {} (order 8) or \
                      {}",
-                    s.option("tol"),
-                    s.given("integrator", "dop853"),
-                    s.given("integrator", "genalpha"),
-                )));
+                        s.option("tol"),
+                        s.given("integrator", "dop853"),
+                        s.given("integrator", "genalpha"),
+                    ),
+                ));
             }
             Some("rk4") => Rk4Options::new(h).into(),
             Some("genalpha" | "generalized-alpha") => {
@@ -461,18 +497,21 @@ impl RunPlan {
                 Method::GenAlpha(g)
             }
             Some("dop853") if fixed && o.tol.is_none() => {
-                return Err(bad(own_steps(s, "dop853", "genalpha or rk4")));
+                return Err(bad("integrator", own_steps(s, "dop853", "genalpha or rk4")));
             }
             Some("dop853") => dop853(if fixed { h } else { 0.0 }),
             Some("radau" | "radau5" | "radau-iia") if fixed && o.tol.is_none() => {
-                return Err(bad(own_steps(s, "radau", "genalpha")));
+                return Err(bad("integrator", own_steps(s, "radau", "genalpha")));
             }
             Some("radau" | "radau5" | "radau-iia") => radau(if fixed { h } else { 0.0 }),
             Some(other) => {
-                return Err(bad(format!(
-                    "{}: expected genalpha, rk4, dop853 or radau",
-                    s.given("integrator", other)
-                )));
+                return Err(bad(
+                    "integrator",
+                    format!(
+                        "{}: expected genalpha, rk4, dop853 or radau",
+                        s.given("integrator", other)
+                    ),
+                ));
             }
             None => match (&self.method, o.tol) {
                 (Method::GenAlpha(g), Some(tol)) if g.step_control.is_some() => {
@@ -500,7 +539,7 @@ impl RunPlan {
 
     /// The output part of [`apply`](RunPlan::apply): a stride or output times (one of them).
     fn apply_output(&mut self, problem: &Problem, o: &Overrides) -> Result<(), Error> {
-        let bad = |m: String| Error::from(SolveError::BadOptions(m));
+        let bad = |option: &str, m: String| Error::from(SolveError::option(option, m));
         let s = o.spelling;
         let given = [
             o.output_every.is_some(),
@@ -509,20 +548,23 @@ impl RunPlan {
             o.output_every_step,
         ];
         if given.iter().filter(|&&g| g).count() > 1 {
-            return Err(bad(format!(
-                "give one of {}, {}, {} and {}",
-                s.option("output_every"),
-                s.option("output_dt"),
-                s.option("output_at"),
-                s.option("output_every_step")
-            )));
+            return Err(bad(
+                "output_every",
+                format!(
+                    "give one of {}, {}, {} and {}",
+                    s.option("output_every"),
+                    s.option("output_dt"),
+                    s.option("output_at"),
+                    s.option("output_every_step")
+                ),
+            ));
         }
         if let Some(k) = o.output_every {
             if k == 0 || k > MAX_STEPS {
-                return Err(bad(format!(
-                    "{} must lie in 1..={MAX_STEPS}",
-                    s.option("output_every")
-                )));
+                return Err(bad(
+                    "output_every",
+                    format!("{} must lie in 1..={MAX_STEPS}", s.option("output_every")),
+                ));
             }
             self.output_every = k;
             self.output_times = None;
@@ -533,7 +575,8 @@ impl RunPlan {
             _ => None,
         };
         if let Some(t) = times {
-            t.check(problem.t0, problem.t_end).map_err(bad)?;
+            t.check(problem.t0, problem.t_end)
+                .map_err(|e| bad("output_times", e))?;
             self.output_times = Some(t);
         }
         Ok(())

@@ -25,8 +25,10 @@ use crate::assembly;
 use crate::error::Error;
 use crate::model::StateView;
 use crate::output::columns::Columns;
-use crate::output::csv::{Formats, RunFiles};
+use crate::output::csv::CsvSink;
+use crate::output::folder::RunFolder;
 use crate::output::scene::Scene;
+use crate::output::sink::{Schema, TableSink};
 use crate::problem::Outputs;
 use crate::solve::Problem;
 use std::path::Path;
@@ -191,15 +193,12 @@ pub fn equilibrium_to_folder(
         ..Outputs::from_names(&["positions", "energies"]).expect("known groups")
     };
     let mut columns = Columns::new(problem, &outputs);
-    let formats = Formats {
-        csv: true,
-        npy: None,
-    };
     let io = |e: std::io::Error| Error::io(out, e);
-    let mut files = RunFiles::create(out, columns.names(), formats).map_err(io)?;
+    let mut folder = RunFolder::open(out).map_err(io)?;
+    let mut csv = CsvSink::create(folder.partial(), Schema::of(&columns)).map_err(io)?;
     let scene = serde_json::to_string_pretty(&Scene::of(problem)).map_err(std::io::Error::other);
     scene
-        .and_then(|s| files.write_file("scene.json", &(s + "\n")))
+        .and_then(|s| folder.write_file("scene.json", &(s + "\n")))
         .map_err(io)?;
     let zeros = vec![0.0; problem.model.n_coords().max(problem.model.n_constraints())];
     let mut row = Vec::new();
@@ -213,10 +212,11 @@ pub fn equilibrium_to_folder(
         };
         columns.row(problem, view, &mut row);
         row[0] = k as f64;
-        files.row(&row).map_err(io)?;
+        csv.row(&row).map_err(io)?;
     }
-    files
-        .finish_as(&report, out, "equilibrium.json")
+    csv.finish().map_err(io)?;
+    folder
+        .finish(&report, out, "equilibrium.json")
         .map_err(io)?;
     Ok(report)
 }

@@ -126,10 +126,14 @@ fn trajectory(
     let idx: Vec<usize> = (names.iter())
         .map(|n| {
             coords.iter().position(|c| c == n).ok_or_else(|| {
-                Error::from(SolveError::BadOptions(format!(
-                    "no coordinate '{n}' to fit; the coordinates are: {}",
-                    coords.join(", ")
-                )))
+                Error::from(SolveError::UnknownName {
+                    kind: "coordinate",
+                    name: n.to_string(),
+                    message: format!(
+                        "no coordinate '{n}' to fit; the coordinates are: {}",
+                        coords.join(", ")
+                    ),
+                })
             })
         })
         .collect::<Result<_, _>>()?;
@@ -170,7 +174,8 @@ fn interpolate(
     f: impl Fn(&(f64, Vec<f64>)) -> f64,
 ) -> Result<f64, Error> {
     let k = rows.partition_point(|r| r.0 < t);
-    let out = || SolveError::BadOptions(format!("target time {t} is outside the run")).into();
+    let out =
+        || SolveError::option("targets", format!("target time {t} is outside the run")).into();
     if k == rows.len() {
         let last = rows.last().ok_or_else(out)?;
         return match (last.0 - t).abs() <= 1e-12 * (1.0 + t.abs()) {
@@ -320,13 +325,20 @@ pub fn fit(
     opts: &FitOptions,
 ) -> Result<FitReport, Error> {
     if targets.is_empty() || names.is_empty() {
-        return Err(SolveError::BadOptions("a fit needs parameters and targets".into()).into());
+        return Err(SolveError::option("parameters", "a fit needs parameters and targets").into());
     }
     let start: Vec<f64> = (names.iter())
         .map(|n| {
             (problem.parameters.iter().find(|(k, _)| k == n))
                 .map(|x| x.1)
-                .ok_or_else(|| SolveError::BadOptions(format!("unknown parameter '{n}'")).into())
+                .ok_or_else(|| {
+                    SolveError::UnknownName {
+                        kind: "parameter",
+                        name: n.to_string(),
+                        message: format!("unknown parameter '{n}'"),
+                    }
+                    .into()
+                })
         })
         .collect::<Result<_, Error>>()?;
     let fp = FitProblem {
@@ -346,7 +358,7 @@ pub fn fit(
     let res = Executor::new(fp, solver)
         .configure(|s| s.param(start.clone()).max_iters(opts.max_iterations))
         .run()
-        .map_err(|e| Error::from(SolveError::BadOptions(format!("fit: {e}"))))?;
+        .map_err(|e| Error::from(SolveError::FitFailed(e.to_string())))?;
     let p = res.state.param.clone().unwrap_or(start);
     let solver = res.solver;
     Ok(FitReport {

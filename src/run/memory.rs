@@ -17,19 +17,19 @@
 //! # Ok::<(), lagrangian::Error>(())
 //! ```
 
-use super::summarize;
+use super::RunControl;
 use crate::error::{Error, PlotError, SolveError};
-use crate::output::animation::html_of;
-use crate::output::columns::{ColumnRecorder, Columns};
-use crate::output::movie::{AnimationOptions, Movie};
-use crate::output::plot::Table;
+use crate::output::Interrupt;
+use crate::output::columns::Columns;
 use crate::output::scene::Scene;
-use crate::output::sensitivity::SensitivityRecorder;
-use crate::output::summary::{Summary, Tally};
-use crate::output::{Interrupt, Observer};
+use crate::output::sink::MemorySink;
+use crate::output::summary::Summary;
 use crate::problem::memory;
-use crate::simulation::{RunEnd, Simulation};
+use crate::simulation::RunEnd;
 use crate::solve::{Problem, RunPlan};
+use crate::view::animation::html_of;
+use crate::view::movie::{AnimationOptions, Movie};
+use crate::view::plot::Table;
 use std::time::Instant;
 
 /// The most memory a trajectory kept in memory may take (4 GB).
@@ -41,7 +41,7 @@ pub struct MemoryOptions {
     /// A flag that ends the run after the current step when raised.
     pub interrupt: Interrupt,
     /// Parameters to differentiate every column with respect to (see
-    /// [`SensitivityRecorder::columns`]); default none.
+    /// [`SensitivityRecorder::columns`](crate::output::sensitivity::SensitivityRecorder::columns)); default none.
     pub sensitivity: Vec<String>,
     /// The input file, for the summary.
     pub source: Option<String>,
@@ -89,8 +89,8 @@ impl RunResult {
 
     /// The offline animation page of the run (as `lagrangian animate` writes it).
     pub fn animation_html(&self, opts: &AnimationOptions) -> Result<String, PlotError> {
-        let scene =
-            serde_json::to_value(&self.scene).map_err(|e| PlotError(format!("the scene: {e}")))?;
+        let scene = serde_json::to_value(&self.scene)
+            .map_err(|e| PlotError::Draw(format!("the scene: {e}")))?;
         let movie = Movie::of(scene, &self.table(), opts)?;
         Ok(html_of(&movie))
     }
@@ -158,53 +158,36 @@ fn check_memory(problem: &Problem, plan: &RunPlan, opts: &MemoryOptions) -> Resu
 
 /// Integrate `problem` from consistent initial values to its end time by `plan`, keeping the
 /// rows it asks for (every `output_every`-th step, or at its output times) of its columns in
-/// memory. Refuses a run whose rows would take more than [`MAX_BYTES`] or than the memory
-/// available.
+/// memory ([`run`](super::run) with a [`MemorySink`]). Refuses a run whose rows would take
+/// more than [`MAX_BYTES`] or than the memory available.
 pub fn run_in_memory(
     problem: Problem,
     plan: &RunPlan,
     opts: &MemoryOptions,
 ) -> Result<RunResult, Error> {
-    let start = Instant::now();
-    let every = plan.output_every.max(1);
+    let started = Some(Instant::now());
     check_memory(&problem, plan, opts)?;
-    let mut sim = Simulation::new(problem.clone(), plan)?;
-    let build_seconds = start.elapsed().as_secs_f64();
-    let mut table = ColumnRecorder::every(every);
-    let mut tally = Tally::new();
-    let mut watch = opts.interrupt.clone();
-    let names: Vec<&str> = opts.sensitivity.iter().map(String::as_str).collect();
-    let mut sens = match names.is_empty() {
-        true => None,
-        false => Some(SensitivityRecorder::columns(&problem, plan, &names)?),
+    let scene = Scene::of(&problem);
+    let mut table = MemorySink::default();
+    let control = RunControl {
+        interrupt: opts.interrupt.clone(),
+        source: opts.source.clone(),
+        started,
+        sensitivity: opts.sensitivity.clone(),
+        ..RunControl::default()
     };
-    let mut observers: Vec<&mut dyn Observer> = vec![&mut table, &mut tally, &mut watch];
-    if let Some(s) = &mut sens {
-        observers.push(s);
-    }
-    let end = sim.run(&mut observers)?;
-    let interrupted = opts.interrupt.raised() && matches!(end, RunEnd::Stopped { .. });
-    let mut summary = summarize(
-        &sim,
-        &end,
-        interrupted,
-        build_seconds,
-        &opts.source,
-        table.ledger(),
-        &mut tally,
-    );
-    summary.sensitivity = opts.sensitivity.clone();
-    let (sensitivity_names, sensitivity_rows) = match sens {
+    let ran = super::run(problem, plan, &mut [&mut table], &control)?;
+    let (sensitivity_names, sensitivity_rows) = match ran.sensitivity {
         Some(s) => (s.names().to_vec(), s.rows),
         None => (Vec::new(), Vec::new()),
     };
     Ok(RunResult {
-        names: table.names().to_vec(),
+        names: table.names,
         rows: table.rows,
-        summary,
-        scene: Scene::of(&problem),
+        summary: ran.summary,
+        scene,
         sensitivity_names,
         sensitivity_rows,
-        end,
+        end: ran.end,
     })
 }

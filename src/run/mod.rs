@@ -26,10 +26,13 @@ pub mod modes;
 pub mod sweep;
 
 use crate::error::{Error, InitError, SolveError};
-use crate::output::csv::CsvWriter;
+use crate::output::columns::Columns;
+use crate::output::folder::RunFolder;
 use crate::output::ledger::LedgerTotals;
 use crate::output::progress::Progress;
+use crate::output::scene::Scene;
 use crate::output::sensitivity::SensitivityRecorder;
+use crate::output::sink::{self, Schema, TableSink, TableWriter};
 use crate::output::summary::{RunFacts, Summary, Tally};
 use crate::output::{Interrupt, Observer};
 use crate::problem::Spelling;
@@ -40,6 +43,119 @@ use std::time::Instant;
 
 /// The folder inside the output folder that an interrupted run's results go to.
 pub const INTERRUPTED: &str = "interrupted";
+
+/// The most bytes of results one run may write (50 GB, estimated before it starts).
+pub const MAX_OUTPUT_BYTES: f64 = 50e9;
+
+/// How a run is watched and what it records beside its table: what [`run`] takes from
+/// [`RunOptions`] and [`memory::MemoryOptions`].
+#[derive(Clone, Debug, Default)]
+pub struct RunControl {
+    /// A flag that ends the run after the current step when raised (Ctrl-C, another thread).
+    pub interrupt: Interrupt,
+    /// Show a progress bar on the terminal (only when the run is long).
+    pub progress: bool,
+    /// The input file, for the summary.
+    pub source: Option<String>,
+    /// When the work started (parsing included), for `build_seconds`; default: the call.
+    pub started: Option<Instant>,
+    /// Parameters to differentiate the run with respect to ([`SensitivityRecorder::columns`]).
+    pub sensitivity: Vec<String>,
+    /// The folder the sinks write into, named in the messages of their errors.
+    pub place: Option<PathBuf>,
+}
+
+/// What [`run`] produced beside the rows its sinks took.
+pub struct Ran {
+    /// The summary of the run.
+    pub summary: Summary,
+    /// How the run ended.
+    pub end: RunEnd,
+    /// The column names (`t` first).
+    pub names: Vec<String>,
+    /// The sensitivities, when [`RunControl::sensitivity`] named parameters.
+    pub sensitivity: Option<SensitivityRecorder>,
+}
+
+/// Integrate `problem` from consistent initial values to its end time by `plan`, writing the
+/// rows the plan keeps of its columns (`Columns::new(&problem, &plan.outputs)`) to every sink
+/// and finishing them — **the one run** behind [`run_to_folder`] (file sinks in the result
+/// folder) and [`memory::run_in_memory`] (a [`MemorySink`](crate::output::sink::MemorySink)).
+///
+/// ```
+/// use lagrangian::library::pendulum::planar_pendulum;
+/// use lagrangian::output::sink::MemorySink;
+/// use lagrangian::prelude::*;
+/// use lagrangian::run::{run, RunControl};
+/// let p = Problem::new(planar_pendulum(1.0, 1.0, 9.81)).guess(&[1.0, 0.0], &[0.0, 0.0]).t_end(0.5);
+/// let plan = RunPlan::new(GenAlphaOptions::new(1e-3)).output_every(100);
+/// let mut memory = MemorySink::default();
+/// let ran = run(p, &plan, &mut [&mut memory], &RunControl::default())?;
+/// assert_eq!(memory.rows.len(), 6); // t = 0, 0.1, …, 0.5
+/// assert_eq!(ran.names, memory.names);
+/// assert_eq!(ran.summary.stats.steps, 500);
+/// // released at rest: the rod force starts at zero (λ = 0)
+/// assert!(memory.column("lambda:rod").unwrap()[0].abs() < 1e-9);
+/// # Ok::<(), lagrangian::Error>(())
+/// ```
+pub fn run(
+    problem: Problem,
+    plan: &RunPlan,
+    sinks: &mut [&mut dyn TableSink],
+    control: &RunControl,
+) -> Result<Ran, Error> {
+    let start = control.started.unwrap_or_else(Instant::now);
+    let steps = problem.steps(plan.method.h());
+    let mut sim = Simulation::new(problem.clone(), plan)?;
+    let build_seconds = start.elapsed().as_secs_f64();
+    let columns = Columns::new(&problem, &plan.outputs);
+    let names = columns.names().to_vec();
+    for s in sinks.iter_mut() {
+        s.columns(&names);
+    }
+    let place = control.place.clone().unwrap_or_default();
+    let sinks = sinks.iter_mut().map(|s| &mut **s as &mut dyn TableSink);
+    let mut table = TableWriter::new(columns, plan.output_every)
+        .sinks(sinks)
+        .at(&place);
+    let mut tally = Tally::new();
+    let mut progress = match plan.method.is_adaptive() {
+        true => Progress::over_time(problem.t0, problem.t_end, control.progress),
+        false => Progress::new(steps, control.progress && steps >= 2000),
+    };
+    let mut watch = control.interrupt.clone();
+    let params: Vec<&str> = control.sensitivity.iter().map(String::as_str).collect();
+    let mut sens = match params.is_empty() {
+        true => None,
+        false => Some(SensitivityRecorder::columns(&problem, plan, &params)?),
+    };
+    let mut observers: Vec<&mut dyn Observer> =
+        vec![&mut table, &mut tally, &mut progress, &mut watch];
+    if let Some(s) = &mut sens {
+        observers.push(s);
+    }
+    let end = sim.run(&mut observers);
+    progress.finish();
+    let end = end?;
+    table.finish()?;
+    let interrupted = control.interrupt.raised() && matches!(end, RunEnd::Stopped { .. });
+    let mut summary = summarize(
+        &sim,
+        &end,
+        interrupted,
+        build_seconds,
+        &control.source,
+        table.ledger(),
+        &mut tally,
+    );
+    summary.sensitivity = control.sensitivity.clone();
+    Ok(Ran {
+        summary,
+        end,
+        names,
+        sensitivity: sens,
+    })
+}
 
 /// How to run a problem into a folder.
 #[derive(Clone, Debug)]
@@ -72,6 +188,18 @@ impl RunOptions {
             sensitivity: Vec::new(),
         }
     }
+
+    /// What [`run`] takes of these options.
+    pub fn control(&self) -> RunControl {
+        RunControl {
+            interrupt: self.interrupt.clone(),
+            progress: self.progress,
+            source: self.source.clone(),
+            started: self.started,
+            sensitivity: self.sensitivity.clone(),
+            place: Some(self.out.clone()),
+        }
+    }
 }
 
 /// What a run into a folder produced.
@@ -94,75 +222,85 @@ impl RunReport {
     }
 }
 
-/// Integrate `problem` from consistent initial values to its end time by `plan`, writing the
-/// trajectory and the summary into `opts.out` atomically (see [`crate::output::csv`]). A run
-/// that fails leaves an earlier result in the folder unchanged.
+/// Refuse a run whose files would not fit on any reasonable disk (more than
+/// [`MAX_OUTPUT_BYTES`]), before anything is written.
+fn check_output_size(problem: &Problem, plan: &RunPlan, dir: &Path) -> Result<(), Error> {
+    let width = Columns::new(problem, &plan.outputs).names().len();
+    let rows = plan.output_rows(problem);
+    let per_value: f64 = plan
+        .outputs
+        .formats
+        .iter()
+        .map(|&f| sink::bytes_per_value(f))
+        .sum();
+    let bytes = rows as f64 * width as f64 * per_value;
+    if bytes > MAX_OUTPUT_BYTES {
+        return Err(Error::Io {
+            path: dir.display().to_string(),
+            message: format!(
+                "the run would write about {:.3} GB ({rows} rows × {width} columns); the limit \
+                 is {:.0} GB: write fewer rows (--output-every, --output-dt, Output: every, dt) \
+                 or fewer columns (--columns, Output: columns)",
+                bytes / 1e9,
+                MAX_OUTPUT_BYTES / 1e9
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Integrate `problem` from consistent initial values to its end time by `plan`, writing its
+/// table in the plan's formats ([`sink::file_sink`]), the scene, the sensitivities and the
+/// summary into `opts.out` atomically ([`RunFolder`]: the earlier result is replaced, by
+/// name, only when the run completes; a run that fails leaves it unchanged).
 pub fn run_to_folder(
     problem: Problem,
     plan: &RunPlan,
     opts: &RunOptions,
 ) -> Result<RunReport, Error> {
-    let start = opts.started.unwrap_or_else(Instant::now);
-    let steps = problem.steps(plan.method.h());
-    let mut sim = Simulation::new(problem.clone(), plan)?;
-    let build_seconds = start.elapsed().as_secs_f64();
-    let mut csv = CsvWriter::create(&opts.out, &problem, plan)?;
-    csv.check_folder(INTERRUPTED)?;
-    let mut tally = Tally::new();
-    let mut progress = match plan.method.is_adaptive() {
-        true => Progress::over_time(problem.t0, problem.t_end, opts.progress),
-        false => Progress::new(steps, opts.progress && steps >= 2000),
-    };
-    let mut watch = opts.interrupt.clone();
-    let names: Vec<&str> = opts.sensitivity.iter().map(String::as_str).collect();
-    let mut sens = match names.is_empty() {
-        true => None,
-        false => Some(SensitivityRecorder::columns(&problem, plan, &names)?),
-    };
-    let mut observers: Vec<&mut dyn Observer> =
-        vec![&mut csv, &mut tally, &mut progress, &mut watch];
-    if let Some(s) = &mut sens {
-        observers.push(s);
+    let io = |e: std::io::Error| Error::io(&opts.out, e);
+    check_output_size(&problem, plan, &opts.out)?;
+    let mut folder = RunFolder::open(&opts.out).map_err(io)?;
+    folder.check_folder(INTERRUPTED).map_err(io)?;
+    let columns = Columns::new(&problem, &plan.outputs);
+    let mut files = Vec::new();
+    for &f in &plan.outputs.formats {
+        files.push(sink::file_sink(f, folder.partial(), Schema::of(&columns)).map_err(io)?);
     }
-    let end = sim.run(&mut observers);
-    progress.finish();
-    let end = end?;
-    let interrupted = opts.interrupt.raised() && matches!(end, RunEnd::Stopped { .. });
-    let mut summary = summarize(
-        &sim,
-        &end,
-        interrupted,
-        build_seconds,
-        &opts.source,
-        csv.ledger(),
-        &mut tally,
-    );
-    if let Some(s) = &sens {
-        csv.write_file("sensitivity.csv", &s.to_csv())?;
-        summary.sensitivity = opts.sensitivity.clone();
+    let scene = serde_json::to_string_pretty(&Scene::of(&problem)).map_err(std::io::Error::other);
+    scene
+        .and_then(|s| folder.write_file("scene.json", &(s + "\n")))
+        .map_err(io)?;
+    let mut sinks: Vec<&mut dyn TableSink> = (files.iter_mut())
+        .map(|f| f.as_mut() as &mut dyn TableSink)
+        .collect();
+    let ran = run(problem, plan, &mut sinks, &opts.control())?;
+    drop(sinks);
+    drop(files);
+    if let Some(s) = &ran.sensitivity {
+        folder
+            .write_file("sensitivity.csv", &s.to_csv())
+            .map_err(io)?;
     }
-    let dir = match interrupted {
+    let dir = match ran.summary.interrupted {
         true => opts.out.join(INTERRUPTED),
         false => opts.out.clone(),
     };
-    csv.finish_in(&summary, &dir)?;
-    let o = &summary.outputs;
-    let files = [
-        (o.csv, "trajectory.csv"),
-        (o.npy, "npy"),
-        (sens.is_some(), "sensitivity.csv"),
-        (true, "scene.json"),
-        (true, "summary.json"),
-    ]
-    .into_iter()
-    .filter(|&(on, _)| on)
-    .map(|(_, f)| dir.join(f))
-    .collect();
+    folder
+        .finish(&ran.summary, &dir, "summary.json")
+        .map_err(|e| Error::io(&dir, e))?;
+    let mut files: Vec<PathBuf> = (ran.summary.outputs.formats.iter())
+        .map(|f| dir.join(sink::file_name(*f)))
+        .collect();
+    if ran.sensitivity.is_some() {
+        files.push(dir.join("sensitivity.csv"));
+    }
+    files.extend(["scene.json", "summary.json"].map(|f| dir.join(f)));
     Ok(RunReport {
-        summary,
+        summary: ran.summary,
         dir,
         files,
-        end,
+        end: ran.end,
     })
 }
 

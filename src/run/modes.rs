@@ -23,9 +23,10 @@ use crate::analysis::{ModeKind, ModesReport, project_onto_constraints};
 use crate::error::{Error, SolveError};
 use crate::model::StateView;
 use crate::output::columns::Columns;
-use crate::output::csv::{Formats, RunFiles};
+use crate::output::csv::CsvSink;
 use crate::output::folder::RunFolder;
 use crate::output::scene::Scene;
+use crate::output::sink::{Schema, TableSink};
 use crate::problem::Outputs;
 use crate::solve::Problem;
 use std::path::Path;
@@ -98,10 +99,14 @@ pub fn mode_to_folder(
     out: &Path,
 ) -> Result<ModeMotion, Error> {
     let Some(m) = mode.checked_sub(1).and_then(|k| report.modes.get(k)) else {
-        return Err(SolveError::BadOptions(format!(
-            "mode {mode}: the mechanism has modes 1 to {}",
-            report.modes.len()
-        ))
+        return Err(SolveError::UnknownName {
+            kind: "mode",
+            name: mode.to_string(),
+            message: format!(
+                "mode {mode}: the mechanism has modes 1 to {}",
+                report.modes.len()
+            ),
+        }
         .into());
     };
     let q0 = &report.q;
@@ -121,14 +126,11 @@ pub fn mode_to_folder(
     let outputs = Outputs::from_names(&["positions"]).expect("a known group");
     let mut columns = Columns::new(problem, &outputs);
     let io = |e: std::io::Error| Error::io(out, e);
-    let formats = Formats {
-        csv: true,
-        npy: None,
-    };
-    let mut files = RunFiles::create(out, columns.names(), formats).map_err(io)?;
+    let mut folder = RunFolder::open(out).map_err(io)?;
+    let mut csv = CsvSink::create(folder.partial(), Schema::of(&columns)).map_err(io)?;
     let scene = serde_json::to_string_pretty(&Scene::of(problem)).map_err(std::io::Error::other);
     scene
-        .and_then(|s| files.write_file("scene.json", &(s + "\n")))
+        .and_then(|s| folder.write_file("scene.json", &(s + "\n")))
         .map_err(io)?;
     let (n, nc) = (q0.len(), problem.model.n_constraints());
     let zeros = vec![0.0; n.max(nc)];
@@ -138,10 +140,13 @@ pub fn mode_to_folder(
         let s = a * (2.0 * std::f64::consts::PI * t / period).sin();
         let mut q: Vec<f64> = q0.iter().zip(&m.shape).map(|(x, p)| x + s * p).collect();
         if !project_onto_constraints(&problem.model, problem.t0, &mut q) {
-            return Err(SolveError::BadOptions(format!(
-                "mode {mode} at amplitude {a:.3e} leaves the constraints' reach: choose a \
+            return Err(SolveError::option(
+                "amplitude",
+                format!(
+                    "mode {mode} at amplitude {a:.3e} leaves the constraints' reach: choose a \
                  smaller --amplitude"
-            ))
+                ),
+            )
             .into());
         }
         let view = StateView {
@@ -153,7 +158,7 @@ pub fn mode_to_folder(
         };
         columns.row(problem, view, &mut row);
         row[0] = t;
-        files.row(&row).map_err(io)?;
+        csv.row(&row).map_err(io)?;
     }
     let motion = ModeMotion {
         mode,
@@ -163,7 +168,8 @@ pub fn mode_to_folder(
         amplitude: a,
         largest_displacement: a * moved,
     };
-    files.finish_as(&motion, out, "mode.json").map_err(io)?;
+    csv.finish().map_err(io)?;
+    folder.finish(&motion, out, "mode.json").map_err(io)?;
     Ok(motion)
 }
 

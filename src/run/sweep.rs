@@ -91,7 +91,7 @@ pub fn sweep(
     plan: &RunPlan,
     opts: &SweepOptions,
 ) -> Result<Vec<SweepRow>, Error> {
-    let bad = |m: String| Error::from(SolveError::BadOptions(m));
+    let bad = |option: &str, m: String| Error::from(SolveError::option(option, m));
     // the options as the caller wrote them: `--set k=1,2` / `--end c`, or `grid=` / `end=`
     let python = opts.overrides.spelling == Spelling::Python;
     let set = |n: &str, values: &str| match python {
@@ -100,10 +100,13 @@ pub fn sweep(
     };
     let count = (opts.grid.iter()).fold(1f64, |n, (_, v)| n * v.len() as f64);
     if opts.grid.is_empty() || count < 1.0 {
-        return Err(bad(format!(
-            "a sweep needs at least one parameter with values, e.g. {}",
-            set("k", "100, 200")
-        )));
+        return Err(bad(
+            "grid",
+            format!(
+                "a sweep needs at least one parameter with values, e.g. {}",
+                set("k", "100, 200")
+            ),
+        ));
     }
     if count > MAX_CASES as f64 {
         return Err(SolveError::TooLarge(format!(
@@ -115,18 +118,26 @@ pub fn sweep(
     let known = |n: &String| problem.parameters.iter().any(|(p, _)| p == n);
     if let Some((n, _)) = opts.grid.iter().find(|(n, _)| !known(n)) {
         let names: Vec<&str> = problem.parameters.iter().map(|(p, _)| p.as_str()).collect();
-        return Err(bad(format!(
-            "{}: there is no parameter '{n}' (the file's parameters: {})",
-            set(n, "…"),
-            names.join(", ")
-        )));
+        return Err(SolveError::UnknownName {
+            kind: "parameter",
+            name: n.clone(),
+            message: format!(
+                "{}: there is no parameter '{n}' (the file's parameters: {})",
+                set(n, "…"),
+                names.join(", ")
+            ),
+        }
+        .into());
     }
     for (k, (n, _)) in opts.grid.iter().enumerate() {
         if opts.grid[..k].iter().any(|(m, _)| m == n) {
-            return Err(bad(format!(
-                "parameter '{n}' is swept twice: give all its values at once, e.g. {}",
-                set(n, "1, 2, 3")
-            )));
+            return Err(bad(
+                "grid",
+                format!(
+                    "parameter '{n}' is swept twice: give all its values at once, e.g. {}",
+                    set(n, "1, 2, 3")
+                ),
+            ));
         }
     }
     let all = cases(&opts.grid);
@@ -134,20 +145,25 @@ pub fn sweep(
     base_plan.apply(&mut base, &opts.overrides)?;
     let columns = crate::output::columns::Columns::new(&base, &base_plan.outputs);
     if let Some(c) = opts.end.iter().find(|c| !columns.names().contains(c)) {
-        return Err(bad(format!(
-            "{}: no such column (the columns: {})",
-            match python {
-                true => format!("end=[\"{c}\"]"),
-                false => format!("--end {c}"),
-            },
-            columns.names()[1..].join(", ")
-        )));
+        return Err(SolveError::UnknownName {
+            kind: "column",
+            name: c.clone(),
+            message: format!(
+                "{}: no such column (the columns: {})",
+                match python {
+                    true => format!("end=[\"{c}\"]"),
+                    false => format!("--end {c}"),
+                },
+                columns.names()[1..].join(", ")
+            ),
+        }
+        .into());
     }
     let jobs = threads(opts.jobs);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
-        .map_err(|e| bad(format!("cannot start {jobs} threads: {e}")))?;
+        .map_err(|e| bad("jobs", format!("cannot start {jobs} threads: {e}")))?;
     Ok(pool.install(|| {
         all.par_iter()
             .map(|c| run_case(problem, plan, c, opts))

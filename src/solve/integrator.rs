@@ -88,22 +88,29 @@ pub(crate) fn check_step_options(
     atol: f64,
     [h0, h_min, h_max]: [f64; 3],
 ) -> Result<(), Error> {
-    let bad = |m: String| Err(Error::from(SolveError::BadOptions(m)));
+    let bad = |option: &str, m: String| Err(Error::from(SolveError::option(option, m)));
     let tol_ok = |x: f64| (0.0..1.0).contains(&x);
     if !(tol_ok(rtol) && tol_ok(atol) && rtol + atol > 0.0) {
-        return bad(format!(
-            "{method} tolerances rtol = {rtol}, atol = {atol} must lie in [0, 1) and not both be 0"
-        ));
+        return bad(
+            "tol",
+            format!(
+                "{method} tolerances rtol = {rtol}, atol = {atol} must lie in [0, 1) and not both be 0"
+            ),
+        );
     }
     for (name, x) in [("h0", h0), ("h_max", h_max), ("h_min", h_min)] {
         if !(x >= 0.0 && x.is_finite()) {
-            return bad(format!(
-                "{method} {name} = {x} must be 0 (automatic) or positive"
-            ));
+            return bad(
+                name,
+                format!("{method} {name} = {x} must be 0 (automatic) or positive"),
+            );
         }
     }
     if h_max > 0.0 && h_min > h_max {
-        return bad(format!("{method} h_min = {h_min} is above h_max = {h_max}"));
+        return bad(
+            "h_min",
+            format!("{method} h_min = {h_min} is above h_max = {h_max}"),
+        );
     }
     Ok(())
 }

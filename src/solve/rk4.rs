@@ -47,14 +47,15 @@ impl Rk4 {
         let model: Arc<Model> = model.into();
         let h = opts.h;
         if model.n_constraints() > 0 {
-            return Err(SolveError::BadOptions(
-                "RK4 integrates unconstrained (ODE) mechanisms only; use generalized-α".into(),
+            return Err(SolveError::option(
+                "integrator",
+                "RK4 integrates unconstrained (ODE) mechanisms only; use generalized-α",
             )
             .into());
         }
         if !(h > 0.0 && h.is_finite()) {
             return Err(
-                SolveError::BadOptions(format!("step size h = {h} must be positive")).into(),
+                SolveError::option("h", format!("step size h = {h} must be positive")).into(),
             );
         }
         let n = model.n_coords();

@@ -87,21 +87,26 @@ impl Sensitivity {
     /// rebuilt with other parameter values) with respect to the parameters `names`, starting
     /// from those of its consistent initial values.
     pub fn new(problem: &Problem, plan: &RunPlan, names: &[&str]) -> Result<Sensitivity, Error> {
-        let bad = |m: String| -> Error { SolveError::BadOptions(m).into() };
+        let bad = |option: &str, m: String| -> Error { SolveError::option(option, m).into() };
         let Method::GenAlpha(opts) = &plan.method else {
-            return Err(bad(format!(
-                "sensitivities are computed for the generalized-α scheme only, and this run's \
+            return Err(bad(
+                "integrator",
+                format!(
+                    "sensitivities are computed for the generalized-α scheme only, and this run's \
                  method is {}: give --integrator genalpha (method=\"genalpha\" in Python)",
-                plan.method.name()
-            )));
+                    plan.method.name()
+                ),
+            ));
         };
         if problem.restart.is_some() {
             return Err(bad(
+                "sensitivity",
                 "sensitivities across restart events (chart switches) are not supported".into(),
             ));
         }
         if opts.step_control.is_some() {
             return Err(bad(
+                "tol",
                 "sensitivities are computed for a fixed step; error control (tol) chooses its \
                  steps from the solution, and its velocity projection is not differentiated"
                     .into(),
@@ -109,6 +114,7 @@ impl Sensitivity {
         }
         if plan.output_times.is_some() {
             return Err(bad(
+                "output_times",
                 "sensitivities are written at the steps (output_every); output times between \
                  steps (output_dt, output_at) are not interpolated for them"
                     .into(),
@@ -121,19 +127,27 @@ impl Sensitivity {
         for &name in names {
             let Some(&(_, p)) = problem.parameters.iter().find(|(k, _)| k == name) else {
                 let known: Vec<&str> = problem.parameters.iter().map(|(k, _)| k.as_str()).collect();
-                return Err(bad(format!(
-                    "unknown parameter '{name}' for sensitivities; the parameters are: {}",
-                    known.join(", ")
-                )));
+                return Err(SolveError::UnknownName {
+                    kind: "parameter",
+                    name: name.to_string(),
+                    message: format!(
+                        "unknown parameter '{name}' for sensitivities; the parameters are: {}",
+                        known.join(", ")
+                    ),
+                }
+                .into());
             };
             let h = 1e-3 * p.abs().max(1e-3);
             let mut problems = Vec::with_capacity(4);
             for k in [1.0, -1.0, 2.0, -2.0] {
                 let q = problem.with_parameters(&[(name, p + k * h)])?;
                 if q.model.n_coords() != n || q.model.n_constraints() != m {
-                    return Err(bad(format!(
-                        "changing '{name}' changes the model's size: no sensitivity exists"
-                    )));
+                    return Err(bad(
+                        "sensitivity",
+                        format!(
+                            "changing '{name}' changes the model's size: no sensitivity exists"
+                        ),
+                    ));
                 }
                 problems.push(q);
             }
@@ -151,7 +165,9 @@ impl Sensitivity {
                 a: qdd.clone(),
                 qdd,
             });
-            let problems: [Problem; 4] = problems.try_into().map_err(|_| bad("four".into()))?;
+            let problems: [Problem; 4] = problems
+                .try_into()
+                .map_err(|_| bad("sensitivity", "four".into()))?;
             shifted.push(Shifted { h, problems });
         }
         let pattern = Pattern::new(&model);
@@ -159,7 +175,7 @@ impl Sensitivity {
             LinearSolverKind::Jacobi => LinearSolverKind::Auto,
             k => k,
         };
-        let lin = LinearSolver::new(kind, &pattern).map_err(|e| bad(e.detail))?;
+        let lin = LinearSolver::new(kind, &pattern).map_err(|e| bad("linear_solver", e.detail))?;
         let nnz = pattern.nnz();
         Ok(Sensitivity {
             names: names.iter().map(|x| x.to_string()).collect(),

@@ -4,7 +4,7 @@
 
 use crate::common;
 use common::*;
-use lagrangian::output::animation::{AnimationOptions, frame_rows};
+use lagrangian::view::animation::{AnimationOptions, frame_rows};
 use std::path::Path;
 
 /// The inline data of an animation page.

@@ -35,6 +35,8 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
             "output",
             below(&["error", "expr", "model", "assembly", "problem", "solve"]),
         ),
+        // pictures of what a run wrote: its table and scene, from a folder or from memory
+        ("view", below(&["error", "problem", "output"])),
         (
             "simulation",
             below(&[
@@ -52,6 +54,7 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
                 "solve",
                 "analysis",
                 "output",
+                "view",
                 "simulation",
             ]),
         ),
@@ -76,7 +79,7 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
             below(&["error", "expr", "model", "ad", "problem", "mechanisms"]),
         ),
         // the command line's arguments (clap definitions), used by main.rs only
-        ("cli", below(&["output", "problem", "run", "spec"])),
+        ("cli", below(&["output", "problem", "run", "spec", "view"])),
         // what the subcommands print and write (main.rs dispatches to it)
         (
             "commands",
@@ -86,6 +89,7 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
                 "problem",
                 "solve",
                 "output",
+                "view",
                 "simulation",
                 "run",
                 "spec",
@@ -102,6 +106,7 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
                 "problem",
                 "solve",
                 "output",
+                "view",
                 "simulation",
                 "run",
                 "spec",

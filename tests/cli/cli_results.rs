@@ -6,6 +6,7 @@
 use crate::common;
 use common::*;
 use lagrangian::output::npy::read_npy;
+use lagrangian::output::parquet::read_parquet;
 use std::path::Path;
 
 fn ok(o: &std::process::Output) -> String {
@@ -112,7 +113,7 @@ fn columns_and_npy_round_trip() {
             "--columns",
             "positions,multipliers,reactions,energies,ledger",
             "--format",
-            "csv,npy",
+            "csv,npy,parquet",
             "--quiet",
             "--out",
             out.to_str().unwrap(),
@@ -157,7 +158,10 @@ fn columns_and_npy_round_trip() {
     assert_eq!(k, header.len());
     let s = summary(&out);
     assert_eq!(s["output_every"].as_u64(), Some(10));
-    assert_eq!(s["outputs"]["npy"].as_bool(), Some(true));
+    assert_eq!(
+        s["outputs"]["formats"],
+        serde_json::json!(["csv", "npy", "parquet"])
+    );
     assert_eq!(s["outputs"]["velocities"].as_bool(), Some(false));
     // NumPy reads the files as they are (where a Python with NumPy is at hand: CI's .venv)
     let py = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
@@ -175,7 +179,37 @@ fn columns_and_npy_round_trip() {
             .unwrap();
         assert!(ok(&o).contains("numpy ok"));
     }
-    // npy only: the earlier trajectory.csv goes (every file in DIR belongs to the summary)
+    // the Parquet table holds the same values as the .npy arrays, exactly, under the CSV's names
+    let (pq_names, pq_rows) = read_parquet(&out.join("trajectory.parquet")).unwrap();
+    assert_eq!(pq_names, header);
+    assert_eq!(pq_rows.len(), 21);
+    let (_, energies) = read_npy(&out.join("npy/energies.npy")).unwrap();
+    let e0 = header.iter().position(|h| h == "kinetic").unwrap();
+    for (r, row) in pq_rows.iter().enumerate() {
+        assert_eq!(row[0], t[r]);
+        assert_eq!(row[e0..e0 + 4], energies[4 * r..4 * r + 4]);
+    }
+    // and pandas (pyarrow) reads it as it is, equal to the .npy arrays bit for bit
+    if py.exists() {
+        let script = format!(
+            "import numpy as np, pandas as pd, json; d = '{}'\n\
+             df = pd.read_parquet(d + '/trajectory.parquet')\n\
+             names = json.load(open(d + '/npy/columns.json'))\n\
+             assert len(df) == 21 and all(df.dtypes == np.float64)\n\
+             for g, cols in names.items():\n\
+             \x20   a = np.load(d + '/npy/' + g + '.npy').reshape(21, -1)\n\
+             \x20   assert np.array_equal(df[cols].to_numpy(), a), g\n\
+             print('pandas ok')",
+            out.display()
+        );
+        let o = std::process::Command::new(&py)
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        assert!(ok(&o).contains("pandas ok"));
+    }
+    // npy only: the earlier trajectory.csv and .parquet go (every file in DIR belongs to the
+    // summary)
     let o = run(
         &[
             "run",
@@ -192,12 +226,51 @@ fn columns_and_npy_round_trip() {
     );
     ok(&o);
     assert!(!out.join("trajectory.csv").exists());
+    assert!(!out.join("trajectory.parquet").exists());
     // Mechanism0 runs DOP853 (its tol: 1e-12): 1000 intervals over the span and the end
     let (shape, _) = read_npy(&out.join("npy/t.npy")).unwrap();
     assert_eq!(shape, [1001]);
     let bad = ["run", &m0, "--columns", "positions,speed", "--out"];
     let o = run(&[&bad[..], &[out.to_str().unwrap()]].concat(), None);
     fails_with(&o, "unknown column group 'speed'");
+}
+
+/// A Parquet-only run: plots and the animation read it as they read the CSV of the same run;
+/// a damaged file is an error, never a panic.
+#[test]
+fn a_parquet_table_reads_back_and_damage_is_an_error() {
+    let m0 = mech("mechanism0.yaml");
+    let (csv, pq) = (tmp("pq-csv"), tmp("pq-only"));
+    for (out, format) in [(&csv, "csv"), (&pq, "parquet")] {
+        let args = [
+            "run", &m0, "--t-end", "0.05", "--format", format, "--quiet", "--out",
+        ];
+        ok(&run(&[&args[..], &[out.to_str().unwrap()]].concat(), None));
+    }
+    assert!(!pq.join("trajectory.csv").exists() && !pq.join("npy").exists());
+    let (a, b) = (
+        lagrangian::output::table::run_table(&csv).unwrap(),
+        lagrangian::output::table::run_table(&pq).unwrap(),
+    );
+    assert_eq!(a.columns, b.columns);
+    assert_eq!(a.rows.len(), b.rows.len());
+    for (x, y) in a.rows.iter().flatten().zip(b.rows.iter().flatten()) {
+        assert!((x - y).abs() <= 1e-12 * y.abs().max(1e-300), "{x} vs {y}");
+    }
+    // every truncation and a flipped byte anywhere in the footer: an error or a table, no panic
+    let bytes = std::fs::read(pq.join("trajectory.parquet")).unwrap();
+    let damaged = pq.join("damaged.parquet");
+    for n in (0..bytes.len())
+        .step_by(97)
+        .chain(bytes.len() - 300..bytes.len())
+    {
+        std::fs::write(&damaged, &bytes[..n]).unwrap();
+        assert!(read_parquet(&damaged).is_err(), "{n} bytes read as a table");
+        let mut flipped = bytes.clone();
+        flipped[n] ^= 0xA5;
+        std::fs::write(&damaged, &flipped).unwrap();
+        let _ = read_parquet(&damaged);
+    }
 }
 
 #[test]

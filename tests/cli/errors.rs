@@ -3,6 +3,7 @@
 use lagrangian::error::{InitError, ModelError, SolveError};
 use lagrangian::library::elements::Particle;
 use lagrangian::library::pendulum::planar_pendulum;
+use lagrangian::output::sensitivity::SensitivityRecorder;
 use lagrangian::prelude::*;
 
 /// A particle in a very stiff quartic well, V = k q⁴.
@@ -137,32 +138,38 @@ fn bad_options_are_rejected() {
     let model = Arc::new(planar_pendulum(1.0, 1.0, 9.81));
     let init = consistent_initial_values(&model, &[1.0, 0.0], &[0.0, 0.0], &InitOptions::default())
         .unwrap();
-    for opts in [
-        GenAlphaOptions::new(0.0),
-        GenAlphaOptions::new(-1e-3),
-        GenAlphaOptions::new(1e-3).rho_inf(1.0),
-        GenAlphaOptions::new(1e-3).newton_tol(0.0),
+    let option = |r: Result<_, Error>| match r {
+        Err(Error::Solve(SolveError::InvalidOption { option, .. })) => option,
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("accepted"),
+    };
+    for (opts, name) in [
+        (GenAlphaOptions::new(0.0), "h"),
+        (GenAlphaOptions::new(-1e-3), "h"),
+        (GenAlphaOptions::new(1e-3).rho_inf(1.0), "rho_inf"),
+        (GenAlphaOptions::new(1e-3).newton_tol(0.0), "newton_tol"),
     ] {
-        assert!(matches!(
-            GenAlpha::new(model.clone(), &init.state, opts),
-            Err(Error::Solve(SolveError::BadOptions(_)))
-        ));
+        let r = GenAlpha::new(model.clone(), &init.state, opts).map(|_| ());
+        assert_eq!(option(r), name);
     }
     // keeping every 0th step
     let problem = Problem::new(model.clone()).guess(&[1.0, 0.0], &[0.0, 0.0]);
-    assert!(matches!(
-        Simulation::new(
-            problem,
-            RunPlan::new(GenAlphaOptions::new(1e-3)).output_every(0)
-        ),
-        Err(Error::Solve(SolveError::BadOptions(_)))
-    ));
+    let plan = RunPlan::new(GenAlphaOptions::new(1e-3)).output_every(0);
+    let r = Simulation::new(problem.clone(), plan).map(|_| ());
+    assert_eq!(option(r), "output_every");
     let mut bad = init.state.clone();
     bad.lambda.clear();
-    assert!(matches!(
-        GenAlpha::new(model.clone(), &bad, GenAlphaOptions::new(1e-3)),
-        Err(Error::Solve(SolveError::BadOptions(_)))
-    ));
+    let r = GenAlpha::new(model.clone(), &bad, GenAlphaOptions::new(1e-3)).map(|_| ());
+    assert_eq!(option(r), "state");
+    // names that are not there: the kind and the name, for a program to match
+    let sens =
+        SensitivityRecorder::new(&problem, &RunPlan::new(GenAlphaOptions::new(1e-3)), &["zz"]);
+    match sens.map(|_| ()) {
+        Err(Error::Solve(SolveError::UnknownName { kind, name, .. })) => {
+            assert_eq!((kind, name.as_str()), ("parameter", "zz"))
+        }
+        r => panic!("{r:?}"),
+    }
 }
 
 #[test]
@@ -315,7 +322,7 @@ fn file_expression_and_plot_errors_are_lagrangian_errors() {
     );
     // a plot of a missing table
     fn plot() -> Result<(), Error> {
-        lagrangian::output::plot::Table::read(std::path::Path::new("/nonexistent/trajectory.csv"))?;
+        lagrangian::view::plot::Table::read(std::path::Path::new("/nonexistent/trajectory.csv"))?;
         Ok(())
     }
     assert!(matches!(plot().unwrap_err(), Error::Plot(_)));

@@ -284,14 +284,14 @@ fn an_undefined_output_stops_the_run_naming_the_column() {
     let (problem, plan) = spec::parse(&text, "nan.yaml").unwrap();
     let dir = std::env::temp_dir().join(format!("lagrangian-nan-{}", std::process::id()));
     let plan = plan.output_every(1);
-    let mut sim = lagrangian::simulation::Simulation::new(problem.clone(), &plan).unwrap();
-    let mut csv = lagrangian::output::csv::CsvWriter::create(&dir, &problem, &plan).unwrap();
-    let e = sim.run(&mut [&mut csv]).unwrap_err().to_string();
+    let opts = lagrangian::run::RunOptions::new(&dir);
+    let e = lagrangian::run::run_to_folder(problem, &plan, &opts)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("'P9.z'") && e.contains("not finite at t ="),
         "{e}"
     );
-    drop(csv);
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert!(left.is_empty(), "files left: {left:?}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -1,7 +1,7 @@
 //! What a run reports besides positions: multipliers, reaction forces and the energy ledger,
 //! checked against closed forms and the ledger's order of convergence.
 
-use lagrangian::output::columns::ColumnRecorder;
+use lagrangian::output::sink::ColumnRecorder;
 use lagrangian::prelude::*;
 use lagrangian::spec;
 

@@ -133,7 +133,7 @@ fn a_mass_on_a_spring_on_a_line() {
     eprintln!("masses on a line against the closed forms: {worst:.1e}");
     assert!(worst < 1e-5, "{worst:e}");
     // the run writes its columns (one momentum column on a line)
-    let mut table = lagrangian::output::columns::ColumnRecorder::every(1000);
+    let mut table = lagrangian::output::sink::ColumnRecorder::every(1000);
     let mut s = Simulation::new(problem.clone(), plan.method.clone()).unwrap();
     s.run_until(0.5, &mut [&mut table]).unwrap();
     assert!(table.column("Px").is_some() && table.column("Py").is_none());

@@ -3,7 +3,7 @@
 //! closed form and against the Euler–Lagrange equations of the same arm in angle coordinates.
 
 use lagrangian::ad::term_residual;
-use lagrangian::output::columns::ColumnRecorder;
+use lagrangian::output::sink::ColumnRecorder;
 use lagrangian::prelude::*;
 use lagrangian::spec;
 

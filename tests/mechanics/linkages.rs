@@ -2,7 +2,7 @@
 //! (and the straightness of its tracing point), and the rod–plate–bead mechanism with a
 //! collinear joint conserving energy and angular momentum.
 
-use lagrangian::output::columns::ColumnRecorder;
+use lagrangian::output::sink::ColumnRecorder;
 use lagrangian::prelude::*;
 
 fn bundled(name: &str) -> (Problem, RunPlan) {

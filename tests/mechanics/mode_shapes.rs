@@ -187,7 +187,7 @@ fn andrews_mechanism_at_rest_oscillates_at_its_mode_frequency() {
         .pin_q(0..n)
         .pin_v(0..n)
         .t_end(6.0 * period);
-    let mut rec = lagrangian::output::columns::ColumnRecorder::every(1);
+    let mut rec = lagrangian::output::sink::ColumnRecorder::every(1);
     let method = lagrangian::solve::GenAlphaOptions::new(h);
     let mut s = lagrangian::simulation::Simulation::new(sim, method).unwrap();
     s.run(&mut [&mut rec]).unwrap();

@@ -2,8 +2,8 @@
 //! perturbed runs, for a damped spring network and a constrained mechanism; the
 //! refusals.
 
-use lagrangian::output::columns::ColumnRecorder;
 use lagrangian::output::sensitivity::SensitivityRecorder;
+use lagrangian::output::sink::ColumnRecorder;
 use lagrangian::simulation::{Simulation, simulate};
 use lagrangian::solve::{GenAlphaOptions, Method, Problem, RunPlan};
 use lagrangian::spec;

@@ -28,6 +28,7 @@ pub use crate::model::elements::{
 
 use crate::ad::place;
 use crate::error::Error;
+use crate::mechanisms::lattice::Lattice;
 use crate::model::geometry::{
     Affine, BarConstraint, CoordKind, DistanceForm, Geometry, Link, LinkKind, Momenta, NamedPoint,
     PointKind, PointMap,
@@ -253,16 +254,13 @@ impl<const D: usize> MassSpringSystem<D> {
         stiffness: f64,
         damping: f64,
     ) -> Vec<Node> {
-        let p0 = self.node_position(from);
-        let mut prev = from;
-        let mut out = Vec::with_capacity(n);
-        let step: [f64; D] = std::array::from_fn(|k| (to[k] - p0[k]) / n as f64);
-        let len = step.iter().map(|x| x * x).sum::<f64>().sqrt();
-        for i in 1..=n {
-            let p: [f64; D] = std::array::from_fn(|k| p0[k] + step[k] * i as f64);
-            let m = self.add_mass(mass, p);
-            self.add_damped_spring(prev, m, len, stiffness, damping);
-            prev = m;
+        let pad = |x: [f64; D]| std::array::from_fn(|k| if k < D { x[k] } else { 0.0 });
+        let lattice = Lattice::chain(pad(self.node_position(from)), pad(to), n);
+        let mut out: Vec<Node> = Vec::with_capacity(n);
+        for (site, bond) in lattice.sites.iter().zip(&lattice.bonds) {
+            let m = self.add_mass(mass, std::array::from_fn(|k| site.position[k]));
+            let prev = out.last().copied().unwrap_or(from);
+            self.add_damped_spring(prev, m, bond.length, stiffness, damping);
             out.push(m);
         }
         out
@@ -312,48 +310,67 @@ impl<const D: usize> MassSpringSystem<D> {
     }
 
     fn check(&self) -> Result<(), Error> {
-        use crate::error::ModelError::Invalid;
+        use crate::error::ModelError;
+        let joins = |element: String, detail: &str| -> Error {
+            ModelError::BadConnection {
+                element,
+                detail: detail.into(),
+            }
+            .into()
+        };
         let node_ok = |n: Node| match n {
             Node::Mass(i) => i < self.masses.len(),
             Node::Fix(i) => i < self.fixes.len(),
         };
         for (i, m) in self.masses.iter().enumerate() {
             crate::error::ModelError::positive(&format!("mass {i}"), "mass", m.mass)?;
-            if m.pos.iter().chain(&m.vel).any(|x| !x.is_finite()) {
-                return Err(Invalid(format!(
-                    "mass {i}: mass must be positive and its state finite"
-                ))
+            if let Some(&x) = m.pos.iter().chain(&m.vel).find(|x| !x.is_finite()) {
+                return Err(ModelError::BadValue {
+                    element: format!("mass {i}"),
+                    quantity: "position and velocity".into(),
+                    value: x,
+                    need: "must be finite".into(),
+                }
                 .into());
             }
         }
         for (i, s) in self.springs.iter().enumerate() {
             if !s.nodes.iter().all(|&n| node_ok(n)) || s.nodes[0] == s.nodes[1] {
-                return Err(Invalid(format!("spring {i} joins unknown or identical nodes")).into());
+                return Err(joins(
+                    format!("spring {i}"),
+                    "joins unknown or identical nodes",
+                ));
             }
-            if !(s.rest_length >= 0.0) || !(s.stiffness >= 0.0) || !(s.damping >= 0.0) {
-                return Err(Invalid(format!(
-                    "spring {i}: rest length, stiffness and damping must be ≥ 0"
-                ))
-                .into());
+            for (quantity, value) in [
+                ("rest length", s.rest_length),
+                ("stiffness", s.stiffness),
+                ("damping", s.damping),
+            ] {
+                if !(value >= 0.0) {
+                    return Err(ModelError::BadValue {
+                        element: format!("spring {i}"),
+                        quantity: quantity.into(),
+                        value,
+                        need: "must be ≥ 0".into(),
+                    }
+                    .into());
+                }
             }
         }
         for (i, c) in self.constraints.iter().enumerate() {
             if !c.nodes.iter().all(|&n| node_ok(n)) || c.nodes[0] == c.nodes[1] {
-                return Err(Invalid(format!(
-                    "distance constraint {i} joins unknown or identical nodes"
-                ))
-                .into());
+                return Err(joins(
+                    format!("distance constraint {i}"),
+                    "joins unknown or identical nodes",
+                ));
             }
             if matches!(c.nodes, [Node::Fix(_), Node::Fix(_)]) {
-                return Err(
-                    Invalid(format!("distance constraint {i} joins two fixed points")).into(),
-                );
+                return Err(joins(
+                    format!("distance constraint {i}"),
+                    "joins two fixed points",
+                ));
             }
-            if !(c.length > 0.0) {
-                return Err(
-                    Invalid(format!("distance constraint {i}: length must be positive")).into(),
-                );
-            }
+            ModelError::positive(&format!("distance constraint {i}"), "length", c.length)?;
         }
         Ok(())
     }
@@ -596,9 +613,10 @@ impl<const D: usize> MassSpringSystem<D> {
 /// The step `duration/steps` of `simulate(duration, steps)`, or the error naming both.
 fn step_size(duration: f64, steps: usize) -> Result<f64, Error> {
     if steps == 0 || !(duration > 0.0) || !duration.is_finite() {
-        return Err(crate::error::SolveError::BadOptions(format!(
-            "simulate({duration}, {steps}): need a finite duration > 0 and steps > 0"
-        ))
+        return Err(crate::error::SolveError::option(
+            "duration",
+            format!("simulate({duration}, {steps}): need a finite duration > 0 and steps > 0"),
+        )
         .into());
     }
     Ok(duration / steps as f64)

@@ -3,6 +3,7 @@
 
 use super::{MassSpringSystem, Node};
 use crate::error::ModelError;
+use crate::mechanisms::lattice::Lattice;
 
 /// The Newton tolerance of the benchmark networks: their configuration in the comparison with
 /// Exudyn (benches/README.md). At `h = 1e-3` their discretization error is about 1e-6, far above
@@ -32,53 +33,42 @@ pub fn benchmark_chain(n: usize) -> MassSpringSystem<3> {
 /// particle; an error for `m = 0` (no particle).
 pub fn cloth(m: usize) -> Result<(MassSpringSystem<3>, Node), ModelError> {
     if m == 0 {
-        return Err(ModelError::Invalid(
-            "a cloth needs at least one particle per side (m ≥ 1)".into(),
-        ));
+        return Err(ModelError::Empty {
+            what: "a cloth".into(),
+            need: "it needs at least one particle per side (m ≥ 1)".into(),
+        });
     }
     let mut s = MassSpringSystem::<3>::new([0.0, 0.0, -9.81]);
     s.options.method.newton_tol = BENCHMARK_NEWTON_TOL;
     let mid = m.div_ceil(2).max(1); // (m + 1) div 2
-    let mut grid = vec![vec![None; m + 2]; m + 2];
-    for i in 0..m + 2 {
-        for j in 0..m + 2 {
-            let pos = [0.1 * i as f64, 0.1 * j as f64, 0.0];
-            let interior = (1..=m).contains(&i) && (1..=m).contains(&j);
-            let corner = (i == 0 || i == m + 1) && (j == 0 || j == m + 1);
-            grid[i][j] = if interior {
-                let vel = if i == mid && j == mid {
-                    [0.0, 0.0, 1.0]
-                } else {
-                    [0.0; 3]
-                };
-                Some(s.add_mass_with_velocity(0.01, pos, vel))
-            } else if !corner {
-                Some(s.add_fix(pos))
-            } else {
-                None
-            };
-        }
-    }
-    for i in 0..m + 2 {
-        for j in 0..m + 2 {
-            for (di, dj) in [(1, 0), (0, 1)] {
-                let (i2, j2) = (i + di, j + dj);
-                if i2 > m + 1 || j2 > m + 1 {
-                    continue;
-                }
-                if let (Some(a), Some(b)) = (grid[i][j], grid[i2][j2])
-                    && (matches!(a, Node::Mass(_)) || matches!(b, Node::Mass(_)))
-                {
-                    s.add_damped_spring(a, b, 0.1, 100.0, 0.01);
-                }
+    let lattice = Lattice::grid([m, m], [0.1, 0.1], [0.0; 3], true);
+    let mut centre = None;
+    let nodes: Vec<Node> = (lattice.sites.iter())
+        .map(|site| match site.fixed {
+            true => s.add_fix(site.position),
+            false if site.index == (mid, mid) => {
+                let node = s.add_mass_with_velocity(0.01, site.position, [0.0, 0.0, 1.0]);
+                centre = Some(node);
+                node
             }
-        }
+            false => s.add_mass(0.01, site.position),
+        })
+        .collect();
+    for bond in &lattice.bonds {
+        s.add_damped_spring(
+            nodes[bond.ends[0]],
+            nodes[bond.ends[1]],
+            bond.length,
+            100.0,
+            0.01,
+        );
     }
-    match grid[mid][mid] {
+    match centre {
         Some(centre) => Ok((s, centre)),
-        None => Err(ModelError::Invalid(
-            "the cloth has no middle particle".into(),
-        )),
+        None => Err(ModelError::Empty {
+            what: "a cloth".into(),
+            need: "it has no middle particle".into(),
+        }),
     }
 }
 

@@ -66,9 +66,10 @@ impl RigidBody3 {
         frame.check()?;
         ModelError::positive("3D body", "mass", mass)?;
         if items.list.len() != 3 || items.dim != 3 {
-            return Err(ModelError::Invalid(
-                "a 3D body has three basic items in three dimensions".into(),
-            ));
+            return Err(ModelError::BadGeometry {
+                element: "3D body".into(),
+                detail: "a 3D body has three basic items in three dimensions".into(),
+            });
         }
         let second_moment = second_moment(inertia)?;
         Ok(RigidBody3 {
@@ -90,24 +91,28 @@ impl RigidBody3 {
     }
 }
 
+fn inertia_error(detail: &str) -> ModelError {
+    ModelError::BadGeometry {
+        element: "3D body".into(),
+        detail: detail.into(),
+    }
+}
+
 /// `J = ½ tr(I) 𝟙 − I` from the inertia tensor `I` about the centroid, checked physical.
 pub fn second_moment(inertia: [[f64; 3]; 3]) -> Result<[[f64; 3]; 3], ModelError> {
     let im = Matrix3::from_fn(|r, c| inertia[r][c]);
     if !im.iter().all(|x| x.is_finite()) {
-        return Err(ModelError::Invalid("the inertia must be finite".into()));
+        return Err(inertia_error("the inertia must be finite"));
     }
     if (im - im.transpose()).abs().max() > 1e-12 * im.abs().max().max(1.0) {
-        return Err(ModelError::Invalid(
-            "the inertia matrix must be symmetric".into(),
-        ));
+        return Err(inertia_error("the inertia matrix must be symmetric"));
     }
     let jm = Matrix3::identity() * (0.5 * im.trace()) - im;
     let tol = 1e-12 * im.abs().max().max(f64::MIN_POSITIVE);
     if jm.symmetric_eigenvalues().min() < -tol {
-        return Err(ModelError::Invalid(
+        return Err(inertia_error(
             "not a physical inertia tensor: the principal moments must be ≥ 0 and each at most \
-             the sum of the other two"
-                .into(),
+             the sum of the other two",
         ));
     }
     Ok(std::array::from_fn(|r| std::array::from_fn(|c| jm[(r, c)])))

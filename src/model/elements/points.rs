@@ -222,10 +222,7 @@ pub fn localize_with(
                 a: p.a.iter().map(|(j, v)| (at(*j), *v)).collect(),
             }),
             PointMap::Expr(e) => Ok(LocalPoint::Expr(e.remap(&at))),
-            PointMap::Custom(_) => Err(ModelError::Invalid(
-                "a point computed by Rust code cannot carry an element (it has no derivatives)"
-                    .into(),
-            )),
+            PointMap::Custom(_) => Err(ModelError::NotDifferentiable),
         })
         .collect::<Result<_, _>>()?;
     Ok((idx, Points { dim, list }))
@@ -262,11 +259,14 @@ impl Frame {
     /// Whether the geometry is valid: `b > 0` and `c₂ > 0`.
     pub fn check(&self) -> Result<(), ModelError> {
         if !(self.b > 0.0) || !(self.c[1] > 0.0) || !self.c[0].is_finite() {
-            return Err(ModelError::Invalid(format!(
-                "body frame: need B = (b, 0, 0) with b > 0 and C = (c1, c2, 0) with c2 > 0, \
-                 got b = {}, c = [{}, {}]",
-                self.b, self.c[0], self.c[1]
-            )));
+            return Err(ModelError::BadGeometry {
+                element: "body frame".into(),
+                detail: format!(
+                    "need B = (b, 0, 0) with b > 0 and C = (c1, c2, 0) with c2 > 0, got b = {}, \
+                     c = [{}, {}]",
+                    self.b, self.c[0], self.c[1]
+                ),
+            });
         }
         Ok(())
     }

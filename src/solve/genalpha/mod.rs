@@ -147,22 +147,26 @@ impl GenAlpha {
         let model: Arc<Model> = model.into();
         let (n, m) = (model.n, model.m);
         if !(opts.h > 0.0 && opts.h.is_finite()) {
-            return Err(SolveError::BadOptions(format!(
-                "step size h = {} must be positive",
-                opts.h
-            ))
+            return Err(SolveError::option(
+                "h",
+                format!("step size h = {} must be positive", opts.h),
+            )
             .into());
         }
         if !(0.0..1.0).contains(&opts.rho_inf) {
-            return Err(SolveError::BadOptions(format!(
-                "rho_inf = {} must lie in [0, 1) (1 is not stable for index 3)",
-                opts.rho_inf
-            ))
+            return Err(SolveError::option(
+                "rho_inf",
+                format!(
+                    "rho_inf = {} must lie in [0, 1) (1 is not stable for index 3)",
+                    opts.rho_inf
+                ),
+            )
             .into());
         }
         if !(opts.newton_tol > 0.0) || opts.max_newton_iterations == 0 {
-            return Err(SolveError::BadOptions(
-                "newton_tol and max_newton_iterations must be positive".into(),
+            return Err(SolveError::option(
+                "newton_tol",
+                "newton_tol and max_newton_iterations must be positive",
             )
             .into());
         }
@@ -173,21 +177,27 @@ impl GenAlpha {
                 && c.h_min > 0.0
                 && (c.h_max == 0.0 || c.h_max >= c.h_min);
             if !ok {
-                return Err(SolveError::BadOptions(format!(
-                    "step control: rtol = {}, atol = {} must be ≥ 0 and not both 0, and \
+                return Err(SolveError::option(
+                    "tol",
+                    format!(
+                        "step control: rtol = {}, atol = {} must be ≥ 0 and not both 0, and \
                      0 < h_min = {} ≤ h_max = {} (0: no limit)",
-                    c.rtol, c.atol, c.h_min, c.h_max
-                ))
+                        c.rtol, c.atol, c.h_min, c.h_max
+                    ),
+                )
                 .into());
             }
             if c.rtol.max(c.atol) < GENALPHA_TIGHTEST {
-                return Err(SolveError::BadOptions(format!(
-                    "generalized-α is of order 2: under error control it reaches about \
+                return Err(SolveError::option(
+                    "tol",
+                    format!(
+                        "generalized-α is of order 2: under error control it reaches about \
                      {GENALPHA_TIGHTEST:e} at best (its steps shrink as tol^(1/2) until \
                      round-off in its accelerations stops the controller); for tol = {:e} \
                      use DOP853, of order 8 (--integrator dop853, or no --integrator)",
-                    c.rtol.max(c.atol)
-                ))
+                        c.rtol.max(c.atol)
+                    ),
+                )
                 .into());
             }
         }
@@ -196,7 +206,7 @@ impl GenAlpha {
             || state.qdd.len() != n
             || state.lambda.len() != m
         {
-            return Err(SolveError::BadOptions(format!(
+            return Err(SolveError::option("state", format!(
                 "state sizes (q {}, v {}, qdd {}, lambda {}) do not match the model (n = {n}, m = {m})",
                 state.q.len(),
                 state.v.len(),

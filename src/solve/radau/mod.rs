@@ -141,7 +141,7 @@ impl Radau {
         opts: RadauOptions,
     ) -> Result<Self, Error> {
         let model: Arc<Model> = model.into();
-        let bad = |m: String| Error::from(SolveError::BadOptions(m));
+        let bad = |option: &str, m: String| Error::from(SolveError::option(option, m));
         check_step_options(
             "Radau",
             opts.rtol,
@@ -149,22 +149,31 @@ impl Radau {
             [opts.h0, opts.h_min, opts.h_max],
         )?;
         if opts.max_newton_iterations < 2 {
-            return Err(bad("Radau max_newton_iterations must be at least 2".into()));
+            return Err(bad(
+                "max_newton_iterations",
+                "Radau max_newton_iterations must be at least 2".into(),
+            ));
         }
         if !(opts.newton_tol >= 0.0 && opts.newton_tol < 1.0) {
-            return Err(bad(format!(
-                "Radau newton_tol = {} must lie in [0, 1) (0: automatic)",
-                opts.newton_tol
-            )));
+            return Err(bad(
+                "newton_tol",
+                format!(
+                    "Radau newton_tol = {} must lie in [0, 1) (0: automatic)",
+                    opts.newton_tol
+                ),
+            ));
         }
         let (n, m) = (model.n, model.m);
         if state.q.len() != n || state.v.len() != n || state.lambda.len() != m {
-            return Err(bad(format!(
-                "state sizes (q {}, v {}, lambda {}) do not match the model (n = {n}, m = {m})",
-                state.q.len(),
-                state.v.len(),
-                state.lambda.len()
-            )));
+            return Err(bad(
+                "state",
+                format!(
+                    "state sizes (q {}, v {}, lambda {}) do not match the model (n = {n}, m = {m})",
+                    state.q.len(),
+                    state.v.len(),
+                    state.lambda.len()
+                ),
+            ));
         }
         let sys =
             Systems::new(&model, opts.linear_solver).map_err(|s| SolveError::SingularMatrix {

@@ -1,6 +1,7 @@
 //! Generators: `Chains` of particles and springs, `Grids` (membranes, cloth).
 
 use super::*;
+use crate::mechanisms::lattice::Lattice;
 
 /// The most points the `Chains` and `Grids` of one file may generate together (10⁶: the
 /// 1000 × 1000 cloth takes 2.3 GB to build and 6.6 GB to run; more would fill a machine before
@@ -63,22 +64,19 @@ pub(super) fn chain(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
     )?;
     let c = non_negative_damping(b, m, p)?;
     reserve(b, n as f64, p)?;
-    let step: [f64; 3] = std::array::from_fn(|i| (end[i] - start[i]) / n as f64);
-    let len = step.iter().map(|x| x * x).sum::<f64>().sqrt();
-    let mut prev = fa;
-    let mut prev_name = from.clone();
-    for i in 1..=n {
-        let pn = format!("{name}{i}");
+    let lattice = Lattice::chain(start, end, n);
+    let mut prev = (fa, from);
+    for (site, bond) in lattice.sites.iter().zip(&lattice.bonds) {
+        let pn = format!("{name}{}", site.index.0);
         b.new_free(&pn, p)?;
         let a = b.pmap(&pn);
         for (kk, ci) in a.coords().into_iter().enumerate() {
-            b.guess[ci] = Some(start[kk] + step[kk] * i as f64);
+            b.guess[ci] = Some(site.position[kk]);
         }
         b.particle(&a, mass, p)?;
-        b.spring([&prev, &a], [k, len, 0.0, c], p)?;
-        b.link(&format!("{prev_name}-{pn}"), LinkKind::Spring);
-        prev = a;
-        prev_name = pn;
+        b.spring([&prev.0, &a], [k, bond.length, 0.0, c], p)?;
+        b.link(&format!("{}-{pn}", prev.1), LinkKind::Spring);
+        prev = (a, pn);
     }
     Ok(())
 }
@@ -138,53 +136,31 @@ pub(super) fn grid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
         Some(Value::String(s)) if s == "free" => false,
         Some(_) => return Err(b.ctx.err(&sub(p, "rim"), "expected 'fixed' or 'free'")),
     };
-    let (lo, hi0, hi1) = if rim {
-        (0, n0 + 1, n1 + 1)
-    } else {
-        (1, n0, n1)
-    };
-    let pname = |i: usize, j: usize| format!("{name}_{i}_{j}");
-    for i in lo..=hi0 {
-        for j in lo..=hi1 {
-            let interior = (1..=n0).contains(&i) && (1..=n1).contains(&j);
-            let corner = (i == 0 || i == n0 + 1) && (j == 0 || j == n1 + 1);
-            if corner {
-                continue;
+    let lattice = Lattice::grid([n0, n1], [sp[0], sp[1]], origin, rim);
+    let names: Vec<String> = (lattice.sites.iter())
+        .map(|site| format!("{name}_{}_{}", site.index.0, site.index.1))
+        .collect();
+    for (site, pn) in lattice.sites.iter().zip(&names) {
+        if !site.fixed {
+            b.new_free(pn, p)?;
+            let a = b.pmap(pn);
+            for (kk, ci) in a.coords().into_iter().enumerate() {
+                b.guess[ci] = Some(site.position[kk]);
             }
-            let mut pos = origin;
-            pos[0] += sp[0] * i as f64;
-            pos[1] += sp[1] * j as f64;
-            let pn = pname(i, j);
-            if interior {
-                b.new_free(&pn, p)?;
-                let a = b.pmap(&pn);
-                for (kk, ci) in a.coords().into_iter().enumerate() {
-                    b.guess[ci] = Some(pos[kk]);
-                }
-                b.particle(&a, mass, p)?;
-            } else {
-                if b.points.contains_key(&pn) {
-                    return Err(b.ctx.err(p, format!("point '{pn}' is defined twice")));
-                }
-                b.order.push(pn.clone());
-                b.points.insert(pn, Point::Fixed(pos));
+            b.particle(&a, mass, p)?;
+        } else {
+            if b.points.contains_key(pn) {
+                return Err(b.ctx.err(p, format!("point '{pn}' is defined twice")));
             }
+            b.order.push(pn.clone());
+            b.points.insert(pn.clone(), Point::Fixed(site.position));
         }
     }
-    for i in lo..=hi0 {
-        for j in lo..=hi1 {
-            for (di, dj, l) in [(1, 0, sp[0]), (0, 1, sp[1])] {
-                let (a, c2) = (pname(i, j), pname(i + di, j + dj));
-                if let (Some(pa), Some(pc)) = (b.points.get(&a), b.points.get(&c2)) {
-                    if matches!(pa, Point::Fixed(_)) && matches!(pc, Point::Fixed(_)) {
-                        continue;
-                    }
-                    let (aa, ac) = (b.pmap(&a), b.pmap(&c2));
-                    b.spring([&aa, &ac], [k, l, 0.0, c], p)?;
-                    b.link(&format!("{a}-{c2}"), LinkKind::Spring);
-                }
-            }
-        }
+    for bond in &lattice.bonds {
+        let [a, c2] = bond.ends.map(|e| &names[e]);
+        let (aa, ac) = (b.pmap(a), b.pmap(c2));
+        b.spring([&aa, &ac], [k, bond.length, 0.0, c], p)?;
+        b.link(&format!("{a}-{c2}"), LinkKind::Spring);
     }
     Ok(())
 }

@@ -10,8 +10,8 @@
 //! projected points of those frames as JSON into `<pre id="probe">` (for headless tests).
 
 use crate::error::PlotError;
-pub use crate::output::movie::{AnimationOptions, frame_rows};
-use crate::output::movie::{Colouring, Movie};
+pub use crate::view::movie::{AnimationOptions, frame_rows};
+use crate::view::movie::{Colouring, Movie};
 use std::path::{Path, PathBuf};
 
 const TEMPLATE: &str = include_str!("animation.html");
@@ -87,7 +87,7 @@ pub fn write(dir: &Path, opts: &AnimationOptions, gif: bool) -> Result<Vec<PathB
     let mut files = vec![html];
     if gif {
         let out = dir.join("animation.gif");
-        crate::output::gif::write_gif(&movie, opts.size, &out)?;
+        crate::view::gif::write_gif(&movie, opts.size, &out)?;
         files.push(out);
     }
     Ok(files)
@@ -106,7 +106,7 @@ pub fn write_html(dir: &Path, opts: &AnimationOptions) -> Result<PathBuf, PlotEr
 pub fn write_html_of(movie: &Movie, out: &Path) -> Result<(), PlotError> {
     let html = html_of(movie);
     let part = out.with_extension("html.partial");
-    let fail = |e: std::io::Error| PlotError(format!("cannot write {}: {e}", out.display()));
+    let fail = |e: std::io::Error| PlotError::write(out, e);
     std::fs::write(&part, html).map_err(fail)?;
     std::fs::rename(&part, out).map_err(fail)
 }

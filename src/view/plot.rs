@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 pub use crate::error::PlotError;
 
 fn perr<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> PlotError + '_ {
-    move |e| PlotError(format!("{what}: {e}"))
+    move |e| PlotError::Draw(format!("{what}: {e}"))
 }
 
 static FONT: OnceLock<Result<(), String>> = OnceLock::new();
@@ -41,7 +41,7 @@ pub(crate) fn ensure_font() -> Result<(), PlotError> {
         Err("no TrueType font found for plot text: install fonts-dejavu-core or set LAGRANGIAN_FONT=/path/to/font.ttf".into())
     })
     .clone()
-    .map_err(PlotError)
+    .map_err(|m| PlotError::missing("font", m))
 }
 
 pub use crate::output::table::Table;
@@ -170,10 +170,13 @@ fn resolve(table: &Table, columns: &[String]) -> Result<Vec<usize>, PlotError> {
         .iter()
         .map(|c| {
             table.col(c).ok_or_else(|| {
-                PlotError(format!(
-                    "no column '{c}' (available: {})",
-                    table.columns[1..].join(", ")
-                ))
+                PlotError::missing(
+                    c.as_str(),
+                    format!(
+                        "no column '{c}' (available: {})",
+                        table.columns[1..].join(", ")
+                    ),
+                )
             })
         })
         .collect()
@@ -184,7 +187,7 @@ fn resolve(table: &Table, columns: &[String]) -> Result<Vec<usize>, PlotError> {
 fn writable(path: &Path) -> Result<(), PlotError> {
     std::fs::File::create(path)
         .map(|_| ())
-        .map_err(|e| PlotError(format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| PlotError::write(path, e))
 }
 
 /// Plot `columns` of `table` against `t` into `stem.png` and `stem.svg`.
@@ -345,7 +348,7 @@ fn panel_sheet(
 /// `WIDTHxHEIGHT` in pixels, each in `100..=10000`.
 ///
 /// ```
-/// use lagrangian::output::plot::parse_size;
+/// use lagrangian::view::plot::parse_size;
 /// assert_eq!(parse_size("1200x800"), Some((1200, 800)));
 /// assert_eq!(parse_size("5x5"), None);
 /// ```

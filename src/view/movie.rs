@@ -1,6 +1,6 @@
 //! A run as a movie: its scene, the frames sampled from its trajectory, optional trails and
 //! colouring, and the camera that puts a point on the screen. Shared by the HTML page
-//! ([`crate::output::animation`]) and the GIF ([`crate::output::gif`]), so both frame and
+//! ([`crate::view::animation`]) and the GIF ([`crate::view::gif`]), so both frame and
 //! colour the motion alike.
 //!
 //! The projection (also what the page does, to the pixel): in 3D the point is turned by the
@@ -10,7 +10,7 @@
 //! `w × h` picture at the scale `s = 0.9·min(w/(hi₀ − lo₀), h/(hi₁ − lo₁))`, `y` up.
 
 use crate::error::PlotError;
-use crate::output::plot::Table;
+use crate::view::plot::Table;
 use serde_json::Value;
 use std::path::Path;
 
@@ -45,7 +45,7 @@ impl Default for AnimationOptions {
 /// the first and the last always, at most `max_frames`.
 ///
 /// ```
-/// use lagrangian::output::animation::{frame_rows, AnimationOptions};
+/// use lagrangian::view::animation::{frame_rows, AnimationOptions};
 /// let t: Vec<f64> = (0..=100).map(|k| k as f64 * 0.01).collect();   // 1 s in steps of 0.01
 /// let opts = AnimationOptions { fps: 10.0, ..Default::default() };
 /// assert_eq!(frame_rows(&t, &opts), [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
@@ -125,12 +125,16 @@ pub struct Movie {
 fn read_scene(dir: &Path) -> Result<Value, PlotError> {
     let path = dir.join("scene.json");
     let text = std::fs::read_to_string(&path).map_err(|e| {
-        PlotError(format!(
-            "cannot read {}: {e} (written by `lagrangian run`)",
-            path.display()
-        ))
+        PlotError::read(
+            &path,
+            format!(
+                "cannot read {}: {e} (written by `lagrangian run`)",
+                path.display()
+            ),
+        )
     })?;
-    serde_json::from_str(&text).map_err(|e| PlotError(format!("{}: {e}", path.display())))
+    serde_json::from_str(&text)
+        .map_err(|e| PlotError::read(&path, format!("{}: {e}", path.display())))
 }
 
 fn names_of(list: &Value) -> Vec<String> {
@@ -163,8 +167,9 @@ impl Movie {
     ) -> Result<Movie, PlotError> {
         let scene_dim = scene["dimension"].as_u64().unwrap_or(0) as usize;
         if !(1..=3).contains(&scene_dim) {
-            return Err(PlotError(
-                "the scene has no spatial picture (dimension 1, 2 or 3)".into(),
+            return Err(PlotError::missing(
+                "dimension",
+                "the scene has no spatial picture (dimension 1, 2 or 3)",
             ));
         }
         // a line is drawn in the plane, on the x axis
@@ -196,8 +201,9 @@ impl Movie {
         }
         let times: Vec<f64> = table.rows.iter().map(|r| r[0]).collect();
         if times.is_empty() {
-            return Err(PlotError(
-                "the trajectory has no rows: nothing to show".into(),
+            return Err(PlotError::missing(
+                "rows",
+                "the trajectory has no rows: nothing to show",
             ));
         }
         let rows = frame_rows(&times, opts);
@@ -217,8 +223,18 @@ impl Movie {
         for n in trail_names.iter().filter(|n| !n.is_empty()) {
             match points.iter().position(|p| name_of(p) == *n) {
                 Some(k) if slot[k].is_some() => trails.push(k),
-                Some(_) => return Err(PlotError(format!("trail {n}: a fixed point has no path"))),
-                None => return Err(PlotError(format!("trail {n}: no such point in the scene"))),
+                Some(_) => {
+                    return Err(PlotError::missing(
+                        format!("trail {n}"),
+                        format!("trail {n}: a fixed point has no path"),
+                    ));
+                }
+                None => {
+                    return Err(PlotError::missing(
+                        format!("trail {n}"),
+                        format!("trail {n}: no such point in the scene"),
+                    ));
+                }
             }
         }
         let key = opts.colour.clone().or_else(|| {
@@ -363,7 +379,7 @@ impl Camera {
     /// `p` on the picture, in pixels from the top left.
     ///
     /// ```
-    /// use lagrangian::output::movie::Camera;
+    /// use lagrangian::view::movie::Camera;
     /// let cam = Camera { dim: 2, azimuth: 0.0, elevation: 0.0, lo: [-1.0, -1.0], hi: [1.0, 1.0],
     ///                    width: 200.0, height: 100.0 };
     /// assert_eq!(cam.project([0.0, 0.0, 0.0]), [100.0, 50.0]);   // the centre
@@ -462,10 +478,10 @@ fn colouring(
                 }
             }
             if pts.is_empty() {
-                return Err(PlotError(
+                return Err(PlotError::missing(
+                    "colour speed",
                     "colour by speed: the run has no velocity columns (P.vx …); \
-                     run with the velocities group in Output: columns"
-                        .into(),
+                     run with the velocities group in Output: columns",
                 ));
             }
         }
@@ -477,19 +493,20 @@ fn colouring(
                 }
             }
             if lks.is_empty() {
-                return Err(PlotError(
+                return Err(PlotError::missing(
+                    "colour tension",
                     "colour by tension: the run has no tension:<bar> columns \
-                     (bars, and the reactions group in Output: columns)"
-                        .into(),
+                     (bars, and the reactions group in Output: columns)",
                 ));
             }
         }
         name => {
             unit = "";
             let c = column(name).ok_or_else(|| {
-                PlotError(format!(
-                    "colour {name}: not `speed`, `tension` or a column of the run"
-                ))
+                PlotError::missing(
+                    format!("colour {name}"),
+                    format!("colour {name}: not `speed`, `tension` or a column of the run"),
+                )
             })?;
             let head = name.split(['.', ':']).next().unwrap_or("");
             let parts: Vec<&str> = name.split(':').collect();
@@ -500,9 +517,10 @@ fn colouring(
             {
                 lks.push((i, vec![vec![c]]));
             } else {
-                return Err(PlotError(format!(
-                    "colour {name}: the column belongs to no point or link of the scene"
-                )));
+                return Err(PlotError::missing(
+                    format!("colour {name}"),
+                    format!("colour {name}: the column belongs to no point or link of the scene"),
+                ));
             }
         }
     }

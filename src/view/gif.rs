@@ -5,8 +5,8 @@
 //! (speed 1; GIF delays are whole hundredths of a second, at least 2), and it loops.
 
 use crate::error::PlotError;
-use crate::output::movie::{Camera, Movie, colour_of};
-use crate::output::plot::ensure_font;
+use crate::view::movie::{Camera, Movie, colour_of};
+use crate::view::plot::ensure_font;
 use plotters::prelude::*;
 use std::fs::File;
 use std::io::BufWriter;
@@ -28,16 +28,15 @@ const TRAIL: [RGBColor; 6] = [
 pub fn write_gif(movie: &Movie, size: (u32, u32), out: &Path) -> Result<(), PlotError> {
     let (w, h) = size;
     if !(16..=MAX_SIDE).contains(&w) || !(16..=MAX_SIDE).contains(&h) {
-        return Err(PlotError(format!(
-            "GIF size {w}x{h}: each side must be 16 to {MAX_SIDE} pixels"
-        )));
+        return Err(PlotError::InvalidOption {
+            option: "size".into(),
+            message: format!("GIF size {w}x{h}: each side must be 16 to {MAX_SIDE} pixels"),
+        });
     }
     ensure_font()?;
     let part = out.with_extension("gif.partial");
-    let result = encode(movie, size, &part).and_then(|()| {
-        std::fs::rename(&part, out)
-            .map_err(|e| PlotError(format!("cannot write {}: {e}", out.display())))
-    });
+    let result = encode(movie, size, &part)
+        .and_then(|()| std::fs::rename(&part, out).map_err(|e| PlotError::write(out, e)));
     if result.is_err() {
         let _ = std::fs::remove_file(&part);
     }
@@ -45,7 +44,7 @@ pub fn write_gif(movie: &Movie, size: (u32, u32), out: &Path) -> Result<(), Plot
 }
 
 fn encode(movie: &Movie, (w, h): (u32, u32), path: &Path) -> Result<(), PlotError> {
-    let fail = |e: &dyn std::fmt::Display| PlotError(format!("{}: {e}", path.display()));
+    let fail = |e: &dyn std::fmt::Display| PlotError::write(path, e);
     let file = File::create(path).map_err(|e| fail(&e))?;
     let mut palette = Palette::new();
     let mut enc = gif::Encoder::new(BufWriter::new(file), w as u16, h as u16, &palette.rgb)
@@ -154,7 +153,7 @@ fn rgb(c: [u8; 3]) -> RGBColor {
 }
 
 fn err(e: impl std::fmt::Display) -> PlotError {
-    PlotError(format!("drawing a GIF frame: {e}"))
+    PlotError::Draw(format!("drawing a GIF frame: {e}"))
 }
 
 /// The zig-zag of a spring from `a` to `b` (as the page draws it).
