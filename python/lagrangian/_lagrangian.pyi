@@ -1,6 +1,8 @@
 """Type hints of the native extension `lagrangian._lagrangian` (PyO3)."""
 
-from typing import Dict, List, Optional, Sequence, Tuple, Type, TypeVar, Union, overload
+from typing import Dict, List, Optional, Sequence, Tuple, Type, TypedDict, TypeVar, Union, overload
+
+from typing_extensions import Unpack
 
 import numpy as np
 import numpy.typing as npt
@@ -15,6 +17,26 @@ class Cancel:
     def set(self) -> None: ...
     @property
     def is_set(self) -> bool: ...
+
+class RunOptions(TypedDict, total=False):
+    """The keywords of ``Problem.run`` (as ``lagrangian run``'s options), in memory or with
+    ``out``."""
+
+    t_end: Optional[float]
+    step: Optional[float]
+    steps: Optional[int]
+    output_every: Optional[int]
+    method: Optional[str]
+    rho_inf: Optional[float]
+    columns: Optional[Sequence[str]]
+    sensitivity: Sequence[str]
+    source: Optional[str]
+    tol: Optional[float]
+    output_dt: Optional[float]
+    output_at: Optional[Sequence[float]]
+    output_every_step: bool
+    formats: Optional[Sequence[str]]
+    cancel: Optional[Cancel]
 
 class Problem:
     def __init__(self, text: str, name: str, sets: Sequence[Tuple[str, float]] = ...) -> None: ...
@@ -33,48 +55,12 @@ class Problem:
     def modes(self, at: str = "initial") -> str: ...
     @overload
     def run(
-        self,
-        *,
-        t_end: Optional[float] = None,
-        step: Optional[float] = None,
-        steps: Optional[int] = None,
-        output_every: Optional[int] = None,
-        method: Optional[str] = None,
-        rho_inf: Optional[float] = None,
-        columns: Optional[Sequence[str]] = None,
-        sensitivity: Sequence[str] = ...,
-        source: Optional[str] = None,
-        tol: Optional[float] = None,
-        output_dt: Optional[float] = None,
-        output_at: Optional[Sequence[float]] = None,
-        output_every_step: bool = False,
-        out: None = None,
-        formats: Optional[Sequence[str]] = None,
-        cancel: Optional[Cancel] = None,
+        self, *, out: None = None, **options: Unpack[RunOptions]
     ) -> Tuple[
         List[str], npt.NDArray[np.float64], str, str, List[str], npt.NDArray[np.float64]
     ]: ...
     @overload
-    def run(
-        self,
-        *,
-        t_end: Optional[float] = None,
-        step: Optional[float] = None,
-        steps: Optional[int] = None,
-        output_every: Optional[int] = None,
-        method: Optional[str] = None,
-        rho_inf: Optional[float] = None,
-        columns: Optional[Sequence[str]] = None,
-        sensitivity: Sequence[str] = ...,
-        source: Optional[str] = None,
-        tol: Optional[float] = None,
-        output_dt: Optional[float] = None,
-        output_at: Optional[Sequence[float]] = None,
-        output_every_step: bool = False,
-        out: str,
-        formats: Optional[Sequence[str]] = None,
-        cancel: Optional[Cancel] = None,
-    ) -> Tuple[str, str]: ...
+    def run(self, *, out: str, **options: Unpack[RunOptions]) -> Tuple[str, str]: ...
 
 def animation_html(
     scene: str,
