@@ -619,6 +619,41 @@ impl System {
         with_net!(&*lock(&self.net), s, s.constraint_forces().to_vec())
     }
 
+    /// The course's "exact derivative", checked at the current state: without `jacobian`, the
+    /// toolkit's hand-derived kernels against forward AD of the same energies; with
+    /// `jacobian` (an `n × n` array: your `∂F/∂x`, the forces on the masses — gravity,
+    /// springs with their damping, loads — differentiated by the positions `m0.x, m0.y, …`),
+    /// yours against the exact one. A dict: `max_difference`, `relative` (to the block's
+    /// largest exact entry), `block`, and where: `row`, `column` (coordinate names).
+    #[pyo3(signature = (jacobian=None))]
+    fn check_jacobian<'py>(
+        &self,
+        py: Python<'py>,
+        jacobian: Option<numpy::PyReadonlyArray2<'py, f64>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let check = match &jacobian {
+            None => with_net!(&*lock(&self.net), s, s.check_jacobian()),
+            Some(j) => {
+                let a = j.as_array();
+                let (rows, cols) = a.dim();
+                let values: Vec<f64> = a.iter().copied().collect();
+                with_net!(
+                    &*lock(&self.net),
+                    s,
+                    s.check_forces_jacobian_rows(rows, cols, &values)
+                )
+            }
+        }
+        .map_err(|e| crate::to_py(py, e))?;
+        let d = PyDict::new(py);
+        d.set_item("max_difference", check.max_difference)?;
+        d.set_item("relative", check.relative)?;
+        d.set_item("block", check.block)?;
+        d.set_item("row", check.row)?;
+        d.set_item("column", check.column)?;
+        Ok(d)
+    }
+
     /// The current time.
     #[getter]
     fn t(&self) -> f64 {

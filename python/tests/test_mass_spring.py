@@ -277,3 +277,31 @@ def test_a_constant_force_stretches_a_spring_as_the_closed_form_says():
     bob = space.add(ms.Mass(1.0, [1, 0, 0]))
     with pytest.raises(ValueError, match="2 components; this system is 3D"):
         space.add(ms.Force(bob, [1.0, 0.0]))
+
+
+def test_check_jacobian_finds_a_wrong_hand_derived_derivative():
+    # the course's exercise: ∂F/∂x of a mass on a spring to a fixed point, derived by hand,
+    # F = −k (|d| − L) d/|d| + m g with d = x − x_fix
+    mss = ms.MassSpringSystem2d()
+    mss.gravity = [0, -9.81]
+    f = mss.add(ms.Fix([0, 0]))
+    m = mss.add(ms.Mass(1.0, [0.6, -0.8]))
+    k, length = 100.0, 0.5
+    mss.add(ms.Spring(length, k, [f, m]))
+    mss.simulate(0.05, 10)
+    # the toolkit's own hand kernels agree with forward AD to round-off
+    own = mss.check_jacobian()
+    assert own["relative"] < 1e-12, own
+    d = np.array(mss.masses[0].pos)
+    r = np.linalg.norm(d)
+    e = d / r
+    exact = -k * (np.outer(e, e) + (1 - length / r) * (np.eye(2) - np.outer(e, e)))
+    good = mss.check_jacobian(exact)
+    assert good["block"] == "forces" and good["relative"] < 1e-12, good
+    # the classic slip: the geometric part forgotten (only k e eᵀ)
+    wrong = -k * np.outer(e, e)
+    bad = mss.check_jacobian(wrong)
+    assert bad["relative"] > 0.1 and bad["row"] in ("m0.x", "m0.y"), bad
+    assert abs(bad["max_difference"] - np.abs(wrong - exact).max()) < 1e-9
+    with pytest.raises(lagrangian.LagrangianError, match="must be 2 × 2"):
+        mss.check_jacobian(np.zeros((3, 3)))

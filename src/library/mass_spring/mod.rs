@@ -19,6 +19,7 @@
 //! assert!(mss.time() == 5.0 && mss.constraint_forces()[0].is_finite());
 //! ```
 
+pub mod jacobian;
 pub mod scenes;
 
 pub use crate::model::elements::{
