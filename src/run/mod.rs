@@ -224,8 +224,12 @@ impl RunReport {
 
 /// Refuse a run whose files would not fit on any reasonable disk (more than
 /// [`MAX_OUTPUT_BYTES`]), before anything is written.
-fn check_output_size(problem: &Problem, plan: &RunPlan, dir: &Path) -> Result<(), Error> {
-    let width = Columns::new(problem, &plan.outputs).names().len();
+fn check_output_size(
+    problem: &Problem,
+    plan: &RunPlan,
+    width: usize,
+    dir: &Path,
+) -> Result<(), Error> {
     let rows = plan.output_rows(problem);
     let per_value: f64 = plan
         .outputs
@@ -259,10 +263,10 @@ pub fn run_to_folder(
     opts: &RunOptions,
 ) -> Result<RunReport, Error> {
     let io = |e: std::io::Error| Error::io(&opts.out, e);
-    check_output_size(&problem, plan, &opts.out)?;
+    let columns = Columns::new(&problem, &plan.outputs);
+    check_output_size(&problem, plan, columns.names().len(), &opts.out)?;
     let mut folder = RunFolder::open(&opts.out).map_err(io)?;
     folder.check_folder(INTERRUPTED).map_err(io)?;
-    let columns = Columns::new(&problem, &plan.outputs);
     let mut files = Vec::new();
     for &f in &plan.outputs.formats {
         files.push(sink::file_sink(f, folder.partial(), Schema::of(&columns)).map_err(io)?);
