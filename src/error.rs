@@ -61,10 +61,11 @@ pub enum ModelError {
         /// How many it has.
         given: usize,
     },
-    /// A coordinate no Lagrangian term uses: its equation of motion would be empty.
+    /// A coordinate no Lagrangian term and no constraint uses: its equation of motion would be
+    /// empty.
     #[error(
-        "coordinate {index} ({name}) appears in no Lagrangian term: its equation of motion would \
-         be empty"
+        "coordinate {index} ({name}) appears in no Lagrangian term and no constraint: its \
+         equation of motion would be empty"
     )]
     CoordinateUnused {
         /// The coordinate's index.

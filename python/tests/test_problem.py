@@ -207,3 +207,24 @@ def test_ctrl_c_stops_a_run_and_raises_keyboard_interrupt():
     assert time.monotonic() - start < 2.5
     # the problem is still usable
     assert problem.run(t_end=0.01)["t"][-1] == 0.01
+
+
+def test_bodies_and_joints_from_a_file():
+    """The PUMA 560 (Bodies by inertia, revolute Joints in Denavit–Hartenberg form, every joint
+    driven): joint angles follow their drives, the drive torques at the start are those of a
+    recursive Newton–Euler computation (tests/mechanics/joints.rs), and a joint coordinate
+    takes a keyword override like any coordinate's column."""
+    problem = lagrangian.load(MECHANISMS / "puma560.yaml")
+    result = problem.run(t_end=0.05)
+    t = result.t
+    for i in range(1, 7):
+        assert np.allclose(result[f"q{i}"], 0.4 * np.sin(1.5 * t + 0.7 * i), atol=1e-12)
+    # torques at t = 0 by recursive Newton–Euler (N·m)
+    rne = [-1.0971040, 26.773222, -6.1135100, -1.3550e-3, -1.8323e-2, 1.1e-5]
+    for i, want in enumerate(rne, start=1):
+        assert abs(result[f"drive:q{i}"][0] - want) < 2e-6, (i, result[f"drive:q{i}"][0])
+    # markers are points of the result: each marks the origin of the link frame before it
+    for marker, origin in [("Link2.Shoulder", "Link1"), ("Link3.Elbow", "Link2"),
+                           ("Link4.Forearm", "Link3")]:
+        for c in "xyz":
+            assert np.allclose(result[f"{marker}.{c}"], result[f"{origin}.{c}"], atol=1e-12)

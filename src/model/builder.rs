@@ -250,8 +250,19 @@ impl ModelBuilder {
                 need: "it needs at least one coordinate".into(),
             });
         }
+        // a coordinate needs a term or a constraint: one that only constraints involve (a
+        // joint's angle, tied to its bodies) has its equation of motion `C_qᵀλ = 0` and is
+        // determined by them; whether the mass matrix is then regular on the constraint
+        // manifold is checked before the run (`solve::MassCheck`)
         let mut touched = vec![false; self.n];
         for g in &self.terms {
+            for e in 0..g.len() {
+                for &i in g.indices(e) {
+                    touched[i] = true;
+                }
+            }
+        }
+        for g in &self.constraints {
             for e in 0..g.len() {
                 for &i in g.indices(e) {
                     touched[i] = true;

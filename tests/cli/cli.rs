@@ -24,6 +24,7 @@ fn bundled_mechanisms_run_and_write_complete_results() {
         ("rscr.yaml", "0.5", 1),
         ("tennis_racket.yaml", "0.5", 6),
         ("two_bodies.yaml", "0.2", 12),
+        ("puma560.yaml", "0.05", 0),
     ] {
         let out = run_bundled(file, t_end);
         let s = summary(&out);

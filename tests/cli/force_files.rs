@@ -176,11 +176,7 @@ fn force_mistakes_name_their_place() {
             "Forces.s",
             "expected a scalar, found a vector",
         ),
-        (
-            "    s: D'.x\n",
-            "Forces.s",
-            "the velocity D' is not available",
-        ),
+        ("    s: D''.x\n", "Forces.s", "D'' is a second derivative"),
         (
             "    P: [1/(P.x - 1), 0]\n",
             "Forces.P",

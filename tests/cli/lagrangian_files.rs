@@ -86,9 +86,9 @@ fn mistakes_with_velocities_name_their_place() {
             "Lagrangian (T, R), Dissipation and Forces only",
         ),
         (
-            "AppliedForces:\n  Dissipation:\n    d: dot(D', D')\n",
+            "AppliedForces:\n  Dissipation:\n    d: dot(D'', D'')\n",
             "AppliedForces.Dissipation.d",
-            "the velocity D' is not available",
+            "D'' is a second derivative",
         ),
         ("Lagrangian:\n  T: s'**2\n  L: 1\n", "Lagrangian", "L"),
         ("Lagrangian:\n  R: P'\n", "Lagrangian.R", "must be a scalar"),

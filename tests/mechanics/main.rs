@@ -15,6 +15,7 @@ mod double_pendulum;
 mod equilibrium;
 mod fit;
 mod inverse_dynamics;
+mod joints;
 mod linkages;
 mod mass_spring;
 mod methods;

@@ -29,6 +29,7 @@
 //! ```
 
 mod parse;
+mod rate;
 mod reverse;
 mod tape;
 

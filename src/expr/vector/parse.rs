@@ -222,6 +222,30 @@ impl Parser<'_> {
         }
         Ok(a)
     }
+    /// A member of a body (`Arm.Tip`, `Arm.i`, `Arm.Tip'`) after the name just read: the
+    /// longest dotted name that stands for something (otherwise `.x` is a component, read by
+    /// `postfix`).
+    fn member(&mut self, mut name: String) -> String {
+        let mut end = self.pos;
+        while self.s.get(end) == Some(&b'.') {
+            let Some(len) = name_char(self.s, end + 1, true) else {
+                break;
+            };
+            let mut e = end + 1 + len;
+            while let Some(len) = name_char(self.s, e, false) {
+                e += len;
+            }
+            let member = std::str::from_utf8(&self.s[end + 1..e]).unwrap_or("");
+            let dotted = format!("{name}.{member}");
+            if (self.lookup)(&dotted).is_none() {
+                break;
+            }
+            name = dotted;
+            end = e;
+        }
+        self.pos = end;
+        name
+    }
     fn args(&mut self) -> Result<Vec<VExpr>, ExprError> {
         self.pos += 1; // '('
         let mut args = vec![self.expr()?];
@@ -280,6 +304,7 @@ impl Parser<'_> {
             let name = std::str::from_utf8(&self.s[start..self.pos])
                 .unwrap_or("")
                 .to_string();
+            let name = self.member(name);
             let here = Self::at(start);
             if self.peek() == Some(b'(') {
                 let args = self.args()?;

@@ -332,20 +332,35 @@ impl GenAlpha {
             &mut self.values,
         );
         self.stats.jacobian_evaluations += 1;
-        for ((w, s), q) in self
-            .weight
-            .iter_mut()
-            .zip(&self.pattern.diag_slots)
-            .zip(&self.qn)
-        {
+        for (w, s) in self.weight.iter_mut().zip(&self.pattern.diag_slots) {
             let d = s.map_or(0.0, |s| self.values[s].abs());
-            let d = if d > 0.0 && d.is_finite() { d } else { 1.0 };
+            *w = if d.is_finite() { d } else { 0.0 };
+        }
+        // A coordinate without mass (one only constraints involve: a joint's angle) has a
+        // diagonal of round-off size (`∂(C_qᵀλ̃)/∂q`), and its residual is `C_qᵀλ̃`: measured
+        // against the constraint entries of its row (columns n.., rows sorted: they come first)
+        // instead, its remaining error is that of the multipliers, not a displacement over
+        // round-off.
+        let n = self.qn.len();
+        for j in n..self.pattern.dim {
+            for s in self.pattern.col_ptr[j]..self.pattern.col_ptr[j + 1] {
+                let row = self.pattern.row_idx[s];
+                if row >= n {
+                    break;
+                }
+                let c = self.values[s].abs();
+                if c.is_finite() && self.weight[row] < 1e-8 * c {
+                    self.weight[row] = c;
+                }
+            }
+        }
+        for (w, q) in self.weight.iter_mut().zip(&self.qn) {
+            let d = if *w > 0.0 { *w } else { 1.0 };
             *w = 1.0 / (d * (1.0 + q.abs()));
         }
         // constraint rows: relative to the size of the terms of C, max_j |∂C_k/∂q_j|·max(1, |q_j|).
         // Rows n + k of the first n columns hold exactly C_q, and rows are sorted within a column,
         // so they come last: walk each column backwards until a dynamic row.
-        let n = self.qn.len();
         self.con_weight.fill(1.0);
         if self.con_weight.is_empty() {
             return;

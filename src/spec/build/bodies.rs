@@ -371,7 +371,7 @@ pub(super) fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Res
 
 /// The three rigidity rows of a 3D body ([`Rigidity3`]), each named and placed on the items it
 /// involves; a row between fixed items constrains nothing and must already hold.
-fn rigidity3(
+pub(super) fn rigidity3(
     b: &mut Builder,
     name: &str,
     names: &[String],
@@ -390,7 +390,13 @@ fn rigidity3(
     let titles = [
         format!("rigid {name}: |{}|", names[1]),
         format!("rigid {name}: |{}|", names[2]),
-        format!("rigid {name}: angle {}{}", names[1], names[2]),
+        // `angle BC` for point names, `angle Arm.i Arm.j` for a body's axes
+        format!(
+            "rigid {name}: angle {}{}{}",
+            names[1],
+            if names[1].contains('.') { " " } else { "" },
+            names[2]
+        ),
     ];
     for (row, title) in titles.iter().enumerate() {
         let m: [&PointMap; 3] =

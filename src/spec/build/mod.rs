@@ -5,7 +5,9 @@
 mod bodies;
 mod coordinates;
 mod forces;
+mod frames;
 mod generators;
+mod joints;
 mod problem;
 mod sections;
 
@@ -69,6 +71,10 @@ struct Builder<'a> {
     part_path: Path_,
     /// `Define` and `Equations` expressions, checked at the position guesses.
     checks: Vec<(Path_, VExpr)>,
+    /// The bodies of `Bodies`: their frames and poses (`joints`).
+    frames: HashMap<String, joints::BodyFrame>,
+    /// Joints that could not place a body yet (neither side had a pose when read).
+    unplaced: Vec<(joints::Kind, joints::Side, joints::Side, Vec<f64>)>,
     /// Operations of the expressions parsed so far that the model evaluates (terms,
     /// constraints, forces; `Define`s count where they are used), at most [`MAX_TOTAL_SIZE`].
     operations: std::cell::Cell<u64>,
@@ -251,8 +257,8 @@ impl<'a> Builder<'a> {
         })
     }
 
-    /// The velocity `X'` of a point, vector or scalar that is a coordinate or affine in the
-    /// coordinates (`None` for one defined by an expression).
+    /// The velocity `X'` of a point, vector or scalar: of a coordinate, of an item affine in
+    /// the coordinates, or the rate of an item's expression ([`VExpr::rate`]).
     fn velocity_symbol(&self, base: &str) -> Option<Sym> {
         let of_affine = |p: &Point| match to_map(p) {
             PointMap::Affine(a) => {
@@ -262,11 +268,18 @@ impl<'a> Builder<'a> {
             }
             _ => None,
         };
+        // an item defined by an expression (a `Define`, a body's marker or axis): the rate
+        // of its expression, `∂e/∂q · v + ∂e/∂t`
+        let of_expr = |e: &VExpr| e.rate().ok().map(Sym::Item);
         if let Some(p) = self.points.get(base).or_else(|| self.vectors.get(base)) {
-            return of_affine(p);
+            return match p {
+                Point::General(e) => of_expr(e),
+                _ => of_affine(p),
+            };
         }
         match self.scalars.get(base)? {
             Point::Free(idx) => Some(Sym::Item(VExpr::velocity(idx[0]))),
+            Point::General(e) => of_expr(e),
             _ => None,
         }
     }
@@ -284,9 +297,9 @@ impl<'a> Builder<'a> {
                 Some(base) if self.symbol(&base).is_some() => self.ctx.err(
                     p,
                     format!(
-                        "the velocity {base}' is not available: '{base}' is defined by an \
-                         expression (velocities are those of points, vectors and scalars that \
-                         are coordinates or affine in them)"
+                        "{base}' is a second derivative: forces, energies and Rayleigh \
+                         functions take positions and velocities ({}') only",
+                        base.trim_end_matches('\'')
                     ),
                 ),
                 _ => e,
@@ -499,6 +512,8 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<(Problem, RunPlan), SpecError
         notes: Vec::new(),
         part_path: path(&["PartData"]),
         checks: Vec::new(),
+        frames: HashMap::new(),
+        unplaced: Vec::new(),
         operations: std::cell::Cell::new(0),
     };
 
@@ -522,6 +537,8 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<(Problem, RunPlan), SpecError
             "Scalars",
             "Define",
             "Rigids",
+            "Bodies",
+            "Joints",
             "Particles",
             "Chains",
             "Grids",

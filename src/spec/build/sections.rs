@@ -179,7 +179,7 @@ pub(super) fn items(b: &mut Builder, part: Parts) -> Result<(), SpecError> {
     Ok(())
 }
 
-/// Elements: `Rigids`, `Particles`, the `Chains` and `Grids` generators, `Springs`, `Bars`.
+/// Elements: `Rigids`, `Bodies` and `Joints`, `Particles`, the `Chains` and `Grids` generators, `Springs`, `Bars`.
 pub(super) fn elements(b: &mut Builder, part: Parts) -> Result<(), SpecError> {
     if let Some(r) = part("Rigids") {
         let p = sub(&b.part_path, "Rigids");
@@ -187,6 +187,13 @@ pub(super) fn elements(b: &mut Builder, part: Parts) -> Result<(), SpecError> {
         for (name, val) in b.ctx.keys(m, &p, None)? {
             rigid(b, &name, val, &sub(&p, &name))?;
         }
+    }
+
+    if let Some(v) = part("Bodies") {
+        super::joints::bodies(b, v)?;
+    }
+    if let Some(v) = part("Joints") {
+        super::joints::joints(b, v)?;
     }
 
     if let Some(pa) = part("Particles") {

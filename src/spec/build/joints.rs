@@ -1,0 +1,682 @@
+//! `Bodies` — rigid bodies in 3D given by their mass, centre of mass and inertia tensor, with an
+//! initial pose and named markers — and `Joints` between them (revolute, prismatic,
+//! cylindrical, spherical, universal, planar, fixed, and gears between joint coordinates).
+//!
+//! A body `Arm` is carried in natural coordinates (DAETS, Nedialkov & Pryce; García de Jalón):
+//! its origin, the point `Arm`, and two unit vectors `Arm.i`, `Arm.j` of its frame are
+//! coordinates held orthonormal by three rigidity rows; `Arm.k = Arm.i × Arm.j`. Its energy is
+//! [`RigidBody3`]'s (a constant mass matrix in these coordinates). A joint ties a frame on its
+//! parent (`P`: origin `o_P`, axes `x_P y_P z_P`) to a frame on its child (`C`) by equations in
+//! those vectors, and each of its joint coordinates — an angle about `z_P`, a slide along it —
+//! is a coordinate of its own, tied to the bodies by one equation (e.g.
+//! `cos θ (x_C·y_P) − sin θ (x_C·x_P) = 0`): a continuous coordinate over any number of turns,
+//! with a rate, for drives, forces, dampers, gears and outputs.
+
+use super::bodies::rigidity3;
+use super::frames::{Pose, inertia, marker_frame, rotation};
+use super::*;
+use crate::model::elements::{RigidBody3, second_moment};
+use nalgebra::{Matrix3, Vector3};
+
+/// A body of `Bodies`: its frame as expressions of the coordinates, and its pose once known.
+#[derive(Clone, Debug)]
+pub(super) struct BodyFrame {
+    origin: VExpr,
+    axes: [VExpr; 3],
+    /// Coordinates of the origin, `i` and `j` (three each).
+    coords: Vec<usize>,
+    placed: Option<Pose>,
+}
+
+/// The joint kinds, with their coordinates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    Revolute,
+    Prismatic,
+    Cylindrical,
+    Spherical,
+    Universal,
+    Planar,
+    Fixed,
+}
+
+const KINDS: &[(&str, Kind)] = &[
+    ("revolute", Kind::Revolute),
+    ("prismatic", Kind::Prismatic),
+    ("cylindrical", Kind::Cylindrical),
+    ("spherical", Kind::Spherical),
+    ("universal", Kind::Universal),
+    ("planar", Kind::Planar),
+    ("fixed", Kind::Fixed),
+];
+
+impl Kind {
+    /// The default names' suffixes of the joint coordinates (none: the joint's own name).
+    fn coordinates(self) -> &'static [&'static str] {
+        match self {
+            Kind::Revolute | Kind::Prismatic => &[""],
+            Kind::Cylindrical => &["_angle", "_slide"],
+            Kind::Universal => &["_1", "_2"],
+            Kind::Planar => &["_x", "_y", "_angle"],
+            Kind::Spherical | Kind::Fixed => &[],
+        }
+    }
+    /// The motion of the child's joint frame in the parent's at the joint coordinates `q`.
+    fn motion(self, q: &[f64]) -> Pose {
+        match self {
+            Kind::Revolute => Pose::rot(2, q[0]),
+            Kind::Prismatic => Pose::shift(2, q[0]),
+            Kind::Cylindrical => Pose::rot(2, q[0]).then(&Pose::shift(2, q[1])),
+            Kind::Universal => Pose::rot(0, q[0]).then(&Pose::rot(1, q[1])),
+            Kind::Planar => Pose::shift(0, q[0])
+                .then(&Pose::shift(1, q[1]))
+                .then(&Pose::rot(2, q[2])),
+            Kind::Spherical | Kind::Fixed => Pose::identity(),
+        }
+    }
+}
+
+fn ok<T>(r: Result<T, String>) -> T {
+    r.expect("joint equations are well-typed by construction")
+}
+fn dot(a: &VExpr, b: &VExpr) -> VExpr {
+    ok(VExpr::dot(a.clone(), b.clone()))
+}
+fn minus(a: &VExpr, b: &VExpr) -> VExpr {
+    ok(VExpr::sum(a.clone(), b.clone(), true))
+}
+fn times(a: VExpr, b: VExpr) -> VExpr {
+    ok(VExpr::product(a, b))
+}
+/// `Σ_k c_k a_k` (zero terms left out, unit ones not multiplied).
+fn combine(axes: &[VExpr; 3], c: [f64; 3]) -> VExpr {
+    let mut out: Option<VExpr> = None;
+    for (a, &ck) in axes.iter().zip(&c) {
+        if ck == 0.0 {
+            continue;
+        }
+        let term = if ck == 1.0 {
+            a.clone()
+        } else {
+            times(VExpr::constant(ck), a.clone())
+        };
+        out = Some(match out {
+            None => term,
+            Some(s) => ok(VExpr::sum(s, term, false)),
+        });
+    }
+    out.unwrap_or_else(|| VExpr::constant_vec([0.0; 3]))
+}
+
+/// `Bodies`: each a rigid body by mass, centre of mass and inertia, in Dimension 3.
+pub(super) fn bodies(b: &mut Builder, v: &Value) -> Result<(), SpecError> {
+    let p = sub(&b.part_path, "Bodies");
+    if b.dim != 3 {
+        return Err(b.ctx.err(
+            &p,
+            "Bodies are 3D (Dimension 3); in the plane use Rigids (two basic points, Dyna)",
+        ));
+    }
+    let m = b.ctx.map(v, &p)?;
+    for (name, val) in b.ctx.keys(m, &p, None)? {
+        body(b, &name, val, &sub(&p, &name))?;
+    }
+    Ok(())
+}
+
+fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+    let m = b.ctx.map(val, p)?;
+    b.ctx.keys(
+        m,
+        p,
+        Some(&[
+            "mass",
+            "com",
+            "inertia",
+            "position",
+            "orientation",
+            "markers",
+        ]),
+    )?;
+    b.check_name(name, ItemKind::Point, p)?;
+    let mass = b.ctx.positive(
+        b.ctx.required(m, p, "mass")?,
+        &sub(p, "mass"),
+        "a body's mass",
+    )?;
+    let com = match m.get("com") {
+        Some(c) => b.ctx.vector(c, &sub(p, "com"), 3)?,
+        None => [0.0; 3],
+    };
+    let ip = sub(p, "inertia");
+    let inertia = inertia(b, b.ctx.required(m, p, "inertia")?, &ip)?;
+    let second = second_moment(inertia).map_err(|e| b.ctx.err(&ip, e.to_string()))?;
+    let position = m
+        .get("position")
+        .map(|x| b.ctx.vector(x, &sub(p, "position"), 3))
+        .transpose()?;
+    let orientation = m
+        .get("orientation")
+        .map(|x| rotation(b, x, &sub(p, "orientation")))
+        .transpose()?;
+    if orientation.is_some() && position.is_none() {
+        return Err(b.ctx.err(
+            p,
+            "an orientation without a position: give both, or neither (a joint places the body)",
+        ));
+    }
+
+    // the coordinates: the origin (a point named as the body) and the unit vectors i, j
+    b.new_free(name, p)?;
+    let mut coords = match &b.points[name] {
+        Point::Free(idx) => idx.clone(),
+        _ => unreachable!("just created"),
+    };
+    let axis_names = [format!("{name}.i"), format!("{name}.j")];
+    for an in &axis_names {
+        let idx = b.new_coords(an, 3, ItemKind::Vector);
+        coords.extend(&idx);
+        b.vectors.insert(an.clone(), Point::Free(idx));
+    }
+    let origin = b.pmap(name);
+    let (vi, vj) = (
+        to_map(&b.vectors[&axis_names[0]]),
+        to_map(&b.vectors[&axis_names[1]]),
+    );
+    let frame = Frame {
+        b_point: false,
+        c_point: false,
+        b: 1.0,
+        c: [0.0, 1.0],
+    };
+    let names = [
+        name.to_string(),
+        axis_names[0].clone(),
+        axis_names[1].clone(),
+    ];
+    rigidity3(b, name, &names, [&origin, &vi, &vj], frame, p, p)?;
+    let (ei, ej) = (file_vexpr(&vi), file_vexpr(&vj));
+    let ek = ok(VExpr::cross(ei.clone(), ej.clone()));
+    b.vectors
+        .insert(format!("{name}.k"), Point::General(ek.clone()));
+    let axes = [ei, ej, ek];
+    let o = file_vexpr(&origin);
+
+    // markers: named points of the body, `name.Marker`
+    let mut drawn = vec![name.to_string()];
+    if let Some(mk) = m.get("markers").filter(|v| !v.is_null()) {
+        let mp = sub(p, "markers");
+        let mm = b.ctx.map(mk, &mp)?;
+        for (marker, x) in b.ctx.keys(mm, &mp, None)? {
+            let q = sub(&mp, &marker);
+            let valid = marker.starts_with(char::is_uppercase)
+                && marker.chars().all(|c| c.is_alphanumeric() || c == '_');
+            if !valid {
+                return Err(b.ctx.err(
+                    &q,
+                    format!("'{marker}' is not a marker name (a point: an upper-case letter first, then letters, digits or _)"),
+                ));
+            }
+            let local = b.ctx.vector(x, &q, 3)?;
+            let full = format!("{name}.{marker}");
+            let e = ok(VExpr::sum(o.clone(), combine(&axes, local), false));
+            b.points.insert(full.clone(), Point::General(e));
+            b.order.push(full.clone());
+            drawn.push(full);
+        }
+    }
+
+    let gravity = b.gravity;
+    let placed = place::term_on(3, &[&origin, &vi, &vj], |items| RigidBody3 {
+        items,
+        frame,
+        mass,
+        centroid: com,
+        second_moment: second,
+        gravity,
+    });
+    b.place(placed, p)?;
+    b.bodies
+        .insert(name.to_string(), Body::Spatial([origin, vi, vj], frame));
+    b.body_items.push(GeoBody {
+        name: name.to_string(),
+        items: drawn,
+    });
+    let mut frame = BodyFrame {
+        origin: o,
+        axes,
+        coords,
+        placed: None,
+    };
+    if let Some(x) = position {
+        let pose = Pose {
+            r: orientation.unwrap_or_else(Matrix3::identity),
+            p: Vector3::from(x),
+        };
+        place_body(b, &mut frame, pose);
+    }
+    b.frames.insert(name.to_string(), frame);
+    Ok(())
+}
+
+/// Set the position guesses of a body's coordinates from its pose.
+fn place_body(b: &mut Builder, frame: &mut BodyFrame, pose: Pose) {
+    let values = [pose.p, pose.r.column(0).into(), pose.r.column(1).into()];
+    for (k, &c) in frame.coords.iter().enumerate() {
+        b.guess[c] = Some(values[k / 3][k % 3]);
+    }
+    frame.placed = Some(pose);
+}
+
+/// One side of a joint: the world frame of the joint on a body (or the ground) as
+/// expressions, and the body's name (`None`: the ground).
+pub(super) struct Side {
+    body: Option<String>,
+    marker: Pose,
+    origin: VExpr,
+    axes: [VExpr; 3],
+}
+
+fn side(b: &Builder, body: &str, marker: Pose, p: &Path_) -> Result<Side, SpecError> {
+    let cols: [[f64; 3]; 3] = std::array::from_fn(|k| marker.r.column(k).into());
+    if body == "ground" {
+        return Ok(Side {
+            body: None,
+            marker,
+            origin: VExpr::constant_vec(marker.p.into()),
+            axes: cols.map(VExpr::constant_vec),
+        });
+    }
+    let f = b.frames.get(body).ok_or_else(|| {
+        b.ctx.err(
+            p,
+            format!("unknown body '{body}' (bodies are listed under Bodies; the world is ground)"),
+        )
+    })?;
+    Ok(Side {
+        body: Some(body.to_string()),
+        marker,
+        origin: ok(VExpr::sum(
+            f.origin.clone(),
+            combine(&f.axes, marker.p.into()),
+            false,
+        )),
+        axes: cols.map(|c| combine(&f.axes, c)),
+    })
+}
+
+/// `Joints`: each ties a frame on its parent body (or `ground`) to a frame on its child.
+pub(super) fn joints(b: &mut Builder, v: &Value) -> Result<(), SpecError> {
+    let p = sub(&b.part_path, "Joints");
+    if b.dim != 3 {
+        return Err(b.ctx.err(&p, "Joints join Bodies, in Dimension 3"));
+    }
+    let m = b.ctx.map(v, &p)?;
+    for (name, val) in b.ctx.keys(m, &p, None)? {
+        joint(b, &name, val, &sub(&p, &name))?;
+    }
+    // joints listed before the one that placed their parent or child: again, until no more
+    // body is placed
+    loop {
+        let pending = std::mem::take(&mut b.unplaced);
+        let before = pending.len();
+        for (kind, pa, ch, q0) in pending {
+            if !place_through(b, kind, &pa, &ch, &q0) {
+                b.unplaced.push((kind, pa, ch, q0));
+            }
+        }
+        if b.unplaced.len() == before {
+            break;
+        }
+    }
+    // every body needs a pose for its position guesses
+    let mut names: Vec<&String> = b.frames.keys().collect();
+    names.sort();
+    for n in names {
+        if b.frames[n].placed.is_none() {
+            return Err(b.ctx.err(
+                &sub(&b.part_path, "Bodies"),
+                format!(
+                    "body '{n}' has no initial pose: give it a position (and orientation), or \
+                     join it to ground or to a placed body"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn joint(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+    let m = b.ctx.map(val, p)?;
+    let tp = sub(p, "type");
+    let kind_name = b
+        .ctx
+        .required(m, p, "type")?
+        .as_str()
+        .map(str::trim)
+        .ok_or_else(|| b.ctx.err(&tp, "expected a joint type"))?;
+    if kind_name == "gear" {
+        return gear(b, name, m, p);
+    }
+    let known: Vec<&str> = KINDS.iter().map(|(n, _)| *n).collect();
+    let kind = KINDS
+        .iter()
+        .find(|(n, _)| *n == kind_name)
+        .map(|(_, k)| *k)
+        .ok_or_else(|| {
+            b.ctx.err(
+                &tp,
+                format!(
+                    "unknown joint type '{kind_name}' (known: {}, gear)",
+                    known.join(", ")
+                ),
+            )
+        })?;
+    b.ctx.keys(
+        m,
+        p,
+        Some(&[
+            "type",
+            "bodies",
+            "parent",
+            "child",
+            "dh",
+            "initial",
+            "coordinates",
+        ]),
+    )?;
+    let bp = sub(p, "bodies");
+    let pair: Vec<String> = b
+        .ctx
+        .required(m, p, "bodies")?
+        .as_sequence()
+        .filter(|s| s.len() == 2)
+        .and_then(|s| {
+            s.iter()
+                .map(|x| x.as_str().map(|x| x.trim().to_string()))
+                .collect()
+        })
+        .ok_or_else(|| {
+            b.ctx
+                .err(&bp, "expected [parent, child]: two body names (or ground)")
+        })?;
+    if pair[0] == pair[1] {
+        return Err(b.ctx.err(&bp, "a joint joins two different bodies"));
+    }
+    if pair[1] == "ground" {
+        return Err(b.ctx.err(
+            &bp,
+            "the child is a body that moves: write [ground, Body] for a joint to the world",
+        ));
+    }
+    let (mut parent_m, mut child_m) = (
+        marker_frame(b, m.get("parent"), &sub(p, "parent"))?,
+        marker_frame(b, m.get("child"), &sub(p, "child"))?,
+    );
+    if let Some(dh) = m.get("dh") {
+        (parent_m, child_m) = denavit_hartenberg(b, kind, dh, parent_m, m, p)?;
+    }
+
+    let (q, initial) = joint_coordinates(b, name, kind, kind_name, m, p)?;
+    let parent = side(b, &pair[0], parent_m, &bp)?;
+    let child = side(b, &pair[1], child_m, &bp)?;
+    for (title, e) in equations(kind, &parent, &child, &q) {
+        let block = format!("joint {name}: {title}");
+        b.equation(&block, &e, p)?;
+        b.checks.push((p.clone(), e));
+    }
+    if !place_through(b, kind, &parent, &child, &initial) {
+        b.unplaced.push((kind, parent, child, initial));
+    }
+    Ok(())
+}
+
+/// `dh`: the child's frame of a revolute (`[d, a, α]`) or prismatic (`[θ, a, α]`) joint in
+/// standard Denavit–Hartenberg form, `A = Rz(θ) Tz(d) Tx(a) Rx(α)` with the joint frame at the
+/// parent's: `(parent, child)` markers.
+fn denavit_hartenberg(
+    b: &Builder,
+    kind: Kind,
+    dh: &Value,
+    parent_m: Pose,
+    m: &Mapping,
+    p: &Path_,
+) -> Result<(Pose, Pose), SpecError> {
+    let dp = sub(p, "dh");
+    if m.contains_key("child") {
+        return Err(b
+            .ctx
+            .err(&dp, "dh gives the child's frame: leave out child"));
+    }
+    let [x0, a, alpha] = b.ctx.vector(dh, &dp, 3)?;
+    let tail = Pose::shift(0, a).then(&Pose::rot(0, alpha));
+    let (parent_m, outer) = match kind {
+        Kind::Revolute => (parent_m, Pose::shift(2, x0).then(&tail)),
+        Kind::Prismatic => (parent_m.then(&Pose::rot(2, x0)), tail),
+        _ => {
+            return Err(b.ctx.err(
+                &dp,
+                "dh (Denavit–Hartenberg) describes revolute and prismatic joints",
+            ));
+        }
+    };
+    Ok((parent_m, outer.inverse()))
+}
+
+/// A joint's coordinates — named by `coordinates` or after the joint —, created with their
+/// `initial` values as position guesses: the leaves `q_k` and the values.
+fn joint_coordinates(
+    b: &mut Builder,
+    name: &str,
+    kind: Kind,
+    kind_name: &str,
+    m: &Mapping,
+    p: &Path_,
+) -> Result<(Vec<VExpr>, Vec<f64>), SpecError> {
+    let n = kind.coordinates().len();
+    let cp = sub(p, "coordinates");
+    let cnames: Vec<String> = match m.get("coordinates") {
+        Some(c) => {
+            let list: Vec<String> = c
+                .as_sequence()
+                .and_then(|s| {
+                    s.iter()
+                        .map(|x| x.as_str().map(|x| x.trim().to_string()))
+                        .collect()
+                })
+                .ok_or_else(|| b.ctx.err(&cp, "expected a list of names"))?;
+            if list.len() != n {
+                return Err(b.ctx.err(
+                    &cp,
+                    format!(
+                        "a {kind_name} joint has {n} coordinate(s), {} named",
+                        list.len()
+                    ),
+                ));
+            }
+            list
+        }
+        None => kind
+            .coordinates()
+            .iter()
+            .map(|s| format!("{name}{s}"))
+            .collect(),
+    };
+    let ivp = sub(p, "initial");
+    let initial: Vec<f64> = match m.get("initial") {
+        None => vec![0.0; n],
+        Some(v) if n == 1 && !v.is_sequence() => vec![b.ctx.num(v, &ivp)?],
+        Some(v) => {
+            let s = v.as_sequence().filter(|s| s.len() == n).ok_or_else(|| {
+                b.ctx.err(
+                    &ivp,
+                    format!("expected {n} initial value(s), one per coordinate"),
+                )
+            })?;
+            s.iter()
+                .map(|x| b.ctx.num(x, &ivp))
+                .collect::<Result<_, _>>()?
+        }
+    };
+    let mut q = Vec::new();
+    for (cn, &x0) in cnames.iter().zip(&initial) {
+        b.check_name(cn, ItemKind::Scalar, &cp).map_err(|e| {
+            if m.contains_key("coordinates") {
+                e
+            } else {
+                b.ctx.err(
+                    p,
+                    format!(
+                        "the joint's coordinate would be named '{cn}', which is not a free \
+                         scalar name ({}): name it under coordinates: [...]",
+                        e.message
+                    ),
+                )
+            }
+        })?;
+        let idx = b.new_coords(cn, 1, ItemKind::Scalar);
+        b.guess[idx[0]] = Some(x0);
+        b.scalars.insert(cn.clone(), Point::Free(idx.clone()));
+        q.push(VExpr::coord(idx[0]));
+    }
+
+    Ok((q, initial))
+}
+
+/// A joint's equations: `(title, C(q) = 0)`.
+fn equations(kind: Kind, pa: &Side, ch: &Side, q: &[VExpr]) -> Vec<(&'static str, VExpr)> {
+    let d = minus(&ch.origin, &pa.origin);
+    let [xp, yp, zp] = &pa.axes;
+    let [xc, yc, zc] = &ch.axes;
+    let comp = |k| ok(VExpr::comp(d.clone(), k));
+    let at_point = || vec![("x", comp(0)), ("y", comp(1)), ("z", comp(2))];
+    let aligned = || vec![("axis x", dot(zp, xc)), ("axis y", dot(zp, yc))];
+    let cos = |e: &VExpr| ok(VExpr::func(Func::Cos, e.clone()));
+    let sin = |e: &VExpr| ok(VExpr::func(Func::Sin, e.clone()));
+    // cos θ (u·b) − sin θ (u·a) = 0: u turned by θ from a towards b
+    let angle = |th: &VExpr, u: &VExpr, a: &VExpr, b: &VExpr| {
+        minus(&times(cos(th), dot(u, b)), &times(sin(th), dot(u, a)))
+    };
+    let slide = |s: &VExpr| minus(&dot(zp, &d), s);
+    let mut out = Vec::new();
+    match kind {
+        Kind::Revolute => {
+            out.extend(at_point());
+            out.extend(aligned());
+            out.push(("angle", angle(&q[0], xc, xp, yp)));
+        }
+        Kind::Prismatic => {
+            out.push(("offset x", dot(xp, &d)));
+            out.push(("offset y", dot(yp, &d)));
+            out.extend(aligned());
+            out.push(("twist", dot(xp, yc)));
+            out.push(("slide", slide(&q[0])));
+        }
+        Kind::Cylindrical => {
+            out.push(("offset x", dot(xp, &d)));
+            out.push(("offset y", dot(yp, &d)));
+            out.extend(aligned());
+            out.push(("angle", angle(&q[0], xc, xp, yp)));
+            out.push(("slide", slide(&q[1])));
+        }
+        Kind::Spherical => out.extend(at_point()),
+        Kind::Universal => {
+            out.extend(at_point());
+            out.push(("cross", dot(xp, yc)));
+            out.push(("angle 1", angle(&q[0], yc, yp, zp)));
+            out.push(("angle 2", angle(&q[1], xc, xp, zc)));
+        }
+        Kind::Planar => {
+            out.extend(aligned());
+            out.push(("plane", dot(zp, &d)));
+            out.push(("x", minus(&dot(xp, &d), &q[0])));
+            out.push(("y", minus(&dot(yp, &d), &q[1])));
+            out.push(("angle", angle(&q[2], xc, xp, yp)));
+        }
+        Kind::Fixed => {
+            out.extend(at_point());
+            out.extend(aligned());
+            out.push(("twist", dot(xp, yc)));
+        }
+    }
+    out
+}
+
+/// Place the child from the parent (or the parent from the child) through the joint at its
+/// initial coordinates, when one of them has a pose and the other not; `false` when neither
+/// has one yet.
+fn place_through(b: &mut Builder, kind: Kind, pa: &Side, ch: &Side, q0: &[f64]) -> bool {
+    let pose_of = |b: &Builder, s: &Side| match &s.body {
+        None => Some(Pose::identity()),
+        Some(n) => b.frames[n].placed,
+    };
+    let motion = kind.motion(q0);
+    let (pp, cp) = (pose_of(b, pa), pose_of(b, ch));
+    let (target, pose) = match (pp, cp) {
+        (Some(tp), None) => (
+            ch.body.clone(),
+            tp.then(&pa.marker).then(&motion).then(&ch.marker.inverse()),
+        ),
+        (None, Some(tc)) => (
+            pa.body.clone(),
+            tc.then(&ch.marker)
+                .then(&motion.inverse())
+                .then(&pa.marker.inverse()),
+        ),
+        (Some(_), Some(_)) => return true,
+        (None, None) => return false,
+    };
+    if let Some(n) = target {
+        let mut f = b.frames.remove(&n).expect("a body of the file");
+        place_body(b, &mut f, pose);
+        b.frames.insert(n, f);
+    }
+    true
+}
+
+/// `type: gear`: `b = ratio · a + offset` between two scalar coordinates (joint coordinates).
+fn gear(b: &mut Builder, name: &str, m: &Mapping, p: &Path_) -> Result<(), SpecError> {
+    b.ctx
+        .keys(m, p, Some(&["type", "coordinates", "ratio", "offset"]))?;
+    let cp = sub(p, "coordinates");
+    let pair: Vec<String> = b
+        .ctx
+        .required(m, p, "coordinates")?
+        .as_sequence()
+        .filter(|s| s.len() == 2)
+        .and_then(|s| {
+            s.iter()
+                .map(|x| x.as_str().map(|x| x.trim().to_string()))
+                .collect()
+        })
+        .ok_or_else(|| {
+            b.ctx
+                .err(&cp, "expected [driving, driven]: two joint coordinates")
+        })?;
+    let coord = |n: &str| match b.scalars.get(n) {
+        Some(Point::Free(idx)) => Ok(VExpr::coord(idx[0])),
+        _ => Err(b.ctx.err(
+            &cp,
+            format!(
+                "'{n}' is not a joint coordinate or scalar coordinate (joints above define them)"
+            ),
+        )),
+    };
+    let (a, c) = (coord(&pair[0])?, coord(&pair[1])?);
+    let ratio = b
+        .ctx
+        .num(b.ctx.required(m, p, "ratio")?, &sub(p, "ratio"))?;
+    let offset = match m.get("offset") {
+        Some(o) => b.ctx.num(o, &sub(p, "offset"))?,
+        None => 0.0,
+    };
+    let rhs = ok(VExpr::sum(
+        times(VExpr::constant(ratio), a),
+        VExpr::constant(offset),
+        false,
+    ));
+    let e = minus(&c, &rhs);
+    b.equation(&format!("gear {name}"), &e, p)?;
+    b.checks.push((p.clone(), e));
+    Ok(())
+}
