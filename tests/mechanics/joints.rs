@@ -155,6 +155,27 @@ fn spherical_and_universal_swing_as_the_revolute_pendulum() {
     }
     assert!((last(&uni, "hinge_1") - th).abs() < 1e-8);
     assert!(last(&uni, "hinge_2").abs() < 1e-10);
+    // released about the second axis (the child's y, along −x at θ₁ = 0): the same swing in
+    // the yz plane, now in θ₂, with θ₁ at rest
+    let second = run(
+        &rod(
+            "{ type: universal, bodies: [ground, Rod], parent: { z: [0, 0, 1], x: [0, 1, 0] }, \
+             child: { z: [0, 0, 1], x: [0, 1, 0] }, initial: [0, 1.0] }",
+            "",
+        ),
+        None,
+    );
+    assert!(
+        (last(&second, "hinge_2") - th).abs() < 1e-8,
+        "{}",
+        last(&second, "hinge_2")
+    );
+    assert!(last(&second, "hinge_1").abs() < 1e-10);
+    let (y, z) = (last(&second, "Rod.Tip.y"), last(&second, "Rod.Tip.z"));
+    assert!(
+        (y + th.sin()).abs() < 1e-8 && (z + th.cos()).abs() < 1e-8,
+        "{y} {z}"
+    );
 }
 
 /// A prismatic joint along a line inclined at 45° below the horizontal: the body slides with

@@ -584,7 +584,8 @@ fn equations(kind: Kind, pa: &Side, ch: &Side, q: &[VExpr]) -> Vec<(&'static str
             out.extend(at_point());
             out.push(("cross", dot(xp, yc)));
             out.push(("angle 1", angle(&q[0], yc, yp, zp)));
-            out.push(("angle 2", angle(&q[1], xc, xp, zc)));
+            // R_C = R_P Rx(θ₁) Ry(θ₂): x_P lies at θ₂ from x_C towards z_C
+            out.push(("angle 2", angle(&q[1], xp, xc, zc)));
         }
         Kind::Planar => {
             out.extend(aligned());
