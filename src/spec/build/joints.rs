@@ -386,20 +386,10 @@ fn joint(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spec
         ]),
     )?;
     let bp = sub(p, "bodies");
-    let pair: Vec<String> = b
-        .ctx
-        .required(m, p, "bodies")?
-        .as_sequence()
-        .filter(|s| s.len() == 2)
-        .and_then(|s| {
-            s.iter()
-                .map(|x| x.as_str().map(|x| x.trim().to_string()))
-                .collect()
-        })
-        .ok_or_else(|| {
-            b.ctx
-                .err(&bp, "expected [parent, child]: two body names (or ground)")
-        })?;
+    let pair = names(b.ctx.required(m, p, "bodies")?, Some(2)).ok_or_else(|| {
+        b.ctx
+            .err(&bp, "expected [parent, child]: two body names (or ground)")
+    })?;
     if pair[0] == pair[1] {
         return Err(b.ctx.err(&bp, "a joint joins two different bodies"));
     }
@@ -477,14 +467,7 @@ fn joint_coordinates(
     let cp = sub(p, "coordinates");
     let cnames: Vec<String> = match m.get("coordinates") {
         Some(c) => {
-            let list: Vec<String> = c
-                .as_sequence()
-                .and_then(|s| {
-                    s.iter()
-                        .map(|x| x.as_str().map(|x| x.trim().to_string()))
-                        .collect()
-                })
-                .ok_or_else(|| b.ctx.err(&cp, "expected a list of names"))?;
+            let list = names(c, None).ok_or_else(|| b.ctx.err(&cp, "expected a list of names"))?;
             if list.len() != n {
                 return Err(b.ctx.err(
                     &cp,
@@ -541,6 +524,16 @@ fn joint_coordinates(
     }
 
     Ok((q, initial))
+}
+
+/// A YAML list of names (of `len` entries when given), trimmed; `None` when it is not one.
+fn names(v: &Value, len: Option<usize>) -> Option<Vec<String>> {
+    let s = v
+        .as_sequence()
+        .filter(|s| len.is_none_or(|n| s.len() == n))?;
+    s.iter()
+        .map(|x| x.as_str().map(|x| x.trim().to_string()))
+        .collect()
 }
 
 /// A joint's equations: `(title, C(q) = 0)`.
@@ -640,20 +633,10 @@ fn gear(b: &mut Builder, name: &str, m: &Mapping, p: &Path_) -> Result<(), SpecE
     b.ctx
         .keys(m, p, Some(&["type", "coordinates", "ratio", "offset"]))?;
     let cp = sub(p, "coordinates");
-    let pair: Vec<String> = b
-        .ctx
-        .required(m, p, "coordinates")?
-        .as_sequence()
-        .filter(|s| s.len() == 2)
-        .and_then(|s| {
-            s.iter()
-                .map(|x| x.as_str().map(|x| x.trim().to_string()))
-                .collect()
-        })
-        .ok_or_else(|| {
-            b.ctx
-                .err(&cp, "expected [driving, driven]: two joint coordinates")
-        })?;
+    let pair = names(b.ctx.required(m, p, "coordinates")?, Some(2)).ok_or_else(|| {
+        b.ctx
+            .err(&cp, "expected [driving, driven]: two joint coordinates")
+    })?;
     let coord = |n: &str| match b.scalars.get(n) {
         Some(Point::Free(idx)) => Ok(VExpr::coord(idx[0])),
         _ => Err(b.ctx.err(
