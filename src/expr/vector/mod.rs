@@ -106,6 +106,9 @@ enum Node {
     Comp(VExpr, usize),
 }
 
+/// The images of a node's children while a graph is mapped (`VExpr::map_post_order`).
+type Image<'a> = &'a dyn Fn(&VExpr) -> VExpr;
+
 /// A scalar or 3-vector expression over coordinates and time (cheap to clone: shared graph).
 #[derive(Clone, Debug)]
 pub struct VExpr {
@@ -309,11 +312,15 @@ impl VExpr {
             todo.extend(e.children());
         }
     }
-    /// The same expression with coordinate `j` renamed to `f(j)` (shared parts stay shared).
-    pub fn remap(&self, f: &dyn Fn(usize) -> usize) -> VExpr {
+    /// A new graph built bottom-up: `f(node, image)` makes a node's image with its children's
+    /// at hand (`image(child)`). Shared parts are mapped once and stay shared; a work list in
+    /// post-order, so depth costs no stack. Used by [`remap`](Self::remap) and `rate`.
+    fn map_post_order(
+        &self,
+        f: &mut dyn FnMut(&VExpr, Image<'_>) -> Result<VExpr, String>,
+    ) -> Result<VExpr, String> {
         let mut memo: HashMap<*const Node, VExpr> = HashMap::new();
         let key = |e: &VExpr| Arc::as_ptr(&e.node);
-        // a work list in post-order: children are remapped before their parent
         let mut todo = vec![(self, false)];
         while let Some((e, ready)) = todo.pop() {
             if memo.contains_key(&key(e)) {
@@ -324,13 +331,17 @@ impl VExpr {
                 todo.extend(e.children().into_iter().map(|c| (c, false)));
                 continue;
             }
-            let r = |c: &VExpr| memo[&key(c)].clone();
+            let image = f(e, &|c: &VExpr| memo[&key(c)].clone())?;
+            memo.insert(key(e), image);
+        }
+        Ok(memo[&key(self)].clone())
+    }
+    /// The same expression with coordinate `j` renamed to `f(j)` (shared parts stay shared).
+    pub fn remap(&self, f: &dyn Fn(usize) -> usize) -> VExpr {
+        let mut rename = |e: &VExpr, r: Image<'_>| {
             let node = match &*e.node {
                 Node::Coord(j) => Node::Coord(f(*j)),
-                Node::Time | Node::Const(_) | Node::ConstVec(_) => {
-                    memo.insert(key(e), e.clone());
-                    continue;
-                }
+                Node::Time | Node::Const(_) | Node::ConstVec(_) => return Ok(e.clone()),
                 Node::Pack(c) => Node::Pack([r(&c[0]), r(&c[1]), r(&c[2])]),
                 Node::Neg(a) => Node::Neg(r(a)),
                 Node::F(g, a) => Node::F(*g, r(a)),
@@ -346,9 +357,10 @@ impl VExpr {
                 Node::Dot(a, b) => Node::Dot(r(a), r(b)),
                 Node::Cross(a, b) => Node::Cross(r(a), r(b)),
             };
-            memo.insert(key(e), VExpr::new(node, e.vector));
-        }
-        memo[&key(self)].clone()
+            Ok(VExpr::new(node, e.vector))
+        };
+        self.map_post_order(&mut rename)
+            .expect("renaming coordinates cannot fail")
     }
 
     // ---- construction with type checks and constant folding ----

@@ -5,8 +5,6 @@
 //! (kinetic energies, Rayleigh functions, forces).
 
 use super::{Func, Node, VELOCITY, VExpr};
-use std::collections::HashMap;
-use std::sync::Arc;
 
 impl VExpr {
     /// The rate `ė = ∂e/∂q · v + ∂e/∂t` (a scalar for a scalar, a vector for a vector), built
@@ -30,24 +28,7 @@ impl VExpr {
         if self.has_velocity() {
             return Err("an expression with velocities has no rate here".into());
         }
-        let key = |e: &VExpr| Arc::as_ptr(&e.node);
-        let mut memo: HashMap<*const Node, VExpr> = HashMap::new();
-        // post-order work list: each node's children are differentiated first
-        let mut todo = vec![(self, false)];
-        while let Some((e, ready)) = todo.pop() {
-            if memo.contains_key(&key(e)) {
-                continue;
-            }
-            if !ready {
-                todo.push((e, true));
-                todo.extend(e.children().into_iter().map(|c| (c, false)));
-                continue;
-            }
-            let d = |c: &VExpr| memo[&key(c)].clone();
-            let de = node_rate(e, &d)?;
-            memo.insert(key(e), de);
-        }
-        Ok(memo[&key(self)].clone())
+        self.map_post_order(&mut |e, d| node_rate(e, d))
     }
 }
 
