@@ -64,9 +64,13 @@ pub enum Cmd {
         /// Write rows at these times, e.g. 0.5,1,2 (interpolated between steps; Output.at).
         #[arg(long = "output-at", value_delimiter = ',')]
         output_at: Option<Vec<f64>>,
-        /// Column groups: positions,velocities,accelerations,multipliers,reactions,momenta,energies,ledger.
+        /// Column groups: positions,velocities,accelerations,multipliers,reactions,momenta,user,energies,ledger.
         #[arg(long, value_delimiter = ',')]
         columns: Option<Vec<String>>,
+        /// A column of your own, NAME=EXPRESSION in the file's names (repeat for more), e.g.
+        /// --column 'h = Arm.Tip.z' --column 'q = quaternion(Arm)' (docs/yaml.md, Output).
+        #[arg(long = "column")]
+        column: Vec<String>,
         /// Formats, comma-separated: csv, npy, parquet.
         #[arg(long, value_delimiter = ',')]
         format: Option<Vec<String>>,

@@ -96,30 +96,31 @@ fn main() -> ExitCode {
     }
 }
 
+/// `lagrangian` without arguments: the bundled Mechanism0 into `out/mechanism0`.
+fn run_default(start: Instant) -> Result<(), String> {
+    let out = PathBuf::from("out/mechanism0");
+    say!("lagrangian: no arguments, running the bundled {DEFAULT_NAME} (DAETS' Mechanism0)\n");
+    let r = spec::parse(DEFAULT_TEXT, DEFAULT_NAME)
+        .map_err(|e| e.to_string())
+        .and_then(|p| {
+            let base = RunOptions {
+                source: Some(DEFAULT_NAME.into()),
+                started: Some(start),
+                ..RunOptions::new(&out)
+            };
+            run(p, &Overrides::default(), false, base, None)
+        });
+    if r.is_ok() {
+        let csv = out.join("trajectory.csv");
+        say!("\nnext: plot or inspect {}, or try{NEXT}", csv.display());
+    }
+    r
+}
+
 fn execute(cli: Cli) -> ExitCode {
     let start = Instant::now();
     let result = match cli.cmd {
-        None => {
-            let out = PathBuf::from("out/mechanism0");
-            say!(
-                "lagrangian: no arguments, running the bundled {DEFAULT_NAME} (DAETS' Mechanism0)\n"
-            );
-            let r = spec::parse(DEFAULT_TEXT, DEFAULT_NAME)
-                .map_err(|e| e.to_string())
-                .and_then(|p| {
-                    let base = RunOptions {
-                        source: Some(DEFAULT_NAME.into()),
-                        started: Some(start),
-                        ..RunOptions::new(&out)
-                    };
-                    run(p, &Overrides::default(), false, base, None)
-                });
-            if r.is_ok() {
-                let csv = out.join("trajectory.csv");
-                say!("\nnext: plot or inspect {}, or try{NEXT}", csv.display());
-            }
-            r
-        }
+        None => run_default(start),
         Some(Cmd::Run {
             file,
             out,
@@ -135,6 +136,7 @@ fn execute(cli: Cli) -> ExitCode {
             output_dt,
             output_at,
             columns,
+            column,
             format,
             quiet,
             animate,
@@ -150,6 +152,7 @@ fn execute(cli: Cli) -> ExitCode {
                 integrator,
                 output_every,
                 columns,
+                user_columns: column,
                 formats: format,
                 tol,
                 output_dt,

@@ -196,8 +196,10 @@ class Problem:
         """Integrate from consistent initial values, with ``lagrangian run``'s options:
         ``t_end`` (the step stays), ``steps`` or ``step``, ``output_every``, ``method``
         (``"genalpha"``, ``"dop853"``, ``"radau"`` or ``"rk4"``), ``rho_inf``, ``columns``
-        (groups: positions, velocities, accelerations, multipliers, reactions, momenta,
-        energies, ledger) and ``sensitivity`` (parameter names: every column's derivative with
+        (groups: positions, velocities, accelerations, multipliers, reactions, momenta, user,
+        energies, ledger; and columns of your own, ``"name = expression"`` in the file's
+        names — ``"h = Arm.Tip.z"``, ``"F = AB.force"``, ``"w = Arm.omega"``,
+        ``"q = quaternion(Arm)"``, ``"e = euler(Arm, ZYX)"``) and ``sensitivity`` (parameter names: every column's derivative with
         respect to each) and ``tol`` (error control instead of a fixed step: DOP853, of order 8,
         unless ``method="genalpha"``; rows at 1000 even intervals of the span and at the end, or
         at every accepted step with ``output_every_step=True``), or ``output_dt`` /

@@ -192,7 +192,16 @@ impl Problem {
         cancel: Option<Py<Cancel>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
         let (mut problem, mut plan) = (self.problem.clone(), self.plan.clone());
+        // entries `name = expression` are columns of the user's own, the others groups
+        let (user_columns, columns): (Vec<String>, Option<Vec<String>>) = match columns {
+            Some(c) => {
+                let (user, groups) = c.into_iter().partition(|c| c.contains('='));
+                (user, Some(groups))
+            }
+            None => (Vec::new(), None),
+        };
         let ov = Overrides {
+            user_columns,
             steps,
             step,
             t_end,

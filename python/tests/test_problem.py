@@ -228,3 +228,21 @@ def test_bodies_and_joints_from_a_file():
                            ("Link4.Forearm", "Link3")]:
         for c in "xyz":
             assert np.allclose(result[f"{marker}.{c}"], result[f"{origin}.{c}"], atol=1e-12)
+
+
+def test_columns_of_ones_own():
+    """``columns=`` takes expressions ``name = text`` beside the groups: the PUMA's first link
+    turns about the base z axis by q1 = 0.4 sin(1.5 t + 0.7), so its angular velocity is
+    (0, 0, q1') and its intrinsic ZYX angles are (q1, 0, π/2) (frame 1 = Rz(q1) Rx(π/2))."""
+    problem = lagrangian.load(MECHANISMS / "puma560.yaml")
+    result = problem.run(t_end=0.05, columns=["positions", "w = Link1.omega",
+                                              "e = euler(Link1, ZYX)"])
+    t = result.t
+    assert "total" not in result.columns and "q1" in result.columns
+    assert np.allclose(result["w.z"], 0.6 * np.cos(1.5 * t + 0.7), atol=1e-10)
+    assert np.allclose(result["w.x"], 0, atol=1e-10) and np.allclose(result["w.y"], 0, atol=1e-10)
+    assert np.allclose(result["e.1"], result["q1"], atol=1e-12)
+    assert np.allclose(result["e.2"], 0, atol=1e-12)
+    assert np.allclose(result["e.3"], np.pi / 2, atol=1e-12)
+    with pytest.raises(lagrangian.LagrangianError, match="not a body"):
+        problem.run(t_end=0.01, columns=["q = quaternion(Nothing)"])

@@ -13,6 +13,7 @@
 //! assert_eq!((x, v), ([0.6, -0.8, 0.0], [2.0, 1.5, 0.0]));
 //! ```
 
+use super::columns::{UserColumn, Vocabulary};
 use crate::expr::{VExpr, Val};
 use num_dual::Dual64;
 use serde::Serialize;
@@ -371,6 +372,11 @@ pub struct Geometry {
     /// Further named quantities of a state computed by Rust code (the output group
     /// `quantities`), e.g. each pendulum's chart, momentum and energy.
     pub quantities: Option<Quantities>,
+    /// Columns the user defines (the output group `user`), in order.
+    pub columns: Vec<UserColumn>,
+    /// The names a mechanism file defines, for columns given as expressions after it is read
+    /// (`Problem::column_expr`; `None` for mechanisms written in Rust).
+    pub vocabulary: Option<Arc<Vocabulary>>,
 }
 
 /// Rust code that appends quantities of a state `(q, v, t)` to a row.

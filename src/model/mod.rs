@@ -38,11 +38,13 @@
 //! ```
 
 mod builder;
+pub mod columns;
 pub mod elements;
 pub mod geometry;
 pub mod group;
 mod interaction;
 pub mod kernel;
+pub mod orientation;
 mod state;
 
 pub use builder::{ConstraintKernelBox, ModelBuilder, TermKernelBox};

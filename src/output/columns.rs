@@ -12,6 +12,7 @@
 //! | reactions | `reaction:<constraint>:<coordinate>` = `−(C_qᵀλ)` on each coordinate the constraint acts on; for a bar also `force:<bar>:<end>.x …` (the force the bar exerts on each end, fixed ends included) and `tension:<bar>`; for a drive `s(q) = f(t)` the force or torque it delivers along `s`, `drive:<name>` = `−λ` |
 //! | momenta | `Px … |P|, Lx … |L|` (2D: `Px, Py, |P|, Lz`; 1D: `Px`) when the geometry defines momenta |
 //! | quantities | the geometry's own [`Quantities`](crate::model::geometry::Quantities), written with the positions (a pendulum chain: `chart1`, `p1.x … |p1|`, `L1.x … |L1|`, `KE1`, `PE1`, `ME1`, …) |
+//! | user | the columns the user defines (`Geometry::columns`: expressions, a body's orientation, Rust closures), angles and quaternions continuous from row to row |
 //! | energies | `kinetic`, `potential`, `total` (the energy function `v·∂L/∂v − L`), `max_constraint_residual` |
 //! | ledger | `work_forces`, `work_drives`, `work_time`, `dissipated`, `balance_error` ([`Ledger`]) |
 
@@ -22,6 +23,7 @@
 //! oscillation and the `1/(βh²)` roundoff of index-3 multipliers (docs/maths.md §9).
 
 use crate::assembly::{self, ConstraintElement};
+use crate::model::columns;
 use crate::model::geometry::{CoordKind, DistanceForm, Momenta, PointKind};
 use crate::model::{Model, StateView};
 use crate::output::ledger::Ledger;
@@ -87,6 +89,10 @@ pub struct Columns {
     momenta: Option<MomentaWork>,
     /// Whether the geometry's quantities are written.
     quantities: bool,
+    /// Whether the user's columns are written, and their values in the row before (for
+    /// angles and quaternions kept continuous).
+    user: bool,
+    user_prev: Vec<f64>,
     ledger: Option<Ledger>,
     /// `(q̈, λ)` of each written state from the acceleration-level equations (constrained
     /// models, when accelerations, multipliers or reactions are written), for its model.
@@ -133,6 +139,8 @@ impl Columns {
             drives: Vec::new(),
             momenta: None,
             quantities: false,
+            user: false,
+            user_prev: Vec::new(),
             ledger: o.ledger.then(Ledger::new),
             state_solver: None,
             qdd: Vec::new(),
@@ -192,6 +200,14 @@ impl Columns {
         if let Some(x) = g.quantities.as_ref().filter(|_| o.positions) {
             s.quantities = true;
             s.group("quantities", x.names.iter().map(|n| safe(n)).collect());
+        }
+        if o.user && !g.columns.is_empty() {
+            s.user = true;
+            let names = g
+                .columns
+                .iter()
+                .flat_map(|c| c.names.iter().map(|n| safe(n)));
+            s.group("user", names.collect());
         }
         if o.energies {
             let cols = ["kinetic", "potential", "total", "max_constraint_residual"];
@@ -388,6 +404,9 @@ impl Columns {
             (x.eval)(s.q, s.v, s.t, row);
             row.resize(at + x.names.len(), f64::NAN);
         }
+        if self.user {
+            self.user_row(problem, s, row);
+        }
         if self.energies {
             let [kinetic, potential, energy] = assembly::energies(model, s.t, s.q, s.v);
             self.c.resize(model.n_constraints(), 0.0);
@@ -405,6 +424,22 @@ impl Columns {
                 l.balance_error,
             ]);
         }
+    }
+
+    /// The user's columns, each kept continuous with the row before (angles over turns, the
+    /// quaternion's sign).
+    fn user_row(&mut self, problem: &Problem, s: StateView<'_>, row: &mut Vec<f64>) {
+        let start = row.len();
+        let mut at = start;
+        for c in &problem.geometry.columns {
+            (c.eval)(s.q, s.v, s.t, row);
+            row.resize(at + c.names.len(), f64::NAN);
+            let prev = self.user_prev.get(at - start..at - start + c.names.len());
+            columns::continue_from(c.continuity, prev.unwrap_or(&[]), &mut row[at..]);
+            at = row.len();
+        }
+        self.user_prev.clear();
+        self.user_prev.extend_from_slice(&row[start..]);
     }
 
     fn reactions_row(&mut self, problem: &Problem, s: StateView<'_>, row: &mut Vec<f64>) {

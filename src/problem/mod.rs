@@ -5,6 +5,7 @@
 //! Neither runs anything; [`crate::simulation`] integrates a problem by a plan.
 
 use crate::error::{Error, SolveError};
+use crate::model::columns::UserColumn;
 use crate::model::geometry::Geometry;
 use crate::model::{Model, StateView};
 pub mod memory;
@@ -216,7 +217,122 @@ impl Problem {
         let mut overrides = self.overrides.clone();
         overrides.extend(sets.iter().map(|(n, v)| format!("{n}={v}")));
         p.overrides = overrides;
+        // columns added after the source built the problem: again, expressions with the new
+        // values
+        for c in &self.geometry.columns {
+            if p.geometry.columns.iter().any(|d| d.name == c.name) {
+                continue;
+            }
+            p = match p.geometry.vocabulary.is_some() && c.definition != "Rust" {
+                true => p.column_expr(&c.name, &c.definition)?,
+                false => p.column(c.clone())?,
+            };
+        }
         Ok(p)
+    }
+
+    /// Add a column of the user's own (the output group `user`): a Rust closure of the state
+    /// ([`UserColumn::scalar`], [`UserColumn::orientation`]) or an expression of a mechanism
+    /// file ([`column_expr`](Problem::column_expr)). Its names must not be taken by another
+    /// column: a coordinate's, a point's, another user column's, or `t` and the names of the
+    /// energies, momenta and ledger.
+    ///
+    /// ```
+    /// use lagrangian::prelude::*;
+    /// use lagrangian::library::pendulum::planar_pendulum;
+    /// use lagrangian::model::columns::UserColumn;
+    /// // the pendulum's angle from the downward vertical, θ = atan2(x, −y)
+    /// let problem = Problem::new(planar_pendulum(1.0, 1.0, 9.81))
+    ///     .guess(&[1.0, 0.0], &[0.0, 0.0])
+    ///     .column(UserColumn::scalar("theta", |q, _v, _t| q[0].atan2(-q[1])))?;
+    /// assert_eq!(problem.geometry.columns[0].values(&[0.0, -1.0], &[0.0; 2], 0.0), [0.0]);
+    /// assert!(problem.clone().column(UserColumn::scalar("theta", |_, _, _| 0.0)).is_err());
+    /// # Ok::<(), lagrangian::Error>(())
+    /// ```
+    pub fn column(mut self, column: UserColumn) -> Result<Self, Error> {
+        const TAKEN: [&str; 22] = [
+            "t",
+            "kinetic",
+            "potential",
+            "total",
+            "max_constraint_residual",
+            "work_forces",
+            "work_drives",
+            "work_time",
+            "dissipated",
+            "balance_error",
+            "Px",
+            "Py",
+            "Pz",
+            "|P|",
+            "Lx",
+            "Ly",
+            "Lz",
+            "|L|",
+            "user",
+            "positions",
+            "velocities",
+            "energies",
+        ];
+        let bad = |m: String| -> Error { SolveError::option("columns", m).into() };
+        let name = &column.name;
+        if name.is_empty()
+            || name.contains([',', '"', '\n', '\r', ':', '=', '\''])
+            || name.trim() != name
+        {
+            return Err(bad(format!(
+                "'{name}' cannot name a column (no commas, quotes, colons, '=' or line breaks; \
+                 not empty)"
+            )));
+        }
+        let taken = |n: &str| {
+            TAKEN.contains(&n)
+                || self.model.coordinate_names().iter().any(|c| c == n)
+                || self.geometry.points.iter().any(|p| {
+                    ["x", "y", "z", "vx", "vy", "vz"]
+                        .iter()
+                        .any(|a| n == format!("{}.{a}", p.name))
+                })
+                || (self.geometry.columns.iter()).any(|c| c.names.iter().any(|m| m == n))
+        };
+        if let Some(n) = column.names.iter().find(|n| taken(n)) {
+            return Err(bad(format!(
+                "column '{n}' is taken (by a coordinate, a point, an earlier column or the \
+                 results' own columns): give '{name}' another name"
+            )));
+        }
+        self.geometry.columns.push(column);
+        Ok(self)
+    }
+
+    /// Add a column given as an expression of the names of the problem's mechanism file
+    /// (`"Arm.Tip.z"`, `"AB.force"`, `"norm(B')"`, `"quaternion(Arm)"`, `"euler(Arm, ZYX)"`:
+    /// docs/yaml.md, "Output"), the same as an `Output.columns` entry `name: text`.
+    ///
+    /// ```
+    /// use lagrangian::spec;
+    /// let text = "Dimension: 2\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: 1 }, Bars: { OA: 2 } }\n\
+    ///             ProblemData: { tend: 1, positions: { A: [0, -2] } }\n";
+    /// let (p, _plan) = spec::parse(text, "f.yaml")?;
+    /// let p = p.column_expr("angle", "atan2(A.x, -A.y)")?;
+    /// assert_eq!(p.geometry.columns[0].values(&[2.0, 0.0], &[0.0, 0.0], 0.0), [std::f64::consts::FRAC_PI_2]);
+    /// assert!(p.column_expr("bad", "B.x").is_err()); // no point B
+    /// # Ok::<(), lagrangian::Error>(())
+    /// ```
+    pub fn column_expr(self, name: &str, text: &str) -> Result<Self, Error> {
+        let words = self.geometry.vocabulary.as_ref().ok_or_else(|| {
+            SolveError::option(
+                "columns",
+                format!(
+                    "column '{name}': this problem has no names to write expressions with (it \
+                     is not from a mechanism file): add Rust closures with Problem::column"
+                ),
+            )
+        })?;
+        let column = words
+            .column(name, text)
+            .map_err(|e| SolveError::option("columns", format!("column '{name}': {e}")))?;
+        self.column(column)
     }
 
     /// Check sizes and times (before anything is solved).

@@ -4,13 +4,14 @@ use serde::{Deserialize, Serialize};
 
 /// The column groups of a trajectory, in the order they appear in a row. `t` always comes
 /// first.
-pub const GROUPS: [&str; 8] = [
+pub const GROUPS: [&str; 9] = [
     "positions",
     "velocities",
     "accelerations",
     "multipliers",
     "reactions",
     "momenta",
+    "user",
     "energies",
     "ledger",
 ];
@@ -96,6 +97,10 @@ pub struct Outputs {
     pub reactions: bool,
     /// Total linear and angular momentum (when the geometry defines them).
     pub momenta: bool,
+    /// The columns the user defines ([`Problem::column`](crate::problem::Problem::column),
+    /// `Output.columns` entries `name: expression`), when the problem has any.
+    #[serde(default = "yes")]
+    pub user: bool,
     /// `kinetic`, `potential`, `total` (the energy function) and `max_constraint_residual`.
     pub energies: bool,
     /// The energy ledger: `work_forces`, `work_drives`, `work_time`, `dissipated`,
@@ -107,6 +112,10 @@ pub struct Outputs {
     /// `system.plot` toggles); empty: the diagnostics sheet.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub plots: Vec<PlotPanel>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// A panel for `lagrangian plot`: a title and the columns drawn against time.
@@ -128,6 +137,7 @@ impl Default for Outputs {
             multipliers: true,
             reactions: true,
             momenta: true,
+            user: true,
             energies: true,
             ledger: true,
             formats: vec![Format::Csv],
@@ -145,6 +155,7 @@ impl Outputs {
             multipliers: false,
             reactions: false,
             momenta: false,
+            user: false,
             energies: false,
             ledger: false,
             ..Outputs::default()
@@ -208,6 +219,7 @@ impl Outputs {
             "multipliers" => &mut self.multipliers,
             "reactions" => &mut self.reactions,
             "momenta" => &mut self.momenta,
+            "user" => &mut self.user,
             "energies" => &mut self.energies,
             "ledger" => &mut self.ledger,
             _ => return None,

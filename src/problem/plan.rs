@@ -205,6 +205,9 @@ pub struct Overrides {
     pub output_every: Option<usize>,
     /// The column groups to write ([`GROUPS`]).
     pub columns: Option<Vec<String>>,
+    /// Columns of the user's own, each `name = expression` in the names of the problem's
+    /// mechanism file ([`Problem::column_expr`]); they turn the group `user` on.
+    pub user_columns: Vec<String>,
     /// The formats to write (`csv`, `npy`).
     pub formats: Option<Vec<String>>,
     /// Error control with this tolerance (relative and absolute) instead of a fixed step
@@ -246,9 +249,11 @@ impl Spelling {
     /// The option whose field in [`Overrides`] is `field` (`"t_end"`, `"integrator"`).
     pub fn option(self, field: &str) -> String {
         match self {
+            Spelling::Cli if field == "user_columns" => "--column".into(),
             Spelling::Cli => format!("--{}", field.replace('_', "-")),
             Spelling::Python => match field {
                 "integrator" => "method".into(),
+                "user_columns" => "columns".into(),
                 "format" => "formats".into(),
                 other => other.into(),
             },
@@ -386,6 +391,7 @@ impl RunPlan {
                 .formats(&self.outputs.formats_names())
                 .map_err(|e| bad("format", e))?;
         }
+        self.add_columns(problem, o)?;
         if let Some(f) = &o.formats {
             self.outputs = self
                 .outputs
@@ -407,6 +413,10 @@ impl RunPlan {
             ),
             ("columns", list(&o.columns)),
             ("format", list(&o.formats)),
+            (
+                "user_columns",
+                (!o.user_columns.is_empty()).then(|| o.user_columns.join(";")),
+            ),
             ("tol", o.tol.map(|x| x.to_string())),
             ("output_dt", o.output_dt.map(|x| x.to_string())),
             (
@@ -419,6 +429,20 @@ impl RunPlan {
             if let Some(v) = value {
                 problem.overrides.push(format!("{name}={v}"));
             }
+        }
+        Ok(())
+    }
+
+    /// The columns `name = expression` of `o` added to `problem` (the group `user` on).
+    fn add_columns(&mut self, problem: &mut Problem, o: &Overrides) -> Result<(), Error> {
+        for c in &o.user_columns {
+            let Some((name, text)) = c.split_once('=') else {
+                let option = o.spelling.option("user_columns");
+                let m = format!("{option} '{c}': expected name = expression");
+                return Err(SolveError::option("columns", m).into());
+            };
+            *problem = problem.clone().column_expr(name.trim(), text.trim())?;
+            self.outputs.user = true;
         }
         Ok(())
     }

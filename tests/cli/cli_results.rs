@@ -490,3 +490,77 @@ fn a_model_too_large_for_the_memory_is_refused_before_factorizing() {
         .unwrap();
     ok(&o);
 }
+
+/// `--column NAME=EXPRESSION` adds columns of the user's own to a file's run (the group `user`,
+/// `npy/user.npy`); `--columns` without `user` leaves them out; a mistake names the option.
+#[test]
+fn columns_of_one_s_own_from_the_command_line() {
+    let out = tmp("user-columns");
+    let m0 = mech("mechanism0.yaml");
+    let args = [
+        "run",
+        &m0,
+        "--t-end",
+        "0.05",
+        "--column",
+        "F = AB.force",
+        "--column",
+        "angle = atan2(A.y, A.x)",
+        "--format",
+        "csv,npy",
+        "--quiet",
+        "--out",
+    ];
+    ok(&run(&[&args[..], &[out.to_str().unwrap()]].concat(), None));
+    let (header, rows) = trajectory(&out);
+    let at = |n: &str| {
+        header
+            .iter()
+            .position(|h| h == n)
+            .unwrap_or_else(|| panic!("{n}: {header:?}"))
+    };
+    let (ax, ay, bx, by) = (at("A.x"), at("A.y"), at("B.x"), at("B.y"));
+    for r in &rows {
+        let len = (r[bx] - r[ax]).hypot(r[by] - r[ay]);
+        assert!((r[at("F")] - 500.0 * (len - 1.0)).abs() < 1e-8 * 500.0);
+        assert!((r[at("angle")] - r[ay].atan2(r[ax])).abs() < 1e-12);
+    }
+    let names: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("npy/columns.json")).unwrap())
+            .unwrap();
+    assert_eq!(names["user"], serde_json::json!(["F", "angle"]));
+    let (shape, _) = read_npy(&out.join("npy/user.npy")).unwrap();
+    assert_eq!(shape, [rows.len(), 2]);
+    assert!(
+        summary(&out)["overrides"]
+            .to_string()
+            .contains("F = AB.force")
+    );
+    // with --columns: the groups named and the columns given
+    let args = [
+        "run",
+        &m0,
+        "--t-end",
+        "0.01",
+        "--columns",
+        "positions",
+        "--column",
+        "F = AB.force",
+        "--quiet",
+        "--out",
+    ];
+    ok(&run(&[&args[..], &[out.to_str().unwrap()]].concat(), None));
+    let (header, _) = trajectory(&out);
+    assert!(header.contains(&"F".to_string()), "{header:?}");
+    for (bad, want) in [
+        ("F", "--column 'F': expected name = expression"),
+        ("F = Q.x", "undefined name 'Q'"),
+        ("B.x = 1", "is taken"),
+    ] {
+        let args = [
+            "run", &m0, "--t-end", "0.01", "--column", bad, "--quiet", "--out",
+        ];
+        let o = run(&[&args[..], &[out.to_str().unwrap()]].concat(), None);
+        fails_with(&o, want);
+    }
+}

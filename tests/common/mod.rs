@@ -152,3 +152,23 @@ impl Lcg {
         (0..n).map(|_| scale * self.next()).collect()
     }
 }
+
+/// Run `problem` by `plan` to its end time, every step's row recorded with the plan's columns.
+pub fn record(
+    problem: lagrangian::problem::Problem,
+    plan: lagrangian::problem::RunPlan,
+) -> lagrangian::output::sink::ColumnRecorder {
+    let t_end = problem.t_end;
+    let mut sim =
+        lagrangian::simulation::Simulation::new(problem, plan).unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = lagrangian::output::sink::ColumnRecorder::every(1);
+    sim.run_until(t_end, &mut [&mut rec])
+        .unwrap_or_else(|e| panic!("{e}"));
+    rec
+}
+
+/// Column `name` of a recorded run (a panic naming the columns there are if it has none).
+pub fn column(t: &lagrangian::output::sink::ColumnRecorder, name: &str) -> Vec<f64> {
+    t.column(name)
+        .unwrap_or_else(|| panic!("no column {name} in {:?}", t.names()))
+}

@@ -15,18 +15,10 @@ fn run(text: &str, h: Option<f64>) -> ColumnRecorder {
         Some(h) => RunPlan::from(plan.method.clone().with_h(h)),
         None => plan,
     };
-    let t_end = p.t_end;
-    let mut sim = Simulation::new(p, plan).unwrap_or_else(|e| panic!("{e}"));
-    let mut rec = ColumnRecorder::every(1);
-    sim.run_until(t_end, &mut [&mut rec])
-        .unwrap_or_else(|e| panic!("{e}"));
-    rec
+    crate::common::record(p, plan)
 }
 
-fn col(t: &ColumnRecorder, name: &str) -> Vec<f64> {
-    t.column(name)
-        .unwrap_or_else(|| panic!("no column {name} in {:?}", t.names()))
-}
+use crate::common::column as col;
 
 fn last(t: &ColumnRecorder, name: &str) -> f64 {
     *col(t, name).last().expect("rows")

@@ -33,3 +33,4 @@ mod spherical_chain;
 mod state_solver;
 mod structure;
 mod three_ways;
+mod user_columns;

@@ -429,6 +429,13 @@ impl VExpr {
         }
         !self.vector && walk(self) == (true, true)
     }
+    /// `|a|` of a vector.
+    pub fn norm(a: VExpr) -> Result<VExpr, String> {
+        if !a.vector {
+            return Err("norm takes a vector, found a scalar".into());
+        }
+        Ok(VExpr::new(Node::Norm(a), false).fold())
+    }
     /// `-a`.
     pub fn negative(a: VExpr) -> VExpr {
         let v = a.vector;

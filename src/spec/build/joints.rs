@@ -28,6 +28,13 @@ pub(super) struct BodyFrame {
     placed: Option<Pose>,
 }
 
+impl BodyFrame {
+    /// The body's axes `i, j, k` in the outer frame.
+    pub(super) fn axes(&self) -> &[VExpr; 3] {
+        &self.axes
+    }
+}
+
 /// The joint kinds, with their coordinates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kind {

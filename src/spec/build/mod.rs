@@ -3,6 +3,7 @@
 //! initial-value problem and the method in [`problem`].
 
 mod bodies;
+mod columns;
 mod coordinates;
 mod forces;
 mod frames;
@@ -75,6 +76,8 @@ struct Builder<'a> {
     frames: HashMap<String, joints::BodyFrame>,
     /// Joints that could not place a body yet (neither side had a pose when read).
     unplaced: Vec<(joints::Kind, joints::Side, joints::Side, Vec<f64>)>,
+    /// Names only columns use: the members of elements (`AB.force`, `AB.length`).
+    members: Vec<(String, VExpr)>,
     /// Operations of the expressions parsed so far that the model evaluates (terms,
     /// constraints, forces; `Define`s count where they are used), at most [`MAX_TOTAL_SIZE`].
     operations: std::cell::Cell<u64>,
@@ -514,6 +517,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<(Problem, RunPlan), SpecError
         checks: Vec::new(),
         frames: HashMap::new(),
         unplaced: Vec::new(),
+        members: Vec::new(),
         operations: std::cell::Cell::new(0),
     };
 

@@ -426,6 +426,8 @@ pub(super) struct Written {
     times: Option<OutputTimes>,
     /// Whether the file gives a stride (`Output.every`, `SolverParams.output_every`).
     stride_given: bool,
+    /// The columns of the user's own (`Output.columns` entries `name: expression`).
+    user: Vec<(String, String, Path_)>,
 }
 
 /// `Output`: the column groups, the formats and the output stride (which `SolverParams` may
@@ -446,6 +448,7 @@ pub(super) fn output(
             every,
             times: None,
             stride_given: solver_stride,
+            user: Vec::new(),
         });
     };
     let p = path(&["Output"]);
@@ -473,15 +476,19 @@ pub(super) fn output(
         }
     };
     let mut outputs = Outputs::default();
+    let mut user = Vec::new();
     let mut every = every;
     for (key, val) in keys {
         let q = sub(&p, &key);
         match key.as_str() {
             "columns" => {
                 let formats = outputs.formats_names();
-                outputs = Outputs::from_names(&names(val, &q)?)
+                let (groups, defined) = user_columns(b, val, &q)?;
+                outputs = Outputs::from_names(&groups)
                     .and_then(|o| o.formats(&formats))
                     .map_err(|e| b.ctx.err(&q, e))?;
+                outputs.user |= !defined.is_empty();
+                user = defined;
             }
             "format" => {
                 outputs = outputs
@@ -533,7 +540,74 @@ pub(super) fn output(
         every,
         times,
         stride_given,
+        user,
     })
+}
+
+/// The entries of `Output.columns`: group names, and columns `name: expression` of the user's
+/// own (with their paths).
+#[allow(clippy::type_complexity)]
+fn user_columns(
+    b: &Builder,
+    v: &Value,
+    p: &Path_,
+) -> Result<(Vec<String>, Vec<(String, String, Path_)>), SpecError> {
+    let (mut groups, mut defined) = (Vec::new(), Vec::new());
+    let items = match v {
+        Value::Sequence(items) => items.iter().collect(),
+        Value::String(_) => vec![v],
+        other => {
+            return Err(b.ctx.err(
+                p,
+                format!(
+                    "expected a list of groups and columns, found {}",
+                    kind(other)
+                ),
+            ));
+        }
+    };
+    for (i, x) in items.into_iter().enumerate() {
+        let q = sub(p, &i.to_string());
+        match x {
+            Value::String(s) => {
+                Outputs::from_names(&[s]).map_err(|e| b.ctx.err(&q, e))?;
+                groups.push(s.clone());
+            }
+            Value::Mapping(m) if m.len() == 1 => {
+                let (key, val) = m.iter().next().expect("one entry");
+                let name = match key {
+                    Value::String(s) => s.clone(),
+                    other => {
+                        return Err(b.ctx.err(
+                            &q,
+                            format!("a column's name is a text, found {}", kind(other)),
+                        ));
+                    }
+                };
+                let q = sub(&q, &name);
+                let text = match val {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    other => {
+                        return Err(b
+                            .ctx
+                            .err(&q, format!("expected an expression, found {}", kind(other))));
+                    }
+                };
+                defined.push((name, text, q));
+            }
+            other => {
+                return Err(b.ctx.err(
+                    &q,
+                    format!(
+                        "expected a group name or a column 'name: expression', found {}",
+                        kind(other)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok((groups, defined))
 }
 
 pub(super) fn finish(
@@ -594,7 +668,7 @@ pub(super) fn finish(
     geometry.coordinate_kinds = std::mem::take(&mut b.coord_kinds);
     geometry.momenta = Momenta::Noether;
     geometry.animation = animation;
-    let mut problem = Problem::new(model)
+    let problem = Problem::new(model)
         .title(title)
         .guess(&q_guess, &v_guess)
         .pin_q(pinned_q)
@@ -609,6 +683,7 @@ pub(super) fn finish(
     if plan.method.is_adaptive() && plan.output_times.is_none() && !written.stride_given {
         plan.bound_output(&problem);
     }
+    let mut problem = super::columns::add(&b, problem, &written.user)?;
     problem.parameters = (b.ctx.names.iter())
         .filter_map(|n| b.ctx.scope.get(n).map(|v| (n.clone(), v)))
         .collect();

@@ -286,6 +286,11 @@ pub(super) fn springs(b: &mut Builder, s: &Value) -> Result<(), SpecError> {
                 .err(&q, "length, mass and damping must not be negative"));
         }
         b.spring([&a, &c], [k, l, mass, damp], &q)?;
+        let d = VExpr::sum(file_vexpr(&c), file_vexpr(&a), true).map_err(|m| b.ctx.err(&q, m))?;
+        let length = VExpr::norm(d).map_err(|m| b.ctx.err(&q, m))?;
+        let force = columns::tension(&length, k, l, damp).map_err(|m| b.ctx.err(&q, m))?;
+        b.members.push((format!("{key}.force"), force));
+        b.members.push((format!("{key}.length"), length));
         let kind = if mass > 0.0 {
             LinkKind::MassiveSpring
         } else {
