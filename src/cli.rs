@@ -92,6 +92,11 @@ pub enum Cmd {
     /// the --end columns' last values, any error).
     #[command(allow_negative_numbers = true)]
     Sweep(SweepArgs),
+    /// Fit parameters to measured (or wanted) coordinates: Levenberg–Marquardt with the exact
+    /// sensitivities of the generalized-α run; prints the fitted values and writes the fitted
+    /// run and DIR/fit.json.
+    #[command(allow_negative_numbers = true)]
+    Fit(FitArgs),
     /// Parse, build and initialize a mechanism file; print its coordinates, constraints,
     /// degrees of freedom and consistent initial point.
     #[command(allow_negative_numbers = true)]
@@ -262,6 +267,40 @@ impl SweepArgs {
             interrupt,
         }
     }
+}
+
+/// `lagrangian fit`'s arguments.
+#[derive(clap::Args)]
+pub struct FitArgs {
+    /// The mechanism (YAML).
+    pub file: PathBuf,
+    /// The targets: a CSV table with a column t and columns named as coordinates (A.x,
+    /// theta); an empty cell is no target.
+    #[arg(long)]
+    pub target: PathBuf,
+    /// The parameters to adjust, comma-separated (PhysicalParams names), e.g. --vary k,c.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub vary: Vec<String>,
+    /// Output directory (default: out/<file name>/fit).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub set: Settings,
+    /// Most iterations (one run with sensitivities each).
+    #[arg(long = "max-iterations", default_value_t = 50)]
+    pub max_iterations: u64,
+    /// Stop when a step lowers the cost by less than this fraction.
+    #[arg(long, default_value_t = 1e-12)]
+    pub tolerance: f64,
+    /// Step size of the runs (generalized-α; the file's step otherwise).
+    #[arg(allow_hyphen_values = true, long)]
+    pub step: Option<f64>,
+    /// Number of steps over the span.
+    #[arg(long, conflicts_with = "step")]
+    pub steps: Option<usize>,
+    /// End time (overrides ProblemData.tend).
+    #[arg(allow_hyphen_values = true, long = "t-end")]
+    pub t_end: Option<f64>,
 }
 
 /// `NAME=V1,V2,…` (finite numbers).

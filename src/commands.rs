@@ -4,9 +4,12 @@
 use crate::cli;
 use lagrangian::analysis::EquilibriumOptions;
 use lagrangian::prelude::*;
+use lagrangian::run::RunOptions;
 use lagrangian::run::equilibrium::equilibrium_to_folder;
 use lagrangian::run::modes::{mode_to_folder, modes_to_folder};
 use lagrangian::run::sweep::{self as sweeps, SweepOptions};
+use lagrangian::solve::Overrides;
+use lagrangian::spec;
 use lagrangian::view::animation::{self, AnimationOptions};
 use std::path::{Path, PathBuf};
 
@@ -122,4 +125,67 @@ pub fn sweep(
             rows.len()
         )),
     }
+}
+
+/// `lagrangian fit`: the parameters fitted to the target table, printed; the fitted run and
+/// `fit.json` written into the output folder. Ctrl-C stops it after the current step.
+pub fn fit(a: &cli::FitArgs) -> Result<(), String> {
+    use lagrangian::run::fit::{FitOptions, Target, fit_to_folder};
+    let (mut p, mut plan) = spec::load_with(&a.file, &a.set.sets).map_err(|e| e.to_string())?;
+    let ov = Overrides {
+        step: a.step,
+        steps: a.steps,
+        t_end: a.t_end,
+        integrator: (a.step.is_some() || a.steps.is_some()).then(|| "genalpha".into()),
+        ..Default::default()
+    };
+    plan.apply(&mut p, &ov).map_err(|e| e.to_string())?;
+    let source = a.target.display().to_string();
+    let text = std::fs::read_to_string(&a.target)
+        .map_err(|e| format!("cannot read the targets {source}: {e}"))?;
+    let targets = Target::from_csv(&text, &source).map_err(|e| e.to_string())?;
+    let names: Vec<&str> = a.vary.iter().map(|s| s.trim()).collect();
+    let out = (a.out.clone()).unwrap_or_else(|| default_out(&a.file).join("fit"));
+    let run = RunOptions {
+        source: Some(a.file.display().to_string()),
+        ..RunOptions::new(&out)
+    };
+    let flag = run.interrupt.flag();
+    let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
+    let opts = FitOptions {
+        max_iterations: a.max_iterations,
+        tolerance: a.tolerance,
+        ..FitOptions::default()
+    };
+    let (report, ran) =
+        fit_to_folder(&p, &plan, &names, &targets, &opts, &run).map_err(|e| e.to_string())?;
+    say!(
+        "fit of {} to {} targets of {source}: Levenberg–Marquardt, exact sensitivities",
+        a.file.display(),
+        report.targets
+    );
+    say!("{:<16} {:>22} {:>22}", "parameter", "start", "fitted");
+    for ((name, s), (_, f)) in report.start.iter().zip(&report.parameters) {
+        say!("{name:<16} {s:>22} {f:>22}");
+    }
+    say!(
+        "cost {:.3e} -> {:.3e} in {} iterations",
+        report.initial_cost,
+        report.cost,
+        report.iterations
+    );
+    let sets: Vec<String> = (report.parameters.iter())
+        .map(|(n, v)| format!("--set {n}={v}"))
+        .collect();
+    say!(
+        "wrote {} and the fitted run ({})",
+        out.join("fit.json").display(),
+        ran.dir.display()
+    );
+    say!(
+        "next: lagrangian run {} {}",
+        a.file.display(),
+        sets.join(" ")
+    );
+    Ok(())
 }

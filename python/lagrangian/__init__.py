@@ -33,7 +33,7 @@ import itertools
 import json
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -174,6 +174,44 @@ class Problem:
         ``shape``; the damped roots; point shapes."""
         data: Dict[str, Any] = json.loads(self._native.modes(at))
         return data
+
+    def fit(
+        self,
+        vary: Sequence[str],
+        targets: Union[PathLike, Mapping[str, Any]],
+        *,
+        max_iterations: int = 50,
+        tolerance: float = 1e-12,
+        cancel: Optional[Cancel] = None,
+    ) -> Dict[str, Any]:
+        """Adjust the parameters ``vary`` so that the run meets ``targets`` in the least-squares
+        sense, as ``lagrangian fit`` (Levenberg–Marquardt with the exact sensitivities of the
+        generalized-α run: the file's method must be generalized-α). ``targets``: a CSV file
+        (a column ``t``, columns named as coordinates; an empty cell is no target) or a mapping
+        — a dict of arrays, a pandas DataFrame — with ``"t"`` and coordinate columns (NaN: no
+        target). Returns ``parameters`` and ``start`` (name → value), ``initial_cost``,
+        ``cost``, ``history`` (the cost after each accepted step), ``iterations`` and
+        ``targets`` (how many); ``problem.with_parameters(**r["parameters"])`` is the fitted
+        mechanism. Ctrl-C or ``cancel.set()`` stops it (``KeyboardInterrupt``)."""
+        names = [str(v) for v in vary]
+        if isinstance(targets, (str, os.PathLike)):
+            with open(targets, encoding="utf-8") as f:
+                text = f.read()
+            data = self._native.fit(names, csv=text, source=str(targets),
+                                    max_iterations=max_iterations, tolerance=tolerance,
+                                    cancel=cancel)
+        else:
+            if "t" not in targets:
+                raise ValueError("targets: a mapping needs the times as 't'")
+            t = [float(x) for x in np.asarray(targets["t"], dtype=np.float64)]
+            cols = [(str(k), [float(x) for x in np.asarray(targets[k], dtype=np.float64)])
+                    for k in targets.keys() if str(k) != "t"]
+            data = self._native.fit(names, t=t, columns=cols, max_iterations=max_iterations,
+                                    tolerance=tolerance, cancel=cancel)
+        report: Dict[str, Any] = json.loads(data)
+        report["parameters"] = {n: v for n, v in report["parameters"]}
+        report["start"] = {n: v for n, v in report["start"]}
+        return report
 
     def run(
         self,

@@ -53,6 +53,17 @@ class Problem:
         self, hold_pins: bool = False, max_iterations: int = 500, source: Optional[str] = None
     ) -> str: ...
     def modes(self, at: str = "initial") -> str: ...
+    def fit(
+        self,
+        vary: Sequence[str],
+        csv: Optional[str] = None,
+        source: Optional[str] = None,
+        t: Optional[Sequence[float]] = None,
+        columns: Optional[Sequence[Tuple[str, Sequence[float]]]] = None,
+        max_iterations: int = 50,
+        tolerance: float = 1e-12,
+        cancel: Optional[Cancel] = None,
+    ) -> str: ...
     @overload
     def run(
         self, *, out: None = None, **options: Unpack[RunOptions]

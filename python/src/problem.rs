@@ -159,6 +159,74 @@ impl Problem {
         Ok(serde_json::to_string(&report).unwrap_or_default())
     }
 
+    /// Fit the parameters `vary` to targets — a CSV table's text `csv` (named `source`), or
+    /// times `t` and `(coordinate, values)` columns (NaN: no target) — by `run::fit`, as
+    /// `lagrangian fit`; the report as JSON. `cancel` (or Ctrl-C) stops it.
+    #[pyo3(signature = (vary, csv=None, source=None, t=None, columns=None, max_iterations=50,
+                        tolerance=1e-12, cancel=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn fit(
+        &self,
+        py: Python<'_>,
+        vary: Vec<String>,
+        csv: Option<String>,
+        source: Option<String>,
+        t: Option<Vec<f64>>,
+        columns: Option<Vec<(String, Vec<f64>)>>,
+        max_iterations: u64,
+        tolerance: f64,
+        cancel: Option<Py<Cancel>>,
+    ) -> PyResult<String> {
+        use lagrangian::run::fit::{fit, FitOptions, Target};
+        let value_error = pyo3::exceptions::PyValueError::new_err;
+        let targets = match (csv, t, columns) {
+            (Some(text), None, None) => {
+                Target::from_csv(&text, source.as_deref().unwrap_or("<targets>"))
+                    .map_err(|e| to_py(py, e))?
+            }
+            (None, Some(t), Some(columns)) => {
+                let mut out = Vec::new();
+                for (name, values) in columns {
+                    if values.len() != t.len() {
+                        return Err(value_error(format!(
+                            "targets: column '{name}' has {} values for {} times",
+                            values.len(),
+                            t.len()
+                        )));
+                    }
+                    for (&t, &value) in t.iter().zip(&values) {
+                        if !value.is_nan() {
+                            out.push(Target {
+                                t,
+                                coordinate: name.clone(),
+                                value,
+                                weight: 1.0,
+                            });
+                        }
+                    }
+                }
+                out
+            }
+            _ => {
+                return Err(value_error(
+                    "targets: a CSV table, or times and columns".to_string(),
+                ))
+            }
+        };
+        let stop = cancel.map(|c| c.get().stop.clone()).unwrap_or_default();
+        let opts = FitOptions {
+            max_iterations,
+            tolerance,
+            interrupt: stop.clone(),
+        };
+        let (problem, plan) = (self.problem.clone(), self.plan.clone());
+        let report = interruptible(py, &stop, move || {
+            let names: Vec<&str> = vary.iter().map(String::as_str).collect();
+            fit(&problem, &plan, &names, &targets, &opts)
+        })?;
+        Ok(serde_json::to_string(&report).unwrap_or_default())
+    }
+
     /// Integrate with the overrides given (as `lagrangian run`'s options), keeping every
     /// `output_every`-th row (or the rows at `output_dt` / `output_at`) in memory, or with
     /// `out` writing them to that folder as `lagrangian run --out` does (`formats`: any of

@@ -246,3 +246,33 @@ def test_columns_of_ones_own():
     assert np.allclose(result["e.3"], np.pi / 2, atol=1e-12)
     with pytest.raises(lagrangian.LagrangianError, match="not a body"):
         problem.run(t_end=0.01, columns=["q = quaternion(Nothing)"])
+
+
+SPRING = ("Dimension: 2\nPhysicalParams: { k: 3, c: 0.1, m: 1 }\n"
+          "PartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, Springs: { OA: [k, 1, 0, c] } }\n"
+          "ProblemData: { tend: 1, positions: { A: [2, 0.5] } }\nSolverParams: { step: 1e-3 }\n")
+
+
+def test_fit_to_a_measured_run(tmp_path):
+    """``Problem.fit`` finds the stiffness and damping of a run made with other values, from
+    arrays (a dict; NaN is no target) or from a CSV file, as ``lagrangian fit`` does."""
+    problem = lagrangian.load(text=SPRING)
+    measured = problem.with_parameters(k=4, c=0.3).run()
+    idx = slice(50, None, 50)
+    ay = measured["A.y"][idx].copy()
+    ay[::2] = np.nan
+    r = problem.fit(["k", "c"], {"t": measured.t[idx], "A.x": measured["A.x"][idx], "A.y": ay})
+    assert abs(r["parameters"]["k"] - 4) < 1e-8 and abs(r["parameters"]["c"] - 0.3) < 1e-8, r
+    assert r["start"] == {"k": 3.0, "c": 0.1} and r["cost"] < 1e-16 * r["initial_cost"]
+    fitted = problem.with_parameters(**r["parameters"]).run()
+    assert np.allclose(fitted["A.x"], measured["A.x"], atol=1e-8)
+    table = tmp_path / "targets.csv"
+    table.write_text("t,A.x\n" + "".join(f"{t},{x}\n" for t, x in
+                                          zip(measured.t[idx], measured["A.x"][idx])))
+    r = problem.with_parameters(c=0.3).fit(["k"], table)
+    assert r["targets"] == 20 and abs(r["parameters"]["k"] - 4) < 1e-8, r
+    with pytest.raises(lagrangian.LagrangianError, match="unknown parameter 'q'"):
+        problem.fit(["q"], table)
+    table.write_text("t,A.x\n0.5,one\n")
+    with pytest.raises(lagrangian.LagrangianError, match="targets.csv:2:5"):
+        problem.fit(["k"], table)

@@ -26,8 +26,10 @@
 //! ```
 
 use crate::error::{Error, SolveError};
-use crate::output::Recorder;
+use crate::output::folder::RunFolder;
 use crate::output::sensitivity::SensitivityRecorder;
+use crate::output::{Interrupt, Recorder};
+use crate::run::{RunOptions, RunReport, run_to_folder};
 use crate::simulation::Simulation;
 use crate::solve::{Problem, RunPlan};
 use argmin::core::{
@@ -58,7 +60,7 @@ impl Target {
         names: &[&str],
         times: &[f64],
     ) -> Result<Vec<Target>, Error> {
-        let (columns, rows) = trajectory(problem, plan, names, None)?.0;
+        let (columns, rows) = trajectory(problem, plan, names, None, &Interrupt::new())?.0;
         let mut out = Vec::new();
         for &t in times {
             for (k, name) in columns.iter().enumerate() {
@@ -74,14 +76,100 @@ impl Target {
     }
 }
 
+impl Target {
+    /// Targets from a table's text (CSV, as `trajectory.csv`): a header `t,<coordinate>,…`
+    /// (any order; `#` lines are comments), then rows of numbers; an empty cell or `nan` is no
+    /// target. `source` names the table in messages (`data.csv:3:7`). Weights are 1.
+    ///
+    /// ```
+    /// use lagrangian::run::fit::Target;
+    /// let t = Target::from_csv("t,A.x,B.y\n0.5,1.25,\n1,1.5,-2\n", "data.csv")?;
+    /// assert_eq!(t.len(), 3); // B.y has no value at 0.5
+    /// assert_eq!((t[2].t, t[2].coordinate.as_str(), t[2].value), (1.0, "B.y", -2.0));
+    /// let e = Target::from_csv("t,A.x\n0.5,one\n", "data.csv").unwrap_err();
+    /// assert!(e.to_string().contains("data.csv:2:5"), "{e}");
+    /// # Ok::<(), lagrangian::Error>(())
+    /// ```
+    pub fn from_csv(text: &str, source: &str) -> Result<Vec<Target>, Error> {
+        let bad = |line: usize, col: usize, m: String| -> Error {
+            SolveError::option("targets", format!("{source}:{line}:{col}: {m}")).into()
+        };
+        let mut lines = (text.lines().enumerate())
+            .map(|(i, l)| (i + 1, l.trim_end_matches('\r')))
+            .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
+        let (hl, header) = lines.next().ok_or_else(|| {
+            bad(
+                1,
+                1,
+                "the table is empty: expected a header t,<coordinate>,…".into(),
+            )
+        })?;
+        let names: Vec<String> = (header.split(','))
+            .map(|c| c.trim().trim_matches('"').to_string())
+            .collect();
+        let time = names.iter().position(|n| n == "t").ok_or_else(|| {
+            bad(
+                hl,
+                1,
+                format!("the header has no column 't' (found {})", names.join(", ")),
+            )
+        })?;
+        let mut out = Vec::new();
+        for (ln, line) in lines {
+            let cells: Vec<&str> = line.split(',').collect();
+            if cells.len() != names.len() {
+                let m = format!("{} cells for {} columns", cells.len(), names.len());
+                return Err(bad(ln, 1, m));
+            }
+            let mut col = 1;
+            let mut values = Vec::with_capacity(cells.len());
+            for c in &cells {
+                let v = c.trim().trim_matches('"');
+                let x = match v {
+                    "" => f64::NAN,
+                    _ => v
+                        .parse::<f64>()
+                        .map_err(|_| bad(ln, col, format!("'{v}' is not a number")))?,
+                };
+                values.push(x);
+                col += c.len() + 1;
+            }
+            let t = values[time];
+            if !t.is_finite() {
+                return Err(bad(ln, 1, "a row needs a finite time t".into()));
+            }
+            for (k, &x) in values.iter().enumerate() {
+                if k != time && !x.is_nan() {
+                    if !x.is_finite() {
+                        return Err(bad(ln, 1, format!("{} = {x} is not finite", names[k])));
+                    }
+                    out.push(Target {
+                        t,
+                        coordinate: names[k].clone(),
+                        value: x,
+                        weight: 1.0,
+                    });
+                }
+            }
+        }
+        if out.is_empty() {
+            return Err(bad(hl, 1, "the table holds no target values".into()));
+        }
+        Ok(out)
+    }
+}
+
 /// How to fit.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct FitOptions {
     /// Most iterations (runs); default 50.
     pub max_iterations: u64,
     /// Stop when an accepted step lowers the cost by less than this fraction, or the cost is
     /// below `tolerance²` times its start; default 1e-12.
     pub tolerance: f64,
+    /// Raised (from another thread, Ctrl-C), it stops the run under way after its current
+    /// step and the fit with an error.
+    pub interrupt: Interrupt,
 }
 
 impl Default for FitOptions {
@@ -89,6 +177,7 @@ impl Default for FitOptions {
         FitOptions {
             max_iterations: 50,
             tolerance: 1e-12,
+            interrupt: Interrupt::new(),
         }
     }
 }
@@ -96,8 +185,12 @@ impl Default for FitOptions {
 /// What a fit found.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct FitReport {
+    /// The parameters, with their values at the start.
+    pub start: Vec<(String, f64)>,
     /// The parameters, with their fitted values.
     pub parameters: Vec<(String, f64)>,
+    /// How many targets were fitted.
+    pub targets: usize,
     /// The cost at the start.
     pub initial_cost: f64,
     /// The cost at the end.
@@ -121,6 +214,7 @@ fn trajectory(
     plan: &RunPlan,
     names: &[&str],
     params: Option<&[&str]>,
+    interrupt: &Interrupt,
 ) -> Result<(Rows, Table), Error> {
     let coords = problem.model.coordinate_names();
     let idx: Vec<usize> = (names.iter())
@@ -144,10 +238,14 @@ fn trajectory(
         Some(p) => Some(SensitivityRecorder::new(problem, &plan, p)?),
         None => None,
     };
+    let mut stop = interrupt.clone();
     match &mut sens {
-        Some(s) => sim.run(&mut [&mut rec, s])?,
-        None => sim.run(&mut [&mut rec])?,
+        Some(s) => sim.run(&mut [&mut rec, s, &mut stop])?,
+        None => sim.run(&mut [&mut rec, &mut stop])?,
     };
+    if interrupt.raised() {
+        return Err(SolveError::option("interrupt", "the fit was interrupted").into());
+    }
     let rows = (rec.records.iter())
         .map(|r| (r.state.t, idx.iter().map(|&i| r.state.q[i]).collect()))
         .collect();
@@ -200,6 +298,7 @@ struct FitProblem<'a> {
     plan: &'a RunPlan,
     names: &'a [&'a str],
     targets: &'a [Target],
+    interrupt: &'a Interrupt,
 }
 
 impl FitProblem<'_> {
@@ -210,7 +309,13 @@ impl FitProblem<'_> {
         let mut coords: Vec<&str> = self.targets.iter().map(|t| t.coordinate.as_str()).collect();
         coords.sort();
         coords.dedup();
-        let ((_, rows), srows) = trajectory(&problem, self.plan, &coords, Some(self.names))?;
+        let ((_, rows), srows) = trajectory(
+            &problem,
+            self.plan,
+            &coords,
+            Some(self.names),
+            self.interrupt,
+        )?;
         let (nt, np, nc) = (self.targets.len(), self.names.len(), coords.len());
         let mut r = DVector::zeros(nt);
         let mut jac = DMatrix::zeros(nt, np);
@@ -285,6 +390,13 @@ impl<'a> Solver<FitProblem<'a>, FState> for Marquardt {
                 continue;
             };
             let trial: Vec<f64> = p.iter().zip(delta.iter()).map(|(a, b)| a + b).collect();
+            if fp.interrupt.raised() {
+                return Err(msg(SolveError::option(
+                    "interrupt",
+                    "the fit was interrupted",
+                )
+                .into()));
+            }
             match fp.evaluate(&trial) {
                 Ok((rt, jt)) if 0.5 * rt.norm_squared() < cost => {
                     let new = 0.5 * rt.norm_squared();
@@ -346,6 +458,7 @@ pub fn fit(
         plan,
         names,
         targets,
+        interrupt: &opts.interrupt,
     };
     let solver = Marquardt {
         mu: 1e-3,
@@ -359,13 +472,47 @@ pub fn fit(
         .configure(|s| s.param(start.clone()).max_iters(opts.max_iterations))
         .run()
         .map_err(|e| Error::from(SolveError::FitFailed(e.to_string())))?;
-    let p = res.state.param.clone().unwrap_or(start);
+    let p = res.state.param.clone().unwrap_or(start.clone());
     let solver = res.solver;
     Ok(FitReport {
+        start: names.iter().map(|n| n.to_string()).zip(start).collect(),
         parameters: names.iter().map(|n| n.to_string()).zip(p).collect(),
+        targets: targets.len(),
         initial_cost: solver.initial,
         cost: *solver.history.last().unwrap_or(&f64::NAN),
         history: solver.history,
         iterations: res.state.iter,
     })
+}
+
+/// [`fit`], then a run of the fitted problem by `plan` written into `run.out` as
+/// [`run_to_folder`] writes one (`trajectory.csv`, `summary.json`, … — to compare with the
+/// data), and the report beside it as `fit.json`. The run's interrupt stops the fit too.
+pub fn fit_to_folder(
+    problem: &Problem,
+    plan: &RunPlan,
+    names: &[&str],
+    targets: &[Target],
+    opts: &FitOptions,
+    run: &RunOptions,
+) -> Result<(FitReport, RunReport), Error> {
+    let opts = FitOptions {
+        interrupt: run.interrupt.clone(),
+        ..opts.clone()
+    };
+    let report = fit(problem, plan, names, targets, &opts)?;
+    let sets: Vec<(&str, f64)> = (report.parameters.iter())
+        .map(|(n, v)| (n.as_str(), *v))
+        .collect();
+    let fitted = problem.with_parameters(&sets)?;
+    let ran = run_to_folder(fitted, plan, run)?;
+    let file = run.out.join("fit.json");
+    let text = serde_json::to_string_pretty(&report).map_err(std::io::Error::other);
+    RunFolder::open(&run.out)
+        .and_then(|f| {
+            std::fs::write(f.partial().join("fit.json"), text? + "\n")?;
+            f.place_one("fit.json")
+        })
+        .map_err(|e| Error::io(&file, e))?;
+    Ok((report, ran))
 }

@@ -13,6 +13,7 @@ mod cli;
 mod cli_results;
 mod errors;
 mod examples_run;
+mod fit;
 mod force_files;
 mod fuzz_yaml;
 mod hostile;

@@ -1,0 +1,167 @@
+//! `lagrangian fit`: parameters fitted to a table of targets (here a run's own trajectory at
+//! another stiffness and damping, so the fit must find them to round-off), the fitted run and
+//! `fit.json` written, and the mistakes a user can make named.
+
+use crate::common::*;
+
+const SPRING: &str = "Dimension: 2
+PhysicalParams: { k: 3, c: 0.1, m: 1 }
+PartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, Springs: { OA: [k, 1, 0, c] } }
+ProblemData: { tend: 1, positions: { A: [2, 0.5] } }
+SolverParams: { step: 1e-3 }
+";
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+#[test]
+fn fit_finds_the_stiffness_and_damping_of_a_measured_run() {
+    let dir = tmp("fit");
+    let file = dir.join("spring.yaml");
+    std::fs::write(&file, SPRING).unwrap();
+    let f = file.to_str().unwrap();
+    // the "measurement": the same mechanism with k = 4, c = 0.3
+    let measured = dir.join("measured");
+    let o = run(
+        &[
+            "run",
+            f,
+            "--set",
+            "k=4",
+            "--set",
+            "c=0.3",
+            "--quiet",
+            "--out",
+            measured.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (header, rows) = trajectory(&measured);
+    let (x, y) = (
+        header.iter().position(|h| h == "A.x").unwrap(),
+        header.iter().position(|h| h == "A.y").unwrap(),
+    );
+    // every 50th row, A.y left out in the odd ones (an empty cell is no target)
+    let mut csv = String::from("# measured at k = 4, c = 0.3\nt,A.x,A.y\n");
+    for (i, r) in rows.iter().enumerate().step_by(50).skip(1) {
+        let ay = if i % 100 == 0 {
+            format!("{}", r[y])
+        } else {
+            String::new()
+        };
+        csv += &format!("{},{},{ay}\n", r[0], r[x]);
+    }
+    let target = dir.join("target.csv");
+    std::fs::write(&target, csv).unwrap();
+    let out = dir.join("fitted");
+    let args = [
+        "fit",
+        f,
+        "--target",
+        target.to_str().unwrap(),
+        "--vary",
+        "k,c",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = run(&args, None);
+    let said = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        said.contains("next: lagrangian run") && said.contains("--set k="),
+        "{said}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("fit.json")).unwrap()).unwrap();
+    let value = |k: usize| report["parameters"][k][1].as_f64().unwrap();
+    assert!(
+        (value(0) - 4.0).abs() < 1e-8 && (value(1) - 0.3).abs() < 1e-8,
+        "{report}"
+    );
+    assert_eq!(report["start"][0][1].as_f64(), Some(3.0));
+    assert!(report["cost"].as_f64().unwrap() < 1e-16 * report["initial_cost"].as_f64().unwrap());
+    // the fitted run is the measured one
+    let (h2, fitted) = trajectory(&out);
+    assert_eq!(h2, header);
+    let last = |t: &Vec<Vec<f64>>| t.last().unwrap()[x];
+    assert!((last(&fitted) - last(&rows)).abs() < 1e-8);
+    assert!(
+        summary(&out)["overrides"].to_string().contains("k="),
+        "{}",
+        summary(&out)
+    );
+
+    // mistakes: an unknown parameter, a column that is no coordinate, a cell that is no number
+    let bad = |vary: &str, table: &str, want: &str| {
+        std::fs::write(&target, table).unwrap();
+        let args = [
+            "fit",
+            f,
+            "--target",
+            target.to_str().unwrap(),
+            "--vary",
+            vary,
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        let o = run(&args, None);
+        let e = stderr(&o);
+        assert!(
+            !o.status.success() && e.contains(want) && !e.contains("panicked"),
+            "{want}: {e}"
+        );
+    };
+    bad("q", "t,A.x\n0.5,1.2\n", "unknown parameter 'q'");
+    bad("k", "t,Q.x\n0.5,1.2\n", "no coordinate 'Q.x' to fit");
+    bad(
+        "k",
+        "t,A.x\n0.5,1.2\n0.7,x\n",
+        "target.csv:3:5: 'x' is not a number",
+    );
+    bad("k", "A.x\n1.2\n", "no column 't'");
+    bad("k", "t,A.x\n5,1.2\n", "outside the run");
+    // the earlier result is still there
+    assert!(out.join("fit.json").is_file() && out.join("trajectory.csv").is_file());
+}
+
+/// Ctrl-C stops a long fit after the current step: an error that says so, no panic, and the
+/// earlier result in the folder untouched.
+#[test]
+fn ctrl_c_stops_a_fit_and_keeps_the_earlier_result() {
+    let dir = tmp("fit-int");
+    let file = dir.join("spring.yaml");
+    std::fs::write(&file, SPRING).unwrap();
+    let target = dir.join("target.csv");
+    std::fs::write(&target, "t,A.x\n0.5,1.2\n").unwrap();
+    let out = dir.join("out");
+    let (f, t, o) = (
+        file.to_str().unwrap(),
+        target.to_str().unwrap(),
+        out.to_str().unwrap(),
+    );
+    let done = run(&["fit", f, "--target", t, "--vary", "k", "--out", o], None);
+    assert!(done.status.success(), "{}", stderr(&done));
+    let before = std::fs::read(out.join("fit.json")).unwrap();
+    let child = bin()
+        .args([
+            "fit", f, "--target", t, "--vary", "k", "--out", o, "--t-end", "1e4",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let k = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    assert!(k.unwrap().success());
+    let o = child.wait_with_output().unwrap();
+    let e = stderr(&o);
+    assert!(
+        !o.status.success() && e.contains("interrupted") && !e.contains("panicked"),
+        "{e}"
+    );
+    assert_eq!(std::fs::read(out.join("fit.json")).unwrap(), before);
+}
