@@ -53,7 +53,7 @@ pub fn modes(
     let dir = out.join(format!("mode-{k}"));
     let motion = mode_to_folder(p, &report, k, amplitude, &dir).map_err(|e| e.to_string())?;
     say!("{motion}");
-    wrote(animation::write(&dir, &AnimationOptions::default(), false))
+    write_animation(&dir, &AnimationOptions::default(), false)
 }
 
 /// `lagrangian equilibrium`: the equilibrium printed and written into `out`.
@@ -69,12 +69,22 @@ pub fn equilibrium(
     let files = ["equilibrium.json", "scene.json", "trajectory.csv"].map(|f| out.join(f));
     wrote(Ok(files.to_vec()))?;
     match animate {
-        true => wrote(animation::write(out, &AnimationOptions::default(), false)),
+        true => write_animation(out, &AnimationOptions::default(), false),
         false => Ok(()),
     }
 }
 
 /// Print the files a picture command wrote.
+/// Write the animation of the run in `dir` (as `animation::write`), say what was written and,
+/// when the rows are too coarse for a smooth animation, why and what to do.
+pub fn write_animation(dir: &Path, opts: &AnimationOptions, gif: bool) -> Result<(), String> {
+    let (files, note) = animation::write_noting(dir, opts, gif).map_err(|e| e.to_string())?;
+    if let Some(n) = note {
+        eprintln!("note: {n}");
+    }
+    wrote(Ok(files))
+}
+
 pub fn wrote(files: Result<Vec<PathBuf>, lagrangian::error::PlotError>) -> Result<(), String> {
     for f in files.map_err(|e| e.to_string())? {
         say!("wrote {}", f.display());

@@ -8,7 +8,7 @@ use lagrangian::prelude::*;
 use lagrangian::run::{RunOptions, describe, run_to_folder};
 use lagrangian::solve::Overrides;
 use lagrangian::spec;
-use lagrangian::view::animation::{self, AnimationOptions};
+use lagrangian::view::animation::AnimationOptions;
 use lagrangian::view::plot;
 use std::io::IsTerminal;
 use std::io::Write as _;
@@ -27,7 +27,7 @@ macro_rules! say {
 mod cli;
 mod commands;
 use cli::{Cli, Cmd};
-use commands::{NEXT, check, default_out, equilibrium, fit, modes, sweep, wrote};
+use commands::{NEXT, check, default_out, equilibrium, fit, modes, sweep, write_animation, wrote};
 
 const DEFAULT_NAME: &str = "mechanisms/mechanism0.yaml";
 const DEFAULT_TEXT: &str = include_str!("../mechanisms/mechanism0.yaml");
@@ -68,7 +68,7 @@ fn run(
         say!("  wrote {}", files.join(", "));
     }
     match animate {
-        Some((opts, gif)) => wrote(animation::write(&report.dir, &opts, gif)),
+        Some((opts, gif)) => write_animation(&report.dir, &opts, gif),
         None => Ok(()),
     }
 }
@@ -240,7 +240,7 @@ fn execute(cli: Cli) -> ExitCode {
         },
         Some(Cmd::Animate { dir, anim }) => anim
             .options()
-            .and_then(|o| wrote(animation::write(&dir, &o, anim.gif))),
+            .and_then(|o| write_animation(&dir, &o, anim.gif)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

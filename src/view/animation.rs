@@ -81,6 +81,16 @@ fn colour_json(c: &Colouring) -> String {
 /// Write `dir/animation.html` — and with `gif` also `dir/animation.gif` — for the run in `dir`
 /// (its `scene.json` and trajectory); the paths written.
 pub fn write(dir: &Path, opts: &AnimationOptions, gif: bool) -> Result<Vec<PathBuf>, PlotError> {
+    write_noting(dir, opts, gif).map(|(files, _)| files)
+}
+
+/// [`write`], and the movie's [`note`](Movie::note) when its rows are too far apart for a
+/// smooth animation (the page shows it too).
+pub fn write_noting(
+    dir: &Path,
+    opts: &AnimationOptions,
+    gif: bool,
+) -> Result<(Vec<PathBuf>, Option<String>), PlotError> {
     let movie = Movie::load(dir, opts)?;
     let html = dir.join("animation.html");
     write_html_of(&movie, &html)?;
@@ -90,7 +100,7 @@ pub fn write(dir: &Path, opts: &AnimationOptions, gif: bool) -> Result<Vec<PathB
         crate::view::gif::write_gif(&movie, opts.size, &out)?;
         files.push(out);
     }
-    Ok(files)
+    Ok((files, movie.note))
 }
 
 /// Write `dir/animation.html` for the run in `dir` (its `scene.json` and trajectory); the path.
@@ -122,13 +132,14 @@ pub fn html_of(movie: &Movie) -> String {
     let frames = rows_json(&movie.frames, decimals);
     let colour = movie.colour.as_ref().map_or("null".into(), colour_json);
     let data = format!(
-        "{{\"scene\":{},\"animation\":{},\"moving\":{},\"t\":{},\"trails\":{:?},\"colour\":{},\"frames\":{}}}",
+        "{{\"scene\":{},\"animation\":{},\"moving\":{},\"t\":{},\"trails\":{:?},\"colour\":{},\"note\":{},\"frames\":{}}}",
         movie.scene,
         movie.scene["animation"],
         serde_json::to_string(&movie.moving).unwrap_or_default(),
         serde_json::to_string(&movie.times).unwrap_or_default(),
         movie.trails,
         colour,
+        serde_json::to_string(&movie.note).unwrap_or_else(|_| "null".into()),
         frames
     )
     // inside <script>: no "</script>" can close it early

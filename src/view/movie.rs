@@ -120,6 +120,63 @@ pub struct Movie {
     pub links: Vec<(usize, [usize; 2], String)>,
     /// Each body's points (scene indices; its vectors left out), in order.
     pub bodies: Vec<Vec<usize>>,
+    /// Why the animation will not be smooth, when the run's rows are farther apart than the
+    /// frames and points jump across the picture between them (what to write instead).
+    pub note: Option<String>,
+}
+
+/// The note of a movie whose rows (at `times`) are too far apart for frames every
+/// `1/fps`: rows sparser than 1.5 frame intervals and some point moving more than 5 % of the
+/// picture between two frames.
+fn coarseness(m: &Movie, times: &[f64], opts: &AnimationOptions) -> Option<String> {
+    let (n, span) = (times.len(), times.last()? - times.first()?);
+    if n < 2 || !(span > 0.0) {
+        return None;
+    }
+    let rows = span / (n - 1) as f64;
+    let frame = (1.0 / opts.fps.max(1e-9)).max(span / (opts.max_frames.max(2) - 1) as f64);
+    if rows <= 1.5 * frame {
+        return None;
+    }
+    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    let mut jump = 0.0f64;
+    for f in 0..m.frames.len() {
+        for k in 0..m.fixed.len() {
+            let Some(p) = m.position(k, f) else { continue };
+            for i in 0..3 {
+                if p[i].is_finite() {
+                    (lo[i], hi[i]) = (lo[i].min(p[i]), hi[i].max(p[i]));
+                }
+            }
+            let before = (f > 0 && m.slot[k].is_some()).then(|| m.position(k, f - 1));
+            if let Some(Some(q)) = before {
+                let d = (0..3).map(|i| (p[i] - q[i]).powi(2)).sum::<f64>().sqrt();
+                if d.is_finite() {
+                    jump = jump.max(d);
+                }
+            }
+        }
+    }
+    let extent = (0..3)
+        .map(|i| hi[i] - lo[i])
+        .filter(|x| x.is_finite())
+        .fold(0.0, f64::max);
+    let share = jump / extent;
+    (extent > 0.0 && share > 0.05).then(|| {
+        format!(
+            "rows every {rows:.3} s are coarser than the frames (every {frame:.3} s): points \
+             jump up to {:.0} % of the picture between frames; run with --output-dt {} \
+             (Output: dt) for a smooth animation",
+            100.0 * share,
+            short(frame)
+        )
+    })
+}
+
+/// `x` with 3 significant digits, without trailing zeros (`0.0333`, `0.1`).
+fn short(x: f64) -> String {
+    let s = format!("{x:.3e}");
+    s.parse::<f64>().map_or(s, |v| v.to_string())
 }
 
 fn read_scene(dir: &Path) -> Result<Value, PlotError> {
@@ -267,7 +324,7 @@ impl Movie {
                     .collect()
             })
             .collect();
-        Ok(Movie {
+        let mut movie = Movie {
             links,
             bodies,
             times: rows.iter().map(|&r| times[r]).collect(),
@@ -279,7 +336,10 @@ impl Movie {
             frames,
             trails,
             colour,
-        })
+            note: None,
+        };
+        movie.note = coarseness(&movie, &times, opts);
+        Ok(movie)
     }
 
     /// Where scene point `k` is in frame `f` (`None`: no place known).

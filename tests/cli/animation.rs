@@ -332,3 +332,53 @@ fn a_line_is_coloured_by_speed() {
     let html = std::fs::read_to_string(out.join("animation.html")).unwrap();
     assert!(html.contains("\"m/s\""), "the page names the speed's unit");
 }
+
+/// A run whose rows are farther apart than the frames, with points jumping across the picture
+/// between them, is animated with a note on the terminal and on the page saying what to do; a
+/// run with rows at the frame rate has none.
+#[test]
+fn a_coarse_output_is_noted() {
+    let dir = tmp("coarse");
+    let d = dir.to_str().unwrap();
+    let dp = mech("double_pendulum.yaml");
+    let go = |dt: &str| {
+        let o = run(
+            &[
+                "run",
+                &dp,
+                "--t-end",
+                "2",
+                "--output-dt",
+                dt,
+                "--animate",
+                "--quiet",
+                "--out",
+                d,
+            ],
+            None,
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        let page = std::fs::read_to_string(dir.join("animation.html")).unwrap();
+        (err, data(&page)["note"].clone())
+    };
+    let (err, note) = go("0.25");
+    assert!(
+        err.contains("note: rows every 0.250 s are coarser than the frames"),
+        "{err}"
+    );
+    assert!(err.contains("--output-dt 0.0333"), "{err}");
+    assert!(
+        note.as_str()
+            .is_some_and(|n| n.contains("% of the picture")),
+        "{note}"
+    );
+    let (err, note) = go("0.02");
+    assert!(!err.contains("note:") && note.is_null(), "{err} {note}");
+    // the page shows it
+    assert!(
+        std::fs::read_to_string(dir.join("animation.html"))
+            .unwrap()
+            .contains("id=\"note\"")
+    );
+}

@@ -175,3 +175,45 @@ fn toml_mistakes_name_their_place() {
         assert!(e.contains(place) && e.contains(part), "{text}\n→ {e}");
     }
 }
+
+/// A pendulum chain is drawn with its support and rods: the scene has the fixed support `O`
+/// at the origin and a rod from it to the first bob and from each bob to the next, and the
+/// movie's rods join positions one rod length apart in every frame.
+#[test]
+fn a_chain_is_drawn_with_its_support_and_rods() {
+    let out = tmp("chain-rods");
+    let o = run(
+        &[
+            "run",
+            &mech("phys389_config.toml"),
+            "--t-end",
+            "0.2",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let movie = lagrangian::view::movie::Movie::load(&out, &Default::default()).unwrap();
+    let points = movie.scene["points"].as_array().unwrap();
+    assert_eq!(points[0]["name"], "O");
+    assert_eq!(points[0]["kind"], "fixed");
+    assert_eq!(movie.fixed[0], Some([0.0; 3]));
+    let bobs = points.len() - 1;
+    assert!(bobs >= 2 && movie.links.len() == bobs, "{:?}", movie.links);
+    for (k, (_, [a, b], kind)) in movie.links.iter().enumerate() {
+        assert_eq!((*a, *b, kind.as_str()), (k, k + 1, "bar"));
+        // the same length in every frame
+        let len = |f: usize| {
+            let (p, q) = (
+                movie.position(*a, f).unwrap(),
+                movie.position(*b, f).unwrap(),
+            );
+            (0..3).map(|i| (p[i] - q[i]).powi(2)).sum::<f64>().sqrt()
+        };
+        for f in 1..movie.frames.len() {
+            assert!((len(f) - len(0)).abs() < 1e-9 * len(0), "rod {k} frame {f}");
+        }
+    }
+}

@@ -6,7 +6,8 @@
 use super::*;
 use crate::model::StateView;
 use crate::model::geometry::{
-    CustomPoint, Geometry, Momenta, NamedPoint, PointKind, PointMap, Quantities,
+    Affine, CustomPoint, Geometry, Link, LinkKind, Momenta, NamedPoint, PointKind, PointMap,
+    Quantities,
 };
 use crate::problem::{Problem, Restart};
 use std::sync::{Arc, Mutex};
@@ -19,6 +20,22 @@ impl SphericalChain {
     pub fn problem(&self, t_end: f64, log: Arc<Mutex<ChartLog>>) -> Result<Problem, Error> {
         let (q, v) = self.vectors();
         let mut g = Geometry::new(3);
+        // the support, and a rod from it to the first bob and from each bob to the next
+        let support = PointMap::Affine(Affine::fixed([0.0; 3]));
+        g.points
+            .push(NamedPoint::new("O", PointKind::Fixed, support));
+        for k in 0..self.rods.len() {
+            let ends = match k {
+                0 => ["O".to_string(), "P1".to_string()],
+                _ => [format!("P{k}"), format!("P{}", k + 1)],
+            };
+            g.links.push(Link {
+                name: format!("rod{}", k + 1),
+                kind: LinkKind::Bar,
+                ends,
+                constraint: None,
+            });
+        }
         for k in 0..self.rods.len() {
             let chain = self.clone();
             let bob = move |q: &[f64], v: &[f64], _t: f64| {
