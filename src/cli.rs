@@ -97,6 +97,10 @@ pub enum Cmd {
     /// run and DIR/fit.json.
     #[command(allow_negative_numbers = true)]
     Fit(FitArgs),
+    /// A state-space model for control about the initial configuration or the equilibrium:
+    /// A, B, C, D in minimal coordinates on the constraint manifold, inputs named parameters,
+    /// outputs named columns; prints A's eigenvalues, writes DIR/state_space.json and A.npy … D.npy.
+    Linearize(LinearizeArgs),
     /// Parse, build and initialize a mechanism file; print its coordinates, constraints,
     /// degrees of freedom and consistent initial point.
     #[command(allow_negative_numbers = true)]
@@ -301,6 +305,27 @@ pub struct FitArgs {
     /// End time (overrides ProblemData.tend).
     #[arg(allow_hyphen_values = true, long = "t-end")]
     pub t_end: Option<f64>,
+}
+
+/// `lagrangian linearize`'s arguments.
+#[derive(clap::Args)]
+pub struct LinearizeArgs {
+    /// The mechanism (YAML).
+    pub file: PathBuf,
+    /// Input parameters (PhysicalParams that enter forces), comma-separated, e.g. --inputs u.
+    #[arg(long, value_delimiter = ',')]
+    pub inputs: Vec<String>,
+    /// Output columns, comma-separated, e.g. --outputs A.x,angle (any column but the ledger).
+    #[arg(long, value_delimiter = ',')]
+    pub outputs: Vec<String>,
+    /// About the initial configuration or the equilibrium.
+    #[arg(long, value_enum, default_value = "initial")]
+    pub at: At,
+    /// Output directory (default: out/<file name>/linear).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub set: Settings,
 }
 
 /// `NAME=V1,V2,…` (finite numbers).

@@ -199,3 +199,51 @@ pub fn fit(a: &cli::FitArgs) -> Result<(), String> {
     );
     Ok(())
 }
+
+/// `lagrangian linearize`: the state-space model printed (A's eigenvalues, the matrices) and
+/// written into the output folder.
+pub fn linearize(a: &cli::LinearizeArgs) -> Result<(), String> {
+    use lagrangian::run::linear::state_space_to_folder;
+    let (p, _) = spec::load_with(&a.file, &a.set.sets).map_err(|e| e.to_string())?;
+    let out = (a.out.clone()).unwrap_or_else(|| default_out(&a.file).join("linear"));
+    let inputs: Vec<&str> = a.inputs.iter().map(|s| s.trim()).collect();
+    let outputs: Vec<&str> = a.outputs.iter().map(|s| s.trim()).collect();
+    let ss = state_space_to_folder(&p, a.at.into(), &inputs, &outputs, &out)
+        .map_err(|e| e.to_string())?;
+    let f = ss.basis.ncols();
+    say!(
+        "state space of {} about its {} configuration: {} states (y, y') on {f} degrees of \
+         freedom, inputs [{}], outputs [{}]",
+        a.file.display(),
+        match a.at {
+            cli::At::Initial => "initial",
+            cli::At::Equilibrium => "equilibrium",
+        },
+        2 * f,
+        ss.inputs.join(", "),
+        ss.outputs.join(", ")
+    );
+    let mut eig: Vec<(f64, f64)> =
+        ss.a.complex_eigenvalues()
+            .iter()
+            .map(|z| (z.re, z.im))
+            .collect();
+    eig.sort_by(|x, y| x.1.abs().total_cmp(&y.1.abs()).then(x.0.total_cmp(&y.0)));
+    say!("eigenvalues of A (1/s):");
+    for (re, im) in eig {
+        say!(
+            "  {re:>14.6e} {} {:.6e}i",
+            if im < 0.0 { '-' } else { '+' },
+            im.abs()
+        );
+    }
+    for (name, m) in [("A", &ss.a), ("B", &ss.b), ("C", &ss.c), ("D", &ss.d)] {
+        say!("{name} ({} x {}):", m.nrows(), m.ncols());
+        for i in 0..m.nrows() {
+            let row: Vec<String> = m.row(i).iter().map(|x| format!("{x:>12.5e}")).collect();
+            say!("  {}", row.join(" "));
+        }
+    }
+    say!("wrote {}", out.join("state_space.json").display());
+    Ok(())
+}

@@ -27,7 +27,9 @@ macro_rules! say {
 mod cli;
 mod commands;
 use cli::{Cli, Cmd};
-use commands::{NEXT, check, default_out, equilibrium, fit, modes, sweep, write_animation, wrote};
+use commands::{
+    NEXT, check, default_out, equilibrium, fit, linearize, modes, sweep, write_animation, wrote,
+};
 
 const DEFAULT_NAME: &str = "mechanisms/mechanism0.yaml";
 const DEFAULT_TEXT: &str = include_str!("../mechanisms/mechanism0.yaml");
@@ -224,6 +226,7 @@ fn execute(cli: Cli) -> ExitCode {
                 .and_then(|(p, plan)| sweep(&p, &plan, &args.options(interrupt), &out, args.quiet))
         }
         Some(Cmd::Fit(args)) => fit(&args),
+        Some(Cmd::Linearize(args)) => linearize(&args),
         Some(Cmd::Check { file, set, verbose }) => spec::load_with(&file, &set.sets)
             .map_err(|e| e.to_string())
             .and_then(|(p, plan)| check(&p, &plan, verbose)),

@@ -175,6 +175,26 @@ class Problem:
         data: Dict[str, Any] = json.loads(self._native.modes(at))
         return data
 
+    def state_space(
+        self, inputs: Sequence[str], outputs: Sequence[str], at: str = "initial"
+    ) -> Dict[str, Any]:
+        """A state-space model for control about the initial configuration (``at="initial"``)
+        or the equilibrium (``"equilibrium"``), as ``lagrangian linearize``: ``ẋ = A x + B u``,
+        ``z = C x + D u`` with ``x = (y, ẏ)`` the minimal coordinates on the constraint
+        manifold (``δq = N y``, ``N`` = ``basis``), inputs ``u`` the named parameters (of
+        forces), outputs ``z`` the named columns. Returns ``a``, ``b``, ``c``, ``d``,
+        ``basis`` as NumPy arrays and ``q``, ``inputs``, ``outputs``, ``t``."""
+        data: Dict[str, Any] = json.loads(
+            self._native.state_space([str(i) for i in inputs], [str(o) for o in outputs], at)
+        )
+        for k in ("a", "b", "c", "d", "basis"):
+            rows = data[k]
+            shape = {"a": (len(rows), len(rows)), "b": (len(rows), len(inputs)),
+                     "c": (len(outputs), len(data["a"])), "d": (len(outputs), len(inputs)),
+                     "basis": (len(data["q"]), len(data["a"]) // 2)}[k]
+            data[k] = np.array(rows, dtype=np.float64).reshape(shape)
+        return data
+
     def fit(
         self,
         vary: Sequence[str],

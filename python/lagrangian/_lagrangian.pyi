@@ -53,6 +53,9 @@ class Problem:
         self, hold_pins: bool = False, max_iterations: int = 500, source: Optional[str] = None
     ) -> str: ...
     def modes(self, at: str = "initial") -> str: ...
+    def state_space(
+        self, inputs: Sequence[str], outputs: Sequence[str], at: str = "initial"
+    ) -> str: ...
     def fit(
         self,
         vary: Sequence[str],

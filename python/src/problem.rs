@@ -227,6 +227,38 @@ impl Problem {
         Ok(serde_json::to_string(&report).unwrap_or_default())
     }
 
+    /// The state-space model about the initial configuration or the equilibrium (`at`), inputs
+    /// the parameters `inputs`, outputs the columns `outputs` (`run::linear::state_space`), as
+    /// JSON.
+    #[pyo3(signature = (inputs, outputs, at="initial"))]
+    fn state_space(
+        &self,
+        py: Python<'_>,
+        inputs: Vec<String>,
+        outputs: Vec<String>,
+        at: &str,
+    ) -> PyResult<String> {
+        use lagrangian::run::modes::ModesAt;
+        let at = match at {
+            "initial" => ModesAt::Initial,
+            "equilibrium" => ModesAt::Equilibrium,
+            other => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "at = {other:?}: 'initial' or 'equilibrium'"
+                )));
+            }
+        };
+        let p = &self.problem;
+        let ss = py
+            .detach(|| {
+                let i: Vec<&str> = inputs.iter().map(String::as_str).collect();
+                let o: Vec<&str> = outputs.iter().map(String::as_str).collect();
+                lagrangian::run::linear::state_space(p, at, &i, &o)
+            })
+            .map_err(|e| to_py(py, e))?;
+        Ok(serde_json::to_string(&ss).unwrap_or_default())
+    }
+
     /// Integrate with the overrides given (as `lagrangian run`'s options), keeping every
     /// `output_every`-th row (or the rows at `output_dt` / `output_at`) in memory, or with
     /// `out` writing them to that folder as `lagrangian run --out` does (`formats`: any of

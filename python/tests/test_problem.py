@@ -276,3 +276,19 @@ def test_fit_to_a_measured_run(tmp_path):
     table.write_text("t,A.x\n0.5,one\n")
     with pytest.raises(lagrangian.LagrangianError, match="targets.csv:2:5"):
         problem.fit(["k"], table)
+
+
+def test_state_space_of_a_pendulum():
+    """``Problem.state_space``: a hanging pendulum (m = 2, ℓ = 0.5) pushed along x by u has
+    A's eigenvalues ±i√(g/ℓ) and the bob's x answers with CAB = 1/m; an unknown output raises."""
+    text = ("Dimension: 2\nPhysicalParams: { u: 0 }\nPartData: { Fixed: { O: [0, 0] }, "
+            "Particles: { A: 2 }, Bars: { OA: 0.5 } }\nAppliedForces: { Gravity: , "
+            "Forces: { A: [u, 0] } }\nProblemData: { tend: 1, positions: { A: [0, -0.5] } }\n")
+    ss = lagrangian.load(text=text).state_space(["u"], ["A.x", "A.y"])
+    assert ss["a"].shape == (2, 2) and ss["b"].shape == (2, 1) and ss["c"].shape == (2, 2)
+    assert np.allclose(sorted(np.linalg.eigvals(ss["a"]).imag), [-np.sqrt(9.81 / 0.5),
+                                                                  np.sqrt(9.81 / 0.5)])
+    assert abs((ss["c"] @ ss["a"] @ ss["b"])[0, 0] - 0.5) < 1e-8
+    assert ss["basis"].shape == (2, 1)
+    with pytest.raises(lagrangian.LagrangianError, match="no column 'B.x'"):
+        lagrangian.load(text=text).state_space(["u"], ["B.x"])

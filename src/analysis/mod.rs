@@ -30,9 +30,11 @@
 
 mod equilibrium;
 mod report;
+mod state_space;
 
 pub use equilibrium::{Equilibrium, EquilibriumOptions, Stability, project_onto_constraints};
 pub use report::ModesReport;
+pub use state_space::{OutputMap, StateSpace};
 
 use crate::assembly;
 use crate::error::{Error, SolveError};

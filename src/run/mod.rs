@@ -21,6 +21,7 @@
 
 pub mod equilibrium;
 pub mod fit;
+pub mod linear;
 pub mod memory;
 pub mod modes;
 pub mod sweep;

@@ -165,3 +165,59 @@ fn ctrl_c_stops_a_fit_and_keeps_the_earlier_result() {
     );
     assert_eq!(std::fs::read(out.join("fit.json")).unwrap(), before);
 }
+
+/// `lagrangian linearize`: the state-space model about the equilibrium printed and written as
+/// JSON and `.npy` (a particle on a damped spring in the plane: 2 degrees of freedom, one
+/// input, two outputs); an unknown output is named.
+#[test]
+fn linearize_writes_the_state_space_model() {
+    let dir = tmp("linearize");
+    let file = dir.join("spring.yaml");
+    std::fs::write(&file, SPRING).unwrap();
+    let out = dir.join("linear");
+    let (f, o) = (file.to_str().unwrap(), out.to_str().unwrap());
+    let args = [
+        "linearize",
+        f,
+        "--inputs",
+        "k",
+        "--outputs",
+        "A.x,A.y",
+        "--at",
+        "equilibrium",
+        "--out",
+        o,
+    ];
+    let done = run(&args, None);
+    let said = String::from_utf8_lossy(&done.stdout).to_string();
+    assert!(done.status.success(), "{}", stderr(&done));
+    assert!(
+        said.contains("4 states") && said.contains("eigenvalues of A"),
+        "{said}"
+    );
+    for (name, shape) in [("A", [4, 4]), ("B", [4, 1]), ("C", [2, 4]), ("D", [2, 1])] {
+        let (s, _) = lagrangian::output::npy::read_npy(&out.join(format!("{name}.npy"))).unwrap();
+        assert_eq!(s, shape, "{name}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("state_space.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["outputs"], serde_json::json!(["A.x", "A.y"]));
+    assert_eq!(json["a"].as_array().unwrap().len(), 4);
+    let args = [
+        "linearize",
+        f,
+        "--inputs",
+        "k",
+        "--outputs",
+        "A.q",
+        "--out",
+        o,
+    ];
+    let bad = run(&args, None);
+    assert!(
+        !bad.status.success() && stderr(&bad).contains("no column 'A.q'"),
+        "{}",
+        stderr(&bad)
+    );
+}

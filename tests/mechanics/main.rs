@@ -31,6 +31,7 @@ mod sensitivity;
 mod solvers;
 mod spherical_chain;
 mod state_solver;
+mod state_space;
 mod structure;
 mod three_ways;
 mod user_columns;

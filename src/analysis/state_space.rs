@@ -1,0 +1,202 @@
+//! A state-space model for control: the linearization about a configuration at rest
+//! ([`Linearization`]) in minimal coordinates on the constraint manifold, with named inputs
+//! (parameters that enter the forces) and named outputs (columns of the results).
+//!
+//! With `δq = N y` (`N` the orthonormal null-space basis of `C_q`), `x = (y, ẏ)`, inputs `u`
+//! and outputs `z`:
+//!
+//! `ẋ = A x + B u`, `z = C x + D u`, `A = [0 I; −M_r⁻¹K_r −M_r⁻¹D_r]`,
+//! `B = [0; −M_r⁻¹ Nᵀ ∂r/∂u]`, `C = [∂h/∂q N  ∂h/∂v N]`, `D = ∂h/∂u`,
+//!
+//! `M_r, D_r, K_r = Nᵀ(M, D, K)N` as the linearization gives them (not symmetrized: gyroscopic
+//! and circulatory forces stay), `r` the Euler–Lagrange residual and `z = h(q, v; u)`. The
+//! derivatives in `u` are central differences of problems rebuilt with the parameter moved by
+//! `10⁻⁶ (1 + |u|)` (as the column sensitivities are), those of `h` central differences in the
+//! state; `A` is exact.
+//!
+//! ```
+//! use lagrangian::analysis::StateSpace;
+//! // a pendulum (m = 2, ℓ = 0.5) hanging at rest, pushed sideways by a force u on its bob:
+//! // along the arc y, m ÿ = −(m g/ℓ) y + u
+//! let text = "Dimension: 2\nPhysicalParams: { u: 0 }\nPartData: { Fixed: { O: [0, 0] }, \
+//!             Particles: { A: 2 }, Bars: { OA: 0.5 } }\nAppliedForces: { Gravity: , \
+//!             Forces: { A: [u, 0] } }\nProblemData: { tend: 1, positions: { A: [0, -0.5] } }\n";
+//! let (problem, _plan) = lagrangian::spec::parse(text, "pendulum.yaml")?;
+//! let q = problem.initial_values()?.state.q;
+//! let x = |p: &lagrangian::problem::Problem, q: &[f64], _v: &[f64]| Ok(vec![q[0]]);
+//! let ss = StateSpace::at_rest(&problem, &q, &["u"], &["A.x".into()], &x)?;
+//! assert!((ss.a[(1, 0)] + 9.81 / 0.5).abs() < 1e-12);          // −g/ℓ
+//! assert!(((&ss.c * &ss.b)[(0, 0)]).abs() < 1e-9);              // z = x: CB = 0 …
+//! assert!(((&ss.c * &ss.a * &ss.b)[(0, 0)] - 0.5).abs() < 1e-8); // … CAB = 1/m
+//! # Ok::<(), lagrangian::Error>(())
+//! ```
+
+use super::Linearization;
+use crate::assembly;
+use crate::error::{Error, SolveError};
+use crate::problem::Problem;
+use nalgebra::DMatrix;
+
+/// Outputs `h(q, v)` of a problem (its columns, by name, in order).
+pub type OutputMap<'a> = dyn Fn(&Problem, &[f64], &[f64]) -> Result<Vec<f64>, Error> + 'a;
+
+/// `ẋ = A x + B u`, `z = C x + D u` about a configuration at rest.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct StateSpace {
+    /// Time of the linearization.
+    pub t: f64,
+    /// The configuration.
+    pub q: Vec<f64>,
+    /// `N` (n × f): `δq = N y`, the state `x = (y, ẏ)`.
+    #[serde(serialize_with = "rows")]
+    pub basis: DMatrix<f64>,
+    /// The input parameters.
+    pub inputs: Vec<String>,
+    /// The output columns.
+    pub outputs: Vec<String>,
+    /// `A` (2f × 2f).
+    #[serde(serialize_with = "rows")]
+    pub a: DMatrix<f64>,
+    /// `B` (2f × inputs).
+    #[serde(serialize_with = "rows")]
+    pub b: DMatrix<f64>,
+    /// `C` (outputs × 2f).
+    #[serde(serialize_with = "rows")]
+    pub c: DMatrix<f64>,
+    /// `D` (outputs × inputs).
+    #[serde(serialize_with = "rows")]
+    pub d: DMatrix<f64>,
+}
+
+/// A matrix as JSON rows.
+fn rows<S: serde::Serializer>(m: &DMatrix<f64>, s: S) -> Result<S::Ok, S::Error> {
+    let r: Vec<Vec<f64>> = (0..m.nrows())
+        .map(|i| m.row(i).iter().copied().collect())
+        .collect();
+    serde::Serialize::serialize(&r, s)
+}
+
+fn bad(m: String) -> Error {
+    SolveError::Linearization(m).into()
+}
+
+impl StateSpace {
+    /// The state-space model of `problem` about `q` at rest (at `problem.t0`), with the
+    /// parameters `inputs` as inputs and the outputs `h` named `outputs`.
+    pub fn at_rest(
+        problem: &Problem,
+        q: &[f64],
+        inputs: &[&str],
+        outputs: &[String],
+        h: &OutputMap<'_>,
+    ) -> Result<StateSpace, Error> {
+        let lin = Linearization::at_rest(problem, q)?;
+        let (n, f) = (q.len(), lin.basis.ncols());
+        let nb = &lin.basis;
+        let [mr, dr, kr] =
+            [&lin.mass, &lin.damping, &lin.stiffness].map(|x| nb.transpose() * x * nb);
+        let lu = mr.clone().lu();
+        let solve = |x: &DMatrix<f64>| match f {
+            0 => Ok(x.clone()), // no degree of freedom: empty (nalgebra's LU needs a size)
+            _ => lu.solve(x).ok_or_else(|| {
+                bad("the mass matrix on the constraint manifold is singular".into())
+            }),
+        };
+        let mut a = DMatrix::zeros(2 * f, 2 * f);
+        a.view_mut((0, f), (f, f)).fill_with_identity();
+        a.view_mut((f, 0), (f, f)).copy_from(&-solve(&kr)?);
+        a.view_mut((f, f), (f, f)).copy_from(&-solve(&dr)?);
+        let (t, zero) = (lin.t, vec![0.0; n]);
+        let z0 = h(problem, q, &zero)?;
+        if z0.len() != outputs.len() {
+            return Err(bad(format!(
+                "{} output values for {} outputs",
+                z0.len(),
+                outputs.len()
+            )));
+        }
+        // inputs: ∂r/∂u and ∂h/∂u by central differences of rebuilt problems
+        let (mut b, mut d) = (
+            DMatrix::zeros(2 * f, inputs.len()),
+            DMatrix::zeros(outputs.len(), inputs.len()),
+        );
+        for (j, name) in inputs.iter().enumerate() {
+            let u = (problem.parameters.iter().find(|(k, _)| k == name))
+                .map(|x| x.1)
+                .ok_or_else(|| -> Error {
+                    SolveError::UnknownName {
+                        kind: "parameter",
+                        name: name.to_string(),
+                        message: format!("unknown parameter '{name}' as an input"),
+                    }
+                    .into()
+                })?;
+            let du = 1e-6 * (1.0 + u.abs());
+            let shifted = |s: f64| problem.with_parameters(&[(name, u + s * du)]);
+            let (plus, minus) = (shifted(1.0)?, shifted(-1.0)?);
+            let r = |p: &Problem| {
+                assembly::dense_term_blocks(&p.model, t, q, &zero, &lin.acceleration)[0].clone()
+            };
+            let c = |p: &Problem| match p.model.n_constraints() {
+                0 => Vec::new(),
+                m => {
+                    let mut out = vec![0.0; m];
+                    assembly::constraint_values(&p.model, t, q, &mut out);
+                    out
+                }
+            };
+            let moved = c(&plus)
+                .iter()
+                .zip(c(&minus))
+                .any(|(x, y)| (x - y).abs() > 1e-12);
+            if moved {
+                return Err(bad(format!(
+                    "input '{name}' changes the constraints (a drive's motion): inputs are \
+                     parameters of forces"
+                )));
+            }
+            let dr_du = (r(&plus) - r(&minus)) / (2.0 * du);
+            let force = solve(&(-(nb.transpose() * dr_du)))?;
+            b.view_mut((f, j), (f, 1)).copy_from(&force);
+            let (zp, zm) = (h(&plus, q, &zero)?, h(&minus, q, &zero)?);
+            for i in 0..outputs.len() {
+                d[(i, j)] = (zp[i] - zm[i]) / (2.0 * du);
+            }
+        }
+        // outputs: ∂h/∂q N and ∂h/∂v N by central differences along the basis
+        let scale = q.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+        let eps = 1e-6 * scale;
+        let mut c = DMatrix::zeros(outputs.len(), 2 * f);
+        for k in 0..f {
+            let dir: Vec<f64> = nb.column(k).iter().map(|x| x * eps).collect();
+            let along = |s: f64, pos: bool| -> Result<Vec<f64>, Error> {
+                let moved: Vec<f64> = (0..n).map(|i| s * dir[i]).collect();
+                match pos {
+                    true => h(problem, &add(q, &moved), &zero),
+                    false => h(problem, q, &moved),
+                }
+            };
+            for (col, pos) in [(k, true), (f + k, false)] {
+                let (zp, zm) = (along(1.0, pos)?, along(-1.0, pos)?);
+                for i in 0..outputs.len() {
+                    c[(i, col)] = (zp[i] - zm[i]) / (2.0 * eps);
+                }
+            }
+        }
+        Ok(StateSpace {
+            t,
+            q: q.to_vec(),
+            basis: lin.basis,
+            inputs: inputs.iter().map(|s| s.to_string()).collect(),
+            outputs: outputs.to_vec(),
+            a,
+            b,
+            c,
+            d,
+        })
+    }
+}
+
+fn add(a: &[f64], b: &[f64]) -> Vec<f64> {
+    a.iter().zip(b).map(|(x, y)| x + y).collect()
+}
