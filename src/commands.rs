@@ -150,6 +150,14 @@ pub fn fit(a: &cli::FitArgs) -> Result<(), String> {
         ..Default::default()
     };
     plan.apply(&mut p, &ov).map_err(|e| e.to_string())?;
+    if !matches!(plan.method, lagrangian::problem::Method::GenAlpha(_)) {
+        return Err(format!(
+            "a fit differentiates the generalized-α scheme, and {} runs {}: give --step H or \
+             --steps N",
+            a.file.display(),
+            plan.method.name()
+        ));
+    }
     let source = a.target.display().to_string();
     let text = std::fs::read_to_string(&a.target)
         .map_err(|e| format!("cannot read the targets {source}: {e}"))?;

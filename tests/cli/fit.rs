@@ -122,6 +122,29 @@ fn fit_finds_the_stiffness_and_damping_of_a_measured_run() {
     );
     bad("k", "A.x\n1.2\n", "no column 't'");
     bad("k", "t,A.x\n5,1.2\n", "outside the run");
+    // a file under error control: the fit asks for a step
+    let tol = dir.join("tol.yaml");
+    std::fs::write(&tol, SPRING.replace("step: 1e-3", "tol: 1e-8")).unwrap();
+    std::fs::write(&target, "t,A.x\n0.5,1.2\n").unwrap();
+    let args = [
+        "fit",
+        tol.to_str().unwrap(),
+        "--target",
+        target.to_str().unwrap(),
+        "--vary",
+        "k",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = run(&args, None);
+    assert!(
+        !o.status.success() && stderr(&o).contains("give --step H"),
+        "{}",
+        stderr(&o)
+    );
+    let args = [&args[..], &["--step", "1e-3"]].concat();
+    let o = run(&args, None);
+    assert!(o.status.success(), "{}", stderr(&o));
     // the earlier result is still there
     assert!(out.join("fit.json").is_file() && out.join("trajectory.csv").is_file());
 }
