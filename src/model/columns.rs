@@ -52,8 +52,9 @@ pub struct UserColumn {
     pub eval: Arc<ColumnFn>,
     /// How the values are kept continuous along a run.
     pub continuity: Continuity,
-    /// What defined it (an expression's text; "Rust" for a closure), for the record.
-    pub definition: String,
+    /// The expression that defined it (`None`: Rust code), so that it can be read again
+    /// with other parameter values.
+    pub definition: Option<String>,
 }
 
 impl fmt::Debug for UserColumn {
@@ -86,7 +87,7 @@ impl UserColumn {
             name,
             eval: Arc::new(move |q: &[f64], v: &[f64], t, out: &mut Vec<f64>| out.push(f(q, v, t))),
             continuity: Continuity::Plain,
-            definition: "Rust".into(),
+            definition: None,
         }
     }
 
@@ -114,7 +115,7 @@ impl UserColumn {
             name,
             eval: Arc::new(eval),
             continuity,
-            definition: "Rust".into(),
+            definition: None,
         }
     }
 
@@ -246,7 +247,7 @@ impl Vocabulary {
             names,
             eval: Arc::new(eval),
             continuity,
-            definition: text.to_string(),
+            definition: Some(text.to_string()),
         })
     }
 
@@ -277,7 +278,7 @@ impl Vocabulary {
             let cols = axes.clone().map(|a| a.eval_vector::<f64>(&at, t));
             std::array::from_fn(|r| std::array::from_fn(|c| cols[c][r]))
         });
-        c.definition = text.to_string();
+        c.definition = Some(text.to_string());
         c
     }
 }

@@ -27,7 +27,7 @@ use crate::model::columns;
 use crate::model::geometry::{CoordKind, DistanceForm, Momenta, PointKind};
 use crate::model::{Model, StateView};
 use crate::output::ledger::Ledger;
-use crate::problem::{LinearSolverKind, Outputs};
+use crate::problem::{ENERGY_COLUMNS, LEDGER_COLUMNS, LinearSolverKind, MOMENTA_COLUMNS, Outputs};
 use crate::solve::Problem;
 use crate::solve::StateSolver;
 use std::ops::Range;
@@ -189,10 +189,11 @@ impl Columns {
             s.group("reactions", names);
         }
         if o.momenta && !matches!(g.momenta, Momenta::None) {
+            let m = MOMENTA_COLUMNS;
             let cols: &[&str] = match dim {
-                1 => &["Px"],
-                2 => &["Px", "Py", "|P|", "Lz"],
-                _ => &["Px", "Py", "Pz", "|P|", "Lx", "Ly", "Lz", "|L|"],
+                1 => &m[..1],
+                2 => &[m[0], m[1], m[3], m[6]],
+                _ => &m,
             };
             s.momenta = Some(MomentaWork::default());
             s.group("momenta", cols.iter().map(|c| c.to_string()).collect());
@@ -210,18 +211,10 @@ impl Columns {
             s.group("user", names.collect());
         }
         if o.energies {
-            let cols = ["kinetic", "potential", "total", "max_constraint_residual"];
-            s.group("energies", cols.map(String::from).to_vec());
+            s.group("energies", ENERGY_COLUMNS.map(String::from).to_vec());
         }
         if o.ledger {
-            let cols = [
-                "work_forces",
-                "work_drives",
-                "work_time",
-                "dissipated",
-                "balance_error",
-            ];
-            s.group("ledger", cols.map(String::from).to_vec());
+            s.group("ledger", LEDGER_COLUMNS.map(String::from).to_vec());
         }
         s
     }

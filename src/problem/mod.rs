@@ -17,7 +17,10 @@ pub use options::{
     Dop853Options, GenAlphaOptions, InitOptions, LinearSolverKind, Method, RadauOptions,
     Rk4Options, StepControl,
 };
-pub use outputs::{Format, GROUPS, OutputTimes, Outputs, PlotPanel};
+pub use outputs::{
+    ENERGY_COLUMNS, Format, GROUPS, LEDGER_COLUMNS, MOMENTA_COLUMNS, OutputTimes, Outputs,
+    PlotPanel,
+};
 pub use plan::{Overrides, RunPlan, Spelling};
 use std::fmt;
 use std::sync::Arc;
@@ -223,9 +226,9 @@ impl Problem {
             if p.geometry.columns.iter().any(|d| d.name == c.name) {
                 continue;
             }
-            p = match p.geometry.vocabulary.is_some() && c.definition != "Rust" {
-                true => p.column_expr(&c.name, &c.definition)?,
-                false => p.column(c.clone())?,
+            p = match (&p.geometry.vocabulary, &c.definition) {
+                (Some(_), Some(text)) => p.column_expr(&c.name, text)?,
+                _ => p.column(c.clone())?,
             };
         }
         Ok(p)
@@ -250,30 +253,6 @@ impl Problem {
     /// # Ok::<(), lagrangian::Error>(())
     /// ```
     pub fn column(mut self, column: UserColumn) -> Result<Self, Error> {
-        const TAKEN: [&str; 22] = [
-            "t",
-            "kinetic",
-            "potential",
-            "total",
-            "max_constraint_residual",
-            "work_forces",
-            "work_drives",
-            "work_time",
-            "dissipated",
-            "balance_error",
-            "Px",
-            "Py",
-            "Pz",
-            "|P|",
-            "Lx",
-            "Ly",
-            "Lz",
-            "|L|",
-            "user",
-            "positions",
-            "velocities",
-            "energies",
-        ];
         let bad = |m: String| -> Error { SolveError::option("columns", m).into() };
         let name = &column.name;
         if name.is_empty()
@@ -286,7 +265,11 @@ impl Problem {
             )));
         }
         let taken = |n: &str| {
-            TAKEN.contains(&n)
+            n == "t"
+                || (ENERGY_COLUMNS.iter())
+                    .chain(&LEDGER_COLUMNS)
+                    .chain(&MOMENTA_COLUMNS)
+                    .any(|c| *c == n)
                 || self.model.coordinate_names().iter().any(|c| c == n)
                 || self.geometry.points.iter().any(|p| {
                     ["x", "y", "z", "vx", "vy", "vz"]

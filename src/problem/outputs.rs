@@ -16,6 +16,21 @@ pub const GROUPS: [&str; 9] = [
     "ledger",
 ];
 
+/// The columns of the group `energies`.
+pub const ENERGY_COLUMNS: [&str; 4] = ["kinetic", "potential", "total", "max_constraint_residual"];
+
+/// The columns of the group `ledger`.
+pub const LEDGER_COLUMNS: [&str; 5] = [
+    "work_forces",
+    "work_drives",
+    "work_time",
+    "dissipated",
+    "balance_error",
+];
+
+/// The columns of the group `momenta` in 3D (in 2D `Px, Py, |P|, Lz`, in 1D `Px`).
+pub const MOMENTA_COLUMNS: [&str; 8] = ["Px", "Py", "Pz", "|P|", "Lx", "Ly", "Lz", "|L|"];
+
 /// A file format a run's table is written in (`--format`, `Output: format`, `formats=`).
 ///
 /// ```

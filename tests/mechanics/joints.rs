@@ -41,7 +41,7 @@ fn rk4(f: impl Fn(f64) -> f64, y0: f64, v0: f64, t: f64, steps: usize) -> (f64, 
 
 /// A uniform rod (m, L) hanging from the world y axis by `joint` (the rest of the entry),
 /// released at 1 rad: `θ̈ = −(3g/2L) sin θ`.
-fn rod(joint: &str, extra: &str) -> String {
+pub(crate) fn rod(joint: &str, extra: &str) -> String {
     format!(
         "
 Title: rod
@@ -65,7 +65,7 @@ SolverParams: {{ tol: 1e-11 }}
     )
 }
 
-const REVOLUTE: &str = "{ type: revolute, bodies: [ground, Rod], parent: { z: [0, 1, 0], x: [0, 0, -1] }, \
+pub(crate) const REVOLUTE: &str = "{ type: revolute, bodies: [ground, Rod], parent: { z: [0, 1, 0], x: [0, 0, -1] }, \
                         child: { z: [0, 1, 0], x: [0, 0, -1] }, initial: 1.0 }";
 
 fn pendulum_reference() -> (f64, f64) {

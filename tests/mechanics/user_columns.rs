@@ -20,26 +20,14 @@ fn worst(a: &[f64], b: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// A rod on a hinge about the world y axis, spun over the top: 12 rad/s at the bottom.
-const SPINNING_ROD: &str = "
-Title: spinning rod
-Dimension: 3
-PhysicalParams: { m: 2, L: 1 }
-PartData:
-  Bodies:
-    Rod:
-      mass: m
-      com: [0, 0, -L/2]
-      inertia: [m*L**2/12, m*L**2/12, 0.001]
-      markers: { Tip: [0, 0, -L] }
-  Joints:
-    hinge: { type: revolute, bodies: [ground, Rod], parent: { z: [0, 1, 0], x: [0, 0, -1] },
-             child: { z: [0, 1, 0], x: [0, 0, -1] } }
-AppliedForces:
-  Gravity: 9.81
-ProblemData: { tend: 3, velocities: { hinge: 12 } }
-SolverParams: { tol: 1e-10 }
-Output:
+/// The rod of tests/mechanics/joints.rs on its hinge about the world y axis, spun over the top
+/// (12 rad/s at the bottom), with columns of its own.
+fn spinning_rod() -> String {
+    let hinge = crate::joints::REVOLUTE.replace("initial: 1.0", "initial: 0");
+    crate::joints::rod(&hinge, "").replace(
+        "ProblemData: { tend: 2 }",
+        "ProblemData: { tend: 3, velocities: { hinge: 12 } }",
+    ) + "Output:
   columns:
     - positions
     - velocities
@@ -49,7 +37,8 @@ Output:
     - e: euler(Rod, YXZ)
     - E: euler(Rod, xyx)
     - speed: norm(Rod.Tip')
-";
+"
+}
 
 /// The rod turns about y by the hinge angle θ: R = R_y(θ). So the angle read off the tip with
 /// `atan2` is θ over every turn, ω = (0, θ̇, 0), q = (cos θ/2, 0, sin θ/2, 0) on the branch that
@@ -57,7 +46,7 @@ Output:
 /// wrapped into [0, π] of a proper sequence; the tip's speed is L|θ̇|.
 #[test]
 fn a_spinning_body_s_angle_rate_and_orientation() {
-    let (p, plan) = spec::parse(SPINNING_ROD, "rod.yaml").unwrap_or_else(|e| panic!("{e}"));
+    let (p, plan) = spec::parse(&spinning_rod(), "rod.yaml").unwrap_or_else(|e| panic!("{e}"));
     let t = run(p, plan);
     let th = col(&t, "hinge");
     let rate = col(&t, "hinge.v");

@@ -4,13 +4,15 @@
 //! frames; and the `Output.columns` entries `name: expression` added to the problem with them.
 
 use super::{Builder, Point, file_vexpr, to_map};
+use crate::error::{Error, SolveError};
 use crate::expr::VExpr;
 use crate::model::columns::Vocabulary;
 use crate::problem::Problem;
 use crate::spec::{Path_, SpecError};
 use std::sync::Arc;
 
-/// `k (L − ℓ) + c L̇`: the tension of a spring–damper of length `L` (positive when it pulls).
+/// `k (L − ℓ) + c L̇`: the tension of a spring–damper of length `L` (positive when it pulls);
+/// with `ℓ = 0` and `L` a stretch, a coordinate spring's force `k s + c ṡ`.
 pub(super) fn tension(length: &VExpr, k: f64, l0: f64, c: f64) -> Result<VExpr, String> {
     let stretch = VExpr::sum(length.clone(), VExpr::constant(l0), true)?;
     let mut f = VExpr::product(VExpr::constant(k), stretch)?;
@@ -74,13 +76,9 @@ pub(super) fn add(
     let words = vocabulary(b).map_err(|e| b.ctx.err(&b.part_path, e))?;
     problem.geometry.vocabulary = Some(Arc::new(words));
     for (name, text, p) in columns {
-        problem = problem.column_expr(name, text).map_err(|e| {
-            let message = e.to_string();
-            let message = message
-                .strip_prefix("invalid solver options: ")
-                .unwrap_or(&message)
-                .to_string();
-            b.ctx.err(p, message)
+        problem = problem.column_expr(name, text).map_err(|e| match e {
+            Error::Solve(SolveError::InvalidOption { message, .. }) => b.ctx.err(p, message),
+            other => b.ctx.err(p, other.to_string()),
         })?;
     }
     Ok(problem)

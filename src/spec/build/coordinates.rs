@@ -197,25 +197,22 @@ pub(super) fn coordinate_springs(b: &mut Builder, value: &Value) -> Result<(), S
             true,
         )
         .map_err(|m| b.ctx.err(&q, m))?;
-        let mut force = VExpr::product(VExpr::constant(k), stretch.clone());
         b.members.push((format!("{name}.stretch"), stretch.clone()));
         let mut energy = ExprEnergy {
-            potential: (k != 0.0).then(|| half_square(k, stretch)).transpose()?,
+            potential: (k != 0.0)
+                .then(|| half_square(k, stretch.clone()))
+                .transpose()?,
             ..Default::default()
         };
         if d != 0.0 {
             let rates = (xs.iter().zip(&names))
                 .map(|(x, n)| rate(b, x, n, &cp, "a damper"))
                 .collect::<Result<Vec<_>, _>>()?;
-            let rate = difference(rates)?;
-            let damping = VExpr::product(VExpr::constant(d), rate.clone());
-            force = force.and_then(|f| VExpr::sum(f, damping?, false));
-            energy.dissipation = Some(half_square(d, rate)?);
+            energy.dissipation = Some(half_square(d, difference(rates)?)?);
         }
-        b.members.push((
-            format!("{name}.force"),
-            force.map_err(|m| b.ctx.err(&q, m))?,
-        ));
+        // `k s + d ṡ` (the rate exists where the damper above found it)
+        let force = super::columns::tension(&stretch, k, 0.0, d).map_err(|m| b.ctx.err(&q, m))?;
+        b.members.push((format!("{name}.force"), force));
         if energy.potential.is_none() && energy.dissipation.is_none() {
             return Err(b.ctx.err(&q, "give a stiffness or a damping"));
         }
