@@ -343,6 +343,7 @@ pub fn term_power<T: Term<N>, const N: usize>(term: &T, t: f64, q: &[f64], v: &[
 /// assert_eq!((b.jac[(0, 0)], b.jac[(0, 1)]), (0.6, -0.8));
 /// assert_eq!(b.hess_lambda, nalgebra::Matrix2::identity() * 2.0);
 /// ```
+#[inline]
 pub fn constraint_blocks<C: Constraint<N, M>, const N: usize, const M: usize>(
     con: &C,
     t: f64,
@@ -371,6 +372,7 @@ pub fn constraint_blocks<C: Constraint<N, M>, const N: usize, const M: usize>(
 }
 
 /// `C` and `C_q` (first-order pass).
+#[inline]
 pub fn constraint_jacobian<C: Constraint<N, M>, const N: usize, const M: usize>(
     con: &C,
     t: f64,
@@ -401,6 +403,7 @@ pub fn constraint_dt<C: Constraint<N, M>, const N: usize, const M: usize>(
 }
 
 /// `γ = C_qq(v,v) + 2 C_qt v + C_tt`, so that `d²C/dt² = C_q q̈ + γ` along a motion.
+#[inline]
 pub fn constraint_gamma<C: Constraint<N, M>, const N: usize, const M: usize>(
     con: &C,
     t: f64,
@@ -475,6 +478,7 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
 
     /// The residual and weighted Jacobian along the term's structure
     /// ([`TermKernel::jacobian`]).
+    #[inline]
     fn jacobian_at(
         &self,
         t: f64,
@@ -565,6 +569,7 @@ fn newton_pass<T: Term<N>, const N: usize>(
 /// and `c_K` (the matrix of a state's accelerations: explicit methods, consistent initial
 /// values) the residual and `M = ∂²L/∂v²` alone; with `c_K` alone (equilibria, modes) the pass
 /// seeded on `q` alone.
+#[inline]
 fn weighted_blocks<T: Term<N>, const N: usize>(
     term: &T,
     t: f64,
@@ -586,6 +591,11 @@ fn weighted_blocks<T: Term<N>, const N: usize>(
 
 impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
     const PARALLEL: bool = true;
+    /// The term's own type places the loop (a user's terms inline into it).
+    #[inline(always)]
+    fn __placed<R>(f: impl FnOnce() -> R) -> R {
+        T::__placed(f)
+    }
     fn constant_mass(&self) -> bool {
         matches!(
             self.term.structure,
@@ -604,6 +614,7 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
     ) -> SVector<f64, N> {
         self.residual_at(t, q, v, a)
     }
+    #[inline]
     fn jacobian(
         &self,
         t: f64,
@@ -649,12 +660,20 @@ impl<C, const N: usize, const M: usize> ConstraintAd<C, N, M> {
 impl<C: Constraint<N, M> + 'static, const N: usize, const M: usize> ConstraintKernel<N, M>
     for ConstraintAd<C, N, M>
 {
+    /// The constraint's own type places the loop (a user's constraint inlines into it).
+    #[inline(always)]
+    fn __placed<R>(f: impl FnOnce() -> R) -> R {
+        C::__placed(f)
+    }
+    #[inline]
     fn value(&self, t: f64, q: &SVector<f64, N>) -> SVector<f64, M> {
         self.con.constraint(t, q)
     }
+    #[inline]
     fn jacobian(&self, t: f64, q: &SVector<f64, N>) -> (SVector<f64, M>, SMatrix<f64, M, N>) {
         constraint_jacobian(&self.con, t, q.as_slice())
     }
+    #[inline]
     fn blocks(
         &self,
         t: f64,
@@ -666,6 +685,7 @@ impl<C: Constraint<N, M> + 'static, const N: usize, const M: usize> ConstraintKe
     fn time_derivative(&self, t: f64, q: &SVector<f64, N>) -> SVector<f64, M> {
         constraint_dt(&self.con, t, q.as_slice())
     }
+    #[inline]
     fn gamma(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, M> {
         constraint_gamma(&self.con, t, q.as_slice(), v.as_slice())
     }

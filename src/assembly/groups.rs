@@ -86,10 +86,19 @@ fn arrays_hold<K: TermKernel<N>, const N: usize>(bound: usize, p: &Point, out: &
 }
 
 /// Visit every element of `s`: color after color, the blocks of a color on rayon's threads,
-/// each block in its order on one thread.
+/// each block in its order on one thread, placed with the kernel's type
+/// ([`TermKernel::__placed`]).
 #[inline(always)]
-fn in_schedule(s: &Schedule, one: impl Fn(&u32) + Sync) {
-    let block = |b: &std::ops::Range<usize>| s.order[b.clone()].iter().for_each(&one);
+fn in_schedule<K: TermKernel<N>, const N: usize>(s: &Schedule, one: impl Fn(&u32) + Sync) {
+    // `one` called directly, not through `&F`'s `FnMut` (whose instance rustc places with the
+    // closure's own module, away from the kernel's type)
+    let block = |b: &std::ops::Range<usize>| {
+        K::__placed(|| {
+            for e in &s.order[b.clone()] {
+                one(e);
+            }
+        })
+    };
     for blocks in &s.colors {
         match rayon::current_num_threads() {
             1 => blocks.iter().for_each(block),
@@ -135,18 +144,21 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
                     unsafe { out.add_checked_before(idx[i], scale * rl[i]) };
                 }
             };
-            in_schedule(schedule, one);
+            in_schedule::<K, N>(schedule, one);
             return;
         }
-        for (k, idx) in self.kernels.iter().zip(&self.indices) {
-            let q = gather(K::USES_Q, idx, p.q);
-            let v = gather(K::USES_V, idx, p.v);
-            let a = gather(K::USES_A, idx, p.a);
-            let rl = k.residual(p.t, &q, &v, &a);
-            for i in 0..N {
-                r[idx[i]] += scale * rl[i];
+        // the loop placed with the kernel's type, so its methods inline into it
+        K::__placed(|| {
+            for (k, idx) in self.kernels.iter().zip(&self.indices) {
+                let q = gather(K::USES_Q, idx, p.q);
+                let v = gather(K::USES_V, idx, p.v);
+                let a = gather(K::USES_A, idx, p.a);
+                let rl = k.residual(p.t, &q, &v, &a);
+                for i in 0..N {
+                    r[idx[i]] += scale * rl[i];
+                }
             }
-        }
+        })
     }
     fn add_jacobian(
         &self,
@@ -181,26 +193,24 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
                     }
                 }
             };
-            in_schedule(schedule, one);
+            in_schedule::<K, N>(schedule, one);
             return;
         }
-        for ((k, idx), sl) in self
-            .kernels
-            .iter()
-            .zip(&self.indices)
-            .zip(slots.chunks_exact(N * N))
-        {
-            let q = gather(K::USES_Q, idx, p.q);
-            let v = gather(K::USES_V, idx, p.v);
-            let a = gather(K::USES_A, idx, p.a);
-            let (rl, j) = k.jacobian(p.t, &q, &v, &a, &w);
-            for i in 0..N {
-                r[idx[i]] += scale * rl[i];
-                for l in 0..N {
-                    values[sl[i * N + l]] += j[(i, l)];
+        K::__placed(|| {
+            let elements = self.kernels.iter().zip(&self.indices);
+            for ((k, idx), sl) in elements.zip(slots.chunks_exact(N * N)) {
+                let q = gather(K::USES_Q, idx, p.q);
+                let v = gather(K::USES_V, idx, p.v);
+                let a = gather(K::USES_A, idx, p.a);
+                let (rl, j) = k.jacobian(p.t, &q, &v, &a, &w);
+                for i in 0..N {
+                    r[idx[i]] += scale * rl[i];
+                    for l in 0..N {
+                        values[sl[i * N + l]] += j[(i, l)];
+                    }
                 }
             }
-        }
+        })
     }
     fn energy(&self, t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
         let mut e = [0.0; 3];
@@ -298,22 +308,26 @@ impl<K: ConstraintKernel<N, M>, const N: usize, const M: usize> Constraints
         self.rows[e]
     }
     fn values(&self, t: f64, q: &[f64], c: &mut [f64]) {
-        for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
-            let x = k.value(t, &gather(true, idx, q));
-            c[row..row + M].copy_from_slice(x.as_slice());
-        }
+        K::__placed(|| {
+            for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
+                let x = k.value(t, &gather(true, idx, q));
+                c[row..row + M].copy_from_slice(x.as_slice());
+            }
+        })
     }
     fn add_residual(&self, p: &Point, r: &mut [f64], c: &mut [f64]) {
-        for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
-            let (x, jac) = k.jacobian(p.t, &gather(true, idx, p.q));
-            for m in 0..M {
-                c[row + m] = x[m];
-                let l = p.lambda[row + m];
-                for j in 0..N {
-                    r[idx[j]] += jac[(m, j)] * l;
+        K::__placed(|| {
+            for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
+                let (x, jac) = k.jacobian(p.t, &gather(true, idx, p.q));
+                for m in 0..M {
+                    c[row + m] = x[m];
+                    let l = p.lambda[row + m];
+                    for j in 0..N {
+                        r[idx[j]] += jac[(m, j)] * l;
+                    }
                 }
             }
-        }
+        })
     }
     fn add_jacobian(
         &self,
@@ -330,34 +344,36 @@ impl<K: ConstraintKernel<N, M>, const N: usize, const M: usize> Constraints
             .chunks_exact(N * N)
             .zip(slots.jac.chunks_exact(M * N))
             .zip(slots.jac_t.chunks_exact(M * N));
-        for (((k, idx), &row), ((sh, sj), st)) in blocks.zip(sl) {
-            let q = gather(true, idx, p.q);
-            let lambda = SVector::<f64, M>::from_fn(|m, _| p.lambda[row + m]);
-            // the cheapest derivative order: second derivatives only where they are weighted
-            let b = if stiffness != 0.0 && lambda.iter().any(|&l| l != 0.0) {
-                let mut b = k.blocks(p.t, &q, &lambda);
-                b.hess_lambda *= stiffness;
-                for i in 0..N {
+        K::__placed(|| {
+            for (((k, idx), &row), ((sh, sj), st)) in blocks.zip(sl) {
+                let q = gather(true, idx, p.q);
+                let lambda = SVector::<f64, M>::from_fn(|m, _| p.lambda[row + m]);
+                // the cheapest derivative order: second derivatives only where they are weighted
+                let b = if stiffness != 0.0 && lambda.iter().any(|&l| l != 0.0) {
+                    let mut b = k.blocks(p.t, &q, &lambda);
+                    b.hess_lambda *= stiffness;
+                    for i in 0..N {
+                        for j in 0..N {
+                            values[sh[i * N + j]] += b.hess_lambda[(i, j)];
+                        }
+                    }
+                    (b.c, b.jac)
+                } else {
+                    k.jacobian(p.t, &q)
+                };
+                let (x, jac) = b;
+                for m in 0..M {
+                    c[row + m] = x[m];
+                    let l = p.lambda[row + m];
                     for j in 0..N {
-                        values[sh[i * N + j]] += b.hess_lambda[(i, j)];
+                        let g = jac[(m, j)];
+                        r[idx[j]] += g * l;
+                        values[sj[m * N + j]] += g;
+                        values[st[m * N + j]] += g;
                     }
                 }
-                (b.c, b.jac)
-            } else {
-                k.jacobian(p.t, &q)
-            };
-            let (x, jac) = b;
-            for m in 0..M {
-                c[row + m] = x[m];
-                let l = p.lambda[row + m];
-                for j in 0..N {
-                    let g = jac[(m, j)];
-                    r[idx[j]] += g * l;
-                    values[sj[m * N + j]] += g;
-                    values[st[m * N + j]] += g;
-                }
             }
-        }
+        })
     }
     fn add_dense_jacobian(&self, t: f64, q: &[f64], jac: &mut DMatrix<f64>) {
         for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
@@ -391,10 +407,12 @@ impl<K: ConstraintKernel<N, M>, const N: usize, const M: usize> Constraints
         }
     }
     fn gamma(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
-        for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
-            let x = k.gamma(t, &gather(true, idx, q), &gather(true, idx, v));
-            out[row..row + M].copy_from_slice(x.as_slice());
-        }
+        K::__placed(|| {
+            for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
+                let x = k.gamma(t, &gather(true, idx, q), &gather(true, idx, v));
+                out[row..row + M].copy_from_slice(x.as_slice());
+            }
+        })
     }
     fn dense_blocks(&self, e: usize, t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3] {
         let (idx, row) = (&self.indices[e], self.rows[e]);

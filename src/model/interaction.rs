@@ -76,6 +76,16 @@ pub trait Interaction<const D: usize>: Send + Sync {
         defaults::mark(defaults::FORCE);
         SVector::from_element(S::from(0.0))
     }
+    /// Runs `f`, the assembly's loop over a group, from code placed with this type (see
+    /// `Term::__placed`; not for users).
+    #[doc(hidden)]
+    #[inline(never)]
+    fn __placed<R>(f: impl FnOnce() -> R) -> R
+    where
+        Self: Sized,
+    {
+        f()
+    }
 }
 
 /// An [`Interaction`] between two points `x₁ = q[0..D]`, `x₂ = q[D..2D]`: a [`Term`] on `2D`
@@ -144,6 +154,10 @@ macro_rules! impl_between {
                 let (d, dd) = (difference::<S, $d, $n>(q), difference::<S, $d, $n>(v));
                 opposite::<S, $d, $n>(&self.0.force(t, &d, &dd))
             }
+            #[inline(always)]
+            fn __placed<R>(f: impl FnOnce() -> R) -> R {
+                I::__placed(f)
+            }
         }
     };
 }
@@ -181,5 +195,9 @@ impl<I: Interaction<D>, const D: usize> Term<D> for Anchored<I, D> {
         v: &SVector<S, D>,
     ) -> SVector<S, D> {
         self.interaction.force(t, &self.offset(q), v)
+    }
+    #[inline(always)]
+    fn __placed<R>(f: impl FnOnce() -> R) -> R {
+        I::__placed(f)
     }
 }

@@ -1,7 +1,8 @@
 //! Distance constraints between two points (or a point and an anchor): the smooth form
 //! `½(|x₂ − x₁|² − ℓ²)` ([`Rod`], [`AnchoredRod`]), the length form `|x₂ − x₁| − ℓ`
 //! ([`Distance`], [`AnchoredDistance`]) and their hand kernels ([`DistanceKernel`],
-//! [`AnchoredDistanceKernel`]).
+//! [`AnchoredDistanceKernel`]). Each law is written once, in the squared separation; the
+//! anchored forms are the same law with the first point fixed.
 
 use super::points::sub;
 use super::{Mat, Points, V};
@@ -9,6 +10,24 @@ use crate::model::Constraint;
 use crate::model::kernel::{ConstraintBlocks, ConstraintKernel};
 use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
+
+/// `|x₂ − x₁|²` of `q = [x₁, x₂]` (points of dimension `D`, `N = 2D`), or `|x − p|²` of
+/// `q = x` (`N = D`) with `anchor = Some(p)`.
+#[inline(always)]
+fn separation_squared<T: DualNum<Primitive = f64> + Copy, const N: usize, const D: usize>(
+    q: &SVector<T, N>,
+    anchor: Option<&[f64; D]>,
+) -> T {
+    let mut s = T::from(0.0);
+    for k in 0..D {
+        let d = match anchor {
+            Some(p) => q[k] - p[k],
+            None => q[D + k] - q[k],
+        };
+        s += d * d;
+    }
+    s
+}
 
 /// Distance between two points `x₁ = q[0..D]`, `x₂ = q[D..2D]` held at `length`:
 /// `C = ½(|x₂ − x₁|² − ℓ²)` (the smooth, square-root-free form).
@@ -18,20 +37,24 @@ pub struct Rod<const D: usize> {
     pub length: f64,
 }
 
+impl<const D: usize> Rod<D> {
+    /// `½(s − ℓ²)` of the squared separation `s`.
+    #[inline(always)]
+    fn law<T: DualNum<Primitive = f64> + Copy>(&self, s: T) -> SVector<T, 1> {
+        SVector::from([(s - self.length * self.length) * 0.5])
+    }
+}
+
 macro_rules! impl_rod {
     ($d:literal, $n:literal) => {
         impl Constraint<$n, 1> for Rod<$d> {
+            #[inline(always)]
             fn constraint<T: DualNum<Primitive = f64> + Copy>(
                 &self,
                 _t: T,
                 q: &SVector<T, $n>,
             ) -> SVector<T, 1> {
-                let mut s = T::from(0.0);
-                for k in 0..$d {
-                    let d = q[$d + k] - q[k];
-                    s += d * d;
-                }
-                SVector::from([(s - self.length * self.length) * 0.5])
+                self.law(separation_squared::<T, $n, $d>(q, None))
             }
         }
     };
@@ -40,7 +63,7 @@ impl_rod!(2, 4);
 impl_rod!(3, 6);
 
 /// Distance from a point `x = q` to a fixed point `p`, held at `length`:
-/// `C = ½(|x − p|² − ℓ²)`.
+/// `C = ½(|x − p|² − ℓ²)`, [`Rod`] with its first point fixed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AnchoredRod<const D: usize> {
     /// The fixed point.
@@ -50,17 +73,16 @@ pub struct AnchoredRod<const D: usize> {
 }
 
 impl<const D: usize> Constraint<D, 1> for AnchoredRod<D> {
+    #[inline(always)]
     fn constraint<T: DualNum<Primitive = f64> + Copy>(
         &self,
         _t: T,
         q: &SVector<T, D>,
     ) -> SVector<T, 1> {
-        let mut s = T::from(0.0);
-        for k in 0..D {
-            let d = q[k] - self.anchor[k];
-            s += d * d;
-        }
-        SVector::from([(s - self.length * self.length) * 0.5])
+        let rod = Rod::<D> {
+            length: self.length,
+        };
+        rod.law(separation_squared::<T, D, D>(q, Some(&self.anchor)))
     }
 }
 
@@ -81,20 +103,24 @@ pub struct Distance<const D: usize> {
     pub length: f64,
 }
 
+impl<const D: usize> Distance<D> {
+    /// `√s − ℓ` of the squared separation `s`.
+    #[inline(always)]
+    fn law<T: DualNum<Primitive = f64> + Copy>(&self, s: T) -> SVector<T, 1> {
+        SVector::from([s.sqrt() - self.length])
+    }
+}
+
 macro_rules! impl_distance {
     ($d:literal, $n:literal) => {
         impl Constraint<$n, 1> for Distance<$d> {
+            #[inline(always)]
             fn constraint<T: DualNum<Primitive = f64> + Copy>(
                 &self,
                 _t: T,
                 q: &SVector<T, $n>,
             ) -> SVector<T, 1> {
-                let mut s = T::from(0.0);
-                for k in 0..$d {
-                    let d = q[$d + k] - q[k];
-                    s += d * d;
-                }
-                SVector::from([s.sqrt() - self.length])
+                self.law(separation_squared::<T, $n, $d>(q, None))
             }
         }
     };
@@ -102,7 +128,7 @@ macro_rules! impl_distance {
 impl_distance!(2, 4);
 impl_distance!(3, 6);
 
-/// `C = |x − p| − ℓ` to a fixed point `p`.
+/// `C = |x − p| − ℓ` to a fixed point `p`: [`Distance`] with its first point fixed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AnchoredDistance<const D: usize> {
     /// The fixed point.
@@ -112,17 +138,16 @@ pub struct AnchoredDistance<const D: usize> {
 }
 
 impl<const D: usize> Constraint<D, 1> for AnchoredDistance<D> {
+    #[inline(always)]
     fn constraint<T: DualNum<Primitive = f64> + Copy>(
         &self,
         _t: T,
         q: &SVector<T, D>,
     ) -> SVector<T, 1> {
-        let mut s = T::from(0.0);
-        for k in 0..D {
-            let d = q[k] - self.anchor[k];
-            s += d * d;
-        }
-        SVector::from([s.sqrt() - self.length])
+        let distance = Distance::<D> {
+            length: self.length,
+        };
+        distance.law(separation_squared::<T, D, D>(q, Some(&self.anchor)))
     }
 }
 

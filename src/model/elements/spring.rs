@@ -1,11 +1,11 @@
 //! Springs between two points (or a point and a fixed anchor) with axial Rayleigh damping: the
-//! AD forms ([`Spring`], [`AnchoredSpring`]) and the hand kernels ([`SpringKernel`],
-//! [`AnchoredSpringKernel`]).
+//! law written once as an [`Interaction`] ([`Spring`]; [`AnchoredSpring`] is it placed at a
+//! fixed point) and the hand kernels beside it ([`SpringKernel`], [`AnchoredSpringKernel`]).
 
 use super::points::sub;
 use super::{Mat, Points, V};
 use crate::model::kernel::{KernelCoefficients, TermKernel};
-use crate::model::{Structure, Term};
+use crate::model::{Anchored, Between, Interaction, Structure, Term};
 use nalgebra::SVector;
 use num_dual::DualNum;
 
@@ -38,42 +38,56 @@ pub struct Spring<const D: usize> {
     pub damping: f64,
 }
 
+/// The spring's law in the separation `d = x₂ − x₁` and its rate `ḋ`: written once, placed
+/// between two points ([`Spring`] as a [`Term`], or [`Between`](crate::model::Between)) or
+/// from a fixed point ([`AnchoredSpring`], [`Anchored`]).
+impl<const D: usize> Interaction<D> for Spring<D> {
+    // inlined into the AD passes: their seeded arguments stay in registers
+    #[inline(always)]
+    fn potential<T: DualNum<Primitive = f64> + Copy>(&self, _t: T, d: &SVector<T, D>) -> T {
+        let mut s = T::from(0.0);
+        for k in 0..D {
+            s += d[k] * d[k];
+        }
+        let stretch = s.sqrt() - self.rest_length;
+        stretch * stretch * (0.5 * self.stiffness)
+    }
+    #[inline(always)]
+    fn dissipation<T: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: T,
+        d: &SVector<T, D>,
+        dd: &SVector<T, D>,
+    ) -> T {
+        if self.damping == 0.0 {
+            return T::from(0.0);
+        }
+        let (mut s, mut p) = (T::from(0.0), T::from(0.0));
+        for k in 0..D {
+            s += d[k] * d[k];
+            p += d[k] * dd[k];
+        }
+        p * p / s * (0.5 * self.damping)
+    }
+}
+
 macro_rules! impl_spring {
     ($d:literal, $n:literal) => {
+        /// [`Between`] two coordinate points.
         impl Term<$n> for Spring<$d> {
             const TRANSLATION_INVARIANT: Option<usize> = Some($d);
-            // inlined into the AD passes: their seeded arguments stay in registers
             #[inline(always)]
-            fn potential<T: DualNum<Primitive = f64> + Copy>(
-                &self,
-                _t: T,
-                q: &SVector<T, $n>,
-            ) -> T {
-                let mut s = T::from(0.0);
-                for k in 0..$d {
-                    let d = q[$d + k] - q[k];
-                    s += d * d;
-                }
-                let stretch = s.sqrt() - self.rest_length;
-                stretch * stretch * (0.5 * self.stiffness)
+            fn potential<T: DualNum<Primitive = f64> + Copy>(&self, t: T, q: &SVector<T, $n>) -> T {
+                Between(*self).potential(t, q)
             }
             #[inline(always)]
             fn dissipation<T: DualNum<Primitive = f64> + Copy>(
                 &self,
-                _t: T,
+                t: T,
                 q: &SVector<T, $n>,
                 v: &SVector<T, $n>,
             ) -> T {
-                if self.damping == 0.0 {
-                    return T::from(0.0);
-                }
-                let (mut s, mut p) = (T::from(0.0), T::from(0.0));
-                for k in 0..$d {
-                    let d = q[$d + k] - q[k];
-                    s += d * d;
-                    p += d * (v[$d + k] - v[k]);
-                }
-                p * p / s * (0.5 * self.damping)
+                Between(*self).dissipation(t, q, v)
             }
             fn has_dissipation_or_force(&self) -> bool {
                 self.damping != 0.0
@@ -84,10 +98,11 @@ macro_rules! impl_spring {
         }
     };
 }
+impl_spring!(1, 2);
 impl_spring!(2, 4);
 impl_spring!(3, 6);
 
-/// A spring from a fixed point `p` to a point `x = q`, as [`Spring`] with the first end fixed.
+/// A spring from a fixed point `p` to a point `x = q`: [`Spring`]'s law [`Anchored`] at `p`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AnchoredSpring<const D: usize> {
     /// The fixed end.
@@ -100,32 +115,34 @@ pub struct AnchoredSpring<const D: usize> {
     pub damping: f64,
 }
 
-impl<const D: usize> Term<D> for AnchoredSpring<D> {
-    fn potential<T: DualNum<Primitive = f64> + Copy>(&self, _t: T, q: &SVector<T, D>) -> T {
-        let mut s = T::from(0.0);
-        for k in 0..D {
-            let d = q[k] - self.anchor[k];
-            s += d * d;
+impl<const D: usize> AnchoredSpring<D> {
+    /// The same element as [`Spring`]'s law placed at the anchor.
+    #[inline(always)]
+    fn placed(&self) -> Anchored<Spring<D>, D> {
+        Anchored {
+            anchor: self.anchor,
+            interaction: Spring {
+                stiffness: self.stiffness,
+                rest_length: self.rest_length,
+                damping: self.damping,
+            },
         }
-        let stretch = s.sqrt() - self.rest_length;
-        stretch * stretch * (0.5 * self.stiffness)
     }
+}
+
+impl<const D: usize> Term<D> for AnchoredSpring<D> {
+    #[inline(always)]
+    fn potential<T: DualNum<Primitive = f64> + Copy>(&self, t: T, q: &SVector<T, D>) -> T {
+        self.placed().potential(t, q)
+    }
+    #[inline(always)]
     fn dissipation<T: DualNum<Primitive = f64> + Copy>(
         &self,
-        _t: T,
+        t: T,
         q: &SVector<T, D>,
         v: &SVector<T, D>,
     ) -> T {
-        if self.damping == 0.0 {
-            return T::from(0.0);
-        }
-        let (mut s, mut p) = (T::from(0.0), T::from(0.0));
-        for k in 0..D {
-            let d = q[k] - self.anchor[k];
-            s += d * d;
-            p += d * v[k];
-        }
-        p * p / s * (0.5 * self.damping)
+        self.placed().dissipation(t, q, v)
     }
     fn has_dissipation_or_force(&self) -> bool {
         self.damping != 0.0
