@@ -76,16 +76,9 @@ pub trait Interaction<const D: usize>: Send + Sync {
         defaults::mark(defaults::FORCE);
         SVector::from_element(S::from(0.0))
     }
-    /// Runs `f`, the assembly's loop over a group, from code placed with this type (see
-    /// `Term::__placed`; not for users).
-    #[doc(hidden)]
-    #[inline(never)]
-    fn __placed<R>(f: impl FnOnce() -> R) -> R
-    where
-        Self: Sized,
-    {
-        f()
-    }
+    // Runs `f`, the assembly's loop over a group, from code placed with this type (see
+    // `Term::__placed`; not for users).
+    crate::model::placed_method!();
 }
 
 /// An [`Interaction`] between two points `x₁ = q[0..D]`, `x₂ = q[D..2D]`: a [`Term`] on `2D`

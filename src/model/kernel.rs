@@ -100,16 +100,9 @@ pub trait TermKernel<const N: usize>: Send + Sync + 'static {
             DMatrix::from_column_slice(N, N, k.as_slice()),
         ]
     }
-    /// Runs `f`, the assembly's loop over a group, from code placed with this type (see
-    /// `Term::__placed`; not for users).
-    #[doc(hidden)]
-    #[inline(never)]
-    fn __placed<R>(f: impl FnOnce() -> R) -> R
-    where
-        Self: Sized,
-    {
-        f()
-    }
+    // Runs `f`, the assembly's loop over a group, from code placed with this type (see
+    // `Term::__placed`; not for users).
+    crate::model::placed_method!();
 }
 
 /// `C(t, q)`, `C_q` and `Σ λ_k ∇²C_k` of a constraint block.
@@ -149,16 +142,9 @@ pub trait ConstraintKernel<const N: usize, const M: usize>: Send + Sync + 'stati
             DMatrix::from_column_slice(N, N, b.hess_lambda.as_slice()),
         ]
     }
-    /// Runs `f`, the assembly's loop over a group, from code placed with this type (see
-    /// `Term::__placed`; not for users).
-    #[doc(hidden)]
-    #[inline(never)]
-    fn __placed<R>(f: impl FnOnce() -> R) -> R
-    where
-        Self: Sized,
-    {
-        f()
-    }
+    // Runs `f`, the assembly's loop over a group, from code placed with this type (see
+    // `Term::__placed`; not for users).
+    crate::model::placed_method!();
 }
 
 /// The first `N` entries of `x` (zeros past its end).

@@ -37,6 +37,22 @@
 //! assert_eq!((model.n_coords(), model.n_constraints()), (2, 1));
 //! ```
 
+/// The hidden provided method `__placed` of the traits whose types a group's assembly loop is
+/// placed with (see `Term::__placed`): one definition for all of them.
+macro_rules! placed_method {
+    () => {
+        #[doc(hidden)]
+        #[inline(never)]
+        fn __placed<R>(f: impl FnOnce() -> R) -> R
+        where
+            Self: Sized,
+        {
+            f()
+        }
+    };
+}
+pub(crate) use placed_method;
+
 mod builder;
 pub mod columns;
 pub mod elements;
@@ -277,24 +293,17 @@ pub trait Term<const N: usize>: Send + Sync {
     ) -> [[D; 3]; 4] {
         [[D::from(0.0); 3]; 4]
     }
-    /// Runs `f` — the assembly's loop over a group of these terms — from code that rustc places
-    /// with this type, beside the methods written for it (not for users: the toolkit calls it).
-    ///
-    /// A crate's generic instances go to code-generation units by the type they are methods
-    /// of; the assembly loop of a group and the loop's closure would otherwise sit in a unit of
-    /// this library's own, where the methods written for the type are external calls LLVM
-    /// does not inline. Called through here, the loop (a closure, copied into its caller's
-    /// unit) runs in this type's unit, so a user's `potential` or `dissipation` inlines into it
-    /// under cargo's default release profile (benches/README.md, "Assembly loops placed with
-    /// the user's type").
-    #[doc(hidden)]
-    #[inline(never)]
-    fn __placed<R>(f: impl FnOnce() -> R) -> R
-    where
-        Self: Sized,
-    {
-        f()
-    }
+    // Runs `f` — the assembly's loop over a group of these terms — from code that rustc places
+    // with this type, beside the methods written for it (not for users: the toolkit calls it).
+    //
+    // A crate's generic instances go to code-generation units by the type they are methods
+    // of; the assembly loop of a group and the loop's closure would otherwise sit in a unit of
+    // this library's own, where the methods written for the type are external calls LLVM
+    // does not inline. Called through here, the loop (a closure, copied into its caller's
+    // unit) runs in this type's unit, so a user's `potential` or `dissipation` inlines into it
+    // under cargo's default release profile (benches/README.md, "Assembly loops placed with
+    // the user's type").
+    placed_method!();
 }
 
 /// What a [`Term`] promises about its Lagrangian, so its residual and Jacobians take the cheapest
@@ -365,16 +374,9 @@ pub trait Constraint<const N: usize, const M: usize>: Send + Sync {
         t: D,
         q: &SVector<D, N>,
     ) -> SVector<D, M>;
-    /// Runs `f`, the assembly's loop over a group, from code placed with this type (see
-    /// `Term::__placed`; not for users).
-    #[doc(hidden)]
-    #[inline(never)]
-    fn __placed<R>(f: impl FnOnce() -> R) -> R
-    where
-        Self: Sized,
-    {
-        f()
-    }
+    // Runs `f`, the assembly's loop over a group, from code placed with this type (see
+    // `Term::__placed`; not for users).
+    placed_method!();
 }
 
 /// The name and rows of a constraint block, in the order the blocks were added.
