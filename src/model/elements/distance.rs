@@ -293,6 +293,9 @@ impl<const N: usize> Constraint<N, 1> for DistanceBetween {
     ) -> SVector<T, 1> {
         let p = &self.ends;
         let d = sub(&p.pos(1, q, t), &p.pos(0, q, t));
-        SVector::from([(p.dot(&d, &d) - self.length * self.length) * 0.5])
+        let rod = Rod::<3> {
+            length: self.length,
+        };
+        rod.law(p.dot(&d, &d))
     }
 }

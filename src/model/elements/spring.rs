@@ -49,8 +49,7 @@ impl<const D: usize> Interaction<D> for Spring<D> {
         for k in 0..D {
             s += d[k] * d[k];
         }
-        let stretch = s.sqrt() - self.rest_length;
-        stretch * stretch * (0.5 * self.stiffness)
+        self.elastic(s)
     }
     #[inline(always)]
     fn dissipation<T: DualNum<Primitive = f64> + Copy>(
@@ -67,6 +66,20 @@ impl<const D: usize> Interaction<D> for Spring<D> {
             s += d[k] * d[k];
             p += d[k] * dd[k];
         }
+        self.axial_dissipation(s, p)
+    }
+}
+
+impl<const D: usize> Spring<D> {
+    /// `V = ½ k (√s − ℓ₀)²` of the squared length `s = d·d`.
+    #[inline(always)]
+    pub(crate) fn elastic<T: DualNum<Primitive = f64> + Copy>(&self, s: T) -> T {
+        let stretch = s.sqrt() - self.rest_length;
+        stretch * stretch * (0.5 * self.stiffness)
+    }
+    /// `R = ½ c p² / s` of `s = d·d` and `p = d·ḋ` (`ṡ = p/√s` the rate of extension).
+    #[inline(always)]
+    pub(crate) fn axial_dissipation<T: DualNum<Primitive = f64> + Copy>(&self, s: T, p: T) -> T {
         p * p / s * (0.5 * self.damping)
     }
 }
@@ -364,6 +377,18 @@ pub struct SpringBetween {
     pub gravity: [f64; 3],
 }
 
+impl SpringBetween {
+    /// Its elastic and damping law, [`Spring`]'s.
+    #[inline(always)]
+    fn law(&self) -> Spring<3> {
+        Spring {
+            stiffness: self.stiffness,
+            rest_length: self.rest_length,
+            damping: self.damping,
+        }
+    }
+}
+
 impl<const N: usize> Term<N> for SpringBetween {
     fn kinetic<T: DualNum<Primitive = f64> + Copy>(
         &self,
@@ -388,8 +413,7 @@ impl<const N: usize> Term<N> for SpringBetween {
         }
         if self.stiffness != 0.0 {
             let d = sub(&z, &y);
-            let s = p.dot(&d, &d).sqrt() - self.rest_length;
-            e += s * s * (0.5 * self.stiffness);
+            e += self.law().elastic(p.dot(&d, &d));
         }
         e
     }
@@ -405,8 +429,7 @@ impl<const N: usize> Term<N> for SpringBetween {
         let p = &self.ends;
         let ((x0, v0), (x1, v1)) = (p.pos_vel(0, q, v, t), p.pos_vel(1, q, v, t));
         let (d, dv) = (sub(&x1, &x0), sub(&v1, &v0));
-        let s = p.dot(&d, &dv);
-        s * s / p.dot(&d, &d) * (0.5 * self.damping)
+        self.law().axial_dissipation(p.dot(&d, &d), p.dot(&d, &dv))
     }
     fn has_dissipation_or_force(&self) -> bool {
         self.damping != 0.0
