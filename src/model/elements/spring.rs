@@ -39,7 +39,7 @@ pub struct Spring<const D: usize> {
 }
 
 /// The spring's law in the separation `d = x₂ − x₁` and its rate `ḋ`: written once, placed
-/// between two points ([`Spring`] as a [`Term`], or [`Between`](crate::model::Between)) or
+/// between two points ([`Spring`] as a [`Term`], or [`Between`]) or
 /// from a fixed point ([`AnchoredSpring`], [`Anchored`]).
 impl<const D: usize> Interaction<D> for Spring<D> {
     // inlined into the AD passes: their seeded arguments stay in registers
@@ -73,13 +73,13 @@ impl<const D: usize> Interaction<D> for Spring<D> {
 impl<const D: usize> Spring<D> {
     /// `V = ½ k (√s − ℓ₀)²` of the squared length `s = d·d`.
     #[inline(always)]
-    pub(crate) fn elastic<T: DualNum<Primitive = f64> + Copy>(&self, s: T) -> T {
+    fn elastic<T: DualNum<Primitive = f64> + Copy>(&self, s: T) -> T {
         let stretch = s.sqrt() - self.rest_length;
         stretch * stretch * (0.5 * self.stiffness)
     }
     /// `R = ½ c p² / s` of `s = d·d` and `p = d·ḋ` (`ṡ = p/√s` the rate of extension).
     #[inline(always)]
-    pub(crate) fn axial_dissipation<T: DualNum<Primitive = f64> + Copy>(&self, s: T, p: T) -> T {
+    fn axial_dissipation<T: DualNum<Primitive = f64> + Copy>(&self, s: T, p: T) -> T {
         p * p / s * (0.5 * self.damping)
     }
 }
