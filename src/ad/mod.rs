@@ -591,7 +591,7 @@ fn weighted_blocks<T: Term<N>, const N: usize>(
 
 impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
     const PARALLEL: bool = true;
-    /// The term's own type places the loop (a user's terms inline into it).
+    /// The term's own type places the loop (so LLVM may inline a user's terms into it).
     #[inline(always)]
     fn __placed<R>(f: impl FnOnce() -> R) -> R {
         T::__placed(f)
@@ -660,7 +660,7 @@ impl<C, const N: usize, const M: usize> ConstraintAd<C, N, M> {
 impl<C: Constraint<N, M> + 'static, const N: usize, const M: usize> ConstraintKernel<N, M>
     for ConstraintAd<C, N, M>
 {
-    /// The constraint's own type places the loop (a user's constraint inlines into it).
+    /// The constraint's own type places the loop (so LLVM may inline a user's constraint into it).
     #[inline(always)]
     fn __placed<R>(f: impl FnOnce() -> R) -> R {
         C::__placed(f)

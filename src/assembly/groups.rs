@@ -147,7 +147,7 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
             in_schedule::<K, N>(schedule, one);
             return;
         }
-        // the loop placed with the kernel's type, so its methods inline into it
+        // the loop placed with the kernel's type, so LLVM may inline its methods into it
         K::__placed(|| {
             for (k, idx) in self.kernels.iter().zip(&self.indices) {
                 let q = gather(K::USES_Q, idx, p.q);

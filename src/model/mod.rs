@@ -300,9 +300,10 @@ pub trait Term<const N: usize>: Send + Sync {
     // of; the assembly loop of a group and the loop's closure would otherwise sit in a unit of
     // this library's own, where the methods written for the type are external calls LLVM
     // does not inline. Called through here, the loop (a closure, copied into its caller's
-    // unit) runs in this type's unit, so a user's `potential` or `dissipation` inlines into it
-    // under cargo's default release profile (benches/README.md, "Assembly loops placed with
-    // the user's type").
+    // unit) runs in this type's unit, so LLVM may inline a user's `potential` or `dissipation`
+    // into it under cargo's default release profile — its cost model decides, and a damped
+    // spring's `dissipation` on the Newton pass's numbers stays a call (benches/README.md,
+    // "Assembly loops placed with the user's type" and "The cloth on a quiet machine").
     placed_method!();
 }
 
