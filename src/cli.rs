@@ -368,6 +368,10 @@ pub struct AnimArgs {
     /// GIF size in pixels, WIDTHxHEIGHT (each side 16 to 4096).
     #[arg(long = "gif-size", default_value = "640x480")]
     gif_size: String,
+    /// Draw each body's axes (i red, j green, k blue), in the GIF and at first on the page
+    /// (default: the file's Animation: frames).
+    #[arg(long)]
+    frames: bool,
 }
 
 impl AnimArgs {
@@ -393,6 +397,7 @@ impl AnimArgs {
             trails: self.trails.clone(),
             colour: self.colour.clone(),
             size,
+            frames: self.frames.then_some(true),
         })
     }
 }

@@ -458,6 +458,7 @@ impl Simulation {
             return Ok(RunEnd::Stopped { t: self.t() });
         }
         let start = Instant::now();
+        let nominal = self.integrator.h();
         let result = (|| {
             while !last {
                 let rest = t_end - self.integrator.t();
@@ -487,6 +488,11 @@ impl Simulation {
             }
             Ok(RunEnd::Completed)
         })();
+        // a fixed step shortened to land on `t_end` is the method's step again for the run
+        // that goes on from here
+        if !self.plan.method.is_adaptive() && self.integrator.h() != nominal {
+            self.integrator.set_h(nominal);
+        }
         self.solve_seconds += start.elapsed().as_secs_f64();
         result
     }

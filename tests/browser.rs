@@ -338,3 +338,101 @@ fn the_equilibrium_search_in_the_browser() {
     assert!(movie.frames.len() > 3, "{} frames", movie.frames.len());
     check_page(&out.join("animation.html"), &movie, 1, 0.9);
 }
+
+/// Pixels of `img` near the colour `c` (each channel within 12).
+fn count_colour(px: &[[u8; 3]], c: [u8; 3]) -> usize {
+    let near = |p: &[u8; 3]| (0..3).all(|k| (p[k] as i32 - c[k] as i32).abs() <= 12);
+    px.iter().filter(|p| near(p)).count()
+}
+
+#[test]
+fn bodies_with_their_shapes_and_axes_in_the_browser_and_the_gif() {
+    let (out, movie) = animated("puma560.yaml", &["--t-end", "1"], "10");
+    assert_eq!(movie.framed.len(), 6);
+    assert!(movie.framed.iter().all(|b| !b.wires.is_empty()));
+    let page = out.join("animation.html");
+    check_page(&page, &movie, 4, 0.5);
+    // every wireframe vertex and axis end within a pixel of the Rust projection
+    let last = movie.frames.len() - 1;
+    let p = probe(&page, &format!("4,{last}&frames=1"));
+    let cam = movie.camera(p["width"].as_f64().unwrap(), p["height"].as_f64().unwrap());
+    let near = |got: &serde_json::Value, want: [f64; 2], what: &str| {
+        let g = [got[0].as_f64().unwrap(), got[1].as_f64().unwrap()];
+        let off = (g[0] - want[0]).hypot(g[1] - want[1]);
+        assert!(off <= 1.0, "{what}: {g:?} vs {want:?} ({off:.3} px)");
+    };
+    let l = movie.axis_length;
+    let mut compared = 0;
+    for f in [4, last] {
+        let shown = &p["frames"][f.to_string()];
+        for b in 0..movie.framed.len() {
+            let wires = movie.wires(b, f);
+            assert_eq!(shown["wires"][b].as_array().unwrap().len(), wires.len());
+            for (w, wire) in wires.iter().enumerate() {
+                for (i, q) in wire.iter().enumerate() {
+                    near(&shown["wires"][b][w][i], cam.project(*q), "wire");
+                    compared += 1;
+                }
+            }
+            let pose = movie.pose(b, f);
+            for (a, tip) in [[0.0; 3], [l, 0.0, 0.0], [0.0, l, 0.0], [0.0, 0.0, l]]
+                .iter()
+                .enumerate()
+            {
+                near(&shown["axes"][b][a], cam.project(pose.place(*tip)), "axis");
+            }
+        }
+    }
+    assert!(compared > 500, "{compared} vertices");
+    // the axes are off unless asked for: none in the probe, no blue on the picture
+    let plain = probe(&page, "0");
+    assert!(
+        plain["frames"]["0"]["axes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a.is_null())
+    );
+    let shot = |hash: &str, name: &str| {
+        let file = out.join(name);
+        let (_, console) = browse(&page, hash, &format!("--screenshot={}", file.display()));
+        assert!(console.is_empty(), "console output: {console:#?}");
+        pixels(&file).2
+    };
+    let blue = [31, 119, 180];
+    let (off, on) = (
+        shot("frame=0", "off.png"),
+        shot("frame=0&frames=1", "on.png"),
+    );
+    assert_eq!(count_colour(&off, blue), 0);
+    assert!(
+        count_colour(&on, blue) > 60,
+        "{} blue pixels",
+        count_colour(&on, blue)
+    );
+    // the GIF: the same shapes, and the axes with --frames
+    let gif_blue = |extra: &[&str]| {
+        let args = [
+            &["animate", out.to_str().unwrap(), "--gif", "--fps", "10"][..],
+            extra,
+        ]
+        .concat();
+        let o = run(&args, None);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let mut opts = gif::DecodeOptions::new();
+        opts.set_color_output(gif::ColorOutput::RGBA);
+        let file = std::fs::File::open(out.join("animation.gif")).unwrap();
+        let mut dec = opts.read_info(file).unwrap();
+        let frame = dec.read_next_frame().unwrap().unwrap();
+        let px: Vec<[u8; 3]> = frame.buffer.chunks(4).map(|c| [c[0], c[1], c[2]]).collect();
+        (count_colour(&px, blue), count_colour(&px, [140, 86, 75]))
+    };
+    let (plain_blue, plain_brown) = gif_blue(&[]);
+    let (framed_blue, _) = gif_blue(&["--frames"]);
+    assert_eq!(plain_blue, 0);
+    assert!(
+        plain_brown > 200,
+        "{plain_brown} pixels of the shapes' brown"
+    );
+    assert!(framed_blue > 40, "{framed_blue} blue pixels");
+}

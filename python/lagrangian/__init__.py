@@ -297,8 +297,10 @@ class Problem:
             return open_run(folder)
         if formats is not None:
             raise ValueError("formats are the files of a run written to a folder: give out= too")
-        names, data, summary, scene, snames, sdata = self._native.run(**options)
-        return Result(names, data, json.loads(summary), scene, snames, sdata)
+        names, data, summary, scene, snames, sdata, going = self._native.run(**options)
+        result = Result(names, data, json.loads(summary), scene, snames, sdata)
+        result._going = going
+        return result
 
 
 def open_run(folder: PathLike) -> "Result":
@@ -434,6 +436,38 @@ class Result:
             n: (p, k) for p, (_, names) in enumerate(parts) for k, n in enumerate(names)
         }
         self._sindex = {n: i for i, n in enumerate(self.sensitivity_columns)}
+        self._going: Optional[_native.Continuation] = None
+        self._span = 1
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # the run to go on with stays in this process: a copy elsewhere does not go on
+        state = dict(self.__dict__)
+        state["_going"] = None
+        return state
+
+    def continue_run(self, t_end: float, cancel: Optional[Cancel] = None) -> "Result":
+        """Go on with this run to ``t_end``: the integrator continues from its whole state
+        (positions, velocities, accelerations, the scheme's own variables, the step size and
+        the error control's history) and the columns from theirs (the ledger's integrals,
+        unwrapped angles), so a run continued in ``n`` pieces gives what one run to the same
+        end time gives, to round-off.
+
+        The new result holds the rows *after* this one's last time (its first row is the
+        first step or output time past it): ``np.concatenate([a.data, b.data])`` is the
+        whole run. Its ``summary`` is of the whole run so far. Only the newest result of a
+        run goes on (an older one raises :class:`LagrangianError`); a continuation stopped by
+        Ctrl-C or ``cancel`` leaves the run where it stopped, and the same result goes on
+        from there. A run written to files (``out=``) or opened from a folder does not go
+        on: run it in memory."""
+        if self._going is None:
+            raise LagrangianError(
+                "only a run kept in memory goes on (Problem.run without out=); this result "
+                + ("was read from " + self.folder if self.folder else "has no run to go on with")
+            )
+        names, data, summary, snames, sdata = self._going.until(float(t_end), self._span, cancel)
+        result = Result(names, data, json.loads(summary), self.scene, snames, sdata)
+        result._going, result._span = self._going, self._span + 1
+        return result
 
     @property
     def data(self) -> np.ndarray:
@@ -490,10 +524,12 @@ class Result:
         max_frames: Optional[int] = None,
         trails: Optional[Sequence[str]] = None,
         colour: Optional[str] = None,
+        frames: Optional[bool] = None,
     ) -> str:
-        """The offline animation page (one HTML document, no network) of the run."""
+        """The offline animation page (one HTML document, no network) of the run;
+        ``frames=True`` shows the 3D bodies' axes at first (the page has a switch)."""
         return animation_page(
-            self.scene, self.columns, self.data, fps, max_frames, trails, colour
+            self.scene, self.columns, self.data, fps, max_frames, trails, colour, frames
         )
 
     def animate(self, path: PathLike, **options: Any) -> str:

@@ -38,6 +38,19 @@ class RunOptions(TypedDict, total=False):
     formats: Optional[Sequence[str]]
     cancel: Optional[Cancel]
 
+class Continuation:
+    """A run kept in memory between its spans (``Result.continue_run``)."""
+
+    @property
+    def t(self) -> float: ...
+    @property
+    def spans(self) -> int: ...
+    def until(
+        self, t_end: float, span: int, cancel: Optional[Cancel] = None
+    ) -> Tuple[
+        List[str], npt.NDArray[np.float64], str, List[str], npt.NDArray[np.float64]
+    ]: ...
+
 class Problem:
     def __init__(self, text: str, name: str, sets: Sequence[Tuple[str, float]] = ...) -> None: ...
     @property
@@ -71,7 +84,13 @@ class Problem:
     def run(
         self, *, out: None = None, **options: Unpack[RunOptions]
     ) -> Tuple[
-        List[str], npt.NDArray[np.float64], str, str, List[str], npt.NDArray[np.float64]
+        List[str],
+        npt.NDArray[np.float64],
+        str,
+        str,
+        List[str],
+        npt.NDArray[np.float64],
+        Continuation,
     ]: ...
     @overload
     def run(self, *, out: str, **options: Unpack[RunOptions]) -> Tuple[str, str]: ...
@@ -84,6 +103,7 @@ def animation_html(
     max_frames: Optional[int] = None,
     trails: Optional[Sequence[str]] = None,
     colour: Optional[str] = None,
+    frames: Optional[bool] = None,
 ) -> str: ...
 
 class Connector:

@@ -31,9 +31,11 @@ def animation_page(
     max_frames: Optional[int] = None,
     trails: Optional[Sequence[str]] = None,
     colour: Optional[str] = None,
+    frames: Optional[bool] = None,
 ) -> str:
     """The offline animation page (one HTML document, no network) of ``data``'s rows under
-    ``columns``, drawn with ``scene`` (``scene.json``'s format)."""
+    ``columns``, drawn with ``scene`` (``scene.json``'s format); ``frames`` shows the bodies'
+    axes at first (the page has a switch)."""
     return _native.animation_html(
         scene,
         list(columns),
@@ -42,6 +44,7 @@ def animation_page(
         max_frames=max_frames,
         trails=list(trails) if trails is not None else None,
         colour=colour,
+        frames=frames,
     )
 
 

@@ -11,6 +11,7 @@ use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
+mod continuation;
 mod mass_spring;
 mod problem;
 mod trajectory;
@@ -47,7 +48,7 @@ pub(crate) fn spec_error(_py: Python<'_>, s: lagrangian::error::SpecError) -> Py
     ))
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -122,6 +123,7 @@ impl Cancel {
 fn _lagrangian(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<Cancel>()?;
+    m.add_class::<continuation::Continuation>()?;
     m.add("GROUPS", lagrangian::problem::GROUPS.to_vec())?;
     problem::register(m)?;
     mass_spring::register(m)?;

@@ -2,9 +2,10 @@
 //! into a problem; `check`, `run` (arrays, summary, scene, sensitivities), the offline
 //! animation page of a run. Runs release the GIL and stop at Ctrl-C or when cancelled.
 
+use crate::continuation::Continuation;
 use crate::{interruptible, to_py, Cancel, LagrangianError};
 use lagrangian::problem::{Overrides, Spelling};
-use lagrangian::run::memory::{run_in_memory, MemoryOptions};
+use lagrangian::run::memory::{start_in_memory, MemoryOptions};
 use lagrangian::run::{run_to_folder, RunOptions};
 use lagrangian::view::movie::AnimationOptions;
 use lagrangian::view::plot::Table;
@@ -26,7 +27,7 @@ pub struct Problem {
 /// and the array (`run::memory::record_bytes` twice, which the run checked against the memory
 /// available before it started). The array comes from NumPy, so a machine without the memory
 /// raises `MemoryError` instead of aborting.
-fn array2<'py>(
+pub(crate) fn array2<'py>(
     py: Python<'py>,
     rows: Vec<Vec<f64>>,
     width: usize,
@@ -264,7 +265,8 @@ impl Problem {
     /// `out` writing them to that folder as `lagrangian run --out` does (`formats`: any of
     /// `csv`, `npy`, `parquet`); `sensitivity` names parameters to differentiate every column with respect to;
     /// `cancel` stops the run from another thread. In memory: the column names, the array, the
-    /// summary, the scene, the sensitivity names and array; with `out`: the folder the results
+    /// summary, the scene, the sensitivity names and array, and the run to go on with
+    /// (`Continuation`); with `out`: the folder the results
     /// are in and the summary.
     #[pyo3(signature = (t_end=None, step=None, steps=None, output_every=None, method=None,
                         rho_inf=None, columns=None, sensitivity=Vec::new(), source=None,
@@ -332,29 +334,35 @@ impl Problem {
             interrupt: stop.clone(),
             copied: true,
         };
-        let r = interruptible(py, &stop, move || run_in_memory(problem, &plan, &opts))?;
+        let (run, r) = interruptible(py, &stop, move || {
+            let t_end = problem.t_end;
+            let mut run = start_in_memory(problem, &plan, &opts)?;
+            let r = run.until(t_end)?;
+            Ok((run, r))
+        })?;
         let summary = serde_json::to_string(&r.summary).unwrap_or_default();
         let scene = serde_json::to_string(&r.scene).unwrap_or_default();
         let width = r.names.len();
         let data = array2(py, r.rows, width)?;
         let sens = array2(py, r.sensitivity_rows, r.sensitivity_names.len())?;
-        let items: [Bound<'py, PyAny>; 6] = [
+        let items: [Bound<'py, PyAny>; 7] = [
             r.names.into_pyobject(py)?.into_any(),
             data.into_any(),
             summary.into_pyobject(py)?.into_any(),
             scene.into_pyobject(py)?.into_any(),
             r.sensitivity_names.into_pyobject(py)?.into_any(),
             sens.into_any(),
+            Bound::new(py, Continuation::new(run))?.into_any(),
         ];
         PyTuple::new(py, items)
     }
 }
 
 /// The offline animation page (one HTML document) of a run: its scene as JSON, its column
-/// names and rows; `fps`, `max_frames`, `trails` and `colour` as `lagrangian animate` takes
-/// them.
+/// names and rows; `fps`, `max_frames`, `trails`, `colour` and `frames` (the bodies' axes) as
+/// `lagrangian animate` takes them.
 #[pyfunction]
-#[pyo3(signature = (scene, names, data, fps=None, max_frames=None, trails=None, colour=None))]
+#[pyo3(signature = (scene, names, data, fps=None, max_frames=None, trails=None, colour=None, frames=None))]
 #[allow(clippy::too_many_arguments)]
 fn animation_html(
     py: Python<'_>,
@@ -365,6 +373,7 @@ fn animation_html(
     max_frames: Option<usize>,
     trails: Option<Vec<String>>,
     colour: Option<String>,
+    frames: Option<bool>,
 ) -> PyResult<String> {
     let scene: serde_json::Value = serde_json::from_str(scene)
         .map_err(|e| LagrangianError::new_err(format!("the scene: {e}")))?;
@@ -384,6 +393,7 @@ fn animation_html(
     let mut opts = AnimationOptions {
         trails,
         colour,
+        frames,
         ..AnimationOptions::default()
     };
     if let Some(f) = fps {

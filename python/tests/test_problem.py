@@ -228,6 +228,11 @@ def test_bodies_and_joints_from_a_file():
                            ("Link4.Forearm", "Link3")]:
         for c in "xyz":
             assert np.allclose(result[f"{marker}.{c}"], result[f"{origin}.{c}"], atol=1e-12)
+    # the links drawn as their shapes, with their axes when asked for (tests/browser.rs
+    # checks the drawing in a browser)
+    page = result.animation_html(fps=10)
+    assert '"posed":[{"name":"Link1"' in page and '"show_frames":false' in page
+    assert '"show_frames":true' in result.animation_html(fps=10, frames=True)
 
 
 def test_columns_of_ones_own():
@@ -292,3 +297,45 @@ def test_state_space_of_a_pendulum():
     assert ss["basis"].shape == (2, 1)
     with pytest.raises(lagrangian.LagrangianError, match="no column 'B.x'"):
         lagrangian.load(text=text).state_space(["u"], ["B.x"])
+
+
+def test_a_run_goes_on_from_where_it_ended(tmp_path):
+    problem = lagrangian.load(MECHANISM0)
+    columns = ["positions", "velocities", "multipliers", "ledger"]
+    fixed = dict(method="genalpha", step=1e-3, columns=columns)
+    whole = problem.run(t_end=1.0, **fixed)
+    parts = [problem.run(t_end=0.25, **fixed)]
+    for t in (0.5, 0.501, 1.0):
+        parts.append(parts[-1].continue_run(t))
+    assert [len(p.t) for p in parts] == [251, 250, 1, 499]
+    data = np.concatenate([p.data for p in parts])
+    assert data.shape == whole.data.shape
+    scale = np.maximum(np.abs(whole.data).max(axis=0), 1.0)
+    assert np.all(np.abs(data - whole.data) <= 1e-12 * scale)
+    assert parts[-1].summary["steps"] == 1000 and parts[-1].summary["t0"] == 0.0
+    # only the newest result goes on, and only forward
+    with pytest.raises(lagrangian.LagrangianError, match="gone on since"):
+        parts[1].continue_run(2.0)
+    with pytest.raises(lagrangian.LagrangianError, match="forward only"):
+        parts[-1].continue_run(0.5)
+    # a continuation cancelled leaves the run where it stopped: the same result goes on
+    cancel = lagrangian.Cancel()
+    cancel.set()
+    with pytest.raises(KeyboardInterrupt):
+        parts[-1].continue_run(1.5, cancel=cancel)
+    on = parts[-1].continue_run(1.5)
+    assert on.t[0] == pytest.approx(1.001) and on.t[-1] == 1.5 and len(on.t) == 500
+    # DOP853 under error control, rows every 0.05: the spans' rows at the same times as one run
+    smooth = dict(tol=1e-10, output_dt=0.05)
+    one = problem.run(t_end=2.0, **smooth)
+    a = problem.run(t_end=0.5, **smooth)
+    b = a.continue_run(2.0)
+    assert np.allclose(np.concatenate([a.t, b.t]), one.t, rtol=0, atol=1e-12)
+    assert np.abs(np.concatenate([a["B.x"], b["B.x"]]) - one["B.x"]).max() < 1e-7
+    # a copy elsewhere, and a run written to files, do not go on
+    copy = pickle.loads(pickle.dumps(b))
+    with pytest.raises(lagrangian.LagrangianError, match="in memory"):
+        copy.continue_run(3.0)
+    written = problem.run(t_end=0.01, out=tmp_path / "run")
+    with pytest.raises(lagrangian.LagrangianError, match="read from"):
+        written.continue_run(0.02)

@@ -301,6 +301,40 @@ pub struct Body {
     /// Basic points and vectors (names), in order, then the body's derived points (a picture
     /// joins the points among them).
     pub items: Vec<String>,
+    /// The body's frame as the names of its origin and of its unit vectors `i`, `j` (`k = i ×
+    /// j`), whose trajectory columns are `<name>.x` …: a 3D body given by its inertia.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame: Option<[String; 3]>,
+    /// Solids drawn with the body, in its frame (the picture only: the physics is the mass,
+    /// centre of mass and inertia).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shapes: Vec<Shape>,
+}
+
+/// A simple solid drawn with a body, placed in the body's frame.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct Shape {
+    /// `box`, `cylinder` or `sphere`.
+    pub kind: ShapeKind,
+    /// A box's edge lengths along `i`, `j`, `k`; a cylinder's `[radius, length, 0]`; a
+    /// sphere's `[radius, 0, 0]`.
+    pub size: [f64; 3],
+    /// The centre in the body frame.
+    pub at: [f64; 3],
+    /// A cylinder's axis: 0, 1 or 2 (`i`, `j`, `k`).
+    pub axis: usize,
+}
+
+/// The kinds of [`Shape`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShapeKind {
+    /// A rectangular box.
+    Box,
+    /// A circular cylinder.
+    Cylinder,
+    /// A sphere.
+    Sphere,
 }
 
 /// What a coordinate is, for Noether momenta.

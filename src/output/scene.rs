@@ -17,6 +17,8 @@
 //! ```
 
 use crate::model::geometry::{Body, Drive, Link, PointKind};
+/// The solids a body is drawn with (a body's `shapes` in the scene).
+pub use crate::model::geometry::{Shape, ShapeKind};
 use crate::solve::Problem;
 use serde::Serialize;
 use std::path::Path;

@@ -218,7 +218,37 @@ impl SensitivityRecorder {
         Some(self.rows.iter().map(|r| r[k]).collect())
     }
 
-    /// The rows as CSV text with a header (`t` first).
+    /// The rows recorded so far, taken out (the recorder goes on with none): what a span of a
+    /// run that goes on ([`Running`](crate::run::running::Running)) hands over.
+    pub fn take_rows(&mut self) -> SensitivityRows {
+        SensitivityRows {
+            names: self.names.clone(),
+            times: std::mem::take(&mut self.times),
+            rows: std::mem::take(&mut self.rows),
+        }
+    }
+}
+
+/// Recorded sensitivity rows: the derivative of each column with respect to each parameter at
+/// the kept rows' times.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SensitivityRows {
+    /// The column names (`t` not included): `d(<column>)/d(<parameter>)`.
+    pub names: Vec<String>,
+    /// The times of the rows.
+    pub times: Vec<f64>,
+    /// The rows, one per kept trajectory row.
+    pub rows: Vec<Vec<f64>>,
+}
+
+impl SensitivityRows {
+    /// The values of column `name` over the rows.
+    pub fn column(&self, name: &str) -> Option<Vec<f64>> {
+        let k = self.names.iter().position(|n| n == name)?;
+        Some(self.rows.iter().map(|r| r[k]).collect())
+    }
+
+    /// The rows as CSV text with a header (`t` first), as `sensitivity.csv` holds them.
     pub fn to_csv(&self) -> String {
         let mut out = format!("t,{}\n", self.names.join(","));
         for (t, row) in self.times.iter().zip(&self.rows) {

@@ -187,6 +187,12 @@ impl<'s> TableWriter<'s> {
         self.columns.ledger().map(|l| l.totals())
     }
 
+    /// The columns, with what they carry from row to row (the ledger's integrals, unwrapped
+    /// angles), for a writer of the run's next span.
+    pub fn into_columns(self) -> Columns {
+        self.columns
+    }
+
     /// Finish every sink (see [`TableSink::finish`]).
     pub fn finish(&mut self) -> Result<(), Error> {
         for s in &mut self.sinks {

@@ -18,6 +18,7 @@
 //! ```
 
 use super::RunControl;
+use super::running::Running;
 use crate::error::{Error, PlotError, SolveError};
 use crate::output::Interrupt;
 use crate::output::columns::Columns;
@@ -165,10 +166,48 @@ pub fn run_in_memory(
     plan: &RunPlan,
     opts: &MemoryOptions,
 ) -> Result<RunResult, Error> {
+    let t_end = problem.t_end;
+    start_in_memory(problem, plan, opts)?.until(t_end)
+}
+
+/// A run kept in memory that goes on: [`Running`] with a [`MemorySink`] for each span, each
+/// span's rows a [`RunResult`] of their own.
+///
+/// ```
+/// use lagrangian::library::pendulum::planar_pendulum;
+/// use lagrangian::prelude::*;
+/// use lagrangian::run::memory::{run_in_memory, start_in_memory, MemoryOptions};
+/// let p = Problem::new(planar_pendulum(1.0, 1.0, 9.81)).guess(&[1.0, 0.0], &[0.0, 0.0]).t_end(2.0);
+/// let plan = RunPlan::new(GenAlphaOptions::new(1e-3)).output_every(50);
+/// let opts = MemoryOptions::default();
+/// let whole = run_in_memory(p.clone(), &plan, &opts)?;
+/// let mut run = start_in_memory(p, &plan, &opts)?;
+/// let mut rows = run.until(0.5)?.rows; // t = 0 … 0.5
+/// for t_end in [1.0, 1.5, 2.0] {
+///     rows.extend(run.until(t_end)?.rows); // the rows after the time before
+/// }
+/// assert_eq!(rows.len(), whole.rows.len());
+/// let x = |r: &[Vec<f64>]| r.last().unwrap()[1];
+/// assert!((x(&rows) - x(&whole.rows)).abs() < 1e-13);
+/// # Ok::<(), lagrangian::Error>(())
+/// ```
+pub struct MemoryRun {
+    running: Running,
+    scene: Scene,
+    opts: MemoryOptions,
+}
+
+/// Find consistent initial values for `problem` and prepare its run by `plan` in memory
+/// ([`MemoryRun::until`] runs it). Refuses a run whose rows to the problem's end time would
+/// take more than [`MAX_BYTES`] or than the memory available.
+pub fn start_in_memory(
+    problem: Problem,
+    plan: &RunPlan,
+    opts: &MemoryOptions,
+) -> Result<MemoryRun, Error> {
     let started = Some(Instant::now());
     check_memory(&problem, plan, opts)?;
     let scene = Scene::of(&problem);
-    let mut table = MemorySink::default();
     let control = RunControl {
         interrupt: opts.interrupt.clone(),
         source: opts.source.clone(),
@@ -176,18 +215,45 @@ pub fn run_in_memory(
         sensitivity: opts.sensitivity.clone(),
         ..RunControl::default()
     };
-    let ran = super::run(problem, plan, &mut [&mut table], &control)?;
-    let (sensitivity_names, sensitivity_rows) = match ran.sensitivity {
-        Some(s) => (s.names().to_vec(), s.rows),
-        None => (Vec::new(), Vec::new()),
-    };
-    Ok(RunResult {
-        names: table.names,
-        rows: table.rows,
-        summary: ran.summary,
+    Ok(MemoryRun {
+        running: Running::start(problem, plan, &control)?,
         scene,
-        sensitivity_names,
-        sensitivity_rows,
-        end: ran.end,
+        opts: opts.clone(),
     })
+}
+
+impl MemoryRun {
+    /// Step on to `t_end` ([`Running::until`]): the rows of this span, the summary of the run
+    /// so far. A later span is refused, as the first, when its rows would not fit in memory.
+    pub fn until(&mut self, t_end: f64) -> Result<RunResult, Error> {
+        if self.running.started() {
+            let sim = self.running.simulation();
+            let mut span = sim.problem().clone();
+            (span.t0, span.t_end) = (sim.t(), t_end);
+            check_memory(&span, sim.plan(), &self.opts)?;
+        }
+        let mut table = MemorySink::default();
+        let ran = self.running.until(t_end, &mut [&mut table])?;
+        let sens = ran.sensitivity.unwrap_or_default();
+        Ok(RunResult {
+            names: table.names,
+            rows: table.rows,
+            summary: ran.summary,
+            scene: self.scene.clone(),
+            sensitivity_names: sens.names,
+            sensitivity_rows: sens.rows,
+            end: ran.end,
+        })
+    }
+
+    /// The run (its simulation, time and counters).
+    pub fn running(&self) -> &Running {
+        &self.running
+    }
+
+    /// Watch `interrupt` from the next span on.
+    pub fn set_interrupt(&mut self, interrupt: Interrupt) {
+        self.opts.interrupt = interrupt.clone();
+        self.running.set_interrupt(interrupt);
+    }
 }

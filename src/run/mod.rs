@@ -24,18 +24,18 @@ pub mod fit;
 pub mod linear;
 pub mod memory;
 pub mod modes;
+pub mod running;
 pub mod sweep;
 
 use crate::error::{Error, InitError, SolveError};
+use crate::output::Interrupt;
 use crate::output::columns::Columns;
 use crate::output::folder::RunFolder;
 use crate::output::ledger::LedgerTotals;
-use crate::output::progress::Progress;
 use crate::output::scene::Scene;
-use crate::output::sensitivity::SensitivityRecorder;
-use crate::output::sink::{self, Schema, TableSink, TableWriter};
+use crate::output::sensitivity::SensitivityRows;
+use crate::output::sink::{self, Schema, TableSink};
 use crate::output::summary::{RunFacts, Summary, Tally};
-use crate::output::{Interrupt, Observer};
 use crate::problem::Spelling;
 use crate::simulation::{RunEnd, Simulation};
 use crate::solve::{Problem, RunPlan};
@@ -74,8 +74,8 @@ pub struct Ran {
     pub end: RunEnd,
     /// The column names (`t` first).
     pub names: Vec<String>,
-    /// The sensitivities, when [`RunControl::sensitivity`] named parameters.
-    pub sensitivity: Option<SensitivityRecorder>,
+    /// The sensitivities of the rows, when [`RunControl::sensitivity`] named parameters.
+    pub sensitivity: Option<SensitivityRows>,
 }
 
 /// Integrate `problem` from consistent initial values to its end time by `plan`, writing the
@@ -105,57 +105,8 @@ pub fn run(
     sinks: &mut [&mut dyn TableSink],
     control: &RunControl,
 ) -> Result<Ran, Error> {
-    let start = control.started.unwrap_or_else(Instant::now);
-    let steps = problem.steps(plan.method.h());
-    let mut sim = Simulation::new(problem.clone(), plan)?;
-    let build_seconds = start.elapsed().as_secs_f64();
-    let columns = Columns::new(&problem, &plan.outputs);
-    let names = columns.names().to_vec();
-    for s in sinks.iter_mut() {
-        s.columns(&names);
-    }
-    let place = control.place.clone().unwrap_or_default();
-    let sinks = sinks.iter_mut().map(|s| &mut **s as &mut dyn TableSink);
-    let mut table = TableWriter::new(columns, plan.output_every)
-        .sinks(sinks)
-        .at(&place);
-    let mut tally = Tally::new();
-    let mut progress = match plan.method.is_adaptive() {
-        true => Progress::over_time(problem.t0, problem.t_end, control.progress),
-        false => Progress::new(steps, control.progress && steps >= 2000),
-    };
-    let mut watch = control.interrupt.clone();
-    let params: Vec<&str> = control.sensitivity.iter().map(String::as_str).collect();
-    let mut sens = match params.is_empty() {
-        true => None,
-        false => Some(SensitivityRecorder::columns(&problem, plan, &params)?),
-    };
-    let mut observers: Vec<&mut dyn Observer> =
-        vec![&mut table, &mut tally, &mut progress, &mut watch];
-    if let Some(s) = &mut sens {
-        observers.push(s);
-    }
-    let end = sim.run(&mut observers);
-    progress.finish();
-    let end = end?;
-    table.finish()?;
-    let interrupted = control.interrupt.raised() && matches!(end, RunEnd::Stopped { .. });
-    let mut summary = summarize(
-        &sim,
-        &end,
-        interrupted,
-        build_seconds,
-        &control.source,
-        table.ledger(),
-        &mut tally,
-    );
-    summary.sensitivity = control.sensitivity.clone();
-    Ok(Ran {
-        summary,
-        end,
-        names,
-        sensitivity: sens,
-    })
+    let t_end = problem.t_end;
+    running::Running::start(problem, plan, control)?.until(t_end, sinks)
 }
 
 /// How to run a problem into a folder.
@@ -173,7 +124,7 @@ pub struct RunOptions {
     /// When the work started (parsing included), for `build_seconds`; default: the call.
     pub started: Option<Instant>,
     /// Parameters to differentiate the run with respect to: their forward sensitivities go to
-    /// `sensitivity.csv` ([`SensitivityRecorder`]); default none.
+    /// `sensitivity.csv` ([`SensitivityRecorder`](crate::output::sensitivity::SensitivityRecorder)); default none.
     pub sensitivity: Vec<String>,
 }
 

@@ -58,6 +58,22 @@ fn rows_json(rows: &[Vec<f64>], decimals: usize) -> String {
 }
 
 /// Decimals that keep `digits` significant digits of numbers up to `scale`.
+/// The bodies drawn in their frames: `"posed"` (name and wireframe in the body frame),
+/// `"poses"` (per frame, twelve numbers a body), `"axis"` (the axes' length) and
+/// `"show_frames"`.
+fn framed_json(movie: &Movie, decimals: usize) -> String {
+    let posed: Vec<serde_json::Value> = (movie.framed.iter())
+        .map(|b| serde_json::json!({"name": b.name, "wires": b.wires}))
+        .collect();
+    format!(
+        "\"posed\":{},\"poses\":{},\"axis\":{},\"show_frames\":{}",
+        serde_json::Value::from(posed),
+        rows_json(&movie.poses, decimals.max(6)),
+        movie.axis_length,
+        movie.show_frames
+    )
+}
+
 fn decimals_for(scale: f64, digits: i64) -> usize {
     (digits - 1 - scale.max(1e-300).log10().floor() as i64).clamp(0, 17) as usize
 }
@@ -132,7 +148,7 @@ pub fn html_of(movie: &Movie) -> String {
     let frames = rows_json(&movie.frames, decimals);
     let colour = movie.colour.as_ref().map_or("null".into(), colour_json);
     let data = format!(
-        "{{\"scene\":{},\"animation\":{},\"moving\":{},\"t\":{},\"trails\":{:?},\"colour\":{},\"note\":{},\"frames\":{}}}",
+        "{{\"scene\":{},\"animation\":{},\"moving\":{},\"t\":{},\"trails\":{:?},\"colour\":{},\"note\":{},{},\"frames\":{}}}",
         movie.scene,
         movie.scene["animation"],
         serde_json::to_string(&movie.moving).unwrap_or_default(),
@@ -140,6 +156,7 @@ pub fn html_of(movie: &Movie) -> String {
         movie.trails,
         colour,
         serde_json::to_string(&movie.note).unwrap_or_else(|_| "null".into()),
+        framed_json(movie, decimals),
         frames
     )
     // inside <script>: no "</script>" can close it early

@@ -226,6 +226,7 @@ fn draw_frame(
         root.draw(&PathElement::new(path, style)).map_err(err)?;
     }
     draw_bodies(movie, &root, &at)?;
+    draw_framed(movie, cam, &root, f)?;
     let colour = movie.colour.as_ref();
     let value = |slot: usize| colour.map(|c| rgb(colour_of(c.values[f][slot], c.range)));
     for (d, (_, [a, b], kind)) in links.iter().enumerate() {
@@ -282,7 +283,11 @@ fn draw_bodies(
     root: &Area,
     at: &dyn Fn(usize) -> Option<[f64; 2]>,
 ) -> Result<(), PlotError> {
-    for body in &movie.bodies {
+    for (k, body) in movie.bodies.iter().enumerate() {
+        // a body with shapes is drawn by them (`draw_framed`)
+        if (movie.scene["bodies"][k]["shapes"].as_array()).is_some_and(|s| !s.is_empty()) {
+            continue;
+        }
         let mut ps: Vec<(i32, i32)> = (body.iter().copied()).filter_map(at).map(px).collect();
         if ps.len() < 2 {
             continue;
@@ -292,6 +297,37 @@ fn draw_bodies(
         }
         let style = RGBColor(140, 86, 75).stroke_width(6);
         root.draw(&PathElement::new(ps, style)).map_err(err)?;
+    }
+    Ok(())
+}
+
+/// The bodies' shapes in frame `f` and, when asked for, their axes (`i` red, `j` green, `k`
+/// blue), as the page draws them.
+fn draw_framed(movie: &Movie, cam: &Camera, root: &Area, f: usize) -> Result<(), PlotError> {
+    let brown = RGBColor(140, 86, 75);
+    for b in 0..movie.framed.len() {
+        for w in movie.wires(b, f) {
+            let path: Vec<(i32, i32)> = w.iter().map(|&p| px(cam.project(p))).collect();
+            root.draw(&PathElement::new(path, brown.stroke_width(1)))
+                .map_err(err)?;
+        }
+        if !movie.show_frames {
+            continue;
+        }
+        let pose = movie.pose(b, f);
+        let o = px(cam.project(pose.origin));
+        let colours = [
+            RGBColor(214, 39, 40),
+            RGBColor(44, 160, 44),
+            RGBColor(31, 119, 180),
+        ];
+        for (a, c) in colours.into_iter().enumerate() {
+            let mut tip = [0.0; 3];
+            tip[a] = movie.axis_length;
+            let e = px(cam.project(pose.place(tip)));
+            root.draw(&PathElement::new(vec![o, e], c.stroke_width(2)))
+                .map_err(err)?;
+        }
     }
     Ok(())
 }

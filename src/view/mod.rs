@@ -7,3 +7,4 @@ pub mod animation;
 pub mod gif;
 pub mod movie;
 pub mod plot;
+pub mod shapes;

@@ -11,6 +11,7 @@
 
 use crate::error::PlotError;
 use crate::view::plot::Table;
+use crate::view::shapes::{Framed, Pose, framed, pose_in};
 use serde_json::Value;
 use std::path::Path;
 
@@ -27,6 +28,9 @@ pub struct AnimationOptions {
     pub colour: Option<String>,
     /// GIF size in pixels; default 640 × 480.
     pub size: (u32, u32),
+    /// Draw each body's axes (`i` red, `j` green, `k` blue); `None`: the file's `Animation:
+    /// frames` (default no). The page has a switch for them.
+    pub frames: Option<bool>,
 }
 
 impl Default for AnimationOptions {
@@ -37,6 +41,7 @@ impl Default for AnimationOptions {
             trails: None,
             colour: None,
             size: (640, 480),
+            frames: None,
         }
     }
 }
@@ -123,6 +128,14 @@ pub struct Movie {
     /// Why the animation will not be smooth, when the run's rows are farther apart than the
     /// frames and points jump across the picture between them (what to write instead).
     pub note: Option<String>,
+    /// The bodies drawn in their frames (shapes, axes).
+    pub framed: Vec<Framed>,
+    /// Each frame: the poses of the framed bodies, twelve numbers each (origin, `i`, `j`, `k`).
+    pub poses: Vec<Vec<f64>>,
+    /// The length of a body's drawn axes: a tenth of the largest extent of the picture.
+    pub axis_length: f64,
+    /// Whether the axes are drawn (at first, on the page).
+    pub show_frames: bool,
 }
 
 /// The note of a movie whose rows (at `times`) are too far apart for frames every
@@ -324,7 +337,21 @@ impl Movie {
                     .collect()
             })
             .collect();
+        let framed = framed(&scene, &column);
+        let poses = (rows.iter())
+            .map(|&r| {
+                (framed.iter())
+                    .flat_map(|b| pose_in(b, &table.rows[r]))
+                    .collect()
+            })
+            .collect();
+        let show_frames =
+            (opts.frames).unwrap_or(scene["animation"]["frames"].as_bool() == Some(true));
         let mut movie = Movie {
+            framed,
+            poses,
+            axis_length: 1.0,
+            show_frames,
             links,
             bodies,
             times: rows.iter().map(|&r| times[r]).collect(),
@@ -339,7 +366,44 @@ impl Movie {
             note: None,
         };
         movie.note = coarseness(&movie, &times, opts);
+        movie.axis_length = 0.1 * movie.extent();
         Ok(movie)
+    }
+
+    /// The pose of framed body `b` in frame `f`.
+    pub fn pose(&self, b: usize, f: usize) -> Pose {
+        Pose::of(&self.poses[f][12 * b..12 * b + 12])
+    }
+
+    /// The wireframe of framed body `b` in frame `f`, in the world.
+    pub fn wires(&self, b: usize, f: usize) -> Vec<Vec<[f64; 3]>> {
+        let pose = self.pose(b, f);
+        (self.framed[b].wires.iter())
+            .map(|w| w.iter().map(|&p| pose.place(p)).collect())
+            .collect()
+    }
+
+    /// Every point drawn in frame `f` but the axes: the scene's points and the wireframes.
+    fn drawn(&self, f: usize) -> impl Iterator<Item = [f64; 3]> + '_ {
+        let points = (0..self.fixed.len()).filter_map(move |k| self.position(k, f));
+        let wires =
+            (0..self.framed.len()).flat_map(move |b| self.wires(b, f).into_iter().flatten());
+        points.chain(wires)
+    }
+
+    /// The largest extent of the world box of everything drawn over every frame (1 when
+    /// nothing is).
+    fn extent(&self) -> f64 {
+        let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+        for f in 0..self.frames.len() {
+            for p in self.drawn(f).filter(|p| p.iter().all(|x| x.is_finite())) {
+                for a in 0..3 {
+                    (lo[a], hi[a]) = (lo[a].min(p[a]), hi[a].max(p[a]));
+                }
+            }
+        }
+        let e = (0..3).map(|a| hi[a] - lo[a]).fold(0.0, f64::max);
+        if e > 0.0 { e } else { 1.0 }
     }
 
     /// Where scene point `k` is in frame `f` (`None`: no place known).
@@ -371,15 +435,13 @@ impl Movie {
             height,
         };
         for f in 0..self.frames.len() {
-            for k in 0..self.fixed.len() {
-                if let Some(p) = self.position(k, f) {
-                    let r = cam.rotate(p);
-                    for i in 0..2 {
-                        // NaN never widens the box (as Math.min/max would poison it)
-                        if r[i].is_finite() {
-                            cam.lo[i] = cam.lo[i].min(r[i]);
-                            cam.hi[i] = cam.hi[i].max(r[i]);
-                        }
+            for p in self.drawn(f) {
+                let r = cam.rotate(p);
+                for i in 0..2 {
+                    // NaN never widens the box (as Math.min/max would poison it)
+                    if r[i].is_finite() {
+                        cam.lo[i] = cam.lo[i].min(r[i]);
+                        cam.hi[i] = cam.hi[i].max(r[i]);
                     }
                 }
             }

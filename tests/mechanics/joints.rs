@@ -519,6 +519,72 @@ fn joint_file_mistakes_are_named_with_their_place() {
             "{to}: {msg}"
         );
     }
+    // shapes: the picture's solids
+    let marker = "      markers: { Tip: [0, 0, -L] }\n";
+    for (shape, place, part) in [
+        (
+            "{ box: [1, -1, 1] }",
+            "Bodies.Rod.shapes.0.box.1",
+            "edges must be positive",
+        ),
+        (
+            "{ cylinder: [1] }",
+            "Bodies.Rod.shapes.0.cylinder",
+            "[radius, length]",
+        ),
+        (
+            "{ sphere: 0 }",
+            "Bodies.Rod.shapes.0.sphere",
+            "must be positive",
+        ),
+        (
+            "{ sphere: 1, axis: z }",
+            "Bodies.Rod.shapes.0.axis",
+            "only a cylinder",
+        ),
+        (
+            "{ cylinder: [1, 2], axis: w }",
+            "Bodies.Rod.shapes.0.axis",
+            "x, y or z",
+        ),
+        (
+            "{ box: [1, 1, 1], sphere: 1 }",
+            "Bodies.Rod.shapes.0",
+            "one of box",
+        ),
+        ("{ cone: 1 }", "Bodies.Rod.shapes.0.cone", "cone"),
+        ("{ sphere: 1, at: [0, 1] }", "Bodies.Rod.shapes.0.at", "3"),
+    ] {
+        let bad = good.replacen(marker, &format!("{marker}      shapes: [{shape}]\n"), 1);
+        assert_ne!(bad, good);
+        let msg = spec::parse(&bad, "j.yaml").unwrap_err().to_string();
+        assert!(
+            msg.starts_with("j.yaml:") && msg.contains(place) && msg.contains(part),
+            "{shape}: {msg}"
+        );
+    }
+    // and good ones reach the scene
+    let drawn = good.replacen(
+        marker,
+        &format!("{marker}      shapes: [{{ box: [0.1, 0.1, 1], at: [0, 0, -0.5] }}, {{ cylinder: [0.05, 0.2], axis: x }}]\n"),
+        1,
+    );
+    let (problem, _) = spec::parse(&drawn, "j.yaml").unwrap();
+    let scene = lagrangian::output::scene::Scene::of(&problem);
+    let rod = scene.bodies.iter().find(|b| b.name == "Rod").unwrap();
+    assert_eq!(rod.shapes.len(), 2);
+    assert_eq!(
+        (rod.shapes[0].size, rod.shapes[0].at),
+        ([0.1, 0.1, 1.0], [0.0, 0.0, -0.5])
+    );
+    assert_eq!(
+        (rod.shapes[1].size, rod.shapes[1].axis),
+        ([0.05, 0.2, 0.0], 0)
+    );
+    assert_eq!(
+        rod.frame.clone().unwrap(),
+        ["Rod", "Rod.i", "Rod.j"].map(String::from)
+    );
     // a body no joint places and that has no pose
     let lone = good.replace(
         "      markers: { Tip: [0, 0, -L] }\n",

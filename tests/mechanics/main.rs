@@ -10,6 +10,7 @@ mod ad_derivation;
 mod adaptive;
 mod andrews;
 mod consistent_init;
+mod continuation;
 mod coordinate_elements;
 mod double_pendulum;
 mod equilibrium;

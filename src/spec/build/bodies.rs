@@ -121,6 +121,8 @@ pub(super) fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
     b.body_items.push(GeoBody {
         name: name.to_string(),
         items: names.clone(),
+        frame: None,
+        shapes: Vec::new(),
     });
     Ok(())
 }
@@ -365,6 +367,8 @@ pub(super) fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Res
     b.body_items.push(GeoBody {
         name: name.to_string(),
         items: drawn,
+        frame: None,
+        shapes: Vec::new(),
     });
     Ok(())
 }

@@ -143,6 +143,7 @@ fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecE
             "position",
             "orientation",
             "markers",
+            "shapes",
         ]),
     )?;
     b.check_name(name, ItemKind::Point, p)?;
@@ -245,9 +246,19 @@ fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecE
     b.place(placed, p)?;
     b.bodies
         .insert(name.to_string(), Body::Spatial([origin, vi, vj], frame));
+    let shapes = match m.get("shapes").filter(|v| !v.is_null()) {
+        Some(v) => super::shapes::shapes(b, v, &sub(p, "shapes"))?,
+        None => Vec::new(),
+    };
     b.body_items.push(GeoBody {
         name: name.to_string(),
         items: drawn,
+        frame: Some([
+            name.to_string(),
+            axis_names[0].clone(),
+            axis_names[1].clone(),
+        ]),
+        shapes,
     });
     let mut frame = BodyFrame {
         origin: o,

@@ -11,6 +11,7 @@ mod generators;
 mod joints;
 mod problem;
 mod sections;
+mod shapes;
 
 use bodies::rigid;
 use generators::{chain, grid};
