@@ -48,3 +48,17 @@ def test_mypy_strict_passes_on_the_examples_and_the_package(tmp_path):
     # and the overloads do tell: a spring's index is not a connector
     done = subprocess.run([*cmd, str(wrong)], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 1 and "Incompatible types" in done.stdout, done.stdout
+
+
+def test_the_readmes_python_runs():
+    # the README's Python block, as a new user pastes it (it had gone stale once: a
+    # sensitivity run under the file's own DOP853)
+    text = (ROOT / "README.md").read_text()
+    start = text.index("```python\nimport lagrangian\n") + len("```python\n")
+    block = text[start:text.index("```", start)]
+    assert "continue_run" in block and "mass_spring" in block
+    done = subprocess.run(
+        [sys.executable, "-c", block], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().startswith("["), done.stdout
