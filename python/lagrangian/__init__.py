@@ -464,8 +464,10 @@ class Result:
                 "only a run kept in memory goes on (Problem.run without out=); this result "
                 + ("was read from " + self.folder if self.folder else "has no run to go on with")
             )
-        names, data, summary, snames, sdata = self._going.until(float(t_end), self._span, cancel)
-        result = Result(names, data, json.loads(summary), self.scene, snames, sdata)
+        names, data, summary, scene, snames, sdata = self._going.until(
+            float(t_end), self._span, cancel
+        )
+        result = Result(names, data, json.loads(summary), scene, snames, sdata)
         result._going, result._span = self._going, self._span + 1
         return result
 

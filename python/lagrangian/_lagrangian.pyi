@@ -41,14 +41,10 @@ class RunOptions(TypedDict, total=False):
 class Continuation:
     """A run kept in memory between its spans (``Result.continue_run``)."""
 
-    @property
-    def t(self) -> float: ...
-    @property
-    def spans(self) -> int: ...
     def until(
         self, t_end: float, span: int, cancel: Optional[Cancel] = None
     ) -> Tuple[
-        List[str], npt.NDArray[np.float64], str, List[str], npt.NDArray[np.float64]
+        List[str], npt.NDArray[np.float64], str, str, List[str], npt.NDArray[np.float64]
     ]: ...
 
 class Problem:

@@ -2,7 +2,7 @@
 //! (`Result.continue_run`). It holds the run between spans — the integrator's whole state,
 //! the columns' integrals, the sensitivities — so spans join as one run would (to round-off).
 
-use crate::problem::array2;
+use crate::problem::run_items;
 use crate::{interruptible, lock, Cancel, LagrangianError};
 use lagrangian::run::memory::MemoryRun;
 use pyo3::prelude::*;
@@ -31,21 +31,10 @@ impl Continuation {
 
 #[pymethods]
 impl Continuation {
-    /// The time the run has reached.
-    #[getter]
-    fn t(&self) -> f64 {
-        lock(&self.state).run.running().simulation().t()
-    }
-
-    /// Spans handed to Python so far (the result of span `k` goes on when this is `k`).
-    #[getter]
-    fn spans(&self) -> usize {
-        lock(&self.state).given
-    }
-
     /// Step on to `t_end` from the result of span `span` (refused when a later span has been
-    /// handed out since): the column names, the rows after the time the run had reached, the
-    /// summary of the whole run so far, the sensitivity names and rows. The GIL is released;
+    /// handed out since): as `Problem.run` in memory, the column names, the rows after the
+    /// time the run had reached, the summary of the whole run so far, the scene, the
+    /// sensitivity names and rows. The GIL is released;
     /// Ctrl-C or `cancel` stops it after its current step (the run stays where it stopped).
     #[pyo3(signature = (t_end, span, cancel=None))]
     fn until<'py>(
@@ -79,17 +68,6 @@ impl Continuation {
             }
             Ok(r)
         })?;
-        let summary = serde_json::to_string(&r.summary).unwrap_or_default();
-        let width = r.names.len();
-        let data = array2(py, r.rows, width)?;
-        let sens = array2(py, r.sensitivity_rows, r.sensitivity_names.len())?;
-        let items: [Bound<'py, PyAny>; 5] = [
-            r.names.into_pyobject(py)?.into_any(),
-            data.into_any(),
-            summary.into_pyobject(py)?.into_any(),
-            r.sensitivity_names.into_pyobject(py)?.into_any(),
-            sens.into_any(),
-        ];
-        PyTuple::new(py, items)
+        PyTuple::new(py, run_items(py, r)?)
     }
 }

@@ -5,7 +5,7 @@
 use crate::continuation::Continuation;
 use crate::{interruptible, to_py, Cancel, LagrangianError};
 use lagrangian::problem::{Overrides, Spelling};
-use lagrangian::run::memory::{start_in_memory, MemoryOptions};
+use lagrangian::run::memory::{start_in_memory, MemoryOptions, RunResult};
 use lagrangian::run::{run_to_folder, RunOptions};
 use lagrangian::view::movie::AnimationOptions;
 use lagrangian::view::plot::Table;
@@ -340,22 +340,27 @@ impl Problem {
             let r = run.until(t_end)?;
             Ok((run, r))
         })?;
-        let summary = serde_json::to_string(&r.summary).unwrap_or_default();
-        let scene = serde_json::to_string(&r.scene).unwrap_or_default();
-        let width = r.names.len();
-        let data = array2(py, r.rows, width)?;
-        let sens = array2(py, r.sensitivity_rows, r.sensitivity_names.len())?;
-        let items: [Bound<'py, PyAny>; 7] = [
-            r.names.into_pyobject(py)?.into_any(),
-            data.into_any(),
-            summary.into_pyobject(py)?.into_any(),
-            scene.into_pyobject(py)?.into_any(),
-            r.sensitivity_names.into_pyobject(py)?.into_any(),
-            sens.into_any(),
-            Bound::new(py, Continuation::new(run))?.into_any(),
-        ];
+        let mut items = run_items(py, r)?;
+        items.push(Bound::new(py, Continuation::new(run))?.into_any());
         PyTuple::new(py, items)
     }
+}
+
+/// A run's result for Python: the column names, the array, the summary (JSON), the scene
+/// (JSON), the sensitivity names and array.
+pub(crate) fn run_items(py: Python<'_>, r: RunResult) -> PyResult<Vec<Bound<'_, PyAny>>> {
+    let summary = serde_json::to_string(&r.summary).unwrap_or_default();
+    let scene = serde_json::to_string(&r.scene).unwrap_or_default();
+    let data = array2(py, r.rows, r.names.len())?;
+    let sens = array2(py, r.sensitivity_rows, r.sensitivity_names.len())?;
+    Ok(vec![
+        r.names.into_pyobject(py)?.into_any(),
+        data.into_any(),
+        summary.into_pyobject(py)?.into_any(),
+        scene.into_pyobject(py)?.into_any(),
+        r.sensitivity_names.into_pyobject(py)?.into_any(),
+        sens.into_any(),
+    ])
 }
 
 /// The offline animation page (one HTML document) of a run: its scene as JSON, its column

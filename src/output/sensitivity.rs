@@ -242,12 +242,6 @@ pub struct SensitivityRows {
 }
 
 impl SensitivityRows {
-    /// The values of column `name` over the rows.
-    pub fn column(&self, name: &str) -> Option<Vec<f64>> {
-        let k = self.names.iter().position(|n| n == name)?;
-        Some(self.rows.iter().map(|r| r[k]).collect())
-    }
-
     /// The rows as CSV text with a header (`t` first), as `sensitivity.csv` holds them.
     pub fn to_csv(&self) -> String {
         let mut out = format!("t,{}\n", self.names.join(","));

@@ -253,7 +253,6 @@ impl MemoryRun {
 
     /// Watch `interrupt` from the next span on.
     pub fn set_interrupt(&mut self, interrupt: Interrupt) {
-        self.opts.interrupt = interrupt.clone();
         self.running.set_interrupt(interrupt);
     }
 }

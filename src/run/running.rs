@@ -42,16 +42,14 @@ pub struct Running {
     sim: Simulation,
     /// The table's columns (`None` only while a span runs).
     columns: Option<Columns>,
-    every: usize,
     tally: Tally,
     sens: Option<SensitivityRecorder>,
     control: RunControl,
     build_seconds: f64,
-    names: Vec<String>,
     /// Spans run so far.
     spans: usize,
-    /// Why the run cannot go on (a span failed).
-    failed: Option<String>,
+    /// The error a span failed with: the run cannot go on from a failed step.
+    failed: Option<Error>,
 }
 
 /// An observer that does not see the first event of a span that goes on from an earlier one
@@ -78,7 +76,6 @@ impl Running {
         let sim = Simulation::new(problem, plan)?;
         let build_seconds = start.elapsed().as_secs_f64();
         let columns = Columns::new(sim.problem(), &plan.outputs);
-        let names = columns.names().to_vec();
         let params: Vec<&str> = control.sensitivity.iter().map(String::as_str).collect();
         let sens = match params.is_empty() {
             true => None,
@@ -87,12 +84,10 @@ impl Running {
         Ok(Running {
             sim,
             columns: Some(columns),
-            every: plan.output_every,
             tally: Tally::new(),
             sens,
             control: control.clone(),
             build_seconds,
-            names,
             spans: 0,
             failed: None,
         })
@@ -100,7 +95,7 @@ impl Running {
 
     /// The column names (`t` first).
     pub fn names(&self) -> &[String] {
-        &self.names
+        self.columns.as_ref().map_or(&[], |c| c.names())
     }
 
     /// The simulation (its time, state, counters).
@@ -123,11 +118,12 @@ impl Running {
     /// state the one before ended with. The summary is of the whole run so far (counters,
     /// `max |C|`, the energy since the start), the sensitivities of this span's rows.
     ///
-    /// Errors: `t_end` not after the current time (for a later span), not finite, or the run
-    /// failed in an earlier span (it cannot go on from a failed step; start again).
+    /// Errors: `t_end` not after the current time (for a later span), not finite, or — the
+    /// run failed in an earlier span and cannot go on from a failed step — that span's error
+    /// again.
     pub fn until(&mut self, t_end: f64, sinks: &mut [&mut dyn TableSink]) -> Result<Ran, Error> {
-        if let Some(why) = &self.failed {
-            return Err(SolveError::option("t_end", why.clone()).into());
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
         }
         let t = self.sim.t();
         if self.started() && !(t_end > t) {
@@ -138,28 +134,23 @@ impl Running {
         }
         let ran = self.span(t_end, sinks);
         if let Err(e) = &ran {
-            self.failed = Some(format!(
-                "the run failed at t = {} ({e}); start it again",
-                self.sim.t()
-            ));
+            self.failed = Some(e.clone());
         }
         ran
     }
 
     /// One span (see [`until`](Self::until)).
     fn span(&mut self, t_end: f64, sinks: &mut [&mut dyn TableSink]) -> Result<Ran, Error> {
-        let later = self.started();
+        let later = self.started(); // the first event is the state the last span ended with
         self.spans += 1;
+        let columns = (self.columns.take()).expect("the columns are back after every span");
+        let names = columns.names().to_vec();
         for s in sinks.iter_mut() {
-            s.columns(&self.names);
+            s.columns(&names);
         }
         let place = self.control.place.clone().unwrap_or_default();
-        let columns = self
-            .columns
-            .take()
-            .expect("the columns are back after every span");
         let sinks = sinks.iter_mut().map(|s| &mut **s as &mut dyn TableSink);
-        let mut table = TableWriter::new(columns, self.every)
+        let mut table = TableWriter::new(columns, self.sim.plan().output_every)
             .sinks(sinks)
             .at(&place);
         let show = self.control.progress;
@@ -208,7 +199,7 @@ impl Running {
         Ok(Ran {
             summary,
             end,
-            names: self.names.clone(),
+            names,
             sensitivity: self.sens.as_mut().map(SensitivityRecorder::take_rows),
         })
     }

@@ -57,7 +57,6 @@ fn rows_json(rows: &[Vec<f64>], decimals: usize) -> String {
     out
 }
 
-/// Decimals that keep `digits` significant digits of numbers up to `scale`.
 /// The bodies drawn in their frames: `"posed"` (name and wireframe in the body frame),
 /// `"poses"` (per frame, twelve numbers a body), `"axis"` (the axes' length) and
 /// `"show_frames"`.
@@ -74,6 +73,7 @@ fn framed_json(movie: &Movie, decimals: usize) -> String {
     )
 }
 
+/// Decimals that keep `digits` significant digits of numbers up to `scale`.
 fn decimals_for(scale: f64, digits: i64) -> usize {
     (digits - 1 - scale.max(1e-300).log10().floor() as i64).clamp(0, 17) as usize
 }

@@ -190,3 +190,34 @@ fn a_run_goes_forward_only_and_on_after_an_interrupt() {
     assert_eq!(on.rows.len(), 500);
     assert!(!on.summary.interrupted);
 }
+
+/// A sink whose disk is full.
+struct Full;
+
+impl lagrangian::output::sink::TableSink for Full {
+    fn row(&mut self, _values: &[f64]) -> std::io::Result<()> {
+        Err(std::io::Error::other("no space left on device"))
+    }
+    fn finish(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_run_that_failed_gives_its_error_again() {
+    use lagrangian::output::sink::MemorySink;
+    use lagrangian::run::{RunControl, running::Running};
+    let (p, plan) = problem();
+    let mut run = Running::start(p, &plan, &RunControl::default()).unwrap();
+    let e = run
+        .until(0.5, &mut [&mut Full])
+        .err()
+        .expect("a full disk fails the span");
+    assert!(e.to_string().contains("no space left"), "{e}");
+    let mut memory = MemorySink::default();
+    let again = run
+        .until(1.0, &mut [&mut memory])
+        .err()
+        .expect("no going on");
+    assert_eq!(again, e);
+}
