@@ -24,6 +24,7 @@ mod builder;
 mod dense;
 mod detect;
 mod expr;
+mod padded;
 mod passes;
 pub mod place;
 mod quadratic;

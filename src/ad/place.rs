@@ -7,12 +7,13 @@
 //! * Elements on general [`Points`] (affine or expression points) are differentiated by AD on
 //!   their local coordinate list ([`localize`]), of at most [`MAX_LOCAL`] coordinates.
 
-use crate::ad::{ConstraintAd, TermAd};
+use crate::ad::padded::Padded;
+use crate::ad::{ConstraintAd, ExprKernel, TermAd};
 use crate::error::ModelError;
 use crate::model::elements::{
     AnchoredDistance, AnchoredDistanceKernel, AnchoredSpring, AnchoredSpringKernel, Distance,
-    DistanceKernel, Particle, ParticleAt, PointMassKernel, Points, Spring, SpringBetween,
-    SpringKernel, localize,
+    DistanceKernel, ExprEnergy, Particle, ParticleAt, PointMassKernel, Points, Spring,
+    SpringBetween, SpringKernel, localize,
 };
 use crate::model::geometry::PointMap;
 use crate::model::{Constraint, ConstraintKernelBox, Term, TermKernelBox};
@@ -38,43 +39,44 @@ pub const MAX_LOCAL: usize = 18;
 
 macro_rules! any_size {
     ($name:ident, $($bound:tt)*) => {
-        /// A term or constraint that serves every local size up to [`MAX_LOCAL`] (the elements
-        /// on [`Points`] implement it for every `N`).
+        /// A term or constraint that serves every local size up to [`MAX_LOCAL`]: the sizes
+        /// with kernels of their own (the sizes between are served padded, [`Padded`]). The
+        /// elements on [`Points`] implement it for every `N`.
         pub trait $name: $($bound)* + 'static {}
         impl<X: $($bound)* + 'static> $name for X {}
     };
 }
 any_size!(
     AnyTerm,
-    Term<1>
-        + Term<2>
-        + Term<3>
-        + Term<4>
-        + Term<5>
-        + Term<6>
-        + Term<7>
-        + Term<8>
-        + Term<9>
-        + Term<10>
-        + Term<11>
-        + Term<12>
-        + Term<13>
-        + Term<14>
-        + Term<15>
-        + Term<16>
-        + Term<17>
-        + Term<18>
+    Term<1> + Term<2> + Term<3> + Term<4> + Term<6> + Term<8> + Term<9> + Term<12> + Term<18>
 );
 any_size!(AnyConstraint, Constraint<1, 1> + Constraint<2, 1> + Constraint<3, 1>
-    + Constraint<4, 1> + Constraint<5, 1> + Constraint<6, 1> + Constraint<7, 1> + Constraint<8, 1>
-    + Constraint<9, 1> + Constraint<10, 1> + Constraint<11, 1> + Constraint<12, 1>
-    + Constraint<13, 1> + Constraint<14, 1> + Constraint<15, 1> + Constraint<16, 1>
-    + Constraint<17, 1> + Constraint<18, 1>);
+    + Constraint<4, 1> + Constraint<6, 1> + Constraint<8, 1> + Constraint<9, 1>
+    + Constraint<12, 1> + Constraint<18, 1>);
 
+/// Calls `$exact::<_, N>` for a local size `N` that has kernels of its own and
+/// `$padded::<_, N, M>` for one served by the next such size `M` ([`Padded`]).
 macro_rules! by_size {
-    ($n:expr, $f:ident, $x:expr, [$($k:literal)*]) => {
+    ($n:expr, $exact:ident, $padded:ident, $x:expr) => {
         match $n {
-            $($k => Ok($f::<_, $k>($x)),)*
+            1 => Ok($exact::<_, 1>($x)),
+            2 => Ok($exact::<_, 2>($x)),
+            3 => Ok($exact::<_, 3>($x)),
+            4 => Ok($exact::<_, 4>($x)),
+            5 => Ok($padded::<_, 5, 6>($x)),
+            6 => Ok($exact::<_, 6>($x)),
+            7 => Ok($padded::<_, 7, 8>($x)),
+            8 => Ok($exact::<_, 8>($x)),
+            9 => Ok($exact::<_, 9>($x)),
+            10 => Ok($padded::<_, 10, 12>($x)),
+            11 => Ok($padded::<_, 11, 12>($x)),
+            12 => Ok($exact::<_, 12>($x)),
+            13 => Ok($padded::<_, 13, 18>($x)),
+            14 => Ok($padded::<_, 14, 18>($x)),
+            15 => Ok($padded::<_, 15, 18>($x)),
+            16 => Ok($padded::<_, 16, 18>($x)),
+            17 => Ok($padded::<_, 17, 18>($x)),
+            18 => Ok($exact::<_, 18>($x)),
             n => Err(ModelError::TooManyCoordinates { n, max: MAX_LOCAL }),
         }
     };
@@ -83,22 +85,32 @@ macro_rules! by_size {
 fn term_n<T: Term<N> + 'static, const N: usize>(t: T) -> TermKernelBox {
     TermKernelBox::new(TermAd::<T, N>::new(t))
 }
+fn term_padded<T: Term<M> + 'static, const N: usize, const M: usize>(t: T) -> TermKernelBox {
+    TermKernelBox::new::<_, N>(Padded::<_, M>(TermAd::<T, M>::new(t)))
+}
 fn constraint_n<C: Constraint<N, 1> + 'static, const N: usize>(c: C) -> ConstraintKernelBox {
     ConstraintKernelBox::new(ConstraintAd::<C, N, 1>::new(c))
 }
-
-fn expr_n<E: Into<crate::model::elements::ExprEnergy>, const N: usize>(e: E) -> TermKernelBox {
-    TermKernelBox::new(crate::ad::ExprKernel::<N>::new(e.into()))
+fn constraint_padded<C: Constraint<M, 1> + 'static, const N: usize, const M: usize>(
+    c: C,
+) -> ConstraintKernelBox {
+    ConstraintKernelBox::new::<_, N, 1>(Padded::<_, M>(ConstraintAd::<C, M, 1>::new(c)))
+}
+fn expr_n<E: Into<ExprEnergy>, const N: usize>(e: E) -> TermKernelBox {
+    TermKernelBox::new(ExprKernel::<N>::new(e.into()))
+}
+fn expr_padded<E: Into<ExprEnergy>, const N: usize, const M: usize>(e: E) -> TermKernelBox {
+    TermKernelBox::new::<_, N>(Padded::<_, M>(ExprKernel::<M>::new(e.into())))
 }
 
 /// The AD kernel of `term` on `n` local coordinates.
 pub fn ad_term<T: AnyTerm>(n: usize, term: T) -> Result<TermKernelBox, ModelError> {
-    by_size!(n, term_n, term, [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])
+    by_size!(n, term_n, term_padded, term)
 }
 
 /// The AD kernel of a one-row constraint on `n` local coordinates.
 pub fn ad_constraint<C: AnyConstraint>(n: usize, c: C) -> Result<ConstraintKernelBox, ModelError> {
-    by_size!(n, constraint_n, c, [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])
+    by_size!(n, constraint_n, constraint_padded, c)
 }
 
 /// Localize `points` and build the kernel on the local coordinates; `None` when every point is
@@ -430,6 +442,6 @@ pub fn energy(e: crate::model::elements::ExprEnergy) -> Result<Option<PlacedTerm
         potential: local(&e.potential),
         dissipation: local(&e.dissipation),
     };
-    let k = by_size!(idx.len(), expr_n, term, [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18])?;
+    let k = by_size!(idx.len(), expr_n, expr_padded, term)?;
     Ok(Some((idx, k)))
 }

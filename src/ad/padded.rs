@@ -1,0 +1,227 @@
+//! Kernels on `M` local coordinates serving elements on fewer, `N ≤ M`.
+//!
+//! An element on points ([`crate::model::elements::Points`]) reads only the local coordinates
+//! its points name, so evaluated on `M > N` coordinates, the extra ones zero, it gives its `N`
+//! residual entries and blocks unchanged and zeros beyond them. The placing functions
+//! ([`super::place`]) build AD kernels at a few sizes only — 1, 2, 3, 4, 6, 8, 9, 12, 18 —
+//! and serve the sizes between with the next one up: each size is a full copy of every
+//! element's derivative passes on its own dual numbers, and the nine sizes instead of eighteen
+//! halve the code the library's build compiles (benches/README.md, "What a cold release build
+//! costs"). An element on 7 coordinates costs what one on 8 does.
+
+use crate::model::kernel::{ConstraintBlocks, ConstraintKernel, KernelCoefficients, TermKernel};
+use nalgebra::{SMatrix, SVector};
+
+/// A kernel on `M` local coordinates used for an element on the first `N` of them.
+pub struct Padded<K, const M: usize>(pub K);
+
+/// `x` followed by zeros up to `M` entries.
+#[inline]
+fn pad<const N: usize, const M: usize>(x: &SVector<f64, N>) -> SVector<f64, M> {
+    let mut y = SVector::<f64, M>::zeros();
+    y.fixed_rows_mut::<N>(0).copy_from(x);
+    y
+}
+
+/// The first `N` entries of `x`.
+#[inline]
+fn cut<const N: usize, const M: usize>(x: &SVector<f64, M>) -> SVector<f64, N> {
+    x.fixed_rows::<N>(0).into_owned()
+}
+
+impl<K: TermKernel<M>, const N: usize, const M: usize> TermKernel<N> for Padded<K, M> {
+    const USES_Q: bool = K::USES_Q;
+    const USES_V: bool = K::USES_V;
+    const USES_A: bool = K::USES_A;
+    const PARALLEL: bool = K::PARALLEL;
+    fn constant_mass(&self) -> bool {
+        self.0.constant_mass()
+    }
+    fn residual(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        a: &SVector<f64, N>,
+    ) -> SVector<f64, N> {
+        cut(&self.0.residual(t, &pad(q), &pad(v), &pad(a)))
+    }
+    fn jacobian(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        a: &SVector<f64, N>,
+        c: &KernelCoefficients,
+    ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+        let (r, j) = self.0.jacobian(t, &pad(q), &pad(v), &pad(a), c);
+        (cut(&r), j.fixed_view::<N, N>(0, 0).into_owned())
+    }
+    fn energy(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
+        self.0.energy(t, &pad(q), &pad(v))
+    }
+    fn momentum(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, N> {
+        cut(&self.0.momentum(t, &pad(q), &pad(v)))
+    }
+    fn power(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
+        self.0.power(t, &pad(q), &pad(v))
+    }
+}
+
+impl<K: ConstraintKernel<M, R>, const N: usize, const M: usize, const R: usize>
+    ConstraintKernel<N, R> for Padded<K, M>
+{
+    fn value(&self, t: f64, q: &SVector<f64, N>) -> SVector<f64, R> {
+        self.0.value(t, &pad(q))
+    }
+    fn jacobian(&self, t: f64, q: &SVector<f64, N>) -> (SVector<f64, R>, SMatrix<f64, R, N>) {
+        let (c, j) = self.0.jacobian(t, &pad(q));
+        (c, j.fixed_view::<R, N>(0, 0).into_owned())
+    }
+    fn blocks(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        lambda: &SVector<f64, R>,
+    ) -> ConstraintBlocks<N, R> {
+        let b = self.0.blocks(t, &pad(q), lambda);
+        ConstraintBlocks {
+            c: b.c,
+            jac: b.jac.fixed_view::<R, N>(0, 0).into_owned(),
+            hess_lambda: b.hess_lambda.fixed_view::<N, N>(0, 0).into_owned(),
+        }
+    }
+    fn time_derivative(&self, t: f64, q: &SVector<f64, N>) -> SVector<f64, R> {
+        self.0.time_derivative(t, &pad(q))
+    }
+    fn gamma(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, R> {
+        self.0.gamma(t, &pad(q), &pad(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ad::{ConstraintAd, TermAd};
+    use crate::model::{Constraint, Term};
+    use num_dual::DualNum;
+
+    /// Every part of a term on the first five of `N` coordinates: a configuration-dependent
+    /// mass, an explicit time dependence, dissipation and a force.
+    struct Five;
+    impl<const N: usize> Term<N> for Five {
+        fn kinetic<D: DualNum<Primitive = f64> + Copy>(
+            &self,
+            t: D,
+            q: &SVector<D, N>,
+            v: &SVector<D, N>,
+        ) -> D {
+            (q[0] * q[0] + 1.0) * v[0] * v[0] * 0.5
+                + q[1] * v[1] * v[2]
+                + v[3] * v[3] * t.cos()
+                + v[4] * v[4] * 2.0
+        }
+        fn potential<D: DualNum<Primitive = f64> + Copy>(&self, t: D, q: &SVector<D, N>) -> D {
+            q[3] * q[4].sin() + t * q[2] * q[0] + q[1].powi(4)
+        }
+        fn dissipation<D: DualNum<Primitive = f64> + Copy>(
+            &self,
+            _t: D,
+            q: &SVector<D, N>,
+            v: &SVector<D, N>,
+        ) -> D {
+            (v[3] - v[4]).powi(2) * (q[2] * q[2] + 0.3)
+        }
+        fn force<D: DualNum<Primitive = f64> + Copy>(
+            &self,
+            t: D,
+            q: &SVector<D, N>,
+            v: &SVector<D, N>,
+        ) -> SVector<D, N> {
+            let mut f = SVector::from_element(D::from(0.0));
+            f[1] = q[0] * v[2] + t;
+            f[4] = -v[4] * q[3];
+            f
+        }
+    }
+
+    struct Closes;
+    impl<const N: usize> Constraint<N, 1> for Closes {
+        fn constraint<D: DualNum<Primitive = f64> + Copy>(
+            &self,
+            t: D,
+            q: &SVector<D, N>,
+        ) -> SVector<D, 1> {
+            SVector::from([q[0] * q[0] + q[1] * q[4] - (t * q[2]).sin() + q[3]])
+        }
+    }
+
+    fn close<const R: usize, const C: usize>(a: &SMatrix<f64, R, C>, b: &SMatrix<f64, R, C>) {
+        assert!(
+            (a - b).abs().max() <= 1e-15 * (1.0 + b.abs().max()),
+            "{a} vs {b}"
+        );
+    }
+
+    /// On five coordinates, the kernel of size 6 serves exactly what the kernel of size 5 does.
+    #[test]
+    fn a_padded_kernel_is_the_kernel_of_its_size() {
+        let q = SVector::<f64, 5>::from([0.3, -0.7, 1.1, 0.4, -0.2]);
+        let v = SVector::<f64, 5>::from([-0.5, 0.6, 0.2, 1.3, -0.8]);
+        let a = SVector::<f64, 5>::from([0.9, -0.1, 0.7, -1.2, 0.4]);
+        let t = 0.35;
+        let exact = TermAd::<Five, 5>::new(Five);
+        let padded = Padded::<_, 6>(TermAd::<Five, 6>::new(Five));
+        close(
+            &TermKernel::<5>::residual(&padded, t, &q, &v, &a),
+            &TermKernel::<5>::residual(&exact, t, &q, &v, &a),
+        );
+        for (mass, damping, stiffness) in [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.7, 0.2, 0.05)] {
+            let c = KernelCoefficients {
+                mass,
+                damping,
+                stiffness,
+            };
+            let (r1, j1) = TermKernel::<5>::jacobian(&padded, t, &q, &v, &a, &c);
+            let (r2, j2) = TermKernel::<5>::jacobian(&exact, t, &q, &v, &a, &c);
+            close(&r1, &r2);
+            close(&j1, &j2);
+            assert!(j2.abs().max() > 0.1);
+        }
+        let e = |x: [f64; 3]| SVector::<f64, 3>::from(x);
+        close(
+            &e(TermKernel::<5>::energy(&padded, t, &q, &v)),
+            &e(TermKernel::<5>::energy(&exact, t, &q, &v)),
+        );
+        close(
+            &e(TermKernel::<5>::power(&padded, t, &q, &v)),
+            &e(TermKernel::<5>::power(&exact, t, &q, &v)),
+        );
+        close(
+            &TermKernel::<5>::momentum(&padded, t, &q, &v),
+            &TermKernel::<5>::momentum(&exact, t, &q, &v),
+        );
+        assert_eq!(
+            TermKernel::<5>::constant_mass(&padded),
+            TermKernel::<5>::constant_mass(&exact)
+        );
+
+        let exact = ConstraintAd::<Closes, 5, 1>::new(Closes);
+        let padded = Padded::<_, 6>(ConstraintAd::<Closes, 6, 1>::new(Closes));
+        let lambda = SVector::<f64, 1>::from([-1.7]);
+        let (b1, b2) = (padded.blocks(t, &q, &lambda), exact.blocks(t, &q, &lambda));
+        close(&b1.c, &b2.c);
+        close(&b1.jac, &b2.jac);
+        close(&b1.hess_lambda, &b2.hess_lambda);
+        let (c1, j1) = ConstraintKernel::<5, 1>::jacobian(&padded, t, &q);
+        let (c2, j2) = ConstraintKernel::<5, 1>::jacobian(&exact, t, &q);
+        close(&c1, &c2);
+        close(&j1, &j2);
+        close(&padded.value(t, &q), &exact.value(t, &q));
+        close(
+            &padded.time_derivative(t, &q),
+            &exact.time_derivative(t, &q),
+        );
+        close(&padded.gamma(t, &q, &v), &exact.gamma(t, &q, &v));
+    }
+}
