@@ -97,7 +97,8 @@ pub enum Cmd {
     /// run and DIR/fit.json.
     #[command(allow_negative_numbers = true)]
     Fit(FitArgs),
-    /// A state-space model for control about the initial configuration or the equilibrium:
+    /// A state-space model for control about the initial configuration, the equilibrium or
+    /// the initial steady motion (--at):
     /// A, B, C, D in minimal coordinates on the constraint manifold, inputs named parameters,
     /// outputs named columns; prints A's eigenvalues, writes DIR/state_space.json and A.npy … D.npy.
     Linearize(LinearizeArgs),
@@ -114,7 +115,8 @@ pub enum Cmd {
         verbose: bool,
     },
     /// Vibration modes about the file's initial configuration (or its equilibrium) at rest:
-    /// frequencies, zero and unstable modes, damping ratios and damped roots; writes
+    /// frequencies, zero and unstable modes, damping ratios and damped roots; with --at motion
+    /// the roots about its initial steady motion (a top's nutation); writes
     /// DIR/modes.json, and with --animate K the motion of mode K to DIR/mode-K/animation.html.
     #[command(allow_negative_numbers = true)]
     Modes {
@@ -125,7 +127,8 @@ pub enum Cmd {
         out: Option<PathBuf>,
         #[command(flatten)]
         set: Settings,
-        /// Linearize about the initial configuration or the static equilibrium.
+        /// Linearize about the initial configuration, the static equilibrium, or the initial
+        /// state with its velocities (a steady motion: a top spinning in its Euler angles).
         #[arg(long, value_enum, default_value_t = At::Initial)]
         at: At,
         /// Show mode K (1-based): DIR/mode-K/animation.html.
@@ -193,6 +196,9 @@ pub enum At {
     Initial,
     /// The static equilibrium downhill from it.
     Equilibrium,
+    /// The initial state with its velocities, a steady motion (a top spinning in its Euler
+    /// angles): roots with the gyroscopic forces.
+    Motion,
 }
 
 impl From<At> for lagrangian::run::modes::ModesAt {
@@ -200,6 +206,7 @@ impl From<At> for lagrangian::run::modes::ModesAt {
         match a {
             At::Initial => Self::Initial,
             At::Equilibrium => Self::Equilibrium,
+            At::Motion => Self::Motion,
         }
     }
 }
@@ -318,7 +325,7 @@ pub struct LinearizeArgs {
     /// Output columns, comma-separated, e.g. --outputs A.x,angle (any column but the ledger).
     #[arg(long, value_delimiter = ',')]
     pub outputs: Vec<String>,
-    /// About the initial configuration or the equilibrium.
+    /// About the initial configuration, the equilibrium, or the initial steady motion.
     #[arg(long, value_enum, default_value = "initial")]
     pub at: At,
     /// Output directory (default: out/<file name>/linear).

@@ -220,12 +220,13 @@ pub fn linearize(a: &cli::LinearizeArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let f = ss.basis.ncols();
     say!(
-        "state space of {} about its {} configuration: {} states (y, y') on {f} degrees of \
-         freedom, inputs [{}], outputs [{}]",
+        "state space of {} about its {}: {} states (y, y') on {f} degrees of freedom, inputs \
+         [{}], outputs [{}]",
         a.file.display(),
         match a.at {
-            cli::At::Initial => "initial",
-            cli::At::Equilibrium => "equilibrium",
+            cli::At::Initial => "initial configuration",
+            cli::At::Equilibrium => "equilibrium configuration",
+            cli::At::Motion => "initial motion",
         },
         2 * f,
         ss.inputs.join(", "),

@@ -171,15 +171,19 @@ class Problem:
         """The vibration modes about the consistent initial configuration (``at="initial"``)
         or the equilibrium (``"equilibrium"``), as ``lagrangian modes`` writes them to
         ``modes.json``: each mode's ``omega`` (rad/s), ``hz``, ``kind``, ``damping_ratio`` and
-        ``shape``; the damped roots; point shapes."""
+        ``shape``; the damped roots; point shapes. ``at="motion"``: about the initial state
+        with its velocities, a steady motion (a top spinning in its Euler angles) — the roots
+        ``damped`` with the gyroscopic forces (a top's nutation), ``max_acceleration`` and
+        ``varies_along_motion`` saying how steady it is."""
         data: Dict[str, Any] = json.loads(self._native.modes(at))
         return data
 
     def state_space(
         self, inputs: Sequence[str], outputs: Sequence[str], at: str = "initial"
     ) -> Dict[str, Any]:
-        """A state-space model for control about the initial configuration (``at="initial"``)
-        or the equilibrium (``"equilibrium"``), as ``lagrangian linearize``: ``ẋ = A x + B u``,
+        """A state-space model for control about the initial configuration (``at="initial"``),
+        the equilibrium (``"equilibrium"``) or the initial steady motion (``"motion"``), as
+        ``lagrangian linearize``: ``ẋ = A x + B u``,
         ``z = C x + D u`` with ``x = (y, ẏ)`` the minimal coordinates on the constraint
         manifold (``δq = N y``, ``N`` = ``basis``), inputs ``u`` the named parameters (of
         forces), outputs ``z`` the named columns. Returns ``a``, ``b``, ``c``, ``d``,

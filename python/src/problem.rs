@@ -142,7 +142,8 @@ impl Problem {
     }
 
     /// The vibration modes about the consistent initial configuration (`at = "initial"`) or
-    /// the equilibrium (`"equilibrium"`), as the JSON of `modes.json`.
+    /// the equilibrium (`"equilibrium"`), or the roots about the initial steady motion
+    /// (`"motion"`), as the JSON of `modes.json`.
     #[pyo3(signature = (at="initial"))]
     fn modes(&self, py: Python<'_>, at: &str) -> PyResult<String> {
         use lagrangian::analysis::ModesReport;
@@ -150,9 +151,10 @@ impl Problem {
         let report = match at {
             "initial" => py.detach(|| ModesReport::initial(p)),
             "equilibrium" => py.detach(|| ModesReport::equilibrium(p)),
+            "motion" => py.detach(|| ModesReport::motion(p)),
             other => {
                 return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                    "at = {other:?}: 'initial' or 'equilibrium'"
+                    "at = {other:?}: 'initial', 'equilibrium' or 'motion'"
                 )))
             }
         }
@@ -243,9 +245,10 @@ impl Problem {
         let at = match at {
             "initial" => ModesAt::Initial,
             "equilibrium" => ModesAt::Equilibrium,
+            "motion" => ModesAt::Motion,
             other => {
                 return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                    "at = {other:?}: 'initial' or 'equilibrium'"
+                    "at = {other:?}: 'initial', 'equilibrium' or 'motion'"
                 )));
             }
         };

@@ -34,8 +34,39 @@ def test_the_modes_of_a_pendulum_and_the_refusal_of_a_bad_place():
     assert len(modes) == 1 and modes[0]["kind"] == "oscillating"
     assert abs(modes[0]["omega"] - math.sqrt(9.81 / 2.0)) < 1e-12
     assert problem.modes(at="equilibrium")["at"] == "equilibrium"
-    with pytest.raises(ValueError, match="'initial' or 'equilibrium'"):
+    with pytest.raises(ValueError, match="'initial', 'equilibrium' or 'motion'"):
         problem.modes(at="rest")
+
+
+TOP = """Dimension: 3
+PhysicalParams: { I1: 0.8, I3: 0.3, th0: 0.6, W: 1.5, w3: 20, mgl: I3*w3*W - I1*W**2*cos(th0) }
+PartData: { Scalars: [phi, th, psi] }
+Lagrangian:
+  T: I1/2*(th'**2 + phi'**2*sin(th)**2) + I3/2*(psi' + phi'*cos(th))**2
+  V: mgl*cos(th)
+ProblemData: { tend: 1, positions: { th: th0 }, velocities: { phi: W, psi: w3 - W*cos(th0) } }
+"""
+
+
+def test_a_precessing_top_nutates_at_the_closed_form_frequency(cli, tmp_path):
+    # the heavy top in its Euler angles, precessing steadily: its nutation ω_n from Routh's
+    # reduction, as the roots about the motion, from Python and from the command line
+    i1, i3, th0, w, w3 = 0.8, 0.3, 0.6, 1.5, 20.0
+    wn = math.hypot(i3 * w3 / i1 - 2 * w * math.cos(th0), w * math.sin(th0))
+    problem = lagrangian.load(TOP)
+    report = problem.modes(at="motion")
+    assert report["at"] == "motion" and report["modes"] == []
+    assert report["max_acceleration"] < 1e-12 and report["varies_along_motion"] < 1e-14
+    nutation = [r for r in report["damped"] if r["omega_n"] > 1e-6]
+    assert len(nutation) == 1 and abs(nutation[0]["im"] - wn) < 1e-10 * wn
+    ss = problem.state_space([], ["th"], at="motion")
+    assert abs(np.linalg.eigvals(ss["a"]).imag.max() - wn) < 1e-10 * wn
+    path = tmp_path / "top.yaml"
+    path.write_text(TOP)
+    subprocess.run([cli, "modes", path, "--at", "motion", "--out", tmp_path / "m"],
+                   check=True, capture_output=True)
+    written = json.loads((tmp_path / "m" / "modes.json").read_text())
+    assert written["damped"] == report["damped"]
 
 
 def test_a_spherical_chain_rests_hanging_down_in_the_chart_the_search_ended_in(cli, tmp_path):

@@ -1,5 +1,5 @@
-//! Beyond simulation: the exact linearization of a mechanism about a state at rest, and its
-//! vibration modes on the constraint manifold.
+//! Beyond simulation: the exact linearization of a mechanism about a state at rest or in steady
+//! motion, and its vibration modes on the constraint manifold.
 //!
 //! About a configuration `q` at rest (`v = 0`, accelerations `q̈` and multipliers `λ` from the
 //! state's acceleration-level equations), a small motion `q + δq` obeys
@@ -14,6 +14,16 @@
 //! `ω² > 0` oscillates at `ω`, one with `ω² < 0` grows like `e^{√(−ω²) t}` (unstable), and
 //! `ω² ≈ 0` is a rigid-body or neutral direction. Each mode's damping ratio is the modal
 //! `ζ = φᵀ D_r φ / (2ω)` (exact for proportional damping).
+//!
+//! About a **steady motion** `(q, v)` ([`Linearization::in_motion`]) the same equations hold with
+//! `M, D, K` taken at the moving state: `D = ∂r/∂v` then carries the gyroscopic forces and `K`
+//! the centrifugal ones, and neither is symmetrized. The motion is steady in the coordinates
+//! chosen when its velocities are constant (`q̈ = 0`) and the coordinates that move are cyclic
+//! (`K v = 0`: the linearization is the same all along it) — a spinning top in its Euler angles,
+//! a rotor in its angle. The roots of `det(s² M_r + s D_r + K_r) = 0`
+//! ([`Linearization::damped_modes`]) are then the motion's own: a top's nutation is the pair
+//! `±iω_n`. Constraints must not change along the motion (`∂(C_q v)/∂q = 0`); the report says
+//! how far from steady the state is.
 //!
 //! ```
 //! use lagrangian::analysis::Linearization;
@@ -57,6 +67,8 @@ pub struct Linearization {
     pub acceleration: Vec<f64>,
     /// Multipliers at rest.
     pub lambda: Vec<f64>,
+    /// Velocities (zero at rest; a steady motion's in [`Linearization::in_motion`]).
+    pub velocity: Vec<f64>,
     /// `M = ∂r/∂q̈` (n × n).
     pub mass: DMatrix<f64>,
     /// `D = ∂r/∂v` (n × n).
@@ -105,6 +117,52 @@ fn singular(what: &str) -> Error {
 impl Linearization {
     /// The linearization of `problem` about the configuration `q` at rest, at `problem.t0`.
     pub fn at_rest(problem: &Problem, q: &[f64]) -> Result<Linearization, Error> {
+        Linearization::about(problem, q, &vec![0.0; q.len()])
+    }
+
+    /// The linearization of `problem` about the state `(q, v)` of a steady motion, at
+    /// `problem.t0`: `M`, `D = ∂r/∂v` (with the gyroscopic forces) and `K` at the moving state.
+    /// Refused when a constraint changes along the motion (`∂(C_q v)/∂q ≠ 0`: the manifold's
+    /// curvature would enter the linearization); how steady the motion is — its accelerations
+    /// and how much the linearization changes along it — is in [`Linearization::steadiness`].
+    ///
+    /// ```
+    /// use lagrangian::analysis::Linearization;
+    /// // a rotor in its angle, spinning at 3 rad/s, on a torsion spring of 4 N·m/rad:
+    /// // T = ½ J φ̇², J = 1; steady (no acceleration, nothing depends on φ but the spring)
+    /// let text = "Dimension: 2\nPartData: { Scalars: [phi] }\nLagrangian: { T: phi'**2/2 }\n\
+    ///             ProblemData: { tend: 1, positions: { phi: 0 }, velocities: { phi: 3 } }\n";
+    /// let (problem, _plan) = lagrangian::spec::parse(text, "rotor.yaml")?;
+    /// let state = problem.initial_values()?.state;
+    /// let lin = Linearization::in_motion(&problem, &state.q, &state.v)?;
+    /// assert_eq!(lin.steadiness(), (0.0, 0.0));
+    /// let roots = lin.damped_modes()?;       // a free rotor: s = 0 twice
+    /// assert!(roots.iter().all(|s| s.omega_n < 1e-12));
+    /// # Ok::<(), lagrangian::Error>(())
+    /// ```
+    pub fn in_motion(problem: &Problem, q: &[f64], v: &[f64]) -> Result<Linearization, Error> {
+        if v.len() != q.len() {
+            return Err(singular(&format!(
+                "{} velocities for {} positions",
+                v.len(),
+                q.len()
+            )));
+        }
+        let lin = Linearization::about(problem, q, v)?;
+        if let Some((row, change)) = lin.constraint_change(problem) {
+            let name = problem.model.constraint_row_name(row);
+            return Err(singular(&format!(
+                "constraint '{name}' changes along the motion (∂(C_q v)/∂q = {change:.3e}): a \
+                 linearization in motion needs constraints that the moving coordinates do not \
+                 enter — write the motion in coordinates in which it is steady (a top in its \
+                 Euler angles)"
+            )));
+        }
+        Ok(lin)
+    }
+
+    /// `M`, `D`, `K` and `C_q` at `(q, v)` with the state's accelerations and multipliers.
+    fn about(problem: &Problem, q: &[f64], v: &[f64]) -> Result<Linearization, Error> {
         let model = &problem.model;
         let (n, m) = (model.n_coords(), model.n_constraints());
         if q.len() != n {
@@ -121,11 +179,10 @@ impl Linearization {
             .into());
         }
         let t = problem.t0;
-        let v = vec![0.0; n];
         let mut state = StateSolver::new(model, LinearSolverKind::Dense);
-        let (a, lambda) = state.solve(model, t, q, &v)?;
+        let (a, lambda) = state.solve(model, t, q, v)?;
         let (a, lambda) = (a.to_vec(), lambda.to_vec());
-        let [_, mass, damping, dr_dq] = assembly::dense_term_blocks(model, t, q, &v, &a);
+        let [_, mass, damping, dr_dq] = assembly::dense_term_blocks(model, t, q, v, &a);
         let stiffness = dr_dq + assembly::dense_constraint_hessian(model, t, q, &lambda);
         let cq = match m {
             0 => DMatrix::zeros(0, n),
@@ -137,6 +194,7 @@ impl Linearization {
             q: q.to_vec(),
             acceleration: a,
             lambda,
+            velocity: v.to_vec(),
             mass,
             damping,
             stiffness,
@@ -145,17 +203,70 @@ impl Linearization {
         })
     }
 
-    /// `(M_r, D_r, K_r)`: the matrices on the constraint manifold (symmetrized).
+    /// The constraint row that changes most along the motion and `max |∂(C_q v)/∂q|` relative
+    /// to `max |C_q|`, when above 1e-8 (central differences of `C_q` along `v`).
+    fn constraint_change(&self, problem: &Problem) -> Option<(usize, f64)> {
+        let vmax = self.velocity.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        if self.constraint_jacobian.nrows() == 0 || vmax == 0.0 {
+            return None;
+        }
+        let scale = self.q.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+        let eps = 1e-6 * scale / vmax;
+        let at = |s: f64| {
+            let q: Vec<f64> = (self.q.iter().zip(&self.velocity))
+                .map(|(q, v)| q + s * eps * v)
+                .collect();
+            assembly::constraint_jacobian_dense(&problem.model, self.t, &q)
+        };
+        let change =
+            (at(1.0) - at(-1.0)) / (2.0 * eps) * DVector::from_column_slice(&self.velocity);
+        let size = self.constraint_jacobian.amax().max(f64::MIN_POSITIVE) * vmax;
+        let row = change.iamax();
+        let rel = change[row].abs() / size;
+        (rel > 1e-8).then_some((row, rel))
+    }
+
+    /// How steady the state is: `(max |q̈|, |K v| / (|K| |v|))` — the largest acceleration (0
+    /// for a steady motion or an equilibrium) and how much the linearization changes along the
+    /// motion (0 when the moving coordinates are cyclic; max norms). `(0, 0)` at rest in
+    /// equilibrium.
+    pub fn steadiness(&self) -> (f64, f64) {
+        let amax = self.acceleration.iter().fold(0.0f64, |m, a| m.max(a.abs()));
+        let v = DVector::from_column_slice(&self.velocity);
+        let kv = (&self.stiffness * &v).amax();
+        let size = self.stiffness.amax() * v.amax();
+        (amax, if size > 0.0 { kv / size } else { 0.0 })
+    }
+
+    /// Whether the state moves (any velocity nonzero).
+    pub fn is_moving(&self) -> bool {
+        self.velocity.iter().any(|v| *v != 0.0)
+    }
+
+    /// `(M_r, D_r, K_r)`: the matrices on the constraint manifold — symmetrized at rest; as
+    /// they are in motion, where `D_r` carries the gyroscopic forces (skew-symmetric) and `K_r`
+    /// may be unsymmetric.
     pub fn reduced(&self) -> [DMatrix<f64>; 3] {
         let n = &self.basis;
+        let moving = self.is_moving();
         [&self.mass, &self.damping, &self.stiffness].map(|x| {
             let r = n.transpose() * x * n;
-            (&r + r.transpose()) * 0.5
+            match moving {
+                true => r,
+                false => (&r + r.transpose()) * 0.5,
+            }
         })
     }
 
-    /// The undamped modes, by increasing `ω²`.
+    /// The undamped modes, by increasing `ω²` (at rest only: in motion the gyroscopic forces
+    /// couple the modes, whose roots [`Linearization::damped_modes`] gives).
     pub fn modes(&self) -> Result<Vec<Mode>, Error> {
+        if self.is_moving() {
+            return Err(singular(
+                "undamped modes are about a state at rest; in motion the roots of \
+                 det(s²M + sD + K) = 0 (damped_modes) are the modes",
+            ));
+        }
         let [mr, dr, kr] = self.reduced();
         let f = mr.nrows();
         if f == 0 {

@@ -1,5 +1,6 @@
-//! The modes report: the modes of a problem about its initial configuration or its equilibrium,
-//! with the damped roots and each mode's shape as displacements of the mechanism's points.
+//! The modes report: the modes of a problem about its initial configuration, its equilibrium or
+//! its initial steady motion, with the damped roots and each mode's shape as displacements of
+//! the mechanism's points.
 
 use super::{DampedMode, Linearization, Mode, ModeKind};
 use crate::analysis::{Equilibrium, EquilibriumOptions};
@@ -16,18 +17,24 @@ pub struct ModesReport {
     pub coordinates: Vec<String>,
     /// The configuration linearized about.
     pub q: Vec<f64>,
-    /// `max |q̈|` at rest there (0 at an equilibrium; otherwise the modes describe the
-    /// linearization of a configuration that is about to move).
+    /// The velocities linearized about (zero but in motion).
+    pub velocities: Vec<f64>,
+    /// `max |q̈|` there (0 at an equilibrium or in a steady motion; otherwise the modes
+    /// describe the linearization of a state that is about to change).
     pub max_acceleration: f64,
+    /// In motion, `|K v| / (|K| |v|)`: how much the linearization changes along the motion (0
+    /// when the moving coordinates are cyclic, as a steady motion's are).
+    pub varies_along_motion: f64,
     /// Multipliers at rest.
     pub lambda: Vec<f64>,
     /// Degrees of freedom (columns of the null-space basis).
     pub dof: usize,
-    /// The modes, by increasing `ω²`.
+    /// The modes, by increasing `ω²` (empty in motion: the roots are the modes there).
     pub modes: Vec<Mode>,
-    /// Where it was linearized: `initial` or `equilibrium`.
+    /// Where it was linearized: `initial`, `equilibrium` or `motion`.
     pub at: String,
-    /// The roots with damping (empty when the mechanism has no damping).
+    /// The roots with damping (in motion, with the gyroscopic forces; empty at rest when the
+    /// mechanism has no damping).
     pub damped: Vec<DampedMode>,
     /// The moving points of the mechanism's geometry.
     pub points: Vec<String>,
@@ -49,14 +56,30 @@ impl ModesReport {
         ModesReport::at(problem, &eq.q, "equilibrium")
     }
 
+    /// The roots of `problem` about its consistent initial state with its velocities, a steady
+    /// motion ([`Linearization::in_motion`]): a spinning top's nutation.
+    pub fn motion(problem: &Problem) -> Result<ModesReport, Error> {
+        let state = problem.initial_values()?.state;
+        let lin = Linearization::in_motion(problem, &state.q, &state.v)?;
+        ModesReport::of(problem, lin, "motion")
+    }
+
     /// The modes of `problem` about the configuration `q` at rest; `at` names it.
     pub fn at(problem: &Problem, q: &[f64], at: &str) -> Result<ModesReport, Error> {
-        let lin = Linearization::at_rest(problem, q)?;
-        let modes = lin.modes()?;
-        let damped = match lin.damping.amax() > 0.0 {
+        ModesReport::of(problem, Linearization::at_rest(problem, q)?, at)
+    }
+
+    fn of(problem: &Problem, lin: Linearization, at: &str) -> Result<ModesReport, Error> {
+        let moving = lin.is_moving();
+        let modes = match moving {
+            true => Vec::new(),
+            false => lin.modes()?,
+        };
+        let damped = match moving || lin.damping.amax() > 0.0 {
             true => lin.damped_modes()?,
             false => Vec::new(),
         };
+        let q = &lin.q;
         let moving: Vec<_> = problem.geometry.moving_points().collect();
         let point_shapes = (modes.iter())
             .map(|m| {
@@ -78,10 +101,13 @@ impl ModesReport {
                     .collect()
             })
             .collect();
+        let (max_acceleration, varies_along_motion) = lin.steadiness();
         Ok(ModesReport {
             title: problem.title.clone(),
             coordinates: problem.model.coordinate_names().to_vec(),
-            max_acceleration: lin.acceleration.iter().fold(0.0, |m, a| m.max(a.abs())),
+            max_acceleration,
+            varies_along_motion,
+            velocities: lin.velocity.clone(),
             q: q.to_vec(),
             lambda: lin.lambda.clone(),
             dof: lin.basis.ncols(),
@@ -96,22 +122,46 @@ impl ModesReport {
 
 impl std::fmt::Display for ModesReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(
-            f,
-            "{}: {} degrees of freedom, linearized about the {} configuration",
-            self.title, self.dof, self.at
-        )?;
+        let moving = self.at == "motion";
+        match moving {
+            true => writeln!(
+                f,
+                "{}: {} degrees of freedom, linearized about the initial motion",
+                self.title, self.dof
+            )?,
+            false => writeln!(
+                f,
+                "{}: {} degrees of freedom, linearized about the {} configuration",
+                self.title, self.dof, self.at
+            )?,
+        }
         if self.max_acceleration > 1e-8 {
+            match moving {
+                true => writeln!(
+                    f,
+                    "  not a steady motion: max |q̈| = {:.3e} (the roots linearize this instant of a changing motion)",
+                    self.max_acceleration
+                )?,
+                false => writeln!(
+                    f,
+                    "  not an equilibrium: max |q̈| = {:.3e} at rest (the modes linearize a configuration about to move)",
+                    self.max_acceleration
+                )?,
+            }
+        }
+        if self.varies_along_motion > 1e-8 {
             writeln!(
                 f,
-                "  not an equilibrium: max |q̈| = {:.3e} at rest (the modes linearize a configuration about to move)",
-                self.max_acceleration
+                "  the linearization changes along the motion (|K v| = {:.3e} |K| |v|): the roots hold for this instant; in coordinates in which the moving ones are cyclic (a top's Euler angles) they hold all along",
+                self.varies_along_motion
             )?;
         }
-        writeln!(
-            f,
-            "  mode  kind         ω [rad/s]        f [Hz]           ζ"
-        )?;
+        if !self.modes.is_empty() {
+            writeln!(
+                f,
+                "  mode  kind         ω [rad/s]        f [Hz]           ζ"
+            )?;
+        }
         for (k, m) in self.modes.iter().enumerate() {
             let kind = match m.kind {
                 ModeKind::Oscillating => "oscillating",
@@ -128,10 +178,16 @@ impl std::fmt::Display for ModesReport {
             )?;
         }
         if !self.damped.is_empty() {
-            writeln!(
-                f,
-                "  with damping: roots s = Re s ± i ω_d of det(s²M + sD + K) = 0"
-            )?;
+            match moving {
+                true => writeln!(
+                    f,
+                    "  roots s = Re s ± i ω_d of det(s²M + sD + K) = 0, D with the gyroscopic forces"
+                )?,
+                false => writeln!(
+                    f,
+                    "  with damping: roots s = Re s ± i ω_d of det(s²M + sD + K) = 0"
+                )?,
+            }
             writeln!(
                 f,
                 "  root  Re s [1/s]        ω_d [rad/s]       ω_n [rad/s]       ζ"

@@ -1,5 +1,5 @@
-//! A state-space model for control: the linearization about a configuration at rest
-//! ([`Linearization`]) in minimal coordinates on the constraint manifold, with named inputs
+//! A state-space model for control: the linearization about a configuration at rest or a steady
+//! motion ([`Linearization`]) in minimal coordinates on the constraint manifold, with named inputs
 //! (parameters that enter the forces) and named outputs (columns of the results).
 //!
 //! With `δq = N y` (`N` the orthonormal null-space basis of `C_q`), `x = (y, ẏ)`, inputs `u`
@@ -40,13 +40,15 @@ use nalgebra::DMatrix;
 /// Outputs `h(q, v)` of a problem (its columns, by name, in order).
 pub type OutputMap<'a> = dyn Fn(&Problem, &[f64], &[f64]) -> Result<Vec<f64>, Error> + 'a;
 
-/// `ẋ = A x + B u`, `z = C x + D u` about a configuration at rest.
+/// `ẋ = A x + B u`, `z = C x + D u` about a configuration at rest or a steady motion.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct StateSpace {
     /// Time of the linearization.
     pub t: f64,
     /// The configuration.
     pub q: Vec<f64>,
+    /// The velocities (zero at rest).
+    pub v: Vec<f64>,
     /// `N` (n × f): `δq = N y`, the state `x = (y, ẏ)`.
     #[serde(serialize_with = "rows")]
     pub basis: DMatrix<f64>,
@@ -90,7 +92,27 @@ impl StateSpace {
         outputs: &[String],
         h: &OutputMap<'_>,
     ) -> Result<StateSpace, Error> {
-        let lin = Linearization::at_rest(problem, q)?;
+        StateSpace::about(
+            problem,
+            Linearization::at_rest(problem, q)?,
+            inputs,
+            outputs,
+            h,
+        )
+    }
+
+    /// The state-space model of `problem` about the state of `lin` (at rest, or a steady
+    /// motion from [`Linearization::in_motion`]: `A` with the gyroscopic and centrifugal
+    /// forces, `∂r/∂u` and `h` at the moving state).
+    pub fn about(
+        problem: &Problem,
+        lin: Linearization,
+        inputs: &[&str],
+        outputs: &[String],
+        h: &OutputMap<'_>,
+    ) -> Result<StateSpace, Error> {
+        let q = &lin.q.clone();
+        let v = &lin.velocity.clone();
         let (n, f) = (q.len(), lin.basis.ncols());
         let nb = &lin.basis;
         let [mr, dr, kr] =
@@ -106,8 +128,8 @@ impl StateSpace {
         a.view_mut((0, f), (f, f)).fill_with_identity();
         a.view_mut((f, 0), (f, f)).copy_from(&-solve(&kr)?);
         a.view_mut((f, f), (f, f)).copy_from(&-solve(&dr)?);
-        let (t, zero) = (lin.t, vec![0.0; n]);
-        let z0 = h(problem, q, &zero)?;
+        let t = lin.t;
+        let z0 = h(problem, q, v)?;
         if z0.len() != outputs.len() {
             return Err(bad(format!(
                 "{} output values for {} outputs",
@@ -135,7 +157,7 @@ impl StateSpace {
             let shifted = |s: f64| problem.with_parameters(&[(name, u + s * du)]);
             let (plus, minus) = (shifted(1.0)?, shifted(-1.0)?);
             let r = |p: &Problem| {
-                assembly::dense_term_blocks(&p.model, t, q, &zero, &lin.acceleration)[0].clone()
+                assembly::dense_term_blocks(&p.model, t, q, v, &lin.acceleration)[0].clone()
             };
             let c = |p: &Problem| match p.model.n_constraints() {
                 0 => Vec::new(),
@@ -158,7 +180,7 @@ impl StateSpace {
             let dr_du = (r(&plus) - r(&minus)) / (2.0 * du);
             let force = solve(&(-(nb.transpose() * dr_du)))?;
             b.view_mut((f, j), (f, 1)).copy_from(&force);
-            let (zp, zm) = (h(&plus, q, &zero)?, h(&minus, q, &zero)?);
+            let (zp, zm) = (h(&plus, q, v)?, h(&minus, q, v)?);
             for i in 0..outputs.len() {
                 d[(i, j)] = (zp[i] - zm[i]) / (2.0 * du);
             }
@@ -172,8 +194,8 @@ impl StateSpace {
             let along = |s: f64, pos: bool| -> Result<Vec<f64>, Error> {
                 let moved: Vec<f64> = (0..n).map(|i| s * dir[i]).collect();
                 match pos {
-                    true => h(problem, &add(q, &moved), &zero),
-                    false => h(problem, q, &moved),
+                    true => h(problem, &add(q, &moved), v),
+                    false => h(problem, q, &add(v, &moved)),
                 }
             };
             for (col, pos) in [(k, true), (f + k, false)] {
@@ -186,6 +208,7 @@ impl StateSpace {
         Ok(StateSpace {
             t,
             q: q.to_vec(),
+            v: v.to_vec(),
             basis: lin.basis,
             inputs: inputs.iter().map(|s| s.to_string()).collect(),
             outputs: outputs.to_vec(),

@@ -1,5 +1,5 @@
 //! A state-space model of a file's mechanism into a folder (`lagrangian linearize`): the
-//! linearization about its initial configuration or its equilibrium
+//! linearization about its initial configuration, its equilibrium or its initial steady motion
 //! ([`StateSpace`](crate::analysis::StateSpace)), inputs its named parameters, outputs any of its
 //! columns (positions, velocities, reactions, energies, the user's own — the ledger, an integral
 //! over a run, excepted), written as `state_space.json` and `A.npy`, `B.npy`, `C.npy`, `D.npy`.
@@ -19,7 +19,7 @@
 //! # Ok::<(), lagrangian::Error>(())
 //! ```
 
-use crate::analysis::{Equilibrium, EquilibriumOptions, StateSpace};
+use crate::analysis::{Equilibrium, EquilibriumOptions, Linearization, StateSpace};
 use crate::error::{Error, SolveError};
 use crate::model::StateView;
 use crate::output::columns::Columns;
@@ -30,7 +30,8 @@ use crate::solve::Problem;
 use nalgebra::DMatrix;
 use std::path::Path;
 
-/// The state-space model of `problem` about its initial configuration or equilibrium (`at`),
+/// The state-space model of `problem` about its initial configuration, equilibrium or initial
+/// steady motion (`at`),
 /// inputs the parameters `inputs`, outputs the columns `outputs`.
 pub fn state_space(
     problem: &Problem,
@@ -38,10 +39,17 @@ pub fn state_space(
     inputs: &[&str],
     outputs: &[&str],
 ) -> Result<StateSpace, Error> {
-    let q = match at {
-        ModesAt::Initial => problem.initial_values()?.state.q,
-        ModesAt::Equilibrium => Equilibrium::find(problem, &EquilibriumOptions::default())?.q,
-    };
+    let lin = match at {
+        ModesAt::Initial => Linearization::at_rest(problem, &problem.initial_values()?.state.q),
+        ModesAt::Equilibrium => Linearization::at_rest(
+            problem,
+            &Equilibrium::find(problem, &EquilibriumOptions::default())?.q,
+        ),
+        ModesAt::Motion => {
+            let state = problem.initial_values()?.state;
+            Linearization::in_motion(problem, &state.q, &state.v)
+        }
+    }?;
     // every group but the ledger (an integral over a run), with the accelerations
     let groups: Vec<&str> = GROUPS.into_iter().filter(|g| *g != "ledger").collect();
     let all = Outputs::from_names(&groups).expect("known groups");
@@ -76,7 +84,7 @@ pub fn state_space(
         Ok(idx.iter().map(|&i| row[i]).collect())
     };
     let outputs: Vec<String> = outputs.iter().map(|s| s.to_string()).collect();
-    StateSpace::at_rest(problem, &q, inputs, &outputs, &h)
+    StateSpace::about(problem, lin, inputs, &outputs, &h)
 }
 
 /// [`state_space`] written into `out`: `state_space.json` (the matrices as rows, the names, the

@@ -38,6 +38,10 @@ pub enum ModesAt {
     Initial,
     /// The static equilibrium downhill from it.
     Equilibrium,
+    /// The consistent initial state with its velocities, a steady motion (a spinning top in
+    /// its Euler angles): the roots with the gyroscopic forces
+    /// ([`Linearization::in_motion`](crate::analysis::Linearization::in_motion)).
+    Motion,
 }
 
 /// The modes of `problem` about the configuration `at`, written to `out/modes.json` (replaced
@@ -46,6 +50,7 @@ pub fn modes_to_folder(problem: &Problem, at: ModesAt, out: &Path) -> Result<Mod
     let report = match at {
         ModesAt::Initial => ModesReport::initial(problem),
         ModesAt::Equilibrium => ModesReport::equilibrium(problem),
+        ModesAt::Motion => ModesReport::motion(problem),
     }?;
     let text = serde_json::to_string_pretty(&report).map_err(std::io::Error::other);
     let file = out.join("modes.json");
@@ -102,10 +107,10 @@ pub fn mode_to_folder(
         return Err(SolveError::UnknownName {
             kind: "mode",
             name: mode.to_string(),
-            message: format!(
-                "mode {mode}: the mechanism has modes 1 to {}",
-                report.modes.len()
-            ),
+            message: match report.modes.len() {
+                0 => format!("mode {mode}: there are no modes to draw (none in motion)"),
+                k => format!("mode {mode}: the mechanism has modes 1 to {k}"),
+            },
         }
         .into());
     };

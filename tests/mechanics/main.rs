@@ -33,6 +33,7 @@ mod solvers;
 mod spherical_chain;
 mod state_solver;
 mod state_space;
+mod steady_motion;
 mod structure;
 mod three_ways;
 mod user_columns;

@@ -1,0 +1,194 @@
+//! Linearization about a steady motion (issue 38 item 7): a heavy symmetric top precessing
+//! steadily, written in its Euler angles, against the closed form of its nutation frequency and
+//! against a simulation of a slightly disturbed precession; the state-space model about the
+//! motion; how unsteady and unfit states are reported.
+
+use lagrangian::analysis::{Linearization, ModesReport};
+use lagrangian::run::memory::{MemoryOptions, run_in_memory};
+use lagrangian::run::modes::ModesAt;
+use lagrangian::spec;
+
+/// The heavy symmetric top about its fixed tip, Euler angles `φ` (precession), `θ` (tilt from
+/// the vertical), `ψ` (spin): `L = ½ I₁ (θ̇² + φ̇² sin²θ) + ½ I₃ (ψ̇ + φ̇ cos θ)² − m g l cos θ`,
+/// started in the steady precession at tilt `θ₀`, precession rate `Ω` and spin `ω₃` — which
+/// needs `m g l = I₃ ω₃ Ω − I₁ Ω² cos θ₀`. `dtheta` tilts it off the steady state; the run
+/// ends at `tend` in steps of `step`.
+fn top(dtheta: f64, tend: f64, step: f64) -> String {
+    format!(
+        "Title: heavy top in Euler angles\nDimension: 3\n\
+         PhysicalParams: {{ I1: 0.8, I3: 0.3, th0: 0.6, W: 1.5, w3: 20, \
+         mgl: I3*w3*W - I1*W**2*cos(th0) }}\n\
+         PartData: {{ Scalars: [phi, th, psi] }}\n\
+         Lagrangian:\n  T: I1/2*(th'**2 + phi'**2*sin(th)**2) + I3/2*(psi' + phi'*cos(th))**2\n  \
+         V: mgl*cos(th)\n\
+         ProblemData: {{ tend: {tend}, positions: {{ phi: 0, th: th0 + {dtheta}, psi: 0 }}, \
+         velocities: {{ phi: W, psi: w3 - W*cos(th0) }} }}\n\
+         SolverParams: {{ step: {step} }}\nOutput: {{ columns: [positions] }}\n"
+    )
+}
+
+/// `ω_n² = (I₃ω₃/I₁ − 2Ω cos θ₀)² + Ω² sin²θ₀`: the tilt's small oscillation with both
+/// momenta `p_φ`, `p_ψ` held (Routh's reduction of the cyclic `φ`, `ψ`).
+fn nutation() -> f64 {
+    let (i1, i3, th0, w, w3) = (0.8f64, 0.3, 0.6f64, 1.5, 20.0);
+    ((i3 * w3 / i1 - 2.0 * w * th0.cos()).powi(2) + (w * th0.sin()).powi(2)).sqrt()
+}
+
+#[test]
+fn a_precessing_top_nutates_at_the_closed_form_frequency() {
+    let (problem, _) = spec::parse(&top(0.0, 1.0, 1e-3), "top.yaml").unwrap();
+    let report = ModesReport::motion(&problem).unwrap();
+    assert_eq!(report.at, "motion");
+    assert!(report.modes.is_empty());
+    // steady: no acceleration, and φ, ψ cyclic
+    assert!(
+        report.max_acceleration < 1e-12,
+        "{}",
+        report.max_acceleration
+    );
+    assert!(report.varies_along_motion < 1e-14);
+    let wn = nutation();
+    // six roots: the nutation pair ±iω_n (one entry) and four zeros (the cyclic angles and
+    // their momenta)
+    let oscillating: Vec<_> = (report.damped.iter())
+        .filter(|s| s.omega_n > 1e-6)
+        .collect();
+    assert_eq!(oscillating.len(), 1, "{:?}", report.damped);
+    let s = oscillating[0];
+    assert!((s.im - wn).abs() < 1e-10 * wn, "{} vs {wn}", s.im);
+    assert!(s.re.abs() < 1e-10 * wn, "undamped: {}", s.re);
+    let text = report.to_string();
+    assert!(
+        text.contains("initial motion") && text.contains("gyroscopic"),
+        "{text}"
+    );
+    assert!(!text.contains("not a steady motion"), "{text}");
+    // at rest (the initial configuration) the same top has no nutation: it falls
+    let rest = ModesReport::initial(&problem).unwrap();
+    assert!(rest.modes.iter().all(|m| (m.omega - wn).abs() > 1.0));
+}
+
+#[test]
+fn a_disturbed_precession_nutates_as_the_linearization_says() {
+    // tilted by 1e-4 rad off the steady state, θ oscillates about it at ω_n: count the
+    // zero crossings of θ − mean over ten periods
+    let wn = nutation();
+    let t_end = 10.0 * 2.0 * std::f64::consts::PI / wn;
+    let (problem, plan) = spec::parse(&top(1e-4, t_end, t_end / 20_000.0), "top.yaml").unwrap();
+    let run = run_in_memory(problem, &plan, &MemoryOptions::default()).unwrap();
+    let (t, th) = (run.column("t").unwrap(), run.column("th").unwrap());
+    let mean = th.iter().sum::<f64>() / th.len() as f64;
+    let crossings: Vec<f64> = (1..th.len())
+        .filter(|&k| (th[k - 1] - mean) * (th[k] - mean) < 0.0)
+        .map(|k| {
+            let (a, b) = (th[k - 1] - mean, th[k] - mean);
+            t[k - 1] + (t[k] - t[k - 1]) * a / (a - b)
+        })
+        .collect();
+    assert!(crossings.len() >= 19, "{} crossings", crossings.len());
+    let (first, last) = (crossings[0], crossings[crossings.len() - 1]);
+    let period = 2.0 * (last - first) / (crossings.len() - 1) as f64;
+    let w = 2.0 * std::f64::consts::PI / period;
+    assert!(
+        (w - wn).abs() < 1e-3 * wn,
+        "simulated {w} vs linearized {wn}"
+    );
+}
+
+#[test]
+fn the_state_space_model_about_the_motion_has_the_nutation_roots() {
+    let (problem, _) = spec::parse(&top(0.0, 1.0, 1e-3), "top.yaml").unwrap();
+    let ss = lagrangian::run::linear::state_space(&problem, ModesAt::Motion, &[], &["th"]).unwrap();
+    assert_eq!(ss.v.len(), 3);
+    assert!((ss.v[0] - 1.5).abs() < 1e-15);
+    let wn = nutation();
+    let eig = ss.a.complex_eigenvalues();
+    let top = eig.iter().fold(0.0f64, |m, z| m.max(z.im));
+    assert!((top - wn).abs() < 1e-10 * wn, "{top} vs {wn}");
+    // A's columns against central differences of the accelerations in the state: perturb θ
+    // and θ̇ (the basis of an unconstrained model is the identity up to signs and order)
+    let lin = Linearization::in_motion(&problem, &ss.q, &ss.v).unwrap();
+    let acc = |q: &[f64], v: &[f64]| {
+        Linearization::in_motion(&problem, q, v)
+            .unwrap()
+            .acceleration
+    };
+    let eps = 1e-6;
+    for (k, velocity) in [(1usize, false), (1, true)] {
+        let shift = |s: f64| {
+            let (mut q, mut v) = (lin.q.clone(), lin.velocity.clone());
+            match velocity {
+                true => v[k] += s * eps,
+                false => q[k] += s * eps,
+            }
+            acc(&q, &v)
+        };
+        let (plus, minus) = (shift(1.0), shift(-1.0));
+        let fd: Vec<f64> = (0..3).map(|i| (plus[i] - minus[i]) / (2.0 * eps)).collect();
+        // the same column of A in coordinates: N · A[f.., col] with col = N⁻¹ e_k
+        let n = &ss.basis;
+        let col = n.transpose().column(k).into_owned();
+        let f = n.ncols();
+        let from = match velocity {
+            true => f,
+            false => 0,
+        };
+        let lower = ss.a.view((f, from), (f, f)) * &col;
+        let exact = n * lower;
+        for i in 0..3 {
+            assert!(
+                (exact[i] - fd[i]).abs() < 1e-6 * (1.0 + fd[i].abs()),
+                "∂q̈_{i}/∂{}{k}: {} vs {}",
+                if velocity { "v" } else { "q" },
+                exact[i],
+                fd[i]
+            );
+        }
+    }
+}
+
+#[test]
+fn unsteady_and_unfit_states_are_said_so() {
+    // the top tilted off its steady state: accelerations, reported
+    let (problem, _) = spec::parse(&top(0.05, 1.0, 1e-3), "top.yaml").unwrap();
+    let report = ModesReport::motion(&problem).unwrap();
+    assert!(report.max_acceleration > 1e-3);
+    assert!(report.to_string().contains("not a steady motion"));
+    // a pendulum in its angle swinging through the bottom: no acceleration there, but the
+    // linearization changes along the swing (K v ≠ 0)
+    let text = "Dimension: 2\nPartData: { Scalars: [th] }\n\
+                Lagrangian: { T: th'**2/2, V: -9.81*cos(th) }\n\
+                ProblemData: { tend: 1, positions: { th: 0 }, velocities: { th: 1 } }\n";
+    let (problem, _) = spec::parse(text, "swing.yaml").unwrap();
+    let report = ModesReport::motion(&problem).unwrap();
+    assert!(report.max_acceleration < 1e-14);
+    assert!((report.varies_along_motion - 1.0).abs() < 1e-12);
+    assert!(report.to_string().contains("changes along the motion"));
+    // a pendulum in Cartesian coordinates moving: its rod changes along the motion
+    let text = "Dimension: 2\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: 1 }, \
+                Bars: { OA: 1 } }\nAppliedForces: { Gravity: }\n\
+                ProblemData: { tend: 1, positions: { A: [0, -1] }, velocities: { A: [1, 0] } }\n";
+    let (problem, _) = spec::parse(text, "pendulum.yaml").unwrap();
+    let e = ModesReport::motion(&problem).unwrap_err().to_string();
+    assert!(
+        e.contains("constraint 'bar OA' changes along the motion"),
+        "{e}"
+    );
+    // undamped modes are about rest
+    let state = problem.initial_values().unwrap().state;
+    let lin = Linearization::at_rest(&problem, &state.q).unwrap();
+    assert!(lin.modes().is_ok());
+    let text = "Dimension: 2\nPartData: { Scalars: [th] }\n\
+                Lagrangian: { T: th'**2/2, V: -9.81*cos(th) }\n\
+                ProblemData: { tend: 1, positions: { th: 0 }, velocities: { th: 1 } }\n";
+    let (problem, _) = spec::parse(text, "swing.yaml").unwrap();
+    let state = problem.initial_values().unwrap().state;
+    let lin = Linearization::in_motion(&problem, &state.q, &state.v).unwrap();
+    assert!(
+        lin.modes()
+            .unwrap_err()
+            .to_string()
+            .contains("damped_modes")
+    );
+    assert!(Linearization::in_motion(&problem, &state.q, &[]).is_err());
+}
