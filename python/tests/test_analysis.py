@@ -44,7 +44,7 @@ PartData: { Scalars: [phi, th, psi] }
 Lagrangian:
   T: I1/2*(th'**2 + phi'**2*sin(th)**2) + I3/2*(psi' + phi'*cos(th))**2
   V: mgl*cos(th)
-ProblemData: { tend: 1, positions: { th: th0 }, velocities: { phi: W, psi: w3 - W*cos(th0) } }
+ProblemData: { tend: 1, positions: { phi: 0, th: th0, psi: 0 }, velocities: { phi: W, psi: w3 - W*cos(th0) } }
 """
 
 
