@@ -508,7 +508,14 @@ fn joint_file_mistakes_are_named_with_their_place() {
             "Joints.hinge.parent.x",
             "along the z axis",
         ),
-        ("Dimension: 3", "Dimension: 2", "Bodies", "Dimension 3"),
+        // a 3D body read in the plane: its vectors have three components
+        (
+            "Dimension: 3",
+            "Dimension: 2",
+            "Bodies.Rod.com",
+            "expected 2 components",
+        ),
+        ("Dimension: 3", "Dimension: 1", "Bodies", "(Dimension 3)"),
     ] {
         let bad = good.replacen(from, to, 1);
         assert_ne!(bad, good, "{from}");

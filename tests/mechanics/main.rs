@@ -24,6 +24,7 @@ mod mode_shapes;
 mod modes;
 mod parallel;
 mod pendulum_exact;
+mod planar_bodies;
 mod potentials;
 mod rigid3d;
 mod rigid_body_rust;

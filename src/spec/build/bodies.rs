@@ -114,10 +114,8 @@ pub(super) fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
         gravity,
     });
     b.place(placed, p)?;
-    b.bodies.insert(
-        name.to_string(),
-        Body::Planar(names[0].clone(), names[1].clone(), len),
-    );
+    b.bodies
+        .insert(name.to_string(), Body::Planar(m0.clone(), m1.clone(), len));
     b.body_items.push(GeoBody {
         name: name.to_string(),
         items: names.clone(),

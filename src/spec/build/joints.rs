@@ -21,11 +21,12 @@ use nalgebra::{Matrix3, Vector3};
 /// A body of `Bodies`: its frame as expressions of the coordinates, and its pose once known.
 #[derive(Clone, Debug)]
 pub(super) struct BodyFrame {
-    origin: VExpr,
-    axes: [VExpr; 3],
-    /// Coordinates of the origin, `i` and `j` (three each).
-    coords: Vec<usize>,
-    placed: Option<Pose>,
+    pub(super) origin: VExpr,
+    pub(super) axes: [VExpr; 3],
+    /// Coordinates of the origin, `i` and `j` (three each; in the plane the origin and `i`,
+    /// two each).
+    pub(super) coords: Vec<usize>,
+    pub(super) placed: Option<Pose>,
 }
 
 impl BodyFrame {
@@ -118,15 +119,18 @@ fn combine(axes: &[VExpr; 3], c: [f64; 3]) -> VExpr {
 /// `Bodies`: each a rigid body by mass, centre of mass and inertia, in Dimension 3.
 pub(super) fn bodies(b: &mut Builder, v: &Value) -> Result<(), SpecError> {
     let p = sub(&b.part_path, "Bodies");
-    if b.dim != 3 {
+    if b.dim == 1 {
         return Err(b.ctx.err(
             &p,
-            "Bodies are 3D (Dimension 3); in the plane use Rigids (two basic points, Dyna)",
+            "Bodies are planar (Dimension 2) or spatial (Dimension 3)",
         ));
     }
     let m = b.ctx.map(v, &p)?;
     for (name, val) in b.ctx.keys(m, &p, None)? {
-        body(b, &name, val, &sub(&p, &name))?;
+        match b.dim {
+            2 => super::planar::body(b, &name, val, &sub(&p, &name))?,
+            _ => body(b, &name, val, &sub(&p, &name))?,
+        }
     }
     Ok(())
 }
@@ -278,10 +282,11 @@ fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecE
 }
 
 /// Set the position guesses of a body's coordinates from its pose.
-fn place_body(b: &mut Builder, frame: &mut BodyFrame, pose: Pose) {
+pub(super) fn place_body(b: &mut Builder, frame: &mut BodyFrame, pose: Pose) {
     let values = [pose.p, pose.r.column(0).into(), pose.r.column(1).into()];
+    let d = b.dim;
     for (k, &c) in frame.coords.iter().enumerate() {
-        b.guess[c] = Some(values[k / 3][k % 3]);
+        b.guess[c] = Some(values[k / d][k % d]);
     }
     frame.placed = Some(pose);
 }
@@ -291,8 +296,8 @@ fn place_body(b: &mut Builder, frame: &mut BodyFrame, pose: Pose) {
 pub(super) struct Side {
     body: Option<String>,
     marker: Pose,
-    origin: VExpr,
-    axes: [VExpr; 3],
+    pub(super) origin: VExpr,
+    pub(super) axes: [VExpr; 3],
 }
 
 fn side(b: &Builder, body: &str, marker: Pose, p: &Path_) -> Result<Side, SpecError> {
@@ -326,8 +331,8 @@ fn side(b: &Builder, body: &str, marker: Pose, p: &Path_) -> Result<Side, SpecEr
 /// `Joints`: each ties a frame on its parent body (or `ground`) to a frame on its child.
 pub(super) fn joints(b: &mut Builder, v: &Value) -> Result<(), SpecError> {
     let p = sub(&b.part_path, "Joints");
-    if b.dim != 3 {
-        return Err(b.ctx.err(&p, "Joints join Bodies, in Dimension 3"));
+    if b.dim == 1 {
+        return Err(b.ctx.err(&p, "Joints join Bodies, in Dimension 2 or 3"));
     }
     let m = b.ctx.map(v, &p)?;
     for (name, val) in b.ctx.keys(m, &p, None)? {
@@ -390,6 +395,16 @@ fn joint(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spec
                 ),
             )
         })?;
+    let planar = b.dim == 2;
+    if planar && !super::planar::kind_allowed(kind) {
+        return Err(b.ctx.err(
+            &tp,
+            format!(
+                "a '{kind_name}' joint is spatial; in the plane (Dimension 2) a joint is \
+                 revolute, prismatic, fixed or gear"
+            ),
+        ));
+    }
     b.ctx.keys(
         m,
         p,
@@ -417,10 +432,18 @@ fn joint(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spec
             "the child is a body that moves: write [ground, Body] for a joint to the world",
         ));
     }
-    let (mut parent_m, mut child_m) = (
-        marker_frame(b, m.get("parent"), &sub(p, "parent"))?,
-        marker_frame(b, m.get("child"), &sub(p, "child"))?,
-    );
+    let frame_of = |b: &Builder, key: &str| match planar {
+        true => super::planar::marker(b, m.get(key), &sub(p, key)),
+        false => marker_frame(b, m.get(key), &sub(p, key)),
+    };
+    let (mut parent_m, mut child_m) = (frame_of(b, "parent")?, frame_of(b, "child")?);
+    if planar && m.contains_key("dh") {
+        return Err(b.ctx.err(
+            &sub(p, "dh"),
+            "dh (Denavit–Hartenberg) is for spatial joints: in the plane give parent and child \
+             frames { at: [x, y], angle: θ }",
+        ));
+    }
     if let Some(dh) = m.get("dh") {
         (parent_m, child_m) = denavit_hartenberg(b, kind, dh, parent_m, m, p)?;
     }
@@ -428,7 +451,11 @@ fn joint(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spec
     let (q, initial) = joint_coordinates(b, name, kind, kind_name, m, p)?;
     let parent = side(b, &pair[0], parent_m, &bp)?;
     let child = side(b, &pair[1], child_m, &bp)?;
-    for (title, e) in equations(kind, &parent, &child, &q) {
+    let eqs = match planar {
+        true => super::planar::equations(kind, &parent, &child, &q),
+        false => equations(kind, &parent, &child, &q),
+    };
+    for (title, e) in eqs {
         let block = format!("joint {name}: {title}");
         b.equation(&block, &e, p)?;
         b.checks.push((p.clone(), e));
@@ -622,7 +649,10 @@ fn place_through(b: &mut Builder, kind: Kind, pa: &Side, ch: &Side, q0: &[f64]) 
         None => Some(Pose::identity()),
         Some(n) => b.frames[n].placed,
     };
-    let motion = kind.motion(q0);
+    let motion = match b.dim {
+        2 => super::planar::motion(kind, q0),
+        _ => kind.motion(q0),
+    };
     let (pp, cp) = (pose_of(b, pa), pose_of(b, ch));
     let (target, pose) = match (pp, cp) {
         (Some(tp), None) => (

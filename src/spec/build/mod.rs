@@ -9,6 +9,7 @@ mod forces;
 mod frames;
 mod generators;
 mod joints;
+mod planar;
 mod problem;
 mod sections;
 mod shapes;
@@ -92,7 +93,7 @@ pub const MAX_TOTAL_SIZE: u64 = 2_000_000;
 /// A rigid body, for torques: planar (two basic points, length) or 3D (three basic items).
 #[derive(Clone, Debug)]
 enum Body {
-    Planar(String, String, f64),
+    Planar(PointMap, PointMap, f64),
     Spatial([PointMap; 3], Frame),
 }
 

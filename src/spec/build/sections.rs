@@ -372,9 +372,8 @@ pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Resu
                     .cloned()
                     .ok_or_else(|| b.ctx.err(&q, format!("unknown rigid body '{name}'")))?;
                 match body {
-                    Body::Planar(p0, p1, len) => {
+                    Body::Planar(a0, a1, len) => {
                         let tau = b.ctx.time_expr(val, &q)?;
-                        let (a0, a1) = (b.pmap(&p0), b.pmap(&p1));
                         let placed = place::term_on(dim, &[&a0, &a1], |basic| PlanarTorque {
                             basic,
                             torque: tau,

@@ -1,0 +1,228 @@
+//! `Bodies` and `Joints` in the plane (Dimension 2): a planar body given by its mass, centre of
+//! mass and moment of inertia, with an initial pose (position, angle) and markers, and the
+//! planar joints — revolute, prismatic, fixed — between such bodies and the ground.
+//!
+//! A body `Arm` is carried in natural coordinates: its origin, the point `Arm`, and the unit
+//! vector `Arm.i` of its frame (`Arm.j = k × Arm.i`), held at unit length by one rigidity row
+//! (`rigid Arm`). Its energy is [`PlanarBody`]'s on the two points `Arm` and `Arm + Arm.i` —
+//! the same as a `Rigids` body on two basic points a unit length apart. A marker `(x, y)` is the
+//! point `Arm + x Arm.i + y Arm.j`, affine in the coordinates.
+
+use super::frames::Pose;
+use super::joints::{BodyFrame, Kind, Side, place_body};
+use super::*;
+use crate::model::elements::PlanarBody;
+use nalgebra::Vector3;
+
+/// A body of `Bodies` in Dimension 2.
+pub(super) fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+    let m = b.ctx.map(val, p)?;
+    b.ctx.keys(
+        m,
+        p,
+        Some(&[
+            "mass",
+            "com",
+            "inertia",
+            "position",
+            "orientation",
+            "markers",
+            "shapes",
+        ]),
+    )?;
+    if m.get("shapes").is_some_and(|v| !v.is_null()) {
+        return Err(b.ctx.err(
+            &sub(p, "shapes"),
+            "shapes are drawn for 3D bodies; a planar body is drawn as its origin and markers \
+             joined",
+        ));
+    }
+    b.check_name(name, ItemKind::Point, p)?;
+    let mass = b.ctx.positive(
+        b.ctx.required(m, p, "mass")?,
+        &sub(p, "mass"),
+        "a body's mass",
+    )?;
+    let com = match m.get("com") {
+        Some(c) => b.ctx.vector(c, &sub(p, "com"), 2)?,
+        None => [0.0; 3],
+    };
+    let ip = sub(p, "inertia");
+    let inertia = b.ctx.num(b.ctx.required(m, p, "inertia")?, &ip)?;
+    if !(inertia >= 0.0) {
+        return Err(b.ctx.err(
+            &ip,
+            "a planar body's inertia is its moment about the centre of mass, a number ≥ 0",
+        ));
+    }
+    let position = m
+        .get("position")
+        .map(|x| b.ctx.vector(x, &sub(p, "position"), 2))
+        .transpose()?;
+    let op = sub(p, "orientation");
+    let angle = m
+        .get("orientation")
+        .map(|x| b.ctx.num(x, &op))
+        .transpose()?;
+    if angle.is_some() && position.is_none() {
+        return Err(b.ctx.err(
+            p,
+            "an orientation without a position: give both, or neither (a joint places the body)",
+        ));
+    }
+
+    // the coordinates: the origin (a point named as the body) and the unit vector i
+    b.new_free(name, p)?;
+    let mut coords = match &b.points[name] {
+        Point::Free(idx) => idx.clone(),
+        _ => unreachable!("just created"),
+    };
+    let (iname, jname) = (format!("{name}.i"), format!("{name}.j"));
+    let idx = b.new_coords(&iname, 2, ItemKind::Vector);
+    coords.extend(&idx);
+    b.vectors.insert(iname.clone(), Point::Free(idx.clone()));
+    let a0 = Affine::free(&coords[..2]);
+    let mut a1 = a0.clone();
+    for (k, &c) in idx.iter().enumerate() {
+        let mut e = [0.0; 3];
+        e[k] = 1.0;
+        a1.a.insert(c, e);
+    }
+    let (m0, m1) = (PointMap::Affine(a0.clone()), PointMap::Affine(a1.clone()));
+    let ei = file_vexpr(&to_map(&b.vectors[&iname]));
+    let ez = VExpr::constant_vec([0.0, 0.0, 1.0]);
+    let ej = VExpr::cross(ez.clone(), ei.clone()).expect("two vectors");
+    b.vectors.insert(jname, Point::General(ej.clone()));
+
+    let mut drawn = vec![name.to_string()];
+    if let Some(mk) = m.get("markers").filter(|v| !v.is_null()) {
+        let mp = sub(p, "markers");
+        let mm = b.ctx.map(mk, &mp)?;
+        for (marker, x) in b.ctx.keys(mm, &mp, None)? {
+            let q = sub(&mp, &marker);
+            let valid = marker.starts_with(char::is_uppercase)
+                && marker.chars().all(|c| c.is_alphanumeric() || c == '_');
+            if !valid {
+                return Err(b.ctx.err(
+                    &q,
+                    format!("'{marker}' is not a marker name (a point: an upper-case letter first, then letters, digits or _)"),
+                ));
+            }
+            let local = b.ctx.vector(x, &q, 2)?;
+            let full = format!("{name}.{marker}");
+            let at = Affine::body_point(&a0, &a1, 1.0, local[0], local[1]);
+            b.points.insert(full.clone(), Point::Derived(at));
+            b.order.push(full.clone());
+            drawn.push(full);
+        }
+    }
+
+    b.bar(&format!("rigid {name}"), &m0, &m1, 1.0, p)?;
+    let gravity = b.gravity;
+    let placed = place::term_on(2, &[&m0, &m1], |basic| PlanarBody {
+        basic,
+        mass,
+        inertia,
+        centroid: [com[0], com[1]],
+        length: 1.0,
+        gravity,
+    });
+    b.place(placed, p)?;
+    b.bodies
+        .insert(name.to_string(), Body::Planar(m0.clone(), m1, 1.0));
+    b.body_items.push(GeoBody {
+        name: name.to_string(),
+        items: drawn,
+        frame: None,
+        shapes: Vec::new(),
+    });
+    let mut frame = BodyFrame {
+        origin: file_vexpr(&m0),
+        axes: [ei, ej, ez],
+        coords,
+        placed: None,
+    };
+    if let Some(x) = position {
+        let pose = Pose {
+            r: Pose::rot(2, angle.unwrap_or(0.0)).r,
+            p: Vector3::new(x[0], x[1], 0.0),
+        };
+        place_body(b, &mut frame, pose);
+    }
+    b.frames.insert(name.to_string(), frame);
+    Ok(())
+}
+
+/// A joint's frame on its body in the plane: `{ at: [x, y], angle: θ }` (the joint frame's `x`
+/// turned by `θ` from the body's; defaults 0).
+pub(super) fn marker(b: &Builder, v: Option<&Value>, p: &Path_) -> Result<Pose, SpecError> {
+    let Some(v) = v.filter(|v| !v.is_null()) else {
+        return Ok(Pose::identity());
+    };
+    let m = b.ctx.map(v, p)?;
+    b.ctx.keys(m, p, Some(&["at", "angle"]))?;
+    let at = match m.get("at") {
+        Some(a) => b.ctx.vector(a, &sub(p, "at"), 2)?,
+        None => [0.0; 3],
+    };
+    let angle = match m.get("angle") {
+        Some(a) => b.ctx.num(a, &sub(p, "angle"))?,
+        None => 0.0,
+    };
+    Ok(Pose {
+        r: Pose::rot(2, angle).r,
+        p: Vector3::new(at[0], at[1], 0.0),
+    })
+}
+
+/// The planar joint kinds.
+pub(super) fn kind_allowed(kind: Kind) -> bool {
+    matches!(kind, Kind::Revolute | Kind::Prismatic | Kind::Fixed)
+}
+
+/// The motion of the child's joint frame in the parent's at the joint coordinate: a turn about
+/// `z`, a slide along the parent's `x`.
+pub(super) fn motion(kind: Kind, q: &[f64]) -> Pose {
+    match kind {
+        Kind::Revolute => Pose::rot(2, q[0]),
+        Kind::Prismatic => Pose::shift(0, q[0]),
+        _ => Pose::identity(),
+    }
+}
+
+/// A planar joint's equations: `(title, C(q) = 0)` — the origins together (revolute, fixed) or
+/// on the parent's `x` axis at the slide (prismatic), the child's `x` turned by the angle from
+/// the parent's (revolute) or along it (prismatic, fixed).
+pub(super) fn equations(
+    kind: Kind,
+    pa: &Side,
+    ch: &Side,
+    q: &[VExpr],
+) -> Vec<(&'static str, VExpr)> {
+    let ok = |r: Result<VExpr, String>| r.expect("joint equations are well-typed by construction");
+    let d = ok(VExpr::sum(ch.origin.clone(), pa.origin.clone(), true));
+    let [xp, yp, _] = &pa.axes;
+    let xc = &ch.axes[0];
+    let dot = |a: &VExpr, b: &VExpr| ok(VExpr::dot(a.clone(), b.clone()));
+    let comp = |k| ok(VExpr::comp(d.clone(), k));
+    let twist = ("twist", dot(yp, xc));
+    match kind {
+        Kind::Revolute => {
+            let cos = ok(VExpr::func(Func::Cos, q[0].clone()));
+            let sin = ok(VExpr::func(Func::Sin, q[0].clone()));
+            // cos θ (x_C·y_P) − sin θ (x_C·x_P) = 0: x_C turned by θ from x_P
+            let angle = ok(VExpr::sum(
+                ok(VExpr::product(cos, dot(xc, yp))),
+                ok(VExpr::product(sin, dot(xc, xp))),
+                true,
+            ));
+            vec![("x", comp(0)), ("y", comp(1)), ("angle", angle)]
+        }
+        Kind::Prismatic => vec![
+            ("offset", dot(yp, &d)),
+            twist,
+            ("slide", ok(VExpr::sum(dot(xp, &d), q[0].clone(), true))),
+        ],
+        _ => vec![("x", comp(0)), ("y", comp(1)), twist],
+    }
+}
