@@ -116,6 +116,17 @@ fn combine(axes: &[VExpr; 3], c: [f64; 3]) -> VExpr {
     out.unwrap_or_else(|| VExpr::constant_vec([0.0; 3]))
 }
 
+/// The keys of a body in `Bodies` (in the plane and in space).
+pub(super) const BODY_KEYS: &[&str] = &[
+    "mass",
+    "com",
+    "inertia",
+    "position",
+    "orientation",
+    "markers",
+    "shapes",
+];
+
 /// `Bodies`: each a rigid body by mass, centre of mass and inertia, in Dimension 3.
 pub(super) fn bodies(b: &mut Builder, v: &Value) -> Result<(), SpecError> {
     let p = sub(&b.part_path, "Bodies");
@@ -137,19 +148,7 @@ pub(super) fn bodies(b: &mut Builder, v: &Value) -> Result<(), SpecError> {
 
 fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
     let m = b.ctx.map(val, p)?;
-    b.ctx.keys(
-        m,
-        p,
-        Some(&[
-            "mass",
-            "com",
-            "inertia",
-            "position",
-            "orientation",
-            "markers",
-            "shapes",
-        ]),
-    )?;
+    b.ctx.keys(m, p, Some(BODY_KEYS))?;
     b.check_name(name, ItemKind::Point, p)?;
     let mass = b.ctx.positive(
         b.ctx.required(m, p, "mass")?,
@@ -216,26 +215,11 @@ fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecE
 
     // markers: named points of the body, `name.Marker`
     let mut drawn = vec![name.to_string()];
-    if let Some(mk) = m.get("markers").filter(|v| !v.is_null()) {
-        let mp = sub(p, "markers");
-        let mm = b.ctx.map(mk, &mp)?;
-        for (marker, x) in b.ctx.keys(mm, &mp, None)? {
-            let q = sub(&mp, &marker);
-            let valid = marker.starts_with(char::is_uppercase)
-                && marker.chars().all(|c| c.is_alphanumeric() || c == '_');
-            if !valid {
-                return Err(b.ctx.err(
-                    &q,
-                    format!("'{marker}' is not a marker name (a point: an upper-case letter first, then letters, digits or _)"),
-                ));
-            }
-            let local = b.ctx.vector(x, &q, 3)?;
-            let full = format!("{name}.{marker}");
-            let e = ok(VExpr::sum(o.clone(), combine(&axes, local), false));
-            b.points.insert(full.clone(), Point::General(e));
-            b.order.push(full.clone());
-            drawn.push(full);
-        }
+    for (full, local) in markers(b, name, m, p, 3)? {
+        let e = ok(VExpr::sum(o.clone(), combine(&axes, local), false));
+        b.points.insert(full.clone(), Point::General(e));
+        b.order.push(full.clone());
+        drawn.push(full);
     }
 
     let gravity = b.gravity;
@@ -279,6 +263,36 @@ fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecE
     }
     b.frames.insert(name.to_string(), frame);
     Ok(())
+}
+
+/// A body's `markers`: each one's full name `Body.Marker` and its position in the body frame
+/// (`dim` components), the names checked.
+pub(super) fn markers(
+    b: &Builder,
+    name: &str,
+    m: &Mapping,
+    p: &Path_,
+    dim: usize,
+) -> Result<Vec<(String, [f64; 3])>, SpecError> {
+    let Some(mk) = m.get("markers").filter(|v| !v.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let mp = sub(p, "markers");
+    let mm = b.ctx.map(mk, &mp)?;
+    let mut out = Vec::new();
+    for (marker, x) in b.ctx.keys(mm, &mp, None)? {
+        let q = sub(&mp, &marker);
+        let valid = marker.starts_with(char::is_uppercase)
+            && marker.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if !valid {
+            return Err(b.ctx.err(
+                &q,
+                format!("'{marker}' is not a marker name (a point: an upper-case letter first, then letters, digits or _)"),
+            ));
+        }
+        out.push((format!("{name}.{marker}"), b.ctx.vector(x, &q, dim)?));
+    }
+    Ok(out)
 }
 
 /// Set the position guesses of a body's coordinates from its pose.

@@ -9,7 +9,7 @@
 //! point `Arm + x Arm.i + y Arm.j`, affine in the coordinates.
 
 use super::frames::Pose;
-use super::joints::{BodyFrame, Kind, Side, place_body};
+use super::joints::{BODY_KEYS, BodyFrame, Kind, Side, markers, place_body};
 use super::*;
 use crate::model::elements::PlanarBody;
 use nalgebra::Vector3;
@@ -17,19 +17,7 @@ use nalgebra::Vector3;
 /// A body of `Bodies` in Dimension 2.
 pub(super) fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
     let m = b.ctx.map(val, p)?;
-    b.ctx.keys(
-        m,
-        p,
-        Some(&[
-            "mass",
-            "com",
-            "inertia",
-            "position",
-            "orientation",
-            "markers",
-            "shapes",
-        ]),
-    )?;
+    b.ctx.keys(m, p, Some(BODY_KEYS))?;
     if m.get("shapes").is_some_and(|v| !v.is_null()) {
         return Err(b.ctx.err(
             &sub(p, "shapes"),
@@ -95,26 +83,11 @@ pub(super) fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
     b.vectors.insert(jname, Point::General(ej.clone()));
 
     let mut drawn = vec![name.to_string()];
-    if let Some(mk) = m.get("markers").filter(|v| !v.is_null()) {
-        let mp = sub(p, "markers");
-        let mm = b.ctx.map(mk, &mp)?;
-        for (marker, x) in b.ctx.keys(mm, &mp, None)? {
-            let q = sub(&mp, &marker);
-            let valid = marker.starts_with(char::is_uppercase)
-                && marker.chars().all(|c| c.is_alphanumeric() || c == '_');
-            if !valid {
-                return Err(b.ctx.err(
-                    &q,
-                    format!("'{marker}' is not a marker name (a point: an upper-case letter first, then letters, digits or _)"),
-                ));
-            }
-            let local = b.ctx.vector(x, &q, 2)?;
-            let full = format!("{name}.{marker}");
-            let at = Affine::body_point(&a0, &a1, 1.0, local[0], local[1]);
-            b.points.insert(full.clone(), Point::Derived(at));
-            b.order.push(full.clone());
-            drawn.push(full);
-        }
+    for (full, local) in markers(b, name, m, p, 2)? {
+        let at = Affine::body_point(&a0, &a1, 1.0, local[0], local[1]);
+        b.points.insert(full.clone(), Point::Derived(at));
+        b.order.push(full.clone());
+        drawn.push(full);
     }
 
     b.bar(&format!("rigid {name}"), &m0, &m1, 1.0, p)?;
