@@ -40,7 +40,7 @@ pub const MAX_LOCAL: usize = 18;
 macro_rules! any_size {
     ($name:ident, $($bound:tt)*) => {
         /// A term or constraint that serves every local size up to [`MAX_LOCAL`]: the sizes
-        /// with kernels of their own (the sizes between are served padded, [`Padded`]). The
+        /// with kernels of their own (the sizes between are served padded, `ad/padded.rs`). The
         /// elements on [`Points`] implement it for every `N`.
         pub trait $name: $($bound)* + 'static {}
         impl<X: $($bound)* + 'static> $name for X {}
@@ -407,9 +407,9 @@ pub fn equation(expr: &crate::expr::VExpr) -> Result<Option<PlacedConstraint>, M
 }
 
 /// Energies written out as expressions of the global coordinates, velocities and time
-/// ([`ExprEnergy`](crate::model::elements::ExprEnergy)), placed on the coordinates whose
+/// ([`ExprEnergy`]), placed on the coordinates whose
 /// position or velocity they involve; `None` if they involve none.
-pub fn energy(e: crate::model::elements::ExprEnergy) -> Result<Option<PlacedTerm>, ModelError> {
+pub fn energy(e: ExprEnergy) -> Result<Option<PlacedTerm>, ModelError> {
     use crate::expr::vector::VELOCITY;
     let mut set = std::collections::BTreeSet::new();
     for x in [&e.kinetic, &e.potential, &e.dissipation]
@@ -437,7 +437,7 @@ pub fn energy(e: crate::model::elements::ExprEnergy) -> Result<Option<PlacedTerm
             })
         })
     };
-    let term = crate::model::elements::ExprEnergy {
+    let term = ExprEnergy {
         kinetic: local(&e.kinetic),
         potential: local(&e.potential),
         dissipation: local(&e.dissipation),

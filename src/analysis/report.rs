@@ -70,12 +70,12 @@ impl ModesReport {
     }
 
     fn of(problem: &Problem, lin: Linearization, at: &str) -> Result<ModesReport, Error> {
-        let moving = lin.is_moving();
-        let modes = match moving {
+        let in_motion = lin.is_moving();
+        let modes = match in_motion {
             true => Vec::new(),
             false => lin.modes()?,
         };
-        let damped = match moving || lin.damping.amax() > 0.0 {
+        let damped = match in_motion || lin.damping.amax() > 0.0 {
             true => lin.damped_modes()?,
             false => Vec::new(),
         };

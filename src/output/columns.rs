@@ -1,6 +1,6 @@
 //! The column schema of a run's trajectory: what each row holds, computed from a state and the
 //! problem's geometry. One schema for every kind of mechanism; the problem's
-//! [`Outputs`](crate::problem::Outputs) chooses the groups, in this order:
+//! [`Outputs`] chooses the groups, in this order:
 //!
 //! | group | columns |
 //! | --- | --- |

@@ -203,7 +203,7 @@ pub struct Overrides {
     pub integrator: Option<String>,
     /// Keep every k-th step.
     pub output_every: Option<usize>,
-    /// The column groups to write ([`GROUPS`]).
+    /// The column groups to write ([`GROUPS`](crate::problem::GROUPS)).
     pub columns: Option<Vec<String>>,
     /// Columns of the user's own, each `name = expression` in the names of the problem's
     /// mechanism file ([`Problem::column_expr`]); they turn the group `user` on.

@@ -1,6 +1,6 @@
 //! A state-space model of a file's mechanism into a folder (`lagrangian linearize`): the
 //! linearization about its initial configuration, its equilibrium or its initial steady motion
-//! ([`StateSpace`](crate::analysis::StateSpace)), inputs its named parameters, outputs any of its
+//! ([`StateSpace`]), inputs its named parameters, outputs any of its
 //! columns (positions, velocities, reactions, energies, the user's own — the ledger, an integral
 //! over a run, excepted), written as `state_space.json` and `A.npy`, `B.npy`, `C.npy`, `D.npy`.
 //!

@@ -60,7 +60,7 @@ pub struct RunControl {
     pub source: Option<String>,
     /// When the work started (parsing included), for `build_seconds`; default: the call.
     pub started: Option<Instant>,
-    /// Parameters to differentiate the run with respect to ([`SensitivityRecorder::columns`]).
+    /// Parameters to differentiate the run with respect to ([`SensitivityRecorder::columns`](crate::output::sensitivity::SensitivityRecorder::columns)).
     pub sensitivity: Vec<String>,
     /// The folder the sinks write into, named in the messages of their errors.
     pub place: Option<PathBuf>,

@@ -100,7 +100,7 @@ pub fn write(dir: &Path, opts: &AnimationOptions, gif: bool) -> Result<Vec<PathB
     write_noting(dir, opts, gif).map(|(files, _)| files)
 }
 
-/// [`write`], and the movie's [`note`](Movie::note) when its rows are too far apart for a
+/// [`write()`], and the movie's [`note`](Movie::note) when its rows are too far apart for a
 /// smooth animation (the page shows it too).
 pub fn write_noting(
     dir: &Path,

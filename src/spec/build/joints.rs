@@ -11,6 +11,10 @@
 //! is a coordinate of its own, tied to the bodies by one equation (e.g.
 //! `cos θ (x_C·y_P) − sin θ (x_C·x_P) = 0`): a continuous coordinate over any number of turns,
 //! with a rate, for drives, forces, dampers, gears and outputs.
+//!
+//! In the plane (Dimension 2) `bodies` and `joint` hand the bodies, the joint frames, the
+//! equations and the joint motions to [`super::planar`]; the coordinates, the placing of bodies
+//! through joints and gears are shared.
 
 use super::bodies::rigidity3;
 use super::frames::{Pose, inertia, marker_frame, rotation};
@@ -127,7 +131,8 @@ pub(super) const BODY_KEYS: &[&str] = &[
     "shapes",
 ];
 
-/// `Bodies`: each a rigid body by mass, centre of mass and inertia, in Dimension 3.
+/// `Bodies`: each a rigid body by mass, centre of mass and inertia (in the plane: a moment of
+/// inertia, [`super::planar::body`]).
 pub(super) fn bodies(b: &mut Builder, v: &Value) -> Result<(), SpecError> {
     let p = sub(&b.part_path, "Bodies");
     if b.dim == 1 {
