@@ -5,7 +5,7 @@ they are not test dependencies):
 
     python3 -m venv /tmp/wp && /tmp/wp/bin/pip install scipy matplotlib
     cargo build --release --example high_order
-    /tmp/wp/bin/python benches/work_precision.py [--cases pendulum,kepler] [--repeat 3]
+    /tmp/wp/bin/python benches/work_precision.py [--cases pendulum,kepler] [--repeat 3] [--merge]
 
 For each problem and each tolerance 1e-4 … 1e-11 it runs the toolkit (`examples/high_order.rs`:
 DOP853 on the index-1 form with projection; Radau IIA on the index-3 equations;
@@ -304,8 +304,11 @@ def main():
     ap.add_argument('--repeat', type=int, default=3)
     ap.add_argument('--genalpha-down-to', type=float, default=1e-6,
                     help='generalized-α under error control only at tolerances from this up')
+    ap.add_argument('--merge', action='store_true',
+                    help="keep the other problems' rows of the existing work_precision.json")
     args = ap.parse_args()
     rows = []
+    path = os.path.join(ROOT, 'benches', 'work_precision.json')
     for case in args.cases.split(','):
         prob = PROBLEMS[case]()
         ref = np.array(prob[4]())
@@ -328,7 +331,12 @@ def main():
                                evaluations=r['evaluations'], factorizations=r['factorizations'])
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
-    with open(os.path.join(ROOT, 'benches', 'work_precision.json'), 'w') as fh:
+    if args.merge and os.path.exists(path):
+        with open(path) as fh:
+            kept = [r for r in json.load(fh) if r['case'] not in args.cases.split(',')]
+        order = list(PROBLEMS)
+        rows = sorted(kept + rows, key=lambda r: order.index(r['case']))
+    with open(path, 'w') as fh:
         json.dump(rows, fh, indent=1)
     print('| problem | tol | method | error | steps | evaluations | factorizations | seconds |')
     print('|---|---|---|---|---|---|---|---|')

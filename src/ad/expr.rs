@@ -8,7 +8,6 @@
 
 use crate::ad::TermAd;
 use crate::expr::VExpr;
-use crate::expr::vector::VELOCITY;
 use crate::model::elements::ExprEnergy;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use nalgebra::{SMatrix, SVector};
@@ -41,23 +40,13 @@ fn gradient_residual<const N: usize>(
     v: &SVector<f64, N>,
 ) -> SVector<f64, N> {
     let mut r = SVector::<f64, N>::zeros();
-    let at = |j: usize| match j >= VELOCITY {
-        true => v[j - VELOCITY],
-        false => q[j],
-    };
+    // the parts a potential's `v` and a dissipation's `q` would give, not used
+    let mut unused = [0.0; N];
     if let Some(p) = potential {
-        p.gradient(&at, t, &mut |j, d| {
-            if j < VELOCITY {
-                r[j] += d;
-            }
-        });
+        p.gradient_into(t, q.as_slice(), v.as_slice(), r.as_mut_slice(), &mut unused);
     }
     if let Some(d) = dissipation {
-        d.gradient(&at, t, &mut |j, g| {
-            if j >= VELOCITY {
-                r[j - VELOCITY] += g;
-            }
-        });
+        d.gradient_into(t, q.as_slice(), v.as_slice(), &mut unused, r.as_mut_slice());
     }
     r
 }

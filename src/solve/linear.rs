@@ -167,15 +167,18 @@ impl DenseLu {
                     a.swap(j * n + k, j * n + p);
                 }
             }
-            let d = 1.0 / a[k * n + k];
-            for i in k + 1..n {
-                a[k * n + i] *= d;
-            }
-            for j in k + 1..n {
-                let akj = a[j * n + k];
+            // the columns right of k, updated by column k below the diagonal (slices, so
+            // the inner loops run without bounds checks and vectorize)
+            let (left, right) = a.split_at_mut((k + 1) * n);
+            let col = &mut left[k * n + k..(k + 1) * n];
+            let d = 1.0 / col[0];
+            let below = &mut col[1..];
+            below.iter_mut().for_each(|x| *x *= d);
+            for other in right.chunks_exact_mut(n) {
+                let akj = other[k];
                 if akj != 0.0 {
-                    for i in k + 1..n {
-                        a[j * n + i] -= a[k * n + i] * akj;
+                    for (x, l) in other[k + 1..].iter_mut().zip(below.iter()) {
+                        *x -= l * akj;
                     }
                 }
             }
@@ -185,23 +188,25 @@ impl DenseLu {
 
     fn solve(&self, b: &mut [f64]) {
         let n = self.n;
-        let a = &self.a;
+        let b = &mut b[..n];
         for k in 0..n {
             b.swap(k, self.piv[k]);
         }
-        for j in 0..n {
-            let bj = b[j];
+        for (j, col) in self.a.chunks_exact(n).enumerate() {
+            let (done, rest) = b.split_at_mut(j + 1);
+            let bj = done[j];
             if bj != 0.0 {
-                for i in j + 1..n {
-                    b[i] -= a[j * n + i] * bj;
+                for (x, l) in rest.iter_mut().zip(&col[j + 1..]) {
+                    *x -= l * bj;
                 }
             }
         }
-        for j in (0..n).rev() {
-            b[j] /= a[j * n + j];
-            let bj = b[j];
-            for i in 0..j {
-                b[i] -= a[j * n + i] * bj;
+        for (j, col) in self.a.chunks_exact(n).enumerate().rev() {
+            let (rest, from) = b.split_at_mut(j);
+            from[0] /= col[j];
+            let bj = from[0];
+            for (x, u) in rest.iter_mut().zip(&col[..j]) {
+                *x -= u * bj;
             }
         }
     }

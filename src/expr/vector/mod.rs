@@ -519,6 +519,34 @@ impl VExpr {
         program.gradient(q, t, grad)
     }
 
+    /// Value of a scalar expression `f(t, q, v)` (NaN for a vector) with `∂f/∂q_j` added to
+    /// `gq[j]` and `∂f/∂v_j` to `gv[j]`: [`gradient`](VExpr::gradient) on slices, without a
+    /// call per coordinate (coordinate `j` reads `q[j]`, [`VELOCITY`]` + j` reads `v[j]`).
+    ///
+    /// ```
+    /// use lagrangian::expr::vector::{Sym, VExpr};
+    /// // R = ½ c |q̇|² with c = 3 at v = (1, 2, 2): ∂R/∂v = c v
+    /// let v = VExpr::pack([VExpr::velocity(0), VExpr::velocity(1), VExpr::velocity(2)]);
+    /// let r = VExpr::parse("3/2*dot(V, V)", 3, &|n: &str| (n == "V").then(|| Sym::Item(v.clone()))).unwrap();
+    /// let (mut gq, mut gv) = ([0.0; 3], [0.0; 3]);
+    /// let value = r.gradient_into(0.0, &[0.0; 3], &[1.0, 2.0, 2.0], &mut gq, &mut gv);
+    /// assert!((value - 13.5).abs() < 1e-13 && gq == [0.0; 3]);
+    /// assert!((gv[0] - 3.0).abs() < 1e-13 && (gv[1] - 6.0).abs() < 1e-13 && (gv[2] - 6.0).abs() < 1e-13);
+    /// ```
+    pub fn gradient_into(
+        &self,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        gq: &mut [f64],
+        gv: &mut [f64],
+    ) -> f64 {
+        let program = self
+            .program
+            .get_or_init(|| Arc::new(tape::Program::compile(self)));
+        program.gradient_into(t, q, v, gq, gv)
+    }
+
     /// Value of a scalar expression (NaN for a vector).
     pub fn eval_scalar<D: DualNum<Primitive = f64> + Copy>(
         &self,

@@ -83,8 +83,8 @@ pub(super) struct Program {
     pub(super) ops: Vec<(Op, bool)>,
     need: u32,
     pub(super) registers: usize,
-    /// The operands and kinds of each instruction, for gradients (built on first use).
-    pub(super) schedule: std::sync::OnceLock<super::reverse::Schedule>,
+    /// The program in the form of the gradient's sweeps (built on first use).
+    pub(super) sweep: std::sync::OnceLock<super::reverse::Sweep>,
 }
 
 /// The stack a node needs, from its children's needs.
@@ -268,7 +268,7 @@ impl Program {
                     ops,
                     need: e.need,
                     registers,
-                    schedule: std::sync::OnceLock::new(),
+                    sweep: std::sync::OnceLock::new(),
                 };
             }
             shared.truncate(shared.len() * 3 / 4);
