@@ -17,6 +17,7 @@ mod build;
 pub mod chain;
 pub mod chain_toml;
 mod locate;
+pub mod multibody;
 
 /// The vector expression language (moved to [`crate::expr::vector`]).
 pub use crate::expr::vector as vexpr;

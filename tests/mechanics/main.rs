@@ -22,6 +22,7 @@ mod mass_spring;
 mod methods;
 mod mode_shapes;
 mod modes;
+mod multibody_builder;
 mod parallel;
 mod pendulum_exact;
 mod planar_bodies;
