@@ -83,16 +83,23 @@ pub enum JointKind {
 }
 
 impl JointKind {
-    fn name(self) -> &'static str {
-        match self {
-            JointKind::Revolute => "revolute",
-            JointKind::Prismatic => "prismatic",
-            JointKind::Cylindrical => "cylindrical",
-            JointKind::Spherical => "spherical",
-            JointKind::Universal => "universal",
-            JointKind::Planar => "planar",
-            JointKind::Fixed => "fixed",
-        }
+    /// Every kind with the name a mechanism file gives it (`type: revolute`).
+    pub const ALL: [(&'static str, JointKind); 7] = [
+        ("revolute", JointKind::Revolute),
+        ("prismatic", JointKind::Prismatic),
+        ("cylindrical", JointKind::Cylindrical),
+        ("spherical", JointKind::Spherical),
+        ("universal", JointKind::Universal),
+        ("planar", JointKind::Planar),
+        ("fixed", JointKind::Fixed),
+    ];
+
+    /// The name a mechanism file gives the kind.
+    pub fn name(self) -> &'static str {
+        JointKind::ALL
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("", |(n, _)| n)
     }
 }
 

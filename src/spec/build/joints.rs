@@ -40,27 +40,8 @@ impl BodyFrame {
     }
 }
 
-/// The joint kinds, with their coordinates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
-    Revolute,
-    Prismatic,
-    Cylindrical,
-    Spherical,
-    Universal,
-    Planar,
-    Fixed,
-}
-
-const KINDS: &[(&str, Kind)] = &[
-    ("revolute", Kind::Revolute),
-    ("prismatic", Kind::Prismatic),
-    ("cylindrical", Kind::Cylindrical),
-    ("spherical", Kind::Spherical),
-    ("universal", Kind::Universal),
-    ("planar", Kind::Planar),
-    ("fixed", Kind::Fixed),
-];
+/// The joint kinds (the Rust builder's; the names a file gives them: [`JointKind::ALL`]).
+pub(super) use crate::spec::multibody::JointKind as Kind;
 
 impl Kind {
     /// The default names' suffixes of the joint coordinates (none: the joint's own name).
@@ -400,8 +381,8 @@ fn joint(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spec
     if kind_name == "gear" {
         return gear(b, name, m, p);
     }
-    let known: Vec<&str> = KINDS.iter().map(|(n, _)| *n).collect();
-    let kind = KINDS
+    let known: Vec<&str> = Kind::ALL.iter().map(|(n, _)| *n).collect();
+    let kind = Kind::ALL
         .iter()
         .find(|(n, _)| *n == kind_name)
         .map(|(_, k)| *k)
