@@ -52,8 +52,9 @@ impl Pose {
 pub struct Framed {
     /// The body's name.
     pub name: String,
-    /// The columns of the origin, `i` and `j`.
-    pub columns: [usize; 9],
+    /// The columns of the origin, `i` and `j` (nine in space); of the origin and `i` (four in
+    /// the plane, where `j` is `i` turned by +90° and `k` is out of the plane).
+    pub columns: Vec<usize>,
     /// Polylines in the body frame.
     pub wires: Vec<Vec<[f64; 3]>>,
 }
@@ -61,6 +62,7 @@ pub struct Framed {
 /// The bodies of a scene that have a frame whose columns are all in the table (`column`
 /// finds a column's index by name).
 pub fn framed(scene: &Value, column: &dyn Fn(&str) -> Option<usize>) -> Vec<Framed> {
+    let planar = scene["dimension"].as_u64() == Some(2);
     let mut out = Vec::new();
     for b in scene["bodies"].as_array().into_iter().flatten() {
         let Some([o, i, j]) = b["frame"]
@@ -69,9 +71,19 @@ pub fn framed(scene: &Value, column: &dyn Fn(&str) -> Option<usize>) -> Vec<Fram
         else {
             continue;
         };
-        let names = [&o, &i, &j].map(|n| ["x", "y", "z"].map(|a| format!("{n}.{a}")));
-        let found: Option<Vec<usize>> = names.iter().flatten().map(|n| column(n)).collect();
-        let Some(found) = found else { continue };
+        let names: Vec<String> = match planar {
+            true => [&o, &i]
+                .iter()
+                .flat_map(|n| ["x", "y"].map(|a| format!("{n}.{a}")))
+                .collect(),
+            false => [&o, &i, &j]
+                .iter()
+                .flat_map(|n| ["x", "y", "z"].map(|a| format!("{n}.{a}")))
+                .collect(),
+        };
+        let Some(columns) = names.iter().map(|n| column(n)).collect() else {
+            continue;
+        };
         let shapes: Vec<Shape> = b["shapes"]
             .as_array()
             .into_iter()
@@ -80,35 +92,28 @@ pub fn framed(scene: &Value, column: &dyn Fn(&str) -> Option<usize>) -> Vec<Fram
             .collect();
         out.push(Framed {
             name: b["name"].as_str().unwrap_or("").to_string(),
-            columns: std::array::from_fn(|k| found[k]),
+            columns,
             wires: shapes.iter().flat_map(wires).collect(),
         });
     }
     out
 }
 
-/// The pose of `body` in a table row: `k = i × j`.
+/// The pose of `body` in a table row (origin, `i`, `j`, `k`): `k = i × j` in space; in the
+/// plane `j` is `i` turned by +90° and `k` the plane's normal.
 pub fn pose_in(body: &Framed, row: &[f64]) -> [f64; 12] {
     let c = |k: usize| row[body.columns[k]];
-    let (i, j) = ([c(3), c(4), c(5)], [c(6), c(7), c(8)]);
+    let (o, i, j) = match body.columns.len() {
+        4 => ([c(0), c(1), 0.0], [c(2), c(3), 0.0], [-c(3), c(2), 0.0]),
+        _ => ([c(0), c(1), c(2)], [c(3), c(4), c(5)], [c(6), c(7), c(8)]),
+    };
     let k = [
         i[1] * j[2] - i[2] * j[1],
         i[2] * j[0] - i[0] * j[2],
         i[0] * j[1] - i[1] * j[0],
     ];
     [
-        c(0),
-        c(1),
-        c(2),
-        i[0],
-        i[1],
-        i[2],
-        j[0],
-        j[1],
-        j[2],
-        k[0],
-        k[1],
-        k[2],
+        o[0], o[1], o[2], i[0], i[1], i[2], j[0], j[1], j[2], k[0], k[1], k[2],
     ]
 }
 
@@ -130,7 +135,8 @@ fn circle(c: [f64; 3], r: f64, axis: usize) -> Vec<[f64; 3]> {
 
 /// A shape's wireframe in the body frame: a box's twelve edges (two faces and four edges
 /// between them), a cylinder's end circles and four lines along it, a sphere's three great
-/// circles.
+/// circles. A flat box (height 0: a rectangle in the plane) is its one face, a cylinder of
+/// length 0 (a circle) its one circle.
 pub fn wires(shape: &Shape) -> Vec<Vec<[f64; 3]>> {
     let c = shape.at;
     match shape.kind {
@@ -149,6 +155,9 @@ pub fn wires(shape: &Shape) -> Vec<Vec<[f64; 3]>> {
                 .map(|(x, y)| corner(x, y, sz))
                 .to_vec()
             };
+            if shape.size[2] == 0.0 {
+                return vec![face(0.0)];
+            }
             let mut w = vec![face(-1.0), face(1.0)];
             for (x, y) in [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
                 w.push(vec![corner(x, y, -1.0), corner(x, y, 1.0)]);
@@ -162,6 +171,9 @@ pub fn wires(shape: &Shape) -> Vec<Vec<[f64; 3]>> {
                 e[a] += s * half;
                 e
             };
+            if half == 0.0 {
+                return vec![circle(c, r, a)];
+            }
             let mut w = vec![circle(end(-1.0), r, a), circle(end(1.0), r, a)];
             for q in 0..4 {
                 let angle = TAU * q as f64 / 4.0;

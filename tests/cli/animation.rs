@@ -5,6 +5,7 @@
 use crate::common;
 use common::*;
 use lagrangian::view::animation::{AnimationOptions, frame_rows};
+use lagrangian::view::movie::Movie;
 use std::path::Path;
 
 /// The inline data of an animation page.
@@ -381,4 +382,87 @@ fn a_coarse_output_is_noted() {
             .unwrap()
             .contains("id=\"note\"")
     );
+}
+
+#[test]
+fn planar_bodies_are_drawn_with_their_shapes_in_their_frames() {
+    // docs/yaml.md's planar arm with a rectangle along each body and a circle at the elbow
+    let out = tmp("anim-planar-bodies");
+    let file = out.join("arm.yaml");
+    std::fs::write(
+        &file,
+        "Dimension: 2\nPartData:\n  Bodies:\n    Upper:\n      mass: 1.5\n      com: [0.4, 0.05]\n\
+         \x20     inertia: 0.08\n      markers: { Elbow: [0.9, 0] }\n      shapes:\n\
+         \x20       - { box: [0.9, 0.1], at: [0.45, 0] }\n        - { circle: 0.05, at: [0.9, 0] }\n\
+         \x20   Lower: { mass: 0.7, com: [0.3, 0], inertia: 0.02, markers: { Tip: [0.6, 0] }, \
+         shapes: { box: [0.6, 0.06], at: [0.3, 0] } }\n\
+         \x20 Joints:\n    shoulder: { type: revolute, bodies: [ground, Upper], initial: -1 }\n\
+         \x20   elbow: { type: revolute, bodies: [Upper, Lower], parent: { at: [0.9, 0] }, initial: 1.3 }\n\
+         AppliedForces: { Gravity: }\nProblemData: { tend: 1 }\n",
+    )
+    .unwrap();
+    let dir = out.join("run");
+    let o = run(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--quiet",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let movie = Movie::load(&dir, &AnimationOptions::default()).unwrap();
+    assert_eq!(movie.framed.len(), 2);
+    // the rectangle is one closed outline, the circle one circle
+    assert_eq!(movie.framed[0].wires.len(), 2);
+    assert_eq!(movie.framed[1].wires.len(), 1);
+    let (header, rows) = trajectory(&dir);
+    let mut checked = 0;
+    for f in [0, movie.frames.len() / 2, movie.frames.len() - 1] {
+        let t = movie.times[f];
+        let row = rows
+            .iter()
+            .find(|r| (value(&header, r, "t") - t).abs() < 1e-12)
+            .expect("the frame's row");
+        let elbow = [
+            value(&header, row, "Upper.Elbow.x"),
+            value(&header, row, "Upper.Elbow.y"),
+        ];
+        let tip = [
+            value(&header, row, "Lower.Tip.x"),
+            value(&header, row, "Lower.Tip.y"),
+        ];
+        let wires = movie.wires(0, f);
+        // the circle about the elbow marker, in the plane
+        for p in &wires[1] {
+            let r = (p[0] - elbow[0]).hypot(p[1] - elbow[1]);
+            assert!((r - 0.05).abs() < 1e-9 && p[2] == 0.0, "frame {f}: {p:?}");
+            checked += 1;
+        }
+        // the upper rectangle's far edge is centred on the elbow, the lower's on the tip
+        let mid = |w: &Vec<[f64; 3]>, a: usize, b: usize| {
+            [(w[a][0] + w[b][0]) / 2.0, (w[a][1] + w[b][1]) / 2.0]
+        };
+        let far = mid(&wires[0], 1, 2);
+        assert!(
+            (far[0] - elbow[0]).hypot(far[1] - elbow[1]) < 1e-9,
+            "{far:?} {elbow:?}"
+        );
+        let lower = movie.wires(1, f);
+        let end = mid(&lower[0], 1, 2);
+        assert!(
+            (end[0] - tip[0]).hypot(end[1] - tip[1]) < 1e-9,
+            "{end:?} {tip:?}"
+        );
+        // the edge's length is the width: the frame is rigid and j is i turned by +90°
+        let w = &wires[0];
+        assert!(((w[2][0] - w[1][0]).hypot(w[2][1] - w[1][1]) - 0.1).abs() < 1e-9);
+    }
+    assert!(checked >= 3 * 17, "{checked} points on the circles");
+    // the page carries the bodies and their poses
+    let html = animate(&dir, &["--fps", "10"]);
+    let d = data(&html);
+    assert_eq!(d["posed"].as_array().map(Vec::len), Some(2));
 }

@@ -550,6 +550,11 @@ fn joint_file_mistakes_are_named_with_their_place() {
             "only a cylinder",
         ),
         (
+            "{ circle: 1 }",
+            "Bodies.Rod.shapes.0.circle",
+            "in the plane",
+        ),
+        (
             "{ cylinder: [1, 2], axis: w }",
             "Bodies.Rod.shapes.0.axis",
             "x, y or z",

@@ -171,8 +171,20 @@ fn planar_body_and_joint_mistakes_are_named_with_their_place() {
     };
     for (text, want) in [
         (
-            base(", shapes: [{ sphere: 1 }]", ""),
-            "PartData.Bodies.Arm.shapes",
+            base(", shapes: [{ cylinder: [1, 2] }]", ""),
+            "PartData.Bodies.Arm.shapes.0.cylinder",
+        ),
+        (
+            base(", shapes: [{ box: [1, 2, 3] }]", ""),
+            "PartData.Bodies.Arm.shapes.0.box",
+        ),
+        (
+            base(", shapes: { circle: 1, axis: z }", ""),
+            "PartData.Bodies.Arm.shapes.axis",
+        ),
+        (
+            base(", shapes: { box: [1, 0] }", ""),
+            "PartData.Bodies.Arm.shapes.box.1",
         ),
         (
             base("", "").replace("revolute", "spherical"),

@@ -18,13 +18,10 @@ use nalgebra::Vector3;
 pub(super) fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
     let m = b.ctx.map(val, p)?;
     b.ctx.keys(m, p, Some(BODY_KEYS))?;
-    if m.get("shapes").is_some_and(|v| !v.is_null()) {
-        return Err(b.ctx.err(
-            &sub(p, "shapes"),
-            "shapes are drawn for 3D bodies; a planar body is drawn as its origin and markers \
-             joined",
-        ));
-    }
+    let shapes = match m.get("shapes").filter(|v| !v.is_null()) {
+        Some(v) => super::shapes::shapes(b, v, &sub(p, "shapes"))?,
+        None => Vec::new(),
+    };
     b.check_name(name, ItemKind::Point, p)?;
     let mass = b.ctx.positive(
         b.ctx.required(m, p, "mass")?,
@@ -106,8 +103,8 @@ pub(super) fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
     b.body_items.push(GeoBody {
         name: name.to_string(),
         items: drawn,
-        frame: None,
-        shapes: Vec::new(),
+        frame: Some([name.to_string(), format!("{name}.i"), format!("{name}.j")]),
+        shapes,
     });
     let mut frame = BodyFrame {
         origin: file_vexpr(&m0),
