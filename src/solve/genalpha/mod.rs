@@ -514,6 +514,7 @@ impl GenAlpha {
             last_fresh: false,
             fresh_run: 0,
             acc_inc: 0.0,
+            dq_max: 0.0,
         };
         loop {
             self.residual(t1);
@@ -536,11 +537,18 @@ impl GenAlpha {
             // 1/(βh²), and through `a` it reaches the next steps. Not on the Jacobi path (large
             // unconstrained networks, diagonally dominant matrices): there the displacement
             // estimate is accurate, and the test would double the iterations (docs/maths.md §4).
+            // An increment of `q` at its round-off is all there is to gain, whatever it makes
+            // of q̈ (`β'` is 1/(βh²): 3·10⁸ at h = 10⁻⁴, so round-off in `q` moves q̈ by 10⁻⁷).
             let acc_ok = it.last_fresh || self.lin.is_approximate() || {
                 let acc_max = par_max!(self.par; x = &self.qddn[..]; {
                     x.iter().fold(0.0f64, |a, x| a.max(x.abs()))
                 });
-                it.acc_inc <= self.opts.lambda_tol * (1.0 + acc_max)
+                it.acc_inc <= self.opts.lambda_tol * (1.0 + acc_max) || {
+                    let q_max = par_max!(self.par; x = &self.qn[..]; {
+                        x.iter().fold(0.0f64, |a, x| a.max(x.abs()))
+                    });
+                    it.dq_max <= 4.0 * f64::EPSILON * (1.0 + q_max)
+                }
             };
             if err <= tol && it.iterations > 0 && lam_ok && acc_ok {
                 self.newton_err = err;
@@ -660,6 +668,7 @@ impl GenAlpha {
             }
         );
         it.acc_inc = bp * dq_max;
+        it.dq_max = dq_max;
         let mut lam_inc = 0.0f64;
         for (lt, d) in self.lam_t.iter_mut().zip(&self.res[n..]) {
             *lt -= d;
@@ -722,6 +731,8 @@ struct NewtonState {
     fresh_run: usize,
     /// Last acceleration increment `β'|Δq|`.
     acc_inc: f64,
+    /// Last displacement increment `|Δq|`.
+    dq_max: f64,
 }
 
 impl Integrator for GenAlpha {
