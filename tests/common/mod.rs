@@ -172,3 +172,11 @@ pub fn column(t: &lagrangian::output::sink::ColumnRecorder, name: &str) -> Vec<f
     t.column(name)
         .unwrap_or_else(|| panic!("no column {name} in {:?}", t.names()))
 }
+
+/// The last value of `column` in an in-memory run's result.
+pub fn last_value(r: &lagrangian::run::memory::RunResult, column: &str) -> f64 {
+    let c = r
+        .column(column)
+        .unwrap_or_else(|| panic!("no column {column}: {:?}", r.names));
+    c[c.len() - 1]
+}

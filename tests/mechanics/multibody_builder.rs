@@ -2,6 +2,7 @@
 //! problems as the files they stand for, the closed-form physics, drives and forces along joint
 //! coordinates, and the errors of a wrong builder.
 
+use crate::common::last_value as last;
 use lagrangian::analysis::ModesReport;
 use lagrangian::run::memory::{MemoryOptions, RunResult, run_in_memory};
 use lagrangian::spec;
@@ -13,13 +14,6 @@ const G: f64 = 9.81;
 fn run(mech: &Multibody) -> RunResult {
     let (problem, plan) = mech.problem_and_plan().unwrap();
     run_in_memory(problem, &plan, &MemoryOptions::default()).unwrap()
-}
-
-fn last(r: &RunResult, column: &str) -> f64 {
-    let c = r
-        .column(column)
-        .unwrap_or_else(|| panic!("no column {column}: {:?}", r.names));
-    c[c.len() - 1]
 }
 
 /// docs/yaml.md's planar arm of two bodies, in Rust.

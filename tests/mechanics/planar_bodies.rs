@@ -2,6 +2,7 @@
 //! 38 items 2 and 3, Dimension 2): each against a closed form or the same mechanism written
 //! with `Rigids` on basic points.
 
+use crate::common::last_value as last;
 use lagrangian::analysis::ModesReport;
 use lagrangian::run::memory::{MemoryOptions, RunResult, run_in_memory};
 use lagrangian::spec;
@@ -9,13 +10,6 @@ use lagrangian::spec;
 fn run(text: &str) -> RunResult {
     let (problem, plan) = spec::parse(text, "planar.yaml").unwrap();
     run_in_memory(problem, &plan, &MemoryOptions::default()).unwrap()
-}
-
-fn last(r: &RunResult, column: &str) -> f64 {
-    let c = r
-        .column(column)
-        .unwrap_or_else(|| panic!("no column {column}: {:?}", r.names));
-    c[c.len() - 1]
 }
 
 const G: f64 = 9.81;

@@ -481,14 +481,18 @@ impl VExpr {
 
     // ---- evaluation ----
 
+    /// The compiled program (compiled on the first call).
+    fn compiled(&self) -> &tape::Program {
+        self.program
+            .get_or_init(|| Arc::new(tape::Program::compile(self)))
+    }
+
     /// Value at coordinates `q(j)` and time `t`, on any dual number type.
     ///
     /// The graph is compiled into a flat postfix program on the first call (see `tape`) and run
     /// on a stack of at most [`MAX_NEED`] values: no recursion, whatever the depth.
     pub fn eval<D: DualNum<Primitive = f64> + Copy>(&self, q: &dyn Fn(usize) -> D, t: D) -> Val<D> {
-        let program = self
-            .program
-            .get_or_init(|| Arc::new(tape::Program::compile(self)));
+        let program = self.compiled();
         program.run(q, t)
     }
 
@@ -513,9 +517,7 @@ impl VExpr {
         t: f64,
         grad: &mut dyn FnMut(usize, f64),
     ) -> f64 {
-        let program = self
-            .program
-            .get_or_init(|| Arc::new(tape::Program::compile(self)));
+        let program = self.compiled();
         program.gradient(q, t, grad)
     }
 
@@ -541,9 +543,7 @@ impl VExpr {
         gq: &mut [f64],
         gv: &mut [f64],
     ) -> f64 {
-        let program = self
-            .program
-            .get_or_init(|| Arc::new(tape::Program::compile(self)));
+        let program = self.compiled();
         program.gradient_into(t, q, v, gq, gv)
     }
 

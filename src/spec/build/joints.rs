@@ -136,39 +136,14 @@ fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecE
     let m = b.ctx.map(val, p)?;
     b.ctx.keys(m, p, Some(BODY_KEYS))?;
     b.check_name(name, ItemKind::Point, p)?;
-    let mass = b.ctx.positive(
-        b.ctx.required(m, p, "mass")?,
-        &sub(p, "mass"),
-        "a body's mass",
-    )?;
-    let com = match m.get("com") {
-        Some(c) => b.ctx.vector(c, &sub(p, "com"), 3)?,
-        None => [0.0; 3],
-    };
+    let (mass, com) = mass_and_centre(b, m, p, 3)?;
     let ip = sub(p, "inertia");
     let inertia = inertia(b, b.ctx.required(m, p, "inertia")?, &ip)?;
     let second = second_moment(inertia).map_err(|e| b.ctx.err(&ip, e.to_string()))?;
-    let position = m
-        .get("position")
-        .map(|x| b.ctx.vector(x, &sub(p, "position"), 3))
-        .transpose()?;
-    let orientation = m
-        .get("orientation")
-        .map(|x| rotation(b, x, &sub(p, "orientation")))
-        .transpose()?;
-    if orientation.is_some() && position.is_none() {
-        return Err(b.ctx.err(
-            p,
-            "an orientation without a position: give both, or neither (a joint places the body)",
-        ));
-    }
+    let (position, orientation) = placement(b, m, p, 3, |x, q| rotation(b, x, q))?;
 
     // the coordinates: the origin (a point named as the body) and the unit vectors i, j
-    b.new_free(name, p)?;
-    let mut coords = match &b.points[name] {
-        Point::Free(idx) => idx.clone(),
-        _ => unreachable!("just created"),
-    };
+    let mut coords = origin(b, name, p)?;
     let axis_names = [format!("{name}.i"), format!("{name}.j")];
     for an in &axis_names {
         let idx = b.new_coords(an, 3, ItemKind::Vector);
@@ -249,6 +224,60 @@ fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecE
     }
     b.frames.insert(name.to_string(), frame);
     Ok(())
+}
+
+/// A body's `mass` and centre of mass `com` (`dim` numbers; default the origin).
+pub(super) fn mass_and_centre(
+    b: &Builder,
+    m: &Mapping,
+    p: &Path_,
+    dim: usize,
+) -> Result<(f64, [f64; 3]), SpecError> {
+    let mass = b.ctx.positive(
+        b.ctx.required(m, p, "mass")?,
+        &sub(p, "mass"),
+        "a body's mass",
+    )?;
+    let com = match m.get("com") {
+        Some(c) => b.ctx.vector(c, &sub(p, "com"), dim)?,
+        None => [0.0; 3],
+    };
+    Ok((mass, com))
+}
+
+/// A body's `position` (`dim` numbers) and `orientation` (read by `orient`): both, or neither
+/// (a joint places the body).
+pub(super) fn placement<T>(
+    b: &Builder,
+    m: &Mapping,
+    p: &Path_,
+    dim: usize,
+    orient: impl Fn(&Value, &Path_) -> Result<T, SpecError>,
+) -> Result<(Option<[f64; 3]>, Option<T>), SpecError> {
+    let position = m
+        .get("position")
+        .map(|x| b.ctx.vector(x, &sub(p, "position"), dim))
+        .transpose()?;
+    let orientation = m
+        .get("orientation")
+        .map(|x| orient(x, &sub(p, "orientation")))
+        .transpose()?;
+    if orientation.is_some() && position.is_none() {
+        return Err(b.ctx.err(
+            p,
+            "an orientation without a position: give both, or neither (a joint places the body)",
+        ));
+    }
+    Ok((position, orientation))
+}
+
+/// A body's origin: a new free point named as the body; its coordinates.
+pub(super) fn origin(b: &mut Builder, name: &str, p: &Path_) -> Result<Vec<usize>, SpecError> {
+    b.new_free(name, p)?;
+    match &b.points[name] {
+        Point::Free(idx) => Ok(idx.clone()),
+        _ => unreachable!("just created"),
+    }
 }
 
 /// A body's `markers`: each one's full name `Body.Marker` and its position in the body frame

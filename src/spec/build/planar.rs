@@ -9,7 +9,9 @@
 //! point `Arm + x Arm.i + y Arm.j`, affine in the coordinates.
 
 use super::frames::Pose;
-use super::joints::{BODY_KEYS, BodyFrame, Kind, Side, markers, place_body};
+use super::joints::{
+    BODY_KEYS, BodyFrame, Kind, Side, markers, mass_and_centre, origin, place_body, placement,
+};
 use super::*;
 use crate::model::elements::PlanarBody;
 use nalgebra::Vector3;
@@ -23,15 +25,7 @@ pub(super) fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
         None => Vec::new(),
     };
     b.check_name(name, ItemKind::Point, p)?;
-    let mass = b.ctx.positive(
-        b.ctx.required(m, p, "mass")?,
-        &sub(p, "mass"),
-        "a body's mass",
-    )?;
-    let com = match m.get("com") {
-        Some(c) => b.ctx.vector(c, &sub(p, "com"), 2)?,
-        None => [0.0; 3],
-    };
+    let (mass, com) = mass_and_centre(b, m, p, 2)?;
     let ip = sub(p, "inertia");
     let inertia = b.ctx.num(b.ctx.required(m, p, "inertia")?, &ip)?;
     if !(inertia >= 0.0) {
@@ -40,28 +34,10 @@ pub(super) fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
             "a planar body's inertia is its moment about the centre of mass, a number ≥ 0",
         ));
     }
-    let position = m
-        .get("position")
-        .map(|x| b.ctx.vector(x, &sub(p, "position"), 2))
-        .transpose()?;
-    let op = sub(p, "orientation");
-    let angle = m
-        .get("orientation")
-        .map(|x| b.ctx.num(x, &op))
-        .transpose()?;
-    if angle.is_some() && position.is_none() {
-        return Err(b.ctx.err(
-            p,
-            "an orientation without a position: give both, or neither (a joint places the body)",
-        ));
-    }
+    let (position, angle) = placement(b, m, p, 2, |x, q| b.ctx.num(x, q))?;
 
     // the coordinates: the origin (a point named as the body) and the unit vector i
-    b.new_free(name, p)?;
-    let mut coords = match &b.points[name] {
-        Point::Free(idx) => idx.clone(),
-        _ => unreachable!("just created"),
-    };
+    let mut coords = origin(b, name, p)?;
     let (iname, jname) = (format!("{name}.i"), format!("{name}.j"));
     let idx = b.new_coords(&iname, 2, ItemKind::Vector);
     coords.extend(&idx);
