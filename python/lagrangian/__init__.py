@@ -41,11 +41,14 @@ from . import _lagrangian as _native
 from ._lagrangian import Cancel, __version__
 from ._page import PathLike, animation_page, iframe, write_page
 from .errors import LagrangianError, MechanismError, OutOfMemory
+from .multibody import JOINT_TYPES, Multibody
 
 __all__ = [
     "load",
     "open_run",
     "Problem",
+    "Multibody",
+    "JOINT_TYPES",
     "Check",
     "Result",
     "sweep",

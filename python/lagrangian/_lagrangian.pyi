@@ -47,6 +47,49 @@ class Continuation:
         List[str], npt.NDArray[np.float64], str, str, List[str], npt.NDArray[np.float64]
     ]: ...
 
+_Side = Tuple[Optional[Sequence[float]], Optional[Sequence[float]], Optional[Sequence[float]],
+              Optional[float]]
+
+JOINT_TYPES: List[str]
+
+class Multibody:
+    def __init__(self, dim: int) -> None: ...
+    def title(self, title: str) -> None: ...
+    def parameter(self, name: str, value: float) -> None: ...
+    def gravity(self, g: Sequence[float]) -> None: ...
+    def t_end(self, t: float) -> None: ...
+    def body(
+        self,
+        name: str,
+        mass: float,
+        com: Optional[Sequence[float]] = None,
+        diagonal: Optional[Sequence[float]] = None,
+        tensor: Optional[Sequence[Sequence[float]]] = None,
+        moment: Optional[float] = None,
+        position: Optional[Sequence[float]] = None,
+        axis_angle: Optional[Tuple[Sequence[float], float]] = None,
+        rotation: Optional[Sequence[Sequence[float]]] = None,
+        angle: Optional[float] = None,
+        markers: Sequence[Tuple[str, Sequence[float]]] = ...,
+    ) -> None: ...
+    def joint(
+        self,
+        name: str,
+        kind_name: str,
+        parent: str,
+        child: str,
+        parent_frame: _Side = ...,
+        child_frame: _Side = ...,
+        initial: Sequence[float] = ...,
+        coordinates: Sequence[str] = ...,
+        dh: Optional[Sequence[float]] = None,
+    ) -> None: ...
+    def gear(self, name: str, a: str, b: str, ratio: float, offset: float) -> None: ...
+    def drive(self, name: str, quantity: str, motion: str) -> None: ...
+    def force(self, coordinate: str, force: str) -> None: ...
+    def yaml(self, text: str) -> None: ...
+    def to_yaml(self) -> str: ...
+
 class Problem:
     def __init__(self, text: str, name: str, sets: Sequence[Tuple[str, float]] = ...) -> None: ...
     @property

@@ -1,7 +1,8 @@
 //! The native part of the Python package `lagrangian` (`lagrangian._lagrangian`): mechanism
-//! files to NumPy arrays ([`problem`]), the mass–spring course API ([`mass_spring`]) and the
-//! errors as Python exceptions. The pure-Python layer (`python/lagrangian/`) wraps these in
-//! picklable classes, sweeps and notebook display.
+//! files to NumPy arrays ([`problem`]), bodies and joints written from Python ([`multibody`]),
+//! the mass–spring course API ([`mass_spring`]) and the errors as Python exceptions. The
+//! pure-Python layer (`python/lagrangian/`) wraps these in picklable classes, sweeps and
+//! notebook display.
 
 use lagrangian::output::Interrupt;
 use pyo3::exceptions::PyKeyboardInterrupt;
@@ -13,6 +14,7 @@ use std::time::Duration;
 
 mod continuation;
 mod mass_spring;
+mod multibody;
 mod problem;
 mod trajectory;
 
@@ -127,5 +129,6 @@ fn _lagrangian(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("GROUPS", lagrangian::problem::GROUPS.to_vec())?;
     problem::register(m)?;
     mass_spring::register(m)?;
+    multibody::register(m)?;
     Ok(())
 }

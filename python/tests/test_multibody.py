@@ -1,0 +1,157 @@
+"""Bodies and joints built from Python (`lagrangian.Multibody`, issue 38 item 2): the file's
+problem and run to the bit, the closed-form physics of a body on a joint, drives and forces
+along joint coordinates, a mechanism that travels to other processes, and every mistake named
+where it is made."""
+
+import math
+import pickle
+import subprocess
+
+import numpy as np
+import pytest
+
+import lagrangian
+from lagrangian import JOINT_TYPES, MechanismError, Multibody
+
+G = 9.81
+
+ARM_FILE = """Dimension: 2
+PartData:
+  Bodies:
+    Upper: { mass: 1.5, com: [0.4, 0.05], inertia: 0.08, markers: { Elbow: [0.9, 0] } }
+    Lower: { mass: 0.7, com: [0.3, 0], inertia: 0.02, markers: { Tip: [0.6, 0] } }
+  Joints:
+    shoulder: { type: revolute, bodies: [ground, Upper], initial: -1 }
+    elbow: { type: revolute, bodies: [Upper, Lower], parent: { at: [0.9, 0] }, initial: 1.3 }
+AppliedForces: { Gravity: }
+ProblemData: { tend: 1 }
+SolverParams: { tol: 1e-10 }
+"""
+
+
+def planar_arm() -> Multibody:
+    """docs/yaml.md's planar arm of two bodies, from Python."""
+    return (
+        Multibody(dim=2, t_end=1.0)
+        .body("Upper", 1.5, com=[0.4, 0.05], inertia=0.08, markers={"Elbow": [0.9, 0.0]})
+        .body("Lower", 0.7, com=np.array([0.3, 0.0]), inertia=0.02,
+              markers={"Tip": (0.6, 0)})
+        .joint("shoulder", "revolute", "ground", "Upper", initial=-1.0)
+        .joint("elbow", "revolute", "Upper", "Lower", parent_frame={"at": [0.9, 0]},
+               initial=1.3)
+        .yaml("SolverParams: { tol: 1e-10 }")
+    )
+
+
+def test_the_builder_gives_the_files_problem_and_run(cli, tmp_path):
+    built = planar_arm().problem()
+    assert built.coordinates == lagrangian.load(ARM_FILE).coordinates
+    a = lagrangian.load(ARM_FILE).run()
+    b = built.run()
+    assert a.columns == b.columns
+    for name in ["Lower.Tip.x", "Lower.Tip.y", "shoulder", "elbow", "elbow.v"]:
+        assert a[name][-1] == b[name][-1], name
+    # the file it writes runs on the command line to the same end
+    path = tmp_path / "arm.yaml"
+    planar_arm().save(path)
+    subprocess.run([cli, "run", path, "--out", tmp_path / "out", "--format", "npy"], check=True,
+                   capture_output=True)
+    assert lagrangian.open_run(tmp_path / "out")["Lower.Tip.y"][-1] == b["Lower.Tip.y"][-1]
+
+
+def rod(m: float, length: float, angle: float) -> Multibody:
+    """A rod of mass `m` hinged at one end about the world's −y axis, in space."""
+    end = m * length * length / 12.0
+    axis = {"z": [0.0, -1.0, 0.0]}
+    return (
+        Multibody(dim=3)
+        .body("Rod", m, com=[length / 2, 0, 0], inertia=np.diag([1e-6, end, end]),
+              markers={"Tip": [length, 0, 0]})
+        .joint("hinge", "revolute", "ground", "Rod", parent_frame=axis, child_frame=axis,
+               initial=angle)
+    )
+
+
+def test_a_rod_on_a_revolute_joint_has_the_compound_pendulum_frequency():
+    m, length = 2.0, 1.2
+    report = rod(m, length, -math.pi / 2).problem().modes()
+    assert report["max_acceleration"] < 1e-10
+    (mode,) = report["modes"]
+    d = length / 2
+    w = math.sqrt(m * G * d / (m * length**2 / 12 + m * d * d))
+    assert abs(mode["omega"] - w) < 1e-10 * w
+
+
+def test_a_driven_hinge_over_three_turns_takes_the_gravity_torque():
+    # turned at w = 2 rad/s from the horizontal: θ = w t, so the drive's torque balances
+    # gravity alone, τ = m g d cos θ
+    m, length, w = 2.0, 1.2, 2.0
+    mech = (
+        rod(m, length, 0.0)
+        .parameter("w", w)
+        .drive("motor", "hinge", "w*t")
+        .yaml("Output: { dt: 0.05 }\nSolverParams: { tol: 1e-10 }")
+    )
+    r = mech.problem().run(t_end=3 * 2 * math.pi / w)
+    assert np.abs(r["hinge"] - w * r.t).max() < 1e-9
+    tau = m * G * length / 2 * np.cos(r["hinge"])
+    assert np.abs(r["drive:motor"] - tau).max() < 1e-6 * m * G * length / 2
+    # a parameter of the builder is one of the problem's
+    assert mech.problem(set={"w": 1.0}).parameters["w"] == 1.0
+
+
+def test_a_joint_spring_and_a_gear_from_python():
+    # two wheels on parallel axles coupled by a gear b = -2 a, the first held by a torsion
+    # spring: one mode, ω² = k / (I_a + 4 I_b)
+    k, ia, ib = 3.0, 0.5, 0.1
+    z = {"z": [0, 0, 1]}
+    mech = (
+        Multibody(dim=3, gravity=[0, 0, 0], parameters={"k": k})
+        .body("A", 1.0, inertia=[0.3, 0.3, ia], position=[0, 0, 0])
+        .body("B", 1.0, inertia=(0.06, 0.06, ib), position=[1, 0, 0])
+        .joint("a", "revolute", "ground", "A", parent_frame=z, child_frame=z, initial=0.1)
+        .joint("b", "revolute", "ground", "B", parent_frame={"at": [1, 0, 0], **z},
+               child_frame=z, initial=-0.2)
+        .gear("mesh", "a", "b", ratio=-2.0)
+        .force("a", "-k*a")
+    )
+    (mode,) = mech.problem().modes()["modes"]
+    w = math.sqrt(k / (ia + 4 * ib))
+    assert abs(mode["omega"] - w) < 1e-9 * w
+
+
+def test_a_built_problem_pickles_as_its_file():
+    problem = rod(1.0, 1.0, -1.0).problem(set={})
+    again = pickle.loads(pickle.dumps(problem))
+    assert again.text == problem.text and again.coordinates == problem.coordinates
+
+
+def test_mistakes_are_named_where_they_are_made():
+    assert set(JOINT_TYPES) == {"revolute", "prismatic", "cylindrical", "spherical",
+                                "universal", "planar", "fixed"}
+    with pytest.raises(ValueError, match="joint j: unknown type 'hinge'; one of revolute"):
+        Multibody().joint("j", "hinge", "ground", "A")
+    with pytest.raises(ValueError, match=r"body A: inertia has shape \[2\]"):
+        Multibody().body("A", 1.0, inertia=[1, 2])
+    with pytest.raises(ValueError, match=r"body A: com has shape \[3\]; it takes \[2\]"):
+        Multibody(dim=2).body("A", 1.0, com=[0, 0, 0])
+    with pytest.raises(TypeError, match="body A: mass is a number"):
+        Multibody().body("A", "heavy")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="must be finite"):
+        Multibody().body("A", 1.0, position=[0, math.nan, 0])
+    with pytest.raises(ValueError, match="unknown key.*axis; a joint frame takes"):
+        Multibody().joint("j", "revolute", "ground", "A", parent_frame={"axis": [0, 0, 1]})
+    with pytest.raises(ValueError, match="2 or 3 dimensions"):
+        Multibody(dim=4)
+    # what the file reader finds: the joint and key, at the line of the text it reads
+    mech = Multibody().body("Arm", 1.0, inertia=[1, 1, 1], position=[0, 0, 0])
+    mech.joint("hinge", "revolute", "ground", "Forearm")
+    with pytest.raises(MechanismError) as e:
+        mech.problem()
+    err = e.value
+    assert err.file == "multibody.yaml" and err.field == "PartData.Joints.hinge.bodies"
+    assert "unknown body 'Forearm'" in str(err)
+    line = mech.to_yaml().splitlines()[err.line - 1]
+    assert "Forearm" in line or "bodies" in line, line
+    with pytest.raises(MechanismError, match="given twice"):
+        Multibody(t_end=1).yaml("ProblemData: { tend: 2 }").to_yaml()
