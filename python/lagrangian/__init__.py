@@ -177,7 +177,10 @@ class Problem:
         ``shape``; the damped roots; point shapes. ``at="motion"``: about the initial state
         with its velocities, a steady motion (a top spinning in its Euler angles) — the roots
         ``damped`` with the gyroscopic forces (a top's nutation), ``max_acceleration`` and
-        ``varies_along_motion`` saying how steady it is."""
+        ``varies_along_motion`` saying how steady it is. A motion steady only in a moving frame
+        (a top given as a body, a conical pendulum in Cartesian coordinates) is linearized in
+        that frame, named in ``moving_frame`` (``[("rotation about z", 1.5), ...]``, rates in
+        rad/s); the roots are the motion's there."""
         data: Dict[str, Any] = json.loads(self._native.modes(at))
         return data
 

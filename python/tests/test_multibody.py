@@ -155,3 +155,36 @@ def test_mistakes_are_named_where_they_are_made():
     assert "Forearm" in line or "bodies" in line, line
     with pytest.raises(MechanismError, match="given twice"):
         Multibody(t_end=1).yaml("ProblemData: { tend: 2 }").to_yaml()
+
+
+def test_a_top_built_from_python_nutates_in_its_natural_coordinates(cli, tmp_path):
+    # the heavy symmetric top as a body on a spherical joint, precessing steadily: its
+    # coordinates (origin and axes) are not cyclic, the motion is steady in the frame turning
+    # about z at Ω with the body spinning about its k — the nutation is Routh's ω_n
+    i1, i3, th0, w, w3 = 0.8, 0.3, 0.6, 1.5, 20.0
+    mgl = i3 * w3 * w - i1 * w * w * math.cos(th0)
+    length = mgl / G
+    k = np.array([0.0, -math.sin(th0), math.cos(th0)])
+    i, j = np.array([1.0, 0.0, 0.0]), np.array([0.0, math.cos(th0), math.sin(th0)])
+    omega = w * np.array([0.0, 0.0, 1.0]) + (w3 - w * math.cos(th0)) * k
+    side = i1 - length**2
+    top = (
+        Multibody(title="heavy top")
+        .body("Top", 1.0, com=[0, 0, length], inertia=[side, side, i3], position=[0, 0, 0],
+              orientation={"axis": [1, 0, 0], "angle": th0})
+        .joint("tip", "spherical", "ground", "Top")
+        .yaml("ProblemData: { velocities: { Top: [0, 0, 0], Top.i: %s, Top.j: %s } }"
+              % (np.cross(omega, i).tolist(), np.cross(omega, j).tolist()))
+    )
+    report = top.problem().modes(at="motion")
+    frame = dict(report["moving_frame"])
+    assert abs(frame["rotation about z"] - w) < 1e-10
+    assert abs(frame["Top turning about its k"] - (w3 - w * math.cos(th0))) < 1e-9
+    wn = math.hypot(i3 * w3 / i1 - 2 * w * math.cos(th0), w * math.sin(th0))
+    (nutation,) = [r for r in report["damped"] if r["omega_n"] > 1e-3]
+    assert abs(nutation["im"] - wn) < 1e-9 * wn
+    # the command line on the file it writes says the same
+    top.save(tmp_path / "top.yaml")
+    done = subprocess.run([cli, "modes", tmp_path / "top.yaml", "--at", "motion", "--out",
+                           tmp_path / "m"], check=True, capture_output=True, text=True)
+    assert "steady in the frame that moves with it (rotation about z at 1.5 rad/s" in done.stdout

@@ -23,7 +23,10 @@
 //! a rotor in its angle. The roots of `det(s² M_r + s D_r + K_r) = 0`
 //! ([`Linearization::damped_modes`]) are then the motion's own: a top's nutation is the pair
 //! `±iω_n`. Constraints must not change along the motion (`∂(C_q v)/∂q = 0`); the report says
-//! how far from steady the state is.
+//! how far from steady the state is. In coordinates that are not cyclic for the motion (a top
+//! given as a body, a conical pendulum in Cartesian coordinates) the motion is steady in a
+//! moving frame: [`Symmetry`] finds the rotation, translation or shift that carries it, and the
+//! linearization is taken in that frame's co-moving coordinates.
 //!
 //! ```
 //! use lagrangian::analysis::Linearization;
@@ -41,10 +44,12 @@
 mod equilibrium;
 mod report;
 mod state_space;
+mod symmetry;
 
 pub use equilibrium::{Equilibrium, EquilibriumOptions, Stability, project_onto_constraints};
 pub use report::ModesReport;
 pub use state_space::{OutputMap, StateSpace};
+pub use symmetry::Symmetry;
 
 use crate::assembly;
 use crate::error::{Error, SolveError};
@@ -79,6 +84,10 @@ pub struct Linearization {
     pub constraint_jacobian: DMatrix<f64>,
     /// Orthonormal basis of the null space of `C_q` (n × f; f the degrees of freedom).
     pub basis: DMatrix<f64>,
+    /// In motion: the symmetry the motion is an orbit of, when one was found. When it moves
+    /// the frame (`Ξ ≠ 0`), `damping` and `stiffness` are the co-moving ones, `D + 2MΞ` and
+    /// `K + DΞ + MΞ²` ([`Symmetry`]).
+    pub symmetry: Option<Symmetry>,
 }
 
 /// What a mode does.
@@ -122,9 +131,12 @@ impl Linearization {
 
     /// The linearization of `problem` about the state `(q, v)` of a steady motion, at
     /// `problem.t0`: `M`, `D = ∂r/∂v` (with the gyroscopic forces) and `K` at the moving state.
-    /// Refused when a constraint changes along the motion (`∂(C_q v)/∂q ≠ 0`: the manifold's
-    /// curvature would enter the linearization); how steady the motion is — its accelerations
-    /// and how much the linearization changes along it — is in [`Linearization::steadiness`].
+    /// When a symmetry that moves the frame carries the state along ([`Symmetry::of_motion`]),
+    /// in its co-moving coordinates: `D + 2MΞ`, `K + DΞ + MΞ²` (module notes of [`Symmetry`]).
+    /// Otherwise refused when a constraint changes along the motion (`∂(C_q v)/∂q ≠ 0`: the
+    /// manifold's curvature would enter the linearization); how steady the motion is — its
+    /// accelerations and how much the linearization changes along it — is in
+    /// [`Linearization::steadiness`].
     ///
     /// ```
     /// use lagrangian::analysis::Linearization;
@@ -148,13 +160,25 @@ impl Linearization {
                 q.len()
             )));
         }
-        let lin = Linearization::about(problem, q, v)?;
+        let mut lin = Linearization::about(problem, q, v)?;
+        // a search: a state near this one the solver cannot take (a singular configuration)
+        // leaves it without a symmetry, and the motion is treated as in its own coordinates
+        lin.symmetry = Symmetry::of_motion(problem, q, v).unwrap_or(None);
+        if let Some(sym) = lin.symmetry.as_ref().filter(|s| s.moves_frame()) {
+            // co-moving coordinates: D + 2MΞ, K + DΞ + MΞ²
+            let (m, d, xi) = (&lin.mass, &lin.damping, &sym.xi);
+            let stiffness = &lin.stiffness + d * xi + m * xi * xi;
+            lin.damping = d + m * xi * 2.0;
+            lin.stiffness = stiffness;
+            return Ok(lin);
+        }
         if let Some((row, change)) = lin.constraint_change(problem) {
             let name = problem.model.constraint_row_name(row);
             return Err(singular(&format!(
-                "constraint '{name}' changes along the motion (∂(C_q v)/∂q = {change:.3e}): a \
-                 linearization in motion needs constraints that the moving coordinates do not \
-                 enter — write the motion in coordinates in which it is steady (a top in its \
+                "constraint '{name}' changes along the motion (∂(C_q v)/∂q = {change:.3e}) and \
+                 no rotation, translation or shift that leaves the mechanism unchanged carries \
+                 it along this motion: it is not a steady motion, or not one in these \
+                 coordinates (write it in coordinates in which it is steady, as a top in its \
                  Euler angles)"
             )));
         }
@@ -200,6 +224,7 @@ impl Linearization {
             stiffness,
             constraint_jacobian: cq,
             basis,
+            symmetry: None,
         })
     }
 
@@ -229,10 +254,17 @@ impl Linearization {
     /// How steady the state is: `(max |q̈|, |K v| / (|K| |v|))` — the largest acceleration (0
     /// for a steady motion or an equilibrium) and how much the linearization changes along the
     /// motion (0 when the moving coordinates are cyclic; max norms). `(0, 0)` at rest in
-    /// equilibrium.
+    /// equilibrium. In a moving frame: `(max |q̈ − Ξ v|, defect)`, the acceleration the frame
+    /// does not explain and how far its generator is from a symmetry ([`Symmetry::defect`]).
     pub fn steadiness(&self) -> (f64, f64) {
-        let amax = self.acceleration.iter().fold(0.0f64, |m, a| m.max(a.abs()));
         let v = DVector::from_column_slice(&self.velocity);
+        if let Some(sym) = self.symmetry.as_ref().filter(|s| s.moves_frame()) {
+            // the accelerations the frame's motion does not explain, and how far its
+            // generator is from a symmetry
+            let a = DVector::from_column_slice(&self.acceleration) - &sym.xi * &v;
+            return (a.amax(), sym.defect);
+        }
+        let amax = self.acceleration.iter().fold(0.0f64, |m, a| m.max(a.abs()));
         let kv = (&self.stiffness * &v).amax();
         let size = self.stiffness.amax() * v.amax();
         (amax, if size > 0.0 { kv / size } else { 0.0 })

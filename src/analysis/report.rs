@@ -23,8 +23,14 @@ pub struct ModesReport {
     /// describe the linearization of a state that is about to change).
     pub max_acceleration: f64,
     /// In motion, `|K v| / (|K| |v|)`: how much the linearization changes along the motion (0
-    /// when the moving coordinates are cyclic, as a steady motion's are).
+    /// when the moving coordinates are cyclic, as a steady motion's are); in a moving frame,
+    /// how far its generator is from a symmetry (~1e-9 for a true one: difference error).
     pub varies_along_motion: f64,
+    /// In motion, when the motion is steady only in a moving frame: the frame's motion as the
+    /// parts of the symmetry that carries the state along, with rates
+    /// (`("rotation about z", 1.5)` rad/s) — the roots are then in that frame
+    /// ([`Symmetry`](super::Symmetry)). Empty at rest and when the moving coordinates are cyclic.
+    pub moving_frame: Vec<(String, f64)>,
     /// Multipliers at rest.
     pub lambda: Vec<f64>,
     /// Degrees of freedom (columns of the null-space basis).
@@ -107,6 +113,9 @@ impl ModesReport {
             coordinates: problem.model.coordinate_names().to_vec(),
             max_acceleration,
             varies_along_motion,
+            moving_frame: (lin.symmetry.as_ref())
+                .filter(|s| s.moves_frame())
+                .map_or_else(Vec::new, |s| s.parts.clone()),
             velocities: lin.velocity.clone(),
             q: q.to_vec(),
             lambda: lin.lambda.clone(),
@@ -135,6 +144,24 @@ impl std::fmt::Display for ModesReport {
                 self.title, self.dof, self.at
             )?,
         }
+        if !self.moving_frame.is_empty() {
+            let parts: Vec<String> = (self.moving_frame.iter())
+                .map(|(name, rate)| {
+                    // ten significant digits, as a plain number
+                    let rate: f64 = format!("{rate:.9e}").parse().unwrap_or(*rate);
+                    let unit = match name.starts_with("rotation") || name.contains("turning") {
+                        true => "rad/s",
+                        false => "/s",
+                    };
+                    format!("{name} at {rate} {unit}")
+                })
+                .collect();
+            writeln!(
+                f,
+                "  steady in the frame that moves with it ({}): the roots are in that frame; a quantity the frame leaves unchanged (a top's tilt, a cone's angle) oscillates at them",
+                parts.join(", ")
+            )?;
+        }
         if self.max_acceleration > 1e-8 {
             match moving {
                 true => writeln!(
@@ -149,7 +176,7 @@ impl std::fmt::Display for ModesReport {
                 )?,
             }
         }
-        if self.varies_along_motion > 1e-8 {
+        if self.varies_along_motion > 1e-8 && self.moving_frame.is_empty() {
             writeln!(
                 f,
                 "  the linearization changes along the motion (|K v| = {:.3e} |K| |v|): the roots hold for this instant; in coordinates in which the moving ones are cyclic (a top's Euler angles) they hold all along",

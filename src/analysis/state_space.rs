@@ -35,7 +35,7 @@ use super::Linearization;
 use crate::assembly;
 use crate::error::{Error, SolveError};
 use crate::problem::Problem;
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, DVector};
 
 /// Outputs `h(q, v)` of a problem (its columns, by name, in order).
 pub type OutputMap<'a> = dyn Fn(&Problem, &[f64], &[f64]) -> Result<Vec<f64>, Error> + 'a;
@@ -103,7 +103,11 @@ impl StateSpace {
 
     /// The state-space model of `problem` about the state of `lin` (at rest, or a steady
     /// motion from [`Linearization::in_motion`]: `A` with the gyroscopic and centrifugal
-    /// forces, `∂r/∂u` and `h` at the moving state).
+    /// forces, `∂r/∂u` and `h` at the moving state). About a motion steady in a moving frame
+    /// ([`Linearization::symmetry`]) the state is the co-moving one, `δq = N y`,
+    /// `δv = N ẏ + Ξ N y` at `t0`: `A` holds all along the motion, and so do `B` and `C` for
+    /// input forces and outputs the frame's motion leaves unchanged (a tilt, a cone angle, a
+    /// spring's length); for others they are those at `t0`.
     pub fn about(
         problem: &Problem,
         lin: Linearization,
@@ -185,16 +189,30 @@ impl StateSpace {
                 d[(i, j)] = (zp[i] - zm[i]) / (2.0 * du);
             }
         }
-        // outputs: ∂h/∂q N and ∂h/∂v N by central differences along the basis
+        // outputs: ∂h/∂q N and ∂h/∂v N by central differences along the basis; in a moving
+        // frame δv = δẋ + Ξ δx, so a move of the co-moving position moves v by Ξ δx too
+        let xi = (lin.symmetry.as_ref())
+            .filter(|s| s.moves_frame())
+            .map(|s| s.xi.clone());
         let scale = q.iter().fold(1.0f64, |m, x| m.max(x.abs()));
         let eps = 1e-6 * scale;
         let mut c = DMatrix::zeros(outputs.len(), 2 * f);
         for k in 0..f {
             let dir: Vec<f64> = nb.column(k).iter().map(|x| x * eps).collect();
+            let turned: Vec<f64> = match &xi {
+                Some(xi) => (xi * DVector::from_column_slice(&dir))
+                    .iter()
+                    .copied()
+                    .collect(),
+                None => vec![0.0; n],
+            };
             let along = |s: f64, pos: bool| -> Result<Vec<f64>, Error> {
                 let moved: Vec<f64> = (0..n).map(|i| s * dir[i]).collect();
                 match pos {
-                    true => h(problem, &add(q, &moved), v),
+                    true => {
+                        let dv: Vec<f64> = (0..n).map(|i| s * turned[i]).collect();
+                        h(problem, &add(q, &moved), &add(v, &dv))
+                    }
                     false => h(problem, q, &add(v, &moved)),
                 }
             };

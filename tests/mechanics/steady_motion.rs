@@ -192,3 +192,230 @@ fn unsteady_and_unfit_states_are_said_so() {
     );
     assert!(Linearization::in_motion(&problem, &state.q, &[]).is_err());
 }
+
+/// A conical pendulum in Cartesian coordinates: a unit mass on a rod of length `l` from the
+/// origin, going round the vertical at the cone angle `alpha` from the downward vertical, at
+/// the rate `Ω² = g / (l cos α)` that keeps it there. Its coordinates are not cyclic: the
+/// motion is steady in the frame turning with it about `z`.
+fn conical(alpha: f64, dalpha: f64) -> String {
+    let (g, l) = (9.81f64, 1.5f64);
+    let w = (g / (l * alpha.cos())).sqrt();
+    let a = alpha + dalpha;
+    format!(
+        "Title: conical pendulum\nDimension: 3\n\
+         PartData: {{ Fixed: {{ O: [0, 0, 0] }}, Particles: {{ A: 1 }}, Bars: {{ OA: {l} }} }}\n\
+         AppliedForces: {{ Gravity: }}\n\
+         ProblemData: {{ tend: 1, positions: {{ A: [{x}, 0, {z}] }}, \
+         velocities: {{ A: [0, {vy}, 0] }} }}\n",
+        x = l * a.sin(),
+        z = -l * a.cos(),
+        vy = w * l * alpha.sin(),
+    )
+}
+
+#[test]
+fn a_conical_pendulum_in_cartesian_coordinates_oscillates_about_its_cone() {
+    // small oscillations of the cone angle about the steady motion: ω² = Ω² (1 + 3 cos²α)
+    let (g, l, alpha): (f64, f64, f64) = (9.81, 1.5, 0.7);
+    let w = (g / (l * alpha.cos())).sqrt();
+    let expected = w * (1.0 + 3.0 * alpha.cos().powi(2)).sqrt();
+    let (problem, _) = spec::parse(&conical(alpha, 0.0), "cone.yaml").unwrap();
+    let report = ModesReport::motion(&problem).unwrap();
+    assert!(
+        report.max_acceleration < 1e-9,
+        "{}",
+        report.max_acceleration
+    );
+    assert!(
+        report.varies_along_motion < 1e-6,
+        "{}",
+        report.varies_along_motion
+    );
+    let frame = &report.moving_frame;
+    assert_eq!(frame.len(), 1, "{frame:?}");
+    assert_eq!(frame[0].0, "rotation about z");
+    assert!((frame[0].1 - w).abs() < 1e-10 * w, "{frame:?}");
+    let oscillating: Vec<_> = (report.damped.iter())
+        .filter(|s| s.omega_n > 1e-6)
+        .collect();
+    assert_eq!(oscillating.len(), 1, "{:?}", report.damped);
+    let s = oscillating[0];
+    assert!(
+        (s.im - expected).abs() < 1e-9 * expected,
+        "{} vs {expected}",
+        s.im
+    );
+    assert!(s.re.abs() < 1e-9 * expected, "{}", s.re);
+    let text = report.to_string();
+    assert!(text.contains("rotation about z"), "{text}");
+    // off the cone by 1e-4 rad, a run swings about it at that frequency (the cone angle's
+    // crossings of its mean over ten periods)
+    let period = 2.0 * std::f64::consts::PI / expected;
+    let text = conical(alpha, 1e-4).replace("tend: 1", &format!("tend: {}", 10.0 * period))
+        + "SolverParams: { tol: 1e-11 }\nOutput: { dt: 1e-3 }\n";
+    let (problem, plan) = spec::parse(&text, "cone.yaml").unwrap();
+    let r = run_in_memory(problem, &plan, &MemoryOptions::default()).unwrap();
+    let (t, z) = (r.column("t").unwrap(), r.column("A.z").unwrap());
+    let cone: Vec<f64> = z.iter().map(|z| (-z / l).acos()).collect();
+    let mean = (cone.iter().fold(f64::MAX, |m, x| m.min(*x))
+        + cone.iter().fold(f64::MIN, |m, x| m.max(*x)))
+        / 2.0;
+    let ups: Vec<f64> = (1..cone.len())
+        .filter(|&k| cone[k - 1] < mean && cone[k] >= mean)
+        .map(|k| {
+            let s = (mean - cone[k - 1]) / (cone[k] - cone[k - 1]);
+            t[k - 1] + s * (t[k] - t[k - 1])
+        })
+        .collect();
+    assert!(ups.len() >= 9, "{ups:?}");
+    let measured = (ups[ups.len() - 1] - ups[0]) / (ups.len() - 1) as f64;
+    assert!(
+        (measured - period).abs() < 1e-3 * period,
+        "{measured} vs {period}"
+    );
+}
+
+/// The heavy symmetric top of [`top`] as a rigid body given by its inertia, on a spherical
+/// joint at its tip: natural coordinates (its origin and axes `i`, `j`), none of them cyclic.
+/// Mass 1, centre of mass at `l` along its `k`, `m g l` and the moments about the tip as the
+/// Euler-angle top's; tilted by `θ₀` about the world's `x`, turning at `ω = Ω z + ψ̇ k`.
+fn top_body() -> String {
+    use lagrangian::spec::multibody::{Body, Joint, Multibody};
+    let (i1, i3, th0, w, w3) = (0.8f64, 0.3, 0.6f64, 1.5, 20.0);
+    let mgl = i3 * w3 * w - i1 * w * w * th0.cos();
+    let l = mgl / 9.81;
+    let k = [0.0, -th0.sin(), th0.cos()];
+    let (i, j) = ([1.0, 0.0, 0.0], [0.0, th0.cos(), th0.sin()]);
+    let omega: Vec<f64> = (0..3)
+        .map(|a| w * [0.0, 0.0, 1.0][a] + (w3 - w * th0.cos()) * k[a])
+        .collect();
+    let cross = |b: [f64; 3]| {
+        [
+            omega[1] * b[2] - omega[2] * b[1],
+            omega[2] * b[0] - omega[0] * b[2],
+            omega[0] * b[1] - omega[1] * b[0],
+        ]
+    };
+    let (di, dj) = (cross(i), cross(j));
+    let side = i1 - l * l;
+    Multibody::new(3)
+        .title("heavy top as a body")
+        .body(
+            "Top",
+            Body::new(1.0)
+                .com([0.0, 0.0, l])
+                .inertia([side, side, i3])
+                .position([0.0, 0.0, 0.0])
+                .turned([1.0, 0.0, 0.0], th0),
+        )
+        .joint("tip", Joint::spherical("ground", "Top"))
+        .yaml(&format!(
+            "ProblemData: {{ velocities: {{ Top: [0, 0, 0], Top.i: [{}, {}, {}], \
+             Top.j: [{}, {}, {}] }} }}",
+            di[0], di[1], di[2], dj[0], dj[1], dj[2]
+        ))
+        .to_yaml()
+        .unwrap()
+}
+
+#[test]
+fn a_precessing_top_in_natural_coordinates_nutates_at_the_closed_form_frequency() {
+    let (problem, _) = spec::parse(&top_body(), "top.yaml").unwrap();
+    let report = ModesReport::motion(&problem).unwrap();
+    assert!(
+        report.max_acceleration < 1e-9,
+        "{}",
+        report.max_acceleration
+    );
+    // the frame: precession about z at Ω and the body's spin about its k at ψ̇
+    let frame = &report.moving_frame;
+    let rate = |name: &str| frame.iter().find(|(n, _)| n == name).map(|(_, r)| *r);
+    assert_eq!(frame.len(), 2, "{frame:?}");
+    assert!(
+        (rate("rotation about z").unwrap() - 1.5).abs() < 1e-10,
+        "{frame:?}"
+    );
+    let spin = 20.0 - 1.5 * 0.6f64.cos();
+    assert!((rate("Top turning about its k").unwrap() - spin).abs() < 1e-9 * spin);
+    let wn = nutation();
+    let oscillating: Vec<_> = (report.damped.iter())
+        .filter(|s| s.omega_n > 1e-6)
+        .collect();
+    assert_eq!(oscillating.len(), 1, "{:?}", report.damped);
+    assert!(
+        (oscillating[0].im - wn).abs() < 1e-9 * wn,
+        "{} vs {wn}",
+        oscillating[0].im
+    );
+    assert!(oscillating[0].re.abs() < 1e-9 * wn);
+}
+
+#[test]
+fn the_state_space_model_in_a_moving_frame_predicts_a_disturbed_cone() {
+    // the conical pendulum's model with outputs the turning frame leaves unchanged — the
+    // height A.z and the angular momentum about z (a velocity output): started 1e-4 rad off
+    // the cone at the steady velocity, C e^{At} x₀ follows the simulated ones over two periods
+    let (l, alpha, da): (f64, f64, f64) = (1.5, 0.7, 1e-4);
+    let columns = "Output: { dt: 1e-3, columns: [positions, { hz: \"cross(A, A').z\" }] }\n";
+    let (problem, _) = spec::parse(&(conical(alpha, 0.0) + columns), "cone.yaml").unwrap();
+    assert_eq!(problem.model.coordinate_names()[..3], ["A.x", "A.y", "A.z"]);
+    let outputs = ["A.z", "hz"];
+    let ss =
+        lagrangian::run::linear::state_space(&problem, ModesAt::Motion, &[], &outputs).unwrap();
+    let lin = Linearization::in_motion(&problem, &ss.q, &ss.v).unwrap();
+    let xi = lin.symmetry.as_ref().unwrap().xi.clone();
+    // the co-moving start: δq on the cone's generator, δv = 0 = N ẏ + Ξ N y
+    let dq = nalgebra::DVector::from_fn(ss.q.len(), |i, _| match i {
+        0 => l * alpha.cos() * da,
+        2 => l * alpha.sin() * da,
+        _ => 0.0,
+    });
+    let n = &ss.basis;
+    let f = n.ncols();
+    let mut x = nalgebra::DVector::zeros(2 * f);
+    x.rows_mut(0, f).copy_from(&(n.transpose() * &dq));
+    x.rows_mut(f, f).copy_from(&(-(n.transpose() * &xi * &dq)));
+    let top =
+        ss.a.complex_eigenvalues()
+            .iter()
+            .fold(0.0f64, |m, z| m.max(z.im));
+    let t_end = 2.0 * 2.0 * std::f64::consts::PI / top;
+    let text = conical(alpha, da).replace("tend: 1", &format!("tend: {t_end}"))
+        + "SolverParams: { tol: 1e-12 }\n"
+        + columns;
+    let (disturbed, plan) = spec::parse(&text, "cone.yaml").unwrap();
+    let r = run_in_memory(disturbed, &plan, &MemoryOptions::default()).unwrap();
+    let t = r.column("t").unwrap();
+    let (z, lz) = (r.column("A.z").unwrap(), r.column("hz").unwrap());
+    let z0 = [ss.q[2], ss.q[0] * ss.v[1] - ss.q[1] * ss.v[0]];
+    // RK4 on ẋ = A x, in steps of at most 1e-4 to each output time
+    let rhs = |x: &nalgebra::DVector<f64>| &ss.a * x;
+    let mut now = 0.0;
+    let (mut worst, mut size) = ([0.0f64; 2], [0.0f64; 2]);
+    for (k, &tk) in t.iter().enumerate() {
+        while now < tk - 1e-12 {
+            let h = (tk - now).min(1e-4);
+            let k1 = rhs(&x);
+            let k2 = rhs(&(&x + &k1 * (h / 2.0)));
+            let k3 = rhs(&(&x + &k2 * (h / 2.0)));
+            let k4 = rhs(&(&x + &k3 * h));
+            x += (k1 + k2 * 2.0 + k3 * 2.0 + k4) * (h / 6.0);
+            now += h;
+        }
+        let predicted = &ss.c * &x;
+        for (o, sim) in [z[k], lz[k]].into_iter().enumerate() {
+            worst[o] = worst[o].max((predicted[o] - (sim - z0[o])).abs());
+            size[o] = size[o].max((sim - z0[o]).abs());
+        }
+    }
+    assert!(size[0] > 0.5 * l * alpha.sin() * da, "{size:?}");
+    for o in 0..2 {
+        assert!(
+            worst[o] < 1e-3 * size[o],
+            "{}: {} against {}",
+            outputs[o],
+            worst[o],
+            size[o]
+        );
+    }
+}
