@@ -36,6 +36,35 @@ type Side = (
     Option<f64>,
 );
 
+/// `j` with one side's frame given: the parent's (`parent`) or the child's.
+fn side(mut j: mb::Joint, (at, z, x, angle): Side, parent: bool) -> mb::Joint {
+    if let Some(at) = at {
+        j = if parent {
+            j.parent_at(at)
+        } else {
+            j.child_at(at)
+        };
+    }
+    if let Some(z) = z {
+        j = if parent {
+            j.parent_axis(z)
+        } else {
+            j.child_axis(z)
+        };
+    }
+    if let Some(x) = x {
+        j = if parent { j.parent_x(x) } else { j.child_x(x) };
+    }
+    if let Some(a) = angle {
+        j = if parent {
+            j.parent_angle(a)
+        } else {
+            j.child_angle(a)
+        };
+    }
+    j
+}
+
 #[pymethods]
 impl Multibody {
     #[new]
@@ -134,32 +163,7 @@ impl Multibody {
         dh: Option<[f64; 3]>,
     ) -> PyResult<()> {
         let mut j = mb::Joint::new(kind(kind_name)?, parent, child);
-        let (at, z, x, angle) = parent_frame;
-        if let Some(at) = at {
-            j = j.parent_at(at);
-        }
-        if let Some(z) = z {
-            j = j.parent_axis(z);
-        }
-        if let Some(x) = x {
-            j = j.parent_x(x);
-        }
-        if let Some(a) = angle {
-            j = j.parent_angle(a);
-        }
-        let (at, z, x, angle) = child_frame;
-        if let Some(at) = at {
-            j = j.child_at(at);
-        }
-        if let Some(z) = z {
-            j = j.child_axis(z);
-        }
-        if let Some(x) = x {
-            j = j.child_x(x);
-        }
-        if let Some(a) = angle {
-            j = j.child_angle(a);
-        }
+        j = side(side(j, parent_frame, true), child_frame, false);
         if !initial.is_empty() {
             j = j.initial_all(&initial);
         }
