@@ -71,6 +71,8 @@ class Multibody:
         rotation: Optional[Sequence[Sequence[float]]] = None,
         angle: Optional[float] = None,
         markers: Sequence[Tuple[str, Sequence[float]]] = ...,
+        velocity: Optional[Sequence[float]] = None,
+        angular_velocity: Optional[Sequence[float]] = None,
     ) -> None: ...
     def joint(
         self,
@@ -83,6 +85,7 @@ class Multibody:
         initial: Sequence[float] = ...,
         coordinates: Sequence[str] = ...,
         dh: Optional[Sequence[float]] = None,
+        rates: Sequence[float] = ...,
     ) -> None: ...
     def gear(self, name: str, a: str, b: str, ratio: float, offset: float) -> None: ...
     def drive(self, name: str, quantity: str, motion: str) -> None: ...

@@ -77,6 +77,15 @@ def _vector(x: Any, what: str, sizes: Sequence[int]) -> List[float]:
     return values
 
 
+def _numbers(x: Any, what: str) -> List[float]:
+    """One number or a few (a joint's coordinates), as a list."""
+    if x is None:
+        return []
+    if np.ndim(x) == 0:
+        return [_number(x, what)]
+    return _vector(x, what, range(1, 7))
+
+
 def _side(frame: Optional[Frame], what: str) -> Side:
     """A joint frame ``{"at": …, "z": …, "x": …, "angle": …}`` as the native side."""
     if frame is None:
@@ -140,6 +149,8 @@ class Multibody:
         position: Optional[Vector] = None,
         orientation: Any = None,
         markers: Optional[Mapping[str, Vector]] = None,
+        velocity: Optional[Vector] = None,
+        angular_velocity: Union[float, Vector, None] = None,
     ) -> "Multibody":
         """A rigid body named ``name`` (its frame's origin is the point ``name`` of the results,
         its markers ``name.marker``): ``mass``; ``com``, the centre of mass in the body frame;
@@ -148,11 +159,15 @@ class Multibody:
         (world; without it a joint places the body); ``orientation`` at the start — a 3×3
         rotation matrix (body axes as columns), ``{"axis": [...], "angle": a}`` or
         ``(axis, angle)``, or in the plane an angle; ``markers``, named points in the body
-        frame."""
+        frame; ``velocity`` of the origin and ``angular_velocity`` (world; in the plane a
+        number) at the start, held during consistent initialization — a spinning top or rotor
+        (an angular velocity needs ``position``: a body placed by its joint starts with the
+        joint's ``rate``)."""
         d = self.dim
         kw: dict[str, Any] = {"com": None, "diagonal": None, "tensor": None, "moment": None,
                               "position": None, "axis_angle": None, "rotation": None,
-                              "angle": None, "markers": []}
+                              "angle": None, "markers": [], "velocity": None,
+                              "angular_velocity": None}
         what = f"body {name}"
         if com is not None:
             kw["com"] = _vector(com, f"{what}: com", (d,))
@@ -168,6 +183,14 @@ class Multibody:
             kw.update(_orientation(orientation, f"{what}: orientation"))
         for marker, at in (markers or {}).items():
             kw["markers"].append((str(marker), _vector(at, f"{what}: marker {marker}", (d,))))
+        if velocity is not None:
+            kw["velocity"] = _vector(velocity, f"{what}: velocity", (d,))
+        if angular_velocity is not None:
+            if d == 2 and np.ndim(angular_velocity) == 0:
+                kw["angular_velocity"] = [_number(angular_velocity, f"{what}: angular_velocity")]
+            else:
+                kw["angular_velocity"] = _vector(angular_velocity, f"{what}: angular_velocity",
+                                                 (3,) if d == 3 else (1,))
         self._native.body(str(name), _number(mass, f"{what}: mass"), **kw)
         return self
 
@@ -183,6 +206,7 @@ class Multibody:
         initial: Union[float, Vector, None] = None,
         coordinates: Optional[Sequence[str]] = None,
         dh: Optional[Vector] = None,
+        rate: Union[float, Vector, None] = None,
     ) -> "Multibody":
         """A joint named ``name`` of ``type`` (one of :data:`JOINT_TYPES`) from ``parent`` (a
         body or ``"ground"``) to ``child``. Each side's joint frame is a mapping: ``at`` (its
@@ -190,17 +214,14 @@ class Multibody:
         or in the plane ``angle``; without one the body's own frame. ``initial``: the joint
         coordinate(s) at the start; ``coordinates``: names for them (default after the joint);
         ``dh``: the child's frame in standard Denavit–Hartenberg form ``[d, a, alpha]``
-        (``[theta, a, alpha]`` for a prismatic joint)."""
+        (``[theta, a, alpha]`` for a prismatic joint); ``rate``: the coordinate(s)' rate(s) at
+        the start, held during consistent initialization."""
         if type not in JOINT_TYPES:
             raise ValueError(f"joint {name}: unknown type {type!r}; one of "
                              f"{', '.join(JOINT_TYPES)} (a gear is added by gear())")
         what = f"joint {name}"
-        start: List[float] = []
-        if initial is not None:
-            if np.ndim(initial) == 0:
-                start = [_number(initial, f"{what}: initial")]
-            else:
-                start = _vector(initial, f"{what}: initial", range(1, 7))
+        start = _numbers(initial, f"{what}: initial")
+        rates = _numbers(rate, f"{what}: rate")
         self._native.joint(
             str(name), type, str(parent), str(child),
             parent_frame=_side(parent_frame, f"{what}: parent_frame"),
@@ -208,6 +229,7 @@ class Multibody:
             initial=start,
             coordinates=[str(c) for c in (coordinates or [])],
             dh=_vector(dh, f"{what}: dh", (3,)) if dh is not None else None,
+            rates=rates,
         )
         return self
 

@@ -98,7 +98,8 @@ impl Multibody {
     /// A body; of `diagonal`, `tensor` and `moment` one at most, of `axis_angle`, `rotation`
     /// and `angle` one at most (python/lagrangian/multibody.py sorts a user's values).
     #[pyo3(signature = (name, mass, com=None, diagonal=None, tensor=None, moment=None,
-        position=None, axis_angle=None, rotation=None, angle=None, markers=Vec::new()))]
+        position=None, axis_angle=None, rotation=None, angle=None, markers=Vec::new(),
+        velocity=None, angular_velocity=None))]
     #[allow(clippy::too_many_arguments)]
     fn body(
         &mut self,
@@ -113,6 +114,8 @@ impl Multibody {
         rotation: Option<[[f64; 3]; 3]>,
         angle: Option<f64>,
         markers: Vec<(String, Vec<f64>)>,
+        velocity: Option<Vec<f64>>,
+        angular_velocity: Option<Vec<f64>>,
     ) {
         let mut b = mb::Body::new(mass);
         if let Some(c) = com {
@@ -142,13 +145,20 @@ impl Multibody {
         for (marker, at) in markers {
             b = b.marker(&marker, at);
         }
+        if let Some(v) = velocity {
+            b = b.velocity(v);
+        }
+        if let Some(w) = angular_velocity {
+            b = b.angular_velocity(w);
+        }
         self.inner = std::mem::take(&mut self.inner).body(name, b);
     }
 
     /// A joint of the kind a file names (`"revolute"`, …) from `parent` to `child`, with each
     /// side's frame as `(at, z, x, angle)`.
     #[pyo3(signature = (name, kind_name, parent, child, parent_frame=(None, None, None, None),
-        child_frame=(None, None, None, None), initial=Vec::new(), coordinates=Vec::new(), dh=None))]
+        child_frame=(None, None, None, None), initial=Vec::new(), coordinates=Vec::new(), dh=None,
+        rates=Vec::new()))]
     #[allow(clippy::too_many_arguments)]
     fn joint(
         &mut self,
@@ -161,6 +171,7 @@ impl Multibody {
         initial: Vec<f64>,
         coordinates: Vec<String>,
         dh: Option<[f64; 3]>,
+        rates: Vec<f64>,
     ) -> PyResult<()> {
         let mut j = mb::Joint::new(kind(kind_name)?, parent, child);
         j = side(side(j, parent_frame, true), child_frame, false);
@@ -173,6 +184,9 @@ impl Multibody {
         }
         if let Some(dh) = dh {
             j = j.dh(dh);
+        }
+        if !rates.is_empty() {
+            j = j.rates(&rates);
         }
         self.inner = std::mem::take(&mut self.inner).joint(name, j);
         Ok(())

@@ -120,6 +120,22 @@ def test_a_joint_spring_and_a_gear_from_python():
     assert abs(mode["omega"] - w) < 1e-9 * w
 
 
+def test_a_hinge_started_at_a_rate_turns_at_it():
+    # gravity along the axle: no torque, so the wheel keeps its rate
+    mech = (
+        Multibody(t_end=2.0)
+        .body("W", 1.0, inertia=[0.1, 0.1, 0.2])
+        .joint("axle", "revolute", "ground", "W", initial=0.0, rate=3.0)
+        .yaml("SolverParams: { tol: 1e-11 }")
+    )
+    r = mech.problem().run()
+    assert abs(r["axle"][-1] - 6.0) < 1e-9
+    assert abs(r["axle.v"][-1] - 3.0) < 1e-9
+    with pytest.raises(MechanismError, match="joint 'axle': 2 rates for its 1 coordinates"):
+        Multibody().body("W", 1.0).joint("axle", "revolute", "ground", "W",
+                                          rate=[1, 2]).problem()
+
+
 def test_a_built_problem_pickles_as_its_file():
     problem = rod(1.0, 1.0, -1.0).problem(set={})
     again = pickle.loads(pickle.dumps(problem))
@@ -171,12 +187,18 @@ def test_a_top_built_from_python_nutates_in_its_natural_coordinates(cli, tmp_pat
     top = (
         Multibody(title="heavy top")
         .body("Top", 1.0, com=[0, 0, length], inertia=[side, side, i3], position=[0, 0, 0],
-              orientation={"axis": [1, 0, 0], "angle": th0})
+              orientation={"axis": [1, 0, 0], "angle": th0}, velocity=[0, 0, 0],
+              angular_velocity=omega)
         .joint("tip", "spherical", "ground", "Top")
-        .yaml("ProblemData: { velocities: { Top: [0, 0, 0], Top.i: %s, Top.j: %s } }"
-              % (np.cross(omega, i).tolist(), np.cross(omega, j).tolist()))
     )
-    report = top.problem().modes(at="motion")
+    # the axes' held velocities are ω × i, ω × j
+    problem = top.problem()
+    v = dict(zip(problem.coordinates, problem.check()["v"]))
+    assert np.allclose([v["Top.i.x"], v["Top.i.y"], v["Top.i.z"]], np.cross(omega, i),
+                       rtol=0, atol=1e-12)
+    assert np.allclose([v["Top.j.x"], v["Top.j.y"], v["Top.j.z"]], np.cross(omega, j),
+                       rtol=0, atol=1e-12)
+    report = problem.modes(at="motion")
     frame = dict(report["moving_frame"])
     assert abs(frame["rotation about z"] - w) < 1e-10
     assert abs(frame["Top turning about its k"] - (w3 - w * math.cos(th0))) < 1e-9

@@ -60,7 +60,11 @@ pub struct Body {
     inertia: Option<Value>,
     position: Option<Vec<f64>>,
     orientation: Option<Value>,
+    /// The body axes `i`, `j` at the start, when its orientation is known to the builder.
+    axes: [[f64; 3]; 2],
     markers: Vec<(String, Vec<f64>)>,
+    velocity: Option<Vec<f64>>,
+    angular_velocity: Option<Vec<f64>>,
 }
 
 /// What a joint allows.
@@ -111,6 +115,7 @@ pub struct Joint {
     child: String,
     frames: [Mapping; 2],
     initial: Vec<f64>,
+    rates: Vec<f64>,
     coordinates: Vec<String>,
     dh: Option<[f64; 3]>,
 }
@@ -121,6 +126,14 @@ fn num(x: f64) -> Value {
 
 fn list(xs: &[f64]) -> Value {
     Value::Sequence(xs.iter().map(|&x| num(x)).collect())
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
 }
 
 fn text(s: &str) -> Value {
@@ -141,7 +154,10 @@ impl Body {
             inertia: None,
             position: None,
             orientation: None,
+            axes: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
             markers: Vec::new(),
+            velocity: None,
+            angular_velocity: None,
         }
     }
 
@@ -181,19 +197,86 @@ impl Body {
         put(&mut m, "axis", list(&axis));
         put(&mut m, "angle", num(angle));
         self.orientation = Some(Value::Mapping(m));
+        // Rodrigues: e ↦ e cos a + (n × e) sin a + n (n·e)(1 − cos a), n the unit axis
+        let len = axis.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if len > 0.0 {
+            let n = axis.map(|x| x / len);
+            let (c, s) = (angle.cos(), angle.sin());
+            let turn = |e: [f64; 3]| {
+                let d = n[0] * e[0] + n[1] * e[1] + n[2] * e[2];
+                let x = cross(n, e);
+                [0, 1, 2].map(|k| e[k] * c + x[k] * s + n[k] * d * (1.0 - c))
+            };
+            self.axes = [turn([1.0, 0.0, 0.0]), turn([0.0, 1.0, 0.0])];
+        }
         self
     }
 
     /// The body frame at the start as a rotation matrix (body axes as its columns).
     pub fn rotation(mut self, r: [[f64; 3]; 3]) -> Body {
         self.orientation = Some(Value::Sequence(r.iter().map(|row| list(row)).collect()));
+        self.axes = [[r[0][0], r[1][0], r[2][0]], [r[0][1], r[1][1], r[2][1]]];
         self
     }
 
     /// The body frame at the start turned by `angle` (rad) from the world's (in the plane).
     pub fn angle(mut self, angle: f64) -> Body {
         self.orientation = Some(num(angle));
+        let (c, s) = (angle.cos(), angle.sin());
+        self.axes = [[c, s, 0.0], [-s, c, 0.0]];
         self
+    }
+
+    /// The velocity of the body frame's origin at the start (world), held during consistent
+    /// initialization (as a file's `ProblemData: velocities`).
+    pub fn velocity(mut self, v: impl AsRef<[f64]>) -> Body {
+        self.velocity = Some(v.as_ref().to_vec());
+        self
+    }
+
+    /// The body's angular velocity at the start (world; in the plane `[ω]`): its axes start at
+    /// `i̇ = ω × i`, `j̇ = ω × j`, held during consistent initialization (its origin's velocity
+    /// follows from the joints unless [`velocity`](Body::velocity) gives it). Needs the body's
+    /// `position`, so that its orientation at the start is the builder's.
+    pub fn angular_velocity(mut self, w: impl AsRef<[f64]>) -> Body {
+        self.angular_velocity = Some(w.as_ref().to_vec());
+        self
+    }
+
+    /// This body's held velocities (`name`, `name.i`, `name.j`) into `out`.
+    fn velocities(&self, name: &str, dim: usize, out: &mut Mapping) -> Result<(), String> {
+        if let Some(v) = &self.velocity {
+            put(out, name, list(v));
+        }
+        let Some(w) = &self.angular_velocity else {
+            return Ok(());
+        };
+        if self.position.is_none() {
+            return Err(format!(
+                "body '{name}': an angular velocity needs the body's position (a body placed \
+                 by its joint starts turning with the joint's rate instead)"
+            ));
+        }
+        let [i, j] = self.axes;
+        match (dim, w.as_slice()) {
+            (3, &[a, b, c]) => {
+                put(out, &format!("{name}.i"), list(&cross([a, b, c], i)));
+                put(out, &format!("{name}.j"), list(&cross([a, b, c], j)));
+            }
+            (2, &[w]) => put(out, &format!("{name}.i"), list(&[-w * i[1], w * i[0]])),
+            _ => {
+                return Err(format!(
+                    "body '{name}': an angular velocity has {} in {dim} dimensions, not {}",
+                    if dim == 3 {
+                        "3 components"
+                    } else {
+                        "1 component"
+                    },
+                    w.len()
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// A named point on the body (body frame): the point `Body.name` of the results and of
@@ -239,6 +322,7 @@ impl Joint {
             child: child.to_string(),
             frames: [Mapping::new(), Mapping::new()],
             initial: Vec::new(),
+            rates: Vec::new(),
             coordinates: Vec::new(),
             dh: None,
         }
@@ -319,6 +403,34 @@ impl Joint {
     pub fn initial_all(mut self, x: &[f64]) -> Joint {
         self.initial = x.to_vec();
         self
+    }
+
+    /// The joint coordinate's rate at the start, held during consistent initialization (a
+    /// rotor spinning up: rad/s).
+    pub fn rate(mut self, x: f64) -> Joint {
+        self.rates = vec![x];
+        self
+    }
+
+    /// The joint coordinates' rates at the start, for a joint of several.
+    pub fn rates(mut self, x: &[f64]) -> Joint {
+        self.rates = x.to_vec();
+        self
+    }
+
+    /// The names of the joint's coordinates: renamed, or after the joint (docs/yaml.md).
+    fn coordinate_names(&self, name: &str) -> Vec<String> {
+        if !self.coordinates.is_empty() {
+            return self.coordinates.clone();
+        }
+        let suffixes: &[&str] = match self.kind {
+            JointKind::Revolute | JointKind::Prismatic => return vec![name.to_string()],
+            JointKind::Cylindrical => &["angle", "slide"],
+            JointKind::Universal => &["1", "2"],
+            JointKind::Planar => &["x", "y", "angle"],
+            JointKind::Spherical | JointKind::Fixed => &[],
+        };
+        suffixes.iter().map(|s| format!("{name}_{s}")).collect()
     }
 
     /// Names for the joint coordinates (default: after the joint, see docs/yaml.md).
@@ -529,11 +641,42 @@ impl Multibody {
         put(&mut doc, "AppliedForces", Value::Mapping(applied));
         let mut problem = Mapping::new();
         put(&mut problem, "tend", num(self.t_end.unwrap_or(1.0)));
+        let velocities = self.velocities()?;
+        if !velocities.is_empty() {
+            put(&mut problem, "velocities", Value::Mapping(velocities));
+        }
         put(&mut doc, "ProblemData", Value::Mapping(problem));
         for extra in &self.extra {
             self.merge(&mut doc, extra)?;
         }
         Ok(doc)
+    }
+
+    /// The held velocities of bodies and joints (`ProblemData: velocities`).
+    fn velocities(&self) -> Result<Mapping, SpecError> {
+        let mut out = Mapping::new();
+        for (name, body) in &self.bodies {
+            body.velocities(name, self.dim, &mut out)
+                .map_err(|m| self.error(m))?;
+        }
+        for (name, joint) in &self.joints {
+            if joint.rates.is_empty() {
+                continue;
+            }
+            let names = joint.coordinate_names(name);
+            if names.len() != joint.rates.len() {
+                return Err(self.error(format!(
+                    "joint '{name}': {} rates for its {} coordinates ({})",
+                    joint.rates.len(),
+                    names.len(),
+                    names.join(", ")
+                )));
+            }
+            for (c, r) in names.iter().zip(&joint.rates) {
+                put(&mut out, c, num(*r));
+            }
+        }
+        Ok(out)
     }
 
     /// Sections of `extra` into `doc`: a section both have is merged key by key (the extra's

@@ -221,3 +221,75 @@ fn a_gear_couples_two_joint_coordinates() {
     // B turns about its hinge: its origin stays there
     assert!((last(&r, "B.x") - 2.0).abs() < 1e-10);
 }
+
+#[test]
+fn rates_and_angular_velocities_start_the_motion() {
+    // a wheel on a vertical hinge (gravity along its axis: no torque) started at 3 rad/s
+    // turns at 3 rad/s; the same wheel as a free body on a spherical joint, spun about its
+    // symmetry axis k = z by its angular velocity, keeps spinning: its i turns at 3 rad/s
+    let wheel = || Body::new(1.0).inertia([0.1, 0.1, 0.2]);
+    let t_end = 2.0;
+    let hinge = Multibody::new(3)
+        .body("W", wheel())
+        .joint(
+            "axle",
+            Joint::revolute("ground", "W").initial(0.0).rate(3.0),
+        )
+        .t_end(t_end)
+        .yaml("SolverParams: { tol: 1e-11 }");
+    assert!(hinge.to_yaml().unwrap().contains("axle: 3.0"));
+    let r = run(&hinge);
+    assert!(
+        (last(&r, "axle") - 3.0 * t_end).abs() < 1e-9,
+        "{}",
+        last(&r, "axle")
+    );
+    let top = Multibody::new(3)
+        .body(
+            "W",
+            wheel()
+                .position([0.0, 0.0, 0.0])
+                .turned([0.0, 0.0, 1.0], 0.5)
+                .angular_velocity([0.0, 0.0, 3.0]),
+        )
+        .joint("pivot", Joint::spherical("ground", "W"))
+        .t_end(t_end)
+        .yaml("SolverParams: { tol: 1e-11 }");
+    let r = run(&top);
+    let angle = last(&r, "W.i.y").atan2(last(&r, "W.i.x"));
+    let expected = (0.5 + 3.0 * t_end + PI).rem_euclid(2.0 * PI) - PI;
+    assert!((angle - expected).abs() < 1e-9, "{angle} vs {expected}");
+    // in the plane: ω is one number, i̇ = ω perp(i)
+    let disc = Multibody::new(2)
+        .gravity([0.0, 0.0])
+        .body(
+            "D",
+            Body::new(1.0)
+                .moment(0.5)
+                .position([0.0, 0.0])
+                .angle(0.2)
+                .angular_velocity([2.0]),
+        )
+        .t_end(1.0)
+        .yaml("SolverParams: { tol: 1e-11 }");
+    let r = run(&disc);
+    let angle = last(&r, "D.i.y").atan2(last(&r, "D.i.x"));
+    assert!((angle - 2.2).abs() < 1e-9, "{angle}");
+    // what cannot be done is said
+    let placed = Multibody::new(3)
+        .body("W", wheel().angular_velocity([0.0, 0.0, 1.0]))
+        .joint("axle", Joint::revolute("ground", "W"));
+    let e = placed.problem().unwrap_err().to_string();
+    assert!(
+        e.contains("body 'W': an angular velocity needs the body's position"),
+        "{e}"
+    );
+    let many = Multibody::new(3)
+        .body("W", wheel())
+        .joint("axle", Joint::revolute("ground", "W").rates(&[1.0, 2.0]));
+    let e = many.problem().unwrap_err().to_string();
+    assert!(
+        e.contains("joint 'axle': 2 rates for its 1 coordinates (axle)"),
+        "{e}"
+    );
+}

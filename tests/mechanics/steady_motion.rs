@@ -285,18 +285,8 @@ fn top_body() -> String {
     let mgl = i3 * w3 * w - i1 * w * w * th0.cos();
     let l = mgl / 9.81;
     let k = [0.0, -th0.sin(), th0.cos()];
-    let (i, j) = ([1.0, 0.0, 0.0], [0.0, th0.cos(), th0.sin()]);
-    let omega: Vec<f64> = (0..3)
-        .map(|a| w * [0.0, 0.0, 1.0][a] + (w3 - w * th0.cos()) * k[a])
-        .collect();
-    let cross = |b: [f64; 3]| {
-        [
-            omega[1] * b[2] - omega[2] * b[1],
-            omega[2] * b[0] - omega[0] * b[2],
-            omega[0] * b[1] - omega[1] * b[0],
-        ]
-    };
-    let (di, dj) = (cross(i), cross(j));
+    let spin = w3 - w * th0.cos();
+    let omega: [f64; 3] = [0, 1, 2].map(|a| w * [0.0, 0.0, 1.0][a] + spin * k[a]);
     let side = i1 - l * l;
     Multibody::new(3)
         .title("heavy top as a body")
@@ -306,14 +296,11 @@ fn top_body() -> String {
                 .com([0.0, 0.0, l])
                 .inertia([side, side, i3])
                 .position([0.0, 0.0, 0.0])
-                .turned([1.0, 0.0, 0.0], th0),
+                .turned([1.0, 0.0, 0.0], th0)
+                .velocity([0.0, 0.0, 0.0])
+                .angular_velocity(omega),
         )
         .joint("tip", Joint::spherical("ground", "Top"))
-        .yaml(&format!(
-            "ProblemData: {{ velocities: {{ Top: [0, 0, 0], Top.i: [{}, {}, {}], \
-             Top.j: [{}, {}, {}] }} }}",
-            di[0], di[1], di[2], dj[0], dj[1], dj[2]
-        ))
         .to_yaml()
         .unwrap()
 }
