@@ -89,7 +89,7 @@ impl Symmetry {
     /// candidates (module notes) hold one whose field at `q` is `v`; `None` otherwise.
     pub fn of_motion(problem: &Problem, q: &[f64], v: &[f64]) -> Result<Option<Symmetry>, Error> {
         let vmax = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        let mut cands = candidates(problem);
+        let mut cands = candidates(problem, v);
         if vmax == 0.0 || cands.is_empty() {
             return Ok(None);
         }
@@ -167,8 +167,10 @@ const SYMMETRIC: f64 = 1e-6;
 /// The generator's field must give the velocities to this (relative).
 const ORBIT: f64 = 1e-8;
 
-/// The candidate generators of `problem` (module notes), unnormalized.
-fn candidates(problem: &Problem) -> Vec<Candidate> {
+/// The candidate generators of `problem` moving at `v` (module notes), unnormalized: at most
+/// [`MAX_CANDIDATES`] (past that the moving scalars are shifted together, and the bodies past
+/// the limit are not turned on their own).
+fn candidates(problem: &Problem, v: &[f64]) -> Vec<Candidate> {
     let g = &problem.geometry;
     let names = problem.model.coordinate_names();
     let kinds = &g.coordinate_kinds;
@@ -243,19 +245,36 @@ fn candidates(problem: &Problem) -> Vec<Candidate> {
         }
         out.push(c);
     }
-    // shifts of scalar coordinates
-    for (k, name) in names.iter().enumerate() {
-        if matches!(kinds.get(k), None | Some(CoordKind::Scalar)) {
+    // shifts of the scalar coordinates that move (one at rest cannot be part of the
+    // generator: nothing else moves it)
+    let scalars: Vec<usize> = (0..names.len())
+        .filter(|&k| matches!(kinds.get(k), None | Some(CoordKind::Scalar)) && v[k] != 0.0)
+        .collect();
+    if out.len() + scalars.len() <= MAX_CANDIDATES {
+        for &k in &scalars {
             out.push(Candidate {
-                name: format!("shift of {name}"),
+                name: format!("shift of {}", names[k]),
                 g: Vec::new(),
                 b: vec![(k, 1.0)],
                 unit: 1.0,
             });
         }
+    } else if !scalars.is_empty() {
+        // many: the moving scalars shifted together at their rates, one candidate
+        out.truncate(MAX_CANDIDATES - 1);
+        out.push(Candidate {
+            name: "shift of the moving scalar coordinates".into(),
+            g: Vec::new(),
+            b: scalars.iter().map(|&k| (k, v[k])).collect(),
+            unit: 1.0,
+        });
     }
+    out.truncate(MAX_CANDIDATES);
     out
 }
+
+/// The most candidates tried: each costs six solves for the accelerations per sample state.
+const MAX_CANDIDATES: usize = 48;
 
 fn axis_of(k: &CoordKind) -> Option<usize> {
     match k {

@@ -406,3 +406,32 @@ fn the_state_space_model_in_a_moving_frame_predicts_a_disturbed_cone() {
         );
     }
 }
+
+#[test]
+fn many_moving_coordinates_are_shifted_together() {
+    // sixty free rotors spinning (pendulums without gravity, in their angles): past the
+    // candidates' limit the moving scalars are shifted together, which is a symmetry here; the
+    // roots are zeros
+    use lagrangian::library::pendulum::AnglePendulum;
+    use lagrangian::prelude::*;
+    let n = 60;
+    let mut builder = Model::builder(n);
+    for k in 0..n {
+        builder = builder.term(
+            [k],
+            AnglePendulum {
+                m: 1.0,
+                l: 1.0,
+                g: 0.0,
+            },
+        );
+    }
+    let problem = Problem::new(builder.build().unwrap());
+    let (q, v) = (vec![0.0; n], vec![1.0; n]);
+    let lin = Linearization::in_motion(&problem, &q, &v).unwrap();
+    let sym = lin.symmetry.as_ref().expect("the common shift");
+    assert!(!sym.moves_frame());
+    assert_eq!(sym.parts.len(), 1, "{:?}", sym.parts);
+    assert_eq!(sym.parts[0].0, "shift of the moving scalar coordinates");
+    assert!(lin.damped_modes().unwrap().iter().all(|s| s.omega_n < 1e-9));
+}
