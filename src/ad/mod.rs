@@ -627,7 +627,20 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         self.jacobian_at(t, q, v, a, c)
     }
     fn energy(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
-        term_energy(&self.term, t, q.as_slice(), v.as_slice())
+        // `h = p·v − L` without a derivative pass where the kinetic energy is a quadratic form
+        // in `v` (Euler's theorem: `p·v = 2T`, so `h = T + V`); the physics check evaluates it
+        // for every term every few steps
+        match self.term.structure {
+            Structure::NoKinetic => {
+                let potential = self.term.potential(t, q);
+                [0.0, potential, potential]
+            }
+            Structure::ConstantMass | Structure::MassMatrix => {
+                let (kinetic, potential) = (self.term.kinetic(t, q, v), self.term.potential(t, q));
+                [kinetic, potential, kinetic + potential]
+            }
+            _ => term_energy(&self.term, t, q.as_slice(), v.as_slice()),
+        }
     }
     fn power(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
         term_power(&self.term, t, q.as_slice(), v.as_slice())

@@ -3,11 +3,11 @@
 //! physics, at random states, for every library element that declares a structure and for user terms with
 //! time-dependent potentials, dissipation and forces of `q` and `v`; a term that writes its
 //! kinetic energy as a mass matrix (`Term::mass`, `Term::mass_matrix`) against the same kinetic
-//! energy written out.
+//! energy written out; and the energies the physics check watches on each path.
 
 use crate::common;
 use common::Lcg;
-use lagrangian::ad::{TermAd, compare_term_kernels, term_blocks, term_residual};
+use lagrangian::ad::{TermAd, compare_term_kernels, term_blocks, term_energy, term_residual};
 use lagrangian::expr::VExpr;
 use lagrangian::expr::vector::Sym;
 use lagrangian::model::elements::{
@@ -82,6 +82,19 @@ fn worst<T: Term<N> + Clone + 'static, const N: usize>(term: T, expected: Struct
         let g = general.dense_blocks(t, &q, &v, &a);
         let sv = |x: &[f64]| SVector::<f64, N>::from_column_slice(x);
         let (qs, vs, as_) = (sv(&q), sv(&v), sv(&a));
+        // the energies the physics check watches, [T, V, p·v − L]: without a derivative pass
+        // where T is a quadratic form in v, against the one through the Lagrangian
+        let (ef, eg) = (
+            fast.energy(t, &qs, &vs),
+            term_energy::<T, N>(&term, t, &q, &v),
+        );
+        for k in 0..3 {
+            let e = (ef[k] - eg[k]).abs();
+            assert!(
+                e <= 1e-12 * (1.0 + eg[k].abs()),
+                "energy {k}: {ef:?} vs {eg:?}"
+            );
+        }
         for (mass, damping, stiffness) in [
             (0.7, -0.3, 1.9),
             (0.0, 0.0, 1.0),
