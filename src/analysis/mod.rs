@@ -164,7 +164,7 @@ impl Linearization {
         // a search: a state near this one the solver cannot take (a singular configuration)
         // leaves it without a symmetry, and the motion is treated as in its own coordinates
         lin.symmetry = Symmetry::of_motion(problem, q, v).unwrap_or(None);
-        if let Some(sym) = lin.symmetry.as_ref().filter(|s| s.moves_frame()) {
+        if let Some(sym) = lin.moving_frame() {
             // co-moving coordinates: D + 2MΞ, K + DΞ + MΞ²
             let (m, d, xi) = (&lin.mass, &lin.damping, &sym.xi);
             let stiffness = &lin.stiffness + d * xi + m * xi * xi;
@@ -258,7 +258,7 @@ impl Linearization {
     /// does not explain and how far its generator is from a symmetry ([`Symmetry::defect`]).
     pub fn steadiness(&self) -> (f64, f64) {
         let v = DVector::from_column_slice(&self.velocity);
-        if let Some(sym) = self.symmetry.as_ref().filter(|s| s.moves_frame()) {
+        if let Some(sym) = self.moving_frame() {
             // the accelerations the frame's motion does not explain, and how far its
             // generator is from a symmetry
             let a = DVector::from_column_slice(&self.acceleration) - &sym.xi * &v;
@@ -268,6 +268,12 @@ impl Linearization {
         let kv = (&self.stiffness * &v).amax();
         let size = self.stiffness.amax() * v.amax();
         (amax, if size > 0.0 { kv / size } else { 0.0 })
+    }
+
+    /// The symmetry of a motion steady only in a moving frame (`Ξ ≠ 0`), in whose co-moving
+    /// coordinates the matrices are taken; `None` at rest and in cyclic coordinates.
+    pub fn moving_frame(&self) -> Option<&Symmetry> {
+        self.symmetry.as_ref().filter(|s| s.moves_frame())
     }
 
     /// Whether the state moves (any velocity nonzero).

@@ -113,8 +113,8 @@ impl ModesReport {
             coordinates: problem.model.coordinate_names().to_vec(),
             max_acceleration,
             varies_along_motion,
-            moving_frame: (lin.symmetry.as_ref())
-                .filter(|s| s.moves_frame())
+            moving_frame: lin
+                .moving_frame()
                 .map_or_else(Vec::new, |s| s.parts.clone()),
             velocities: lin.velocity.clone(),
             q: q.to_vec(),

@@ -191,9 +191,7 @@ impl StateSpace {
         }
         // outputs: ∂h/∂q N and ∂h/∂v N by central differences along the basis; in a moving
         // frame δv = δẋ + Ξ δx, so a move of the co-moving position moves v by Ξ δx too
-        let xi = (lin.symmetry.as_ref())
-            .filter(|s| s.moves_frame())
-            .map(|s| s.xi.clone());
+        let xi = lin.moving_frame().map(|s| s.xi.clone());
         let scale = q.iter().fold(1.0f64, |m, x| m.max(x.abs()));
         let eps = 1e-6 * scale;
         let mut c = DMatrix::zeros(outputs.len(), 2 * f);

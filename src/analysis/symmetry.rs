@@ -99,7 +99,7 @@ impl Symmetry {
                 c.scale(1.0 / size);
             }
         }
-        let defects = Defects::new(problem)?.matrix(problem, &cands, q, v)?;
+        let defects = Defects::new(problem).matrix(problem, &cands, q, v)?;
         // the symmetric combinations: the (numerical) null space of the defects
         let nc = cands.len();
         let mut padded = DMatrix::zeros(defects.nrows().max(nc), nc);
@@ -114,21 +114,18 @@ impl Symmetry {
         }
         let w = DMatrix::from_fn(nc, keep.len(), |i, k| vt[(keep[k], i)]);
         // the combination whose field at q is v (least squares, the smallest)
-        let xm = DMatrix::from_fn(q.len(), nc, |i, j| cands[j].field(q)[i]);
-        let a = &xm * &w;
+        let fields: Vec<DVector<f64>> = cands.iter().map(|c| c.field(q)).collect();
+        let xm = DMatrix::from_columns(&fields);
         let vv = DVector::from_column_slice(v);
-        let y = a
-            .svd(true, true)
-            .solve(&vv, 1e-10 * vmax)
-            .map_err(|e| crate::error::SolveError::Linearization(e.to_string()))?;
+        let fit = |a: DMatrix<f64>| -> Result<DVector<f64>, Error> {
+            (a.svd(true, true).solve(&vv, 1e-10 * vmax))
+                .map_err(|e| crate::error::SolveError::Linearization(e.to_string()).into())
+        };
         // the parts of a size above the defects' noise, their rates fitted again alone
-        let c = &w * y;
+        let c = &w * fit(&xm * &w)?;
         let cmax = c.amax();
         let parts: Vec<usize> = (0..nc).filter(|&i| c[i].abs() > 1e-7 * cmax).collect();
-        let xs = DMatrix::from_fn(q.len(), parts.len(), |i, k| xm[(i, parts[k])]);
-        let ys = (xs.clone().svd(true, true))
-            .solve(&vv, 1e-10 * vmax)
-            .map_err(|e| crate::error::SolveError::Linearization(e.to_string()))?;
+        let ys = fit(xm.select_columns(&parts))?;
         let mut c = DVector::zeros(nc);
         for (k, &i) in parts.iter().enumerate() {
             c[i] = ys[k];
@@ -290,11 +287,11 @@ struct Defects {
 }
 
 impl Defects {
-    fn new(problem: &Problem) -> Result<Defects, Error> {
-        Ok(Defects {
+    fn new(problem: &Problem) -> Defects {
+        Defects {
             solver: StateSolver::new(&problem.model, LinearSolverKind::Dense),
             t: problem.t0,
-        })
+        }
     }
 
     fn accel(&mut self, problem: &Problem, q: &[f64], v: &[f64]) -> Result<DVector<f64>, Error> {
@@ -329,13 +326,15 @@ impl Defects {
         let model = &problem.model;
         let (n, vmax) = (q.len(), v.iter().fold(0.0f64, |m, x| m.max(x.abs())));
         let qmax = q.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+        let basis = |q: &[f64]| match model.n_constraints() {
+            0 => DMatrix::identity(n, n),
+            _ => null_space(
+                &crate::assembly::constraint_jacobian_dense(model, self.t, q),
+                n,
+            ),
+        };
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut along = |q: &[f64], size: f64| -> Vec<f64> {
-            let cq = match model.n_constraints() {
-                0 => DMatrix::zeros(0, n),
-                _ => crate::assembly::constraint_jacobian_dense(model, self.t, q),
-            };
-            let basis = null_space(&cq, n);
+        let mut along = |basis: &DMatrix<f64>, size: f64| -> Vec<f64> {
             let r = DVector::from_fn(basis.ncols(), |_, _| {
                 seed = seed
                     .wrapping_mul(6_364_136_223_846_793_005)
@@ -346,12 +345,12 @@ impl Defects {
             let dmax = d.amax().max(f64::MIN_POSITIVE);
             d.iter().map(|x| x * size / dmax).collect()
         };
-        let mut out = vec![(q.to_vec(), v.to_vec())];
-        out.push((q.to_vec(), along(q, vmax)));
-        let step = along(q, 0.05 * qmax);
+        let here = basis(q);
+        let mut out = vec![(q.to_vec(), v.to_vec()), (q.to_vec(), along(&here, vmax))];
+        let step = along(&here, 0.05 * qmax);
         let mut q1: Vec<f64> = q.iter().zip(&step).map(|(a, b)| a + b).collect();
         if super::project_onto_constraints(model, self.t, &mut q1) {
-            let v2 = along(&q1, vmax);
+            let v2 = along(&basis(&q1), vmax);
             out.push((q1, v2));
         }
         out

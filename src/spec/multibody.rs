@@ -34,6 +34,7 @@
 
 use crate::error::SpecError;
 use crate::problem::{Problem, RunPlan};
+use nalgebra::{Matrix3, Rotation3, Unit, Vector3};
 use serde_yaml::{Mapping, Value};
 
 /// A mechanism of bodies and joints, written in Rust (see the module notes).
@@ -60,8 +61,8 @@ pub struct Body {
     inertia: Option<Value>,
     position: Option<Vec<f64>>,
     orientation: Option<Value>,
-    /// The body axes `i`, `j` at the start, when its orientation is known to the builder.
-    axes: [[f64; 3]; 2],
+    /// The body frame at the start (its axes as columns), as the builder was told it.
+    axes: Matrix3<f64>,
     markers: Vec<(String, Vec<f64>)>,
     velocity: Option<Vec<f64>>,
     angular_velocity: Option<Vec<f64>>,
@@ -128,14 +129,6 @@ fn list(xs: &[f64]) -> Value {
     Value::Sequence(xs.iter().map(|&x| num(x)).collect())
 }
 
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
 fn text(s: &str) -> Value {
     Value::String(s.to_string())
 }
@@ -154,7 +147,7 @@ impl Body {
             inertia: None,
             position: None,
             orientation: None,
-            axes: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+            axes: Matrix3::identity(),
             markers: Vec::new(),
             velocity: None,
             angular_velocity: None,
@@ -197,17 +190,10 @@ impl Body {
         put(&mut m, "axis", list(&axis));
         put(&mut m, "angle", num(angle));
         self.orientation = Some(Value::Mapping(m));
-        // Rodrigues: e ↦ e cos a + (n × e) sin a + n (n·e)(1 − cos a), n the unit axis
-        let len = axis.iter().map(|x| x * x).sum::<f64>().sqrt();
-        if len > 0.0 {
-            let n = axis.map(|x| x / len);
-            let (c, s) = (angle.cos(), angle.sin());
-            let turn = |e: [f64; 3]| {
-                let d = n[0] * e[0] + n[1] * e[1] + n[2] * e[2];
-                let x = cross(n, e);
-                [0, 1, 2].map(|k| e[k] * c + x[k] * s + n[k] * d * (1.0 - c))
-            };
-            self.axes = [turn([1.0, 0.0, 0.0]), turn([0.0, 1.0, 0.0])];
+        // as the file reader turns it (a zero axis is its error to report)
+        let axis = Vector3::from(axis);
+        if axis.norm() > 0.0 {
+            self.axes = *Rotation3::from_axis_angle(&Unit::new_normalize(axis), angle).matrix();
         }
         self
     }
@@ -215,15 +201,14 @@ impl Body {
     /// The body frame at the start as a rotation matrix (body axes as its columns).
     pub fn rotation(mut self, r: [[f64; 3]; 3]) -> Body {
         self.orientation = Some(Value::Sequence(r.iter().map(|row| list(row)).collect()));
-        self.axes = [[r[0][0], r[1][0], r[2][0]], [r[0][1], r[1][1], r[2][1]]];
+        self.axes = Matrix3::from_fn(|i, k| r[i][k]);
         self
     }
 
     /// The body frame at the start turned by `angle` (rad) from the world's (in the plane).
     pub fn angle(mut self, angle: f64) -> Body {
         self.orientation = Some(num(angle));
-        let (c, s) = (angle.cos(), angle.sin());
-        self.axes = [[c, s, 0.0], [-s, c, 0.0]];
+        self.axes = *Rotation3::from_axis_angle(&Vector3::z_axis(), angle).matrix();
         self
     }
 
@@ -257,11 +242,12 @@ impl Body {
                  by its joint starts turning with the joint's rate instead)"
             ));
         }
-        let [i, j] = self.axes;
+        let (i, j) = (self.axes.column(0), self.axes.column(1));
         match (dim, w.as_slice()) {
             (3, &[a, b, c]) => {
-                put(out, &format!("{name}.i"), list(&cross([a, b, c], i)));
-                put(out, &format!("{name}.j"), list(&cross([a, b, c], j)));
+                let w = Vector3::new(a, b, c);
+                put(out, &format!("{name}.i"), list(w.cross(&i).as_slice()));
+                put(out, &format!("{name}.j"), list(w.cross(&j).as_slice()));
             }
             (2, &[w]) => put(out, &format!("{name}.i"), list(&[-w * i[1], w * i[0]])),
             _ => {

@@ -180,3 +180,23 @@ pub fn last_value(r: &lagrangian::run::memory::RunResult, column: &str) -> f64 {
         .unwrap_or_else(|| panic!("no column {column}: {:?}", r.names));
     c[c.len() - 1]
 }
+
+/// The linear model `ẋ = f(x)` carried from `t` to `t_end` by classical RK4 in steps of at
+/// most `h` (the last one shortened to land on `t_end`).
+pub fn rk4_until(
+    x: &mut nalgebra::DVector<f64>,
+    t: &mut f64,
+    t_end: f64,
+    h: f64,
+    f: impl Fn(&nalgebra::DVector<f64>) -> nalgebra::DVector<f64>,
+) {
+    while *t < t_end - 1e-12 {
+        let h = (t_end - *t).min(h);
+        let k1 = f(x);
+        let k2 = f(&(&*x + &k1 * (h / 2.0)));
+        let k3 = f(&(&*x + &k2 * (h / 2.0)));
+        let k4 = f(&(&*x + &k3 * h));
+        *x += (k1 + k2 * 2.0 + k3 * 2.0 + k4) * (h / 6.0);
+        *t += h;
+    }
+}

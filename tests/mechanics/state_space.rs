@@ -57,17 +57,9 @@ fn the_step_response_of_the_linear_model_is_the_mechanism_s() {
     let f = ss.a.nrows();
     let mut x = nalgebra::DVector::<f64>::zeros(f);
     let rhs = |x: &nalgebra::DVector<f64>| &ss.a * x + &ss.b * delta;
-    let h = 1e-4;
     let mut t = 0.0;
     for (k, &te) in times.iter().enumerate() {
-        while t < te - 1e-12 {
-            let k1 = rhs(&x);
-            let k2 = rhs(&(&x + &k1 * (h / 2.0)));
-            let k3 = rhs(&(&x + &k2 * (h / 2.0)));
-            let k4 = rhs(&(&x + &k3 * h));
-            x += (k1 + k2 * 2.0 + k3 * 2.0 + k4) * (h / 6.0);
-            t += h;
-        }
+        crate::common::rk4_until(&mut x, &mut t, te, 1e-4, rhs);
         // z(t) − z(0) = C x(t): the direct part D δ is in both
         let lin = &ss.c * &x;
         for (i, name) in outputs.iter().enumerate() {

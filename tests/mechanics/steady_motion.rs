@@ -380,15 +380,7 @@ fn the_state_space_model_in_a_moving_frame_predicts_a_disturbed_cone() {
     let mut now = 0.0;
     let (mut worst, mut size) = ([0.0f64; 2], [0.0f64; 2]);
     for (k, &tk) in t.iter().enumerate() {
-        while now < tk - 1e-12 {
-            let h = (tk - now).min(1e-4);
-            let k1 = rhs(&x);
-            let k2 = rhs(&(&x + &k1 * (h / 2.0)));
-            let k3 = rhs(&(&x + &k2 * (h / 2.0)));
-            let k4 = rhs(&(&x + &k3 * h));
-            x += (k1 + k2 * 2.0 + k3 * 2.0 + k4) * (h / 6.0);
-            now += h;
-        }
+        crate::common::rk4_until(&mut x, &mut now, tk, 1e-4, rhs);
         let predicted = &ss.c * &x;
         for (o, sim) in [z[k], lz[k]].into_iter().enumerate() {
             worst[o] = worst[o].max((predicted[o] - (sim - z0[o])).abs());
