@@ -28,6 +28,7 @@ use num_dual::{
 use num_traits::{FloatConst, FromPrimitive, Inv, Num, One, Signed, Zero};
 use std::fmt;
 use std::iter::{Product, Sum};
+use std::marker::PhantomData;
 use std::ops::{
     Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
 };
@@ -338,7 +339,7 @@ impl_dual!(Dense2, [v1, v2], [D], [U1, D], [D, D]);
 /// where `DualVec`'s `Option` matches made nalgebra's operators on it and the user's energies
 /// calls (benches/README.md, "Elements between two points, dense first-order numbers").
 #[derive(Clone, Debug)]
-pub struct Dense1<T: Scalar, D: Dim>
+pub struct Dense1<T: Scalar, D: Dim, Tag: Dim = Untagged>
 where
     DefaultAllocator: Allocator<D>,
 {
@@ -346,21 +347,73 @@ where
     pub re: T,
     /// The gradient (D × 1).
     pub eps: Derivative<T, D, U1>,
+    /// Which call site the number serves ([`Site`]); no data.
+    site: PhantomData<Tag>,
 }
 
-impl<T: Scalar + Copy, const N: usize> Copy for Dense1<T, Const<N>> {}
+impl<T: Scalar + Copy, const N: usize, Tag: Dim> Copy for Dense1<T, Const<N>, Tag> {}
 
 /// [`Dense1`] on `N` variables of `f64`.
-pub type Dense1S<const N: usize> = Dense1<f64, Const<N>>;
+pub type Dense1S<const N: usize, Tag = Untagged> = Dense1<f64, Const<N>, Tag>;
 
-impl<T: DualNum, D: Dim> Dense1<T, D>
+/// The tag of a number not tied to a call site.
+pub type Untagged = Const<0>;
+
+/// A tag that makes [`Dense1`] a type of its own for one call site, named by `K` (a type only
+/// that site uses). A user's energy instantiated on it has that one caller, so LLVM inlines it
+/// there whatever its size (a function with one call site and local linkage always is), where
+/// its instance on the untagged number, shared by every pass that calls it, stays a call under
+/// LLVM's default threshold (benches/README.md, "A user's energy inlined at its one call
+/// site"). The tag is a `Dim` only because num-dual's macros take a number's type parameters
+/// as dimensions; it sizes nothing.
+pub struct Site<K: ?Sized>(PhantomData<fn() -> Box<K>>);
+
+impl<K: ?Sized> Clone for Site<K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K: ?Sized> Copy for Site<K> {}
+impl<K: ?Sized> PartialEq for Site<K> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl<K: ?Sized> fmt::Debug for Site<K> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("Site")
+    }
+}
+
+// SAFETY: a dimension of value 0 at compile time and at run time (`try_to_usize` and `value`
+// agree); no storage is ever sized by it.
+unsafe impl<K: ?Sized + 'static> Dim for Site<K> {
+    #[inline]
+    fn try_to_usize() -> Option<usize> {
+        Some(0)
+    }
+    #[inline]
+    fn value(&self) -> usize {
+        0
+    }
+    #[inline]
+    fn from_usize(_: usize) -> Self {
+        Site(PhantomData)
+    }
+}
+
+impl<T: DualNum, D: Dim, Tag: Dim> Dense1<T, D, Tag>
 where
     DefaultAllocator: Allocator<D>,
 {
     /// From the two parts.
     #[inline]
     pub fn new(re: T, eps: Derivative<T, D, U1>) -> Self {
-        Self { re, eps }
+        Self {
+            re,
+            eps,
+            site: PhantomData,
+        }
     }
 
     /// A constant.
@@ -376,7 +429,7 @@ where
     }
 }
 
-impl<T: DualNum, const N: usize> Dense1<T, Const<N>> {
+impl<T: DualNum, const N: usize, Tag: Dim> Dense1<T, Const<N>, Tag> {
     /// Variable `index`: its gradient part the unit vector `e_index`.
     #[inline]
     pub fn derivative(mut self, index: usize) -> Self {
@@ -385,13 +438,13 @@ impl<T: DualNum, const N: usize> Dense1<T, Const<N>> {
     }
 }
 
-impl<T: DualNum, D: Dim> Mul<&Dense1<T, D>> for &Dense1<T, D>
+impl<T: DualNum, D: Dim, Tag: Dim> Mul<&Dense1<T, D, Tag>> for &Dense1<T, D, Tag>
 where
     DefaultAllocator: Allocator<D>,
 {
-    type Output = Dense1<T, D>;
+    type Output = Dense1<T, D, Tag>;
     #[inline]
-    fn mul(self, other: &Dense1<T, D>) -> Dense1<T, D> {
+    fn mul(self, other: &Dense1<T, D, Tag>) -> Dense1<T, D, Tag> {
         Dense1::new(
             self.re.clone() * other.re.clone(),
             &self.eps * other.re.clone() + &other.eps * self.re.clone(),
@@ -399,13 +452,13 @@ where
     }
 }
 
-impl<T: DualNum, D: Dim> Div<&Dense1<T, D>> for &Dense1<T, D>
+impl<T: DualNum, D: Dim, Tag: Dim> Div<&Dense1<T, D, Tag>> for &Dense1<T, D, Tag>
 where
     DefaultAllocator: Allocator<D>,
 {
-    type Output = Dense1<T, D>;
+    type Output = Dense1<T, D, Tag>;
     #[inline]
-    fn div(self, other: &Dense1<T, D>) -> Dense1<T, D> {
+    fn div(self, other: &Dense1<T, D, Tag>) -> Dense1<T, D, Tag> {
         let inv = other.re.recip();
         Dense1::new(
             self.re.clone() * inv.clone(),
@@ -414,7 +467,7 @@ where
     }
 }
 
-impl<T: DualNum, D: Dim> fmt::Display for Dense1<T, D>
+impl<T: DualNum, D: Dim, Tag: Dim> fmt::Display for Dense1<T, D, Tag>
 where
     DefaultAllocator: Allocator<D>,
 {
@@ -424,8 +477,8 @@ where
     }
 }
 
-impl_first_derivatives!(Dense1, [eps], [D], [D]);
-impl_dual!(Dense1, [eps], [D], [D]);
+impl_first_derivatives!(Dense1, [eps], [D, Tag], [D]);
+impl_dual!(Dense1, [eps], [D, Tag], [D]);
 
 #[cfg(test)]
 mod tests {

@@ -21,6 +21,7 @@
 //! assembly calls and what tests compare with closed forms and finite differences.
 
 mod builder;
+mod compare;
 mod dense;
 mod detect;
 mod expr;
@@ -32,14 +33,15 @@ mod relative;
 mod structured;
 mod verify;
 
+pub use compare::{compare_constraint_kernels, compare_term_kernels};
 pub use expr::ExprKernel;
 pub use place::Derivatives;
 
 pub use crate::model::kernel::ConstraintBlocks;
 use crate::model::kernel::{ConstraintKernel, KernelCoefficients, TermKernel};
 use crate::model::{Constraint, Structure, Term};
-use dense::{Dense1S, Dense2S};
-use nalgebra::{Const, DMatrix, SMatrix, SVector, U1};
+use dense::{Dense1S, Dense2S, Site, Untagged};
+use nalgebra::{Const, Dim, SMatrix, SVector, U1};
 use num_dual::{Dual, Dual2, Dual64, DualNum, DualSVec};
 use std::marker::PhantomData;
 use std::sync::OnceLock;
@@ -122,11 +124,13 @@ pub fn term_residual<T: Term<N>, const N: usize>(
     );
     match term.structure() {
         Structure::General | Structure::MassMatrix => return el_residual(term, t, &q, &v, &a).0,
-        Structure::PointMasses => return structured::residual_point_masses(term, t, &q, &v, &a),
+        Structure::PointMasses => {
+            return structured::residual_point_masses::<T, N, Untagged>(term, t, &q, &v, &a);
+        }
         Structure::NoKinetic | Structure::ConstantMass => {}
     }
     let mass = structured::constant_mass(term, t, &q, &v);
-    structured::residual(term, Some(&mass), t, &q, &v, &a)
+    structured::residual::<T, N, Untagged>(term, Some(&mass), t, &q, &v, &a)
 }
 
 /// Local blocks of one term: residual `r`, mass matrix `M = ∂r/∂a = L_vv`,
@@ -444,7 +448,7 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
     /// is not inlined would keep them in memory on every path — the structured passes would then
     /// reload pairs of them from two separate stores (a stalled store forward per pair).
     #[inline(never)]
-    fn residual_general(
+    fn residual_general<Tag: Dim>(
         &self,
         t: f64,
         q: SVector<f64, N>,
@@ -452,15 +456,18 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
         a: SVector<f64, N>,
     ) -> SVector<f64, N> {
         match self.term.structure {
-            Structure::PointMasses => structured::residual_point_masses(&self.term, t, &q, &v, &a),
+            Structure::PointMasses => {
+                structured::residual_point_masses::<_, N, Tag>(&self.term, t, &q, &v, &a)
+            }
             Structure::MassMatrix => quadratic::residual_and_mass(&self.term, t, &q, &v, &a).0,
             _ => el_residual(&self.term, t, &q, &v, &a).0,
         }
     }
 
-    /// The residual along the term's structure ([`TermKernel::residual`]).
+    /// The residual along the term's structure ([`TermKernel::residual`]), its first-order
+    /// passes on numbers tagged `Tag`.
     #[inline(always)]
-    fn residual_at(
+    fn residual_at<Tag: Dim>(
         &self,
         t: f64,
         q: &SVector<f64, N>,
@@ -469,10 +476,10 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
     ) -> SVector<f64, N> {
         match self.term.structure {
             Structure::General | Structure::PointMasses | Structure::MassMatrix => {
-                self.residual_general(t, *q, *v, *a)
+                self.residual_general::<Tag>(t, *q, *v, *a)
             }
             Structure::NoKinetic | Structure::ConstantMass => {
-                structured::residual(&self.term, self.mass(t, q, v), t, q, v, a)
+                structured::residual::<_, N, Tag>(&self.term, self.mass(t, q, v), t, q, v, a)
             }
         }
     }
@@ -613,7 +620,20 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         v: &SVector<f64, N>,
         a: &SVector<f64, N>,
     ) -> SVector<f64, N> {
-        self.residual_at(t, q, v, a)
+        self.residual_at::<Untagged>(t, q, v, a)
+    }
+    const __LOOP_RESIDUAL: bool = true;
+    /// On numbers of this kernel's own (`Site<Self>`): the assembly's loop is then the one
+    /// caller of the user's energies on them, and LLVM inlines them there.
+    #[inline(always)]
+    fn __loop_residual(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        a: &SVector<f64, N>,
+    ) -> SVector<f64, N> {
+        self.residual_at::<Site<Self>>(t, q, v, a)
     }
     #[inline]
     fn jacobian(
@@ -703,90 +723,4 @@ impl<C: Constraint<N, M> + 'static, const N: usize, const M: usize> ConstraintKe
     fn gamma(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, M> {
         constraint_gamma(&self.con, t, q.as_slice(), v.as_slice())
     }
-}
-
-/// Largest relative difference between two term kernels' residuals and Jacobian blocks at one
-/// point: `max_blocks ‖A − B‖_max / (1e-300 + max(‖A‖_max, ‖B‖_max))` over `r, M, ∂r/∂v, ∂r/∂q`.
-/// Use it to check a hand-written kernel against the AD kernel of the same physics.
-///
-/// ```
-/// use lagrangian::ad::{compare_term_kernels, TermAd};
-/// use lagrangian::library::elements::Spring;
-/// use lagrangian::library::mass_spring::SpringKernel;
-/// let (k, l, d) = (100.0, 1.0, 0.5);
-/// let hand = SpringKernel::<3>::new(k, l, d);
-/// let ad = TermAd::new(Spring::<3> { stiffness: k, rest_length: l, damping: d });
-/// let q = [0.0, 0.1, 0.0, 1.2, 0.3, -0.1];
-/// let v = [0.1, 0.0, 0.2, -0.3, 0.1, 0.0];
-/// assert!(compare_term_kernels(&hand, &ad, 0.0, &q, &v, &[0.0; 6]) < 1e-12);
-/// ```
-pub fn compare_term_kernels<A: TermKernel<N>, B: TermKernel<N>, const N: usize>(
-    a: &A,
-    b: &B,
-    t: f64,
-    q: &[f64],
-    v: &[f64],
-    acc: &[f64],
-) -> f64 {
-    let ba = a.dense_blocks(t, q, v, acc);
-    let bb = b.dense_blocks(t, q, v, acc);
-    ba.iter()
-        .zip(&bb)
-        .map(|(x, y)| rel_diff(x, y))
-        .fold(0.0, f64::max)
-}
-
-/// As [`compare_term_kernels`] for constraint kernels: over `C`, `C_q`, `Σλ∇²C`, `C_t` and `γ`
-/// (`γ` relative to its natural size `‖∇²C‖ |v|² N`).
-pub fn compare_constraint_kernels<
-    A: ConstraintKernel<N, M>,
-    B: ConstraintKernel<N, M>,
-    const N: usize,
-    const M: usize,
->(
-    a: &A,
-    b: &B,
-    t: f64,
-    q: &[f64],
-    v: &[f64],
-    lambda: &[f64],
-) -> f64 {
-    let ba = a.dense_blocks(t, q, lambda);
-    let bb = b.dense_blocks(t, q, lambda);
-    let mut worst = ba
-        .iter()
-        .zip(&bb)
-        .map(|(x, y)| rel_diff(x, y))
-        .fold(0.0, f64::max);
-    let (ql, vl) = (
-        SVector::<f64, N>::from_column_slice(q),
-        SVector::<f64, N>::from_column_slice(v),
-    );
-    let (xa, xb) = (a.time_derivative(t, &ql), b.time_derivative(t, &ql));
-    worst = worst.max(rel_diff(
-        &DMatrix::from_column_slice(M, 1, xa.as_slice()),
-        &DMatrix::from_column_slice(M, 1, xb.as_slice()),
-    ));
-    // γ = C_qq(v,v) + …: relative to its natural size ‖∇²C‖ |v|² N (γ may vanish to round-off,
-    // e.g. for motion along a rod)
-    let (ga, gb) = (a.gamma(t, &ql, &vl), b.gamma(t, &ql, &vl));
-    let hess = a.dense_blocks(t, q, &[1.0; M])[2].amax();
-    let vmax = v.iter().fold(0.0f64, |acc, x| acc.max(x.abs()));
-    let scale = hess * vmax * vmax * N as f64;
-    for (ga, gb) in ga.iter().zip(&gb) {
-        let d = (ga - gb).abs();
-        if d > 0.0 {
-            worst = worst.max(d / (1e-300 + scale.max(ga.abs()).max(gb.abs())));
-        }
-    }
-    worst
-}
-
-fn rel_diff(x: &DMatrix<f64>, y: &DMatrix<f64>) -> f64 {
-    if x.shape() != y.shape() {
-        return f64::INFINITY;
-    }
-    let scale = x.amax().max(y.amax());
-    let d = (x - y).amax();
-    if d == 0.0 { 0.0 } else { d / (1e-300 + scale) }
 }

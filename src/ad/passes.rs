@@ -14,14 +14,15 @@
 //! on `v` with `c_D`) and one of `Q` on first-order duals instead of a mixed and a second-order
 //! pass of `R` and two of `Q`.
 
-use super::dense::{Dense1S, Dense2S, Derivative as DenseDerivative};
+use super::dense::{Dense1S, Dense2S, Derivative as DenseDerivative, Untagged};
 use crate::model::Term;
-use nalgebra::{Const, SMatrix, SVector, U1};
+use nalgebra::{Const, Dim, SMatrix, SVector, U1};
 use num_dual::{Derivative, HyperDualVec};
 
 /// First-order numbers with a dense gradient (`super::dense`): branch-free, so small enough to
 /// be inlined into a user's energies under any build settings.
-pub(super) type Vec1<const H: usize> = Dense1S<H>;
+/// `Tag` names the call site the number serves (`dense::Site`; untagged by default).
+pub(super) type Vec1<const H: usize, Tag = Untagged> = Dense1S<H, Tag>;
 /// The potential's Hessian on dense parts (`super::dense`): no `Option` tests in its operators.
 type S2<const H: usize> = Dense2S<H>;
 /// `eps1` seeded on `v`, `eps2` along the Newton direction: one flat number (the mixed parts
@@ -45,7 +46,9 @@ where
 
 /// `x` on first-order duals seeded on its last `H` coordinates.
 #[inline]
-pub(super) fn seed1<const N: usize, const H: usize>(x: &SVector<f64, N>) -> SVector<Vec1<H>, N> {
+pub(super) fn seed1<const N: usize, const H: usize, Tag: Dim>(
+    x: &SVector<f64, N>,
+) -> SVector<Vec1<H, Tag>, N> {
     seeded::<_, N, H>(x, |x, i| match i {
         Some(i) => Vec1::from_re(x).derivative(i),
         None => Vec1::from_re(x),
@@ -105,32 +108,37 @@ fn jacobian_rows<const N: usize, const H: usize>(f: &SVector<Vec1<H>, N>) -> SMa
     m
 }
 
-/// `∇V` (in the last `H` coordinates) by one first-order pass. Always inlined (as
-/// [`dissipation_gradient`]): into the residual's, and so the assembly's, loop.
+/// `∇V` (in the last `H` coordinates) by one first-order pass on numbers tagged `Tag`. Always
+/// inlined (as [`dissipation_gradient`]): into the residual's, and so the assembly's, loop.
 #[inline(always)]
-pub(super) fn potential_gradient<T: Term<N>, const N: usize, const H: usize>(
+pub(super) fn potential_gradient<T: Term<N>, const N: usize, const H: usize, Tag: Dim>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
 ) -> SVector<f64, H> {
-    let qd = seed1::<N, H>(q);
-    term.potential(Vec1::from_re(t), &qd)
+    let qd = seed1::<N, H, Tag>(q);
+    term.potential(Vec1::<H, Tag>::from_re(t), &qd)
         .eps
         .unwrap_generic(Const::<H>, U1)
 }
 
-/// `∂R/∂v` (in the last `H` coordinates) by one first-order pass seeded on `v`.
+/// `∂R/∂v` (in the last `H` coordinates) by one first-order pass seeded on `v`, on numbers
+/// tagged `Tag`.
 #[inline(always)]
-pub(super) fn dissipation_gradient<T: Term<N>, const N: usize, const H: usize>(
+pub(super) fn dissipation_gradient<T: Term<N>, const N: usize, const H: usize, Tag: Dim>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
 ) -> SVector<f64, H> {
-    let vd = seed1::<N, H>(v);
-    term.dissipation(Vec1::from_re(t), &q.map(Vec1::from_re), &vd)
-        .eps
-        .unwrap_generic(Const::<H>, U1)
+    let vd = seed1::<N, H, Tag>(v);
+    term.dissipation(
+        Vec1::<H, Tag>::from_re(t),
+        &q.map(Vec1::<H, Tag>::from_re),
+        &vd,
+    )
+    .eps
+    .unwrap_generic(Const::<H>, U1)
 }
 
 /// `∇V` and `∇²V` (in the last `H` coordinates) by one second-order pass. Inlined, as the

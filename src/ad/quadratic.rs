@@ -12,6 +12,7 @@
 //! derivatives of `M` only, where the general path differentiates `L` three times through nested
 //! duals. The matrix of a state's accelerations, `∂r/∂a = M`, is the first pass's value.
 
+use super::dense::Untagged;
 use super::detect::Detected;
 use super::passes;
 use crate::model::Term;
@@ -50,7 +51,8 @@ pub(crate) fn residual_and_mass<T: Term<N>, const N: usize>(
     let lq = l.eps.unwrap_generic(Const::<N>, U1);
     let mut r = m * a + mdot * v - lq;
     if term.has_dissipation_or_force() {
-        r += passes::dissipation_gradient::<Detected<T>, N, N>(term, t, q, v) - term.force(t, q, v);
+        r += passes::dissipation_gradient::<Detected<T>, N, N, Untagged>(term, t, q, v)
+            - term.force(t, q, v);
     }
     (r, m)
 }

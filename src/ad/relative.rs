@@ -14,10 +14,11 @@
 //! spring the passes run on 3 seeds instead of 6: a second-order vector dual carries 13 numbers
 //! instead of 43.
 
+use super::dense::Untagged;
 use super::passes;
 use crate::model::Term;
 use crate::model::kernel::KernelCoefficients;
-use nalgebra::{SMatrix, SVector};
+use nalgebra::{Dim, SMatrix, SVector};
 
 /// The number of seeded coordinates `H = N − D` of a term declared translation invariant in
 /// dimension `D` (0: not declared, or `D` does not divide `N`).
@@ -70,20 +71,20 @@ fn expand_mat<const N: usize, const H: usize>(
     out
 }
 
-/// `∇V + ∂R/∂v − Q` with passes on `H` seeds. Always inlined: into the assembly's loop over a
-/// group, where the gathered inputs stay in registers.
+/// `∇V + ∂R/∂v − Q` with passes on `H` seeds, on numbers tagged `Tag`. Always inlined: into the
+/// assembly's loop over a group, where the gathered inputs stay in registers.
 #[inline(always)]
-fn residual_h<T: Term<N>, const N: usize, const H: usize>(
+fn residual_h<T: Term<N>, const N: usize, const H: usize, Tag: Dim>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
 ) -> SVector<f64, N> {
-    let mut g = passes::potential_gradient::<T, N, H>(term, t, q);
+    let mut g = passes::potential_gradient::<T, N, H, Tag>(term, t, q);
     if !term.has_dissipation_or_force() {
         return expand_vec(&g);
     }
-    g += passes::dissipation_gradient::<T, N, H>(term, t, q, v);
+    g += passes::dissipation_gradient::<T, N, H, Tag>(term, t, q, v);
     expand_vec(&g) - term.force(t, q, v)
 }
 
@@ -99,14 +100,17 @@ fn weighted_h<T: Term<N>, const N: usize, const H: usize>(
 ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
     let has_rq = term.has_dissipation_or_force();
     if c.stiffness == 0.0 && (c.damping == 0.0 || !has_rq) {
-        return (residual_h::<T, N, H>(term, t, q, v), SMatrix::zeros());
+        return (
+            residual_h::<T, N, H, Untagged>(term, t, q, v),
+            SMatrix::zeros(),
+        );
     }
     let (mut g, mut a) = if c.stiffness != 0.0 {
         let (g, k) = passes::potential_hessian::<T, N, H>(term, t, q);
         (g, k * c.stiffness)
     } else {
         (
-            passes::potential_gradient::<T, N, H>(term, t, q),
+            passes::potential_gradient::<T, N, H, Untagged>(term, t, q),
             SMatrix::zeros(),
         )
     };
@@ -137,16 +141,16 @@ macro_rules! by_reduced_size {
 }
 
 /// `∇V + ∂R/∂v − Q` of a term declared translation invariant (`None`: not declared, or a
-/// reduced size without an instance here; the caller takes the full passes). Always inlined,
-/// as [`residual_h`] (see `structured::residual`).
+/// reduced size without an instance here; the caller takes the full passes), on numbers
+/// tagged `Tag`. Always inlined, as [`residual_h`] (see `structured::residual`).
 #[inline(always)]
-pub(crate) fn residual<T: Term<N>, const N: usize>(
+pub(crate) fn residual<T: Term<N>, const N: usize, Tag: Dim>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
 ) -> Option<SVector<f64, N>> {
-    by_reduced_size!(T, N, H => residual_h::<T, N, H>(term, t, q, v))
+    by_reduced_size!(T, N, H => residual_h::<T, N, H, Tag>(term, t, q, v))
 }
 
 /// The residual's `V`, `R`, `Q` part and its weighted Jacobian (no mass term) of a term declared
@@ -204,7 +208,7 @@ mod tests {
             SVector::<f64, 6>::repeat(0.1),
         );
         assert_eq!(reduced::<Spring<3>, 6>(), 3);
-        assert!(residual(&s, 0.0, &q, &v).is_some());
+        assert!(residual::<_, 6, Untagged>(&s, 0.0, &q, &v).is_some());
         let c = KernelCoefficients {
             mass: 1.0,
             damping: 1.0,
@@ -220,7 +224,7 @@ mod tests {
         };
         assert_eq!(reduced::<AnchoredSpring<3>, 3>(), 0);
         assert!(
-            residual(
+            residual::<_, 3, Untagged>(
                 &a,
                 0.0,
                 &q.fixed_rows::<3>(0).into(),

@@ -22,21 +22,22 @@
 //! A term declared translation invariant (`Term::TRANSLATION_INVARIANT`) has its `V`, `R` and
 //! `Q` passes seeded on all points but the first ([`relative`]).
 
+use super::dense::Untagged;
 use super::{passes, relative};
 use crate::model::kernel::KernelCoefficients;
 use crate::model::{Structure, Term};
-use nalgebra::{Const, SMatrix, SVector, U1};
+use nalgebra::{Const, Dim, SMatrix, SVector, U1};
 use num_dual::{Dual2, Dual2SVec, DualSVec};
 
-/// `∂R/∂v − Q` by one first-order pass of `R` seeded on `v`.
+/// `∂R/∂v − Q` by one first-order pass of `R` seeded on `v`, on numbers tagged `Tag`.
 #[inline(always)]
-fn dissipation_force<T: Term<N>, const N: usize>(
+fn dissipation_force<T: Term<N>, const N: usize, Tag: Dim>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
 ) -> SVector<f64, N> {
-    passes::dissipation_gradient::<T, N, N>(term, t, q, v) - term.force(t, q, v)
+    passes::dissipation_gradient::<T, N, N, Tag>(term, t, q, v) - term.force(t, q, v)
 }
 
 /// The constant mass matrix `M = ∂²T/∂v²` of a term declared `ConstantMass` (zero for
@@ -62,7 +63,7 @@ pub(crate) fn constant_mass<T: Term<N>, const N: usize>(
 /// that load) — the 1000-mass chain took 0.097 s with AD kernels, 0.056 s inlined
 /// (benches/README.md).
 #[inline(always)]
-pub(crate) fn residual<T: Term<N>, const N: usize>(
+pub(crate) fn residual<T: Term<N>, const N: usize, Tag: Dim>(
     term: &T,
     mass: Option<&SMatrix<f64, N, N>>,
     t: f64,
@@ -70,10 +71,10 @@ pub(crate) fn residual<T: Term<N>, const N: usize>(
     v: &SVector<f64, N>,
     a: &SVector<f64, N>,
 ) -> SVector<f64, N> {
-    let mut r = relative::residual(term, t, q, v).unwrap_or_else(|| {
-        let mut r = passes::potential_gradient::<T, N, N>(term, t, q);
+    let mut r = relative::residual::<T, N, Tag>(term, t, q, v).unwrap_or_else(|| {
+        let mut r = passes::potential_gradient::<T, N, N, Tag>(term, t, q);
         if term.has_dissipation_or_force() {
-            r += dissipation_force(term, t, q, v);
+            r += dissipation_force::<T, N, Tag>(term, t, q, v);
         }
         r
     });
@@ -107,7 +108,7 @@ pub(crate) fn weighted<T: Term<N>, const N: usize>(
         (g, h * c.stiffness)
     } else {
         (
-            passes::potential_gradient::<T, N, N>(term, t, q),
+            passes::potential_gradient::<T, N, N, Untagged>(term, t, q),
             SMatrix::zeros(),
         )
     };
@@ -117,7 +118,7 @@ pub(crate) fn weighted<T: Term<N>, const N: usize>(
     }
     if term.has_dissipation_or_force() {
         if c.stiffness == 0.0 && c.damping == 0.0 {
-            r += dissipation_force(term, t, q, v);
+            r += dissipation_force::<T, N, Untagged>(term, t, q, v);
         } else {
             let p =
                 passes::dissipation_force_newton::<T, N, N>(term, t, q, v, c.stiffness, c.damping);
@@ -163,16 +164,17 @@ fn point_inertia<T: Term<N>, const N: usize>(
 
 /// `r = Σ_a J_aᵀ Σ_b m_ab ẍ_b + ∇V + ∂R/∂v − Q` of a `PointMasses` term.
 #[inline]
-pub(crate) fn residual_point_masses<T: Term<N>, const N: usize>(
+pub(crate) fn residual_point_masses<T: Term<N>, const N: usize, Tag: Dim>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
     a: &SVector<f64, N>,
 ) -> SVector<f64, N> {
-    let mut r = point_inertia(term, t, q, v, a) + passes::potential_gradient::<T, N, N>(term, t, q);
+    let mut r =
+        point_inertia(term, t, q, v, a) + passes::potential_gradient::<T, N, N, Tag>(term, t, q);
     if term.has_dissipation_or_force() {
-        r += dissipation_force(term, t, q, v);
+        r += dissipation_force::<T, N, Tag>(term, t, q, v);
     }
     r
 }

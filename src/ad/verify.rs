@@ -4,6 +4,7 @@
 //! the toolkit can find out exactly (`detect`); one that does not hold would give wrong
 //! equations, so the model refuses it and names the term.
 
+use super::dense::Untagged;
 use super::{TermAd, el_residual};
 use crate::model::kernel::KernelCoefficients;
 use crate::model::{Structure, Term};
@@ -128,7 +129,7 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
                 };
                 let (r, want) = general_blocks(&general, (t, &q, &v, &a), &c);
                 if checks.is_empty() {
-                    let mine = self.residual_at(t, &q, &v, &a);
+                    let mine = self.residual_at::<Untagged>(t, &q, &v, &a);
                     checks.push((
                         "residual".into(),
                         mine.as_slice().into(),

@@ -100,6 +100,29 @@ pub trait TermKernel<const N: usize>: Send + Sync + 'static {
             DMatrix::from_column_slice(N, N, k.as_slice()),
         ]
     }
+    /// Whether the assembly's loop over a group computes the residual by
+    /// [`__loop_residual`](TermKernel::__loop_residual) (not for users; the default: by
+    /// [`residual`](TermKernel::residual)). The AD kernels evaluate a user's energies there on
+    /// number types of their own, so that the loop is the only caller of those instances and
+    /// LLVM inlines them into it (`ad::dense::Site`); the loop then runs the scheduled and the
+    /// plain order as one.
+    #[doc(hidden)]
+    const __LOOP_RESIDUAL: bool = false;
+    /// The residual as the assembly's loop computes it, when [`__LOOP_RESIDUAL`] says that the
+    /// kernel overrides it.
+    ///
+    /// [`__LOOP_RESIDUAL`]: TermKernel::__LOOP_RESIDUAL
+    #[doc(hidden)]
+    #[inline(always)]
+    fn __loop_residual(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        a: &SVector<f64, N>,
+    ) -> SVector<f64, N> {
+        self.residual(t, q, v, a)
+    }
     // Runs `f`, the assembly's loop over a group, from code placed with this type (see
     // `Term::__placed`; not for users).
     crate::model::placed_method!();

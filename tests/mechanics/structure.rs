@@ -95,6 +95,13 @@ fn worst<T: Term<N> + Clone + 'static, const N: usize>(term: T, expected: Struct
                 "energy {k}: {ef:?} vs {eg:?}"
             );
         }
+        // the assembly's loop evaluates the energies on numbers of the kernel's own (so that
+        // it is their one caller): the same arithmetic, to the bit
+        let (rl, rr) = (
+            fast.__loop_residual(t, &qs, &vs, &as_),
+            fast.residual(t, &qs, &vs, &as_),
+        );
+        assert_eq!(rl.as_slice(), rr.as_slice(), "the loop's residual");
         for (mass, damping, stiffness) in [
             (0.7, -0.3, 1.9),
             (0.0, 0.0, 1.0),
