@@ -100,37 +100,8 @@ fn in_schedule<K: TermKernel<N>, const N: usize>(s: &Schedule, one: impl Fn(&u32
         })
     };
     for blocks in &s.colors {
-        match rayon::current_num_threads() {
-            1 => blocks.iter().for_each(block),
-            _ => par_blocks(blocks, &block),
-        }
-    }
-}
-
-/// Visit every element of a group of `len`: in the schedule's order as [`in_schedule`] does,
-/// or in their own order without one — through one loop either way, so that the loop's
-/// instance of `K::__placed` is the one place that calls `one` (and what `one` inlines: the
-/// AD kernels' [`TermKernel::__loop_residual`]).
-#[inline(always)]
-fn in_one_loop<K: TermKernel<N>, const N: usize>(
-    schedule: Option<&Schedule>,
-    len: usize,
-    one: impl Fn(u32) + Sync,
-) {
-    let order = schedule.map(|s| s.order.as_slice());
-    let block = |b: &std::ops::Range<usize>| {
-        K::__placed(|| {
-            for i in b.clone() {
-                one(order.map_or(i as u32, |o| o[i]));
-            }
-        })
-    };
-    let Some(s) = schedule else {
-        return block(&(0..len));
-    };
-    for blocks in &s.colors {
-        match rayon::current_num_threads() {
-            1 => blocks.iter().for_each(block),
+        match (rayon::current_num_threads(), blocks.len()) {
+            (1, _) | (_, 1) => blocks.iter().for_each(block),
             _ => par_blocks(blocks, &block),
         }
     }
@@ -160,55 +131,46 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
         self.kernels.iter().all(K::constant_mass)
     }
     fn add_residual(&self, p: &Point, scale: f64, r: &mut [f64]) {
-        let schedule = self.schedule.as_ref();
-        if !K::__LOOP_RESIDUAL && schedule.is_none() {
-            // the loop placed with the kernel's type, so LLVM may inline its methods into it
-            return K::__placed(|| {
-                for (k, idx) in self.kernels.iter().zip(&self.indices) {
-                    let q = gather(K::USES_Q, idx, p.q);
-                    let v = gather(K::USES_V, idx, p.v);
-                    let a = gather(K::USES_A, idx, p.a);
-                    let rl = k.residual(p.t, &q, &v, &a);
-                    for i in 0..N {
-                        r[idx[i]] += scale * rl[i];
-                    }
-                }
-            });
-        }
-        if let Some(s) = schedule {
+        if let Some(schedule) = &self.schedule {
             assert!(
-                arrays_hold::<K, N>(s.bound, p, r),
+                arrays_hold::<K, N>(schedule.bound, p, r),
                 "a group on coordinates below {} assembled on shorter arrays",
-                s.bound
+                schedule.bound
             );
+            let out = Shared::new(r);
+            let one = |&e: &u32| {
+                let (k, idx) = (&self.kernels[e as usize], &self.indices[e as usize]);
+                // SAFETY (gathers and writes): every index is below `schedule.bound` (its
+                // construction), which the arrays hold (checked above); no two blocks of a
+                // color share a coordinate.
+                let q = unsafe { gather_checked_before(K::USES_Q, idx, p.q) };
+                let v = unsafe { gather_checked_before(K::USES_V, idx, p.v) };
+                let a = unsafe { gather_checked_before(K::USES_A, idx, p.a) };
+                // an AD kernel's groups always have a schedule (`set_parallel`): this is the
+                // one loop that calls its `__loop_residual`
+                let rl = match K::__LOOP_RESIDUAL {
+                    true => k.__loop_residual(p.t, &q, &v, &a),
+                    false => k.residual(p.t, &q, &v, &a),
+                };
+                for i in 0..N {
+                    unsafe { out.add_checked_before(idx[i], scale * rl[i]) };
+                }
+            };
+            in_schedule::<K, N>(schedule, one);
+            return;
         }
-        // checked reads and writes without a schedule (no bound known)
-        let checked = schedule.is_none();
-        let out = Shared::new(r);
-        let one = |e: u32| {
-            let (k, idx) = (&self.kernels[e as usize], &self.indices[e as usize]);
-            // SAFETY (gathers and writes): checked, or every index is below `schedule.bound`
-            // (its construction), which the arrays hold (checked above); no two blocks of a
-            // color share a coordinate.
-            let (q, v, a) = if checked {
-                let g = |uses, x| gather(uses, idx, x);
-                (g(K::USES_Q, p.q), g(K::USES_V, p.v), g(K::USES_A, p.a))
-            } else {
-                let g = |uses, x| unsafe { gather_checked_before(uses, idx, x) };
-                (g(K::USES_Q, p.q), g(K::USES_V, p.v), g(K::USES_A, p.a))
-            };
-            let rl = match K::__LOOP_RESIDUAL {
-                true => k.__loop_residual(p.t, &q, &v, &a),
-                false => k.residual(p.t, &q, &v, &a),
-            };
-            for i in 0..N {
-                match checked {
-                    true => unsafe { out.add(idx[i], scale * rl[i]) },
-                    false => unsafe { out.add_checked_before(idx[i], scale * rl[i]) },
+        // the loop placed with the kernel's type, so LLVM may inline its methods into it
+        K::__placed(|| {
+            for (k, idx) in self.kernels.iter().zip(&self.indices) {
+                let q = gather(K::USES_Q, idx, p.q);
+                let v = gather(K::USES_V, idx, p.v);
+                let a = gather(K::USES_A, idx, p.a);
+                let rl = k.residual(p.t, &q, &v, &a);
+                for i in 0..N {
+                    r[idx[i]] += scale * rl[i];
                 }
             }
-        };
-        in_one_loop::<K, N>(schedule, self.kernels.len(), one);
+        })
     }
     fn add_jacobian(
         &self,
@@ -330,9 +292,17 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
             true => Schedule::new(&self.indices, n),
             false => None,
         };
+        if self.schedule.is_none() && K::__LOOP_RESIDUAL {
+            // one block in the elements' own order: the residual's one loop
+            // (`TermKernel::__loop_residual`), the plain order's sums
+            self.schedule = Some(Schedule::plain(&self.indices));
+        }
     }
     fn colors(&self) -> usize {
-        self.schedule.as_ref().map_or(0, |s| s.colors.len())
+        self.schedule
+            .as_ref()
+            .filter(|s| !s.plain)
+            .map_or(0, |s| s.colors.len())
     }
 }
 

@@ -44,6 +44,8 @@ pub(crate) struct Schedule {
     /// The number of coordinates, above every index of the group: the assembly checks its
     /// arrays' lengths against it once per pass instead of at every read and write.
     pub(crate) bound: usize,
+    /// One block in the elements' own order ([`Schedule::plain`]), not a parallel schedule.
+    pub(crate) plain: bool,
 }
 
 impl Schedule {
@@ -77,7 +79,24 @@ impl Schedule {
             order,
             colors,
             bound: n,
+            plain: false,
         })
+    }
+
+    /// All elements in one block, in their own order: the element-by-element order as one
+    /// schedule (one color, one thread), bounded by the largest index.
+    pub(crate) fn plain<const N: usize>(indices: &[[usize; N]]) -> Schedule {
+        let len = indices.len();
+        let bound = indices.iter().flatten().map(|&i| i + 1).max().unwrap_or(0);
+        Schedule {
+            order: (0..len as u32).collect(),
+            colors: match len {
+                0 => Vec::new(),
+                _ => vec![vec![0..len]],
+            },
+            bound,
+            plain: true,
+        }
     }
 }
 
