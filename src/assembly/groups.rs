@@ -133,8 +133,10 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
     fn add_residual(&self, p: &Point, scale: f64, r: &mut [f64]) {
         if let Some(schedule) = &self.schedule {
             assert!(
-                arrays_hold::<K, N>(schedule.bound, p, r),
-                "a group on coordinates below {} assembled on shorter arrays",
+                arrays_hold::<K, N>(schedule.bound, p, r)
+                    && schedule.order.len() == self.kernels.len(),
+                "a group on coordinates below {} assembled on shorter arrays, or its schedule \
+                 made before its last element",
                 schedule.bound
             );
             let out = Shared::new(r);
