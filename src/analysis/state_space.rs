@@ -117,7 +117,7 @@ impl StateSpace {
     ) -> Result<StateSpace, Error> {
         let q = &lin.q.clone();
         let v = &lin.velocity.clone();
-        let (n, f) = (q.len(), lin.basis.ncols());
+        let f = lin.basis.ncols();
         let nb = &lin.basis;
         let [mr, dr, kr] =
             [&lin.mass, &lin.damping, &lin.stiffness].map(|x| nb.transpose() * x * nb);
@@ -189,38 +189,7 @@ impl StateSpace {
                 d[(i, j)] = (zp[i] - zm[i]) / (2.0 * du);
             }
         }
-        // outputs: ∂h/∂q N and ∂h/∂v N by central differences along the basis; in a moving
-        // frame δv = δẋ + Ξ δx, so a move of the co-moving position moves v by Ξ δx too
-        let xi = lin.moving_frame().map(|s| s.xi.clone());
-        let scale = q.iter().fold(1.0f64, |m, x| m.max(x.abs()));
-        let eps = 1e-6 * scale;
-        let mut c = DMatrix::zeros(outputs.len(), 2 * f);
-        for k in 0..f {
-            let dir: Vec<f64> = nb.column(k).iter().map(|x| x * eps).collect();
-            let turned: Vec<f64> = match &xi {
-                Some(xi) => (xi * DVector::from_column_slice(&dir))
-                    .iter()
-                    .copied()
-                    .collect(),
-                None => vec![0.0; n],
-            };
-            let along = |s: f64, pos: bool| -> Result<Vec<f64>, Error> {
-                let moved: Vec<f64> = (0..n).map(|i| s * dir[i]).collect();
-                match pos {
-                    true => {
-                        let dv: Vec<f64> = (0..n).map(|i| s * turned[i]).collect();
-                        h(problem, &add(q, &moved), &add(v, &dv))
-                    }
-                    false => h(problem, q, &add(v, &moved)),
-                }
-            };
-            for (col, pos) in [(k, true), (f + k, false)] {
-                let (zp, zm) = (along(1.0, pos)?, along(-1.0, pos)?);
-                for i in 0..outputs.len() {
-                    c[(i, col)] = (zp[i] - zm[i]) / (2.0 * eps);
-                }
-            }
-        }
+        let c = output_matrix(problem, &lin, h, outputs.len())?;
         Ok(StateSpace {
             t,
             q: q.to_vec(),
@@ -234,6 +203,50 @@ impl StateSpace {
             d,
         })
     }
+}
+
+/// `C = [∂h/∂q N, ∂h/∂v N]` by central differences along the basis `N` of `lin` at its state
+/// (`m` outputs); in a moving frame `δv = δẋ + Ξ δx`, so a move of the co-moving position moves
+/// `v` by `Ξ δx` too.
+fn output_matrix(
+    problem: &Problem,
+    lin: &Linearization,
+    h: &OutputMap<'_>,
+    m: usize,
+) -> Result<DMatrix<f64>, Error> {
+    let (q, v, nb) = (&lin.q, &lin.velocity, &lin.basis);
+    let (n, f) = (q.len(), nb.ncols());
+    let xi = lin.moving_frame().map(|s| s.xi.clone());
+    let scale = q.iter().fold(1.0f64, |s, x| s.max(x.abs()));
+    let eps = 1e-6 * scale;
+    let mut c = DMatrix::zeros(m, 2 * f);
+    for k in 0..f {
+        let dir: Vec<f64> = nb.column(k).iter().map(|x| x * eps).collect();
+        let turned: Vec<f64> = match &xi {
+            Some(xi) => (xi * DVector::from_column_slice(&dir))
+                .iter()
+                .copied()
+                .collect(),
+            None => vec![0.0; n],
+        };
+        let along = |s: f64, pos: bool| -> Result<Vec<f64>, Error> {
+            let moved: Vec<f64> = (0..n).map(|i| s * dir[i]).collect();
+            match pos {
+                true => {
+                    let dv: Vec<f64> = (0..n).map(|i| s * turned[i]).collect();
+                    h(problem, &add(q, &moved), &add(v, &dv))
+                }
+                false => h(problem, q, &add(v, &moved)),
+            }
+        };
+        for (col, pos) in [(k, true), (f + k, false)] {
+            let (zp, zm) = (along(1.0, pos)?, along(-1.0, pos)?);
+            for i in 0..m {
+                c[(i, col)] = (zp[i] - zm[i]) / (2.0 * eps);
+            }
+        }
+    }
+    Ok(c)
 }
 
 fn add(a: &[f64], b: &[f64]) -> Vec<f64> {
