@@ -114,7 +114,36 @@ fn to_map(p: &Point) -> PointMap {
 }
 
 impl<'a> Builder<'a> {
-    /// The map of a known point.
+    /// An empty builder of a `dim`-dimensional mechanism.
+    fn new(ctx: Ctx<'a>, dim: usize) -> Self {
+        Builder {
+            ctx,
+            dim,
+            gravity: [0.0; 3],
+            points: HashMap::new(),
+            vectors: HashMap::new(),
+            scalars: HashMap::new(),
+            order: Vec::new(),
+            coord_names: Vec::new(),
+            coord_kinds: Vec::new(),
+            guess: Vec::new(),
+            terms: Vec::new(),
+            cons: Vec::new(),
+            bodies: HashMap::new(),
+            links: Vec::new(),
+            drives: Vec::new(),
+            body_items: Vec::new(),
+            generated: 0,
+            notes: Vec::new(),
+            part_path: path(&["PartData"]),
+            checks: Vec::new(),
+            frames: HashMap::new(),
+            unplaced: Vec::new(),
+            members: Vec::new(),
+            operations: std::cell::Cell::new(0),
+        }
+    }
+
     /// Record a link between the two points named by `key` (already checked).
     fn link(&mut self, key: &str, kind: LinkKind) {
         if let Some([a, c]) = split_points(key).and_then(|v| <[String; 2]>::try_from(v).ok()) {
@@ -496,32 +525,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<(Problem, RunPlan), SpecError
             ));
         }
     };
-    let mut b = Builder {
-        ctx,
-        dim,
-        gravity: [0.0; 3],
-        points: HashMap::new(),
-        vectors: HashMap::new(),
-        scalars: HashMap::new(),
-        order: Vec::new(),
-        coord_names: Vec::new(),
-        coord_kinds: Vec::new(),
-        guess: Vec::new(),
-        terms: Vec::new(),
-        cons: Vec::new(),
-        bodies: HashMap::new(),
-        links: Vec::new(),
-        drives: Vec::new(),
-        body_items: Vec::new(),
-        generated: 0,
-        notes: Vec::new(),
-        part_path: path(&["PartData"]),
-        checks: Vec::new(),
-        frames: HashMap::new(),
-        unplaced: Vec::new(),
-        members: Vec::new(),
-        operations: std::cell::Cell::new(0),
-    };
+    let mut b = Builder::new(ctx, dim);
 
     sections::physical_params(&mut b, get("PhysicalParams"))?;
     let fp = path(&["AppliedForces"]);
