@@ -366,20 +366,20 @@ pub type Untagged = Const<0>;
 /// LLVM's default threshold (benches/README.md, "A user's energy inlined at its one call
 /// site"). The tag is a `Dim` only because num-dual's macros take a number's type parameters
 /// as dimensions; it sizes nothing.
-pub struct Site<K: ?Sized>(PhantomData<fn() -> Box<K>>);
+pub struct Site<K>(PhantomData<fn() -> K>);
 
-impl<K: ?Sized> Clone for Site<K> {
+impl<K> Clone for Site<K> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<K: ?Sized> Copy for Site<K> {}
-impl<K: ?Sized> PartialEq for Site<K> {
+impl<K> Copy for Site<K> {}
+impl<K> PartialEq for Site<K> {
     fn eq(&self, _: &Self) -> bool {
         true
     }
 }
-impl<K: ?Sized> fmt::Debug for Site<K> {
+impl<K> fmt::Debug for Site<K> {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("Site")
     }
@@ -387,7 +387,7 @@ impl<K: ?Sized> fmt::Debug for Site<K> {
 
 // SAFETY: a dimension of value 0 at compile time and at run time (`try_to_usize` and `value`
 // agree); no storage is ever sized by it.
-unsafe impl<K: ?Sized + 'static> Dim for Site<K> {
+unsafe impl<K: 'static> Dim for Site<K> {
     #[inline]
     fn try_to_usize() -> Option<usize> {
         Some(0)

@@ -149,11 +149,8 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
                 let v = unsafe { gather_checked_before(K::USES_V, idx, p.v) };
                 let a = unsafe { gather_checked_before(K::USES_A, idx, p.a) };
                 // an AD kernel's groups always have a schedule (`set_parallel`): this is the
-                // one loop that calls its `__loop_residual`
-                let rl = match K::__LOOP_RESIDUAL {
-                    true => k.__loop_residual(p.t, &q, &v, &a),
-                    false => k.residual(p.t, &q, &v, &a),
-                };
+                // one loop that calls its `__loop_residual` (for other kernels `residual`)
+                let rl = k.__loop_residual(p.t, &q, &v, &a);
                 for i in 0..N {
                     unsafe { out.add_checked_before(idx[i], scale * rl[i]) };
                 }

@@ -104,8 +104,9 @@ pub trait TermKernel<const N: usize>: Send + Sync + 'static {
     /// [`__loop_residual`](TermKernel::__loop_residual) (not for users; the default: by
     /// [`residual`](TermKernel::residual)). The AD kernels evaluate a user's energies there on
     /// number types of their own, so that the loop is the only caller of those instances and
-    /// LLVM inlines them into it (`ad::dense::Site`); the loop then runs the scheduled and the
-    /// plain order as one.
+    /// LLVM inlines them into it (`ad::dense::Site`); a group of such kernels always has a
+    /// schedule (one block in its own order when too small for a parallel one), so the residual
+    /// has one loop.
     #[doc(hidden)]
     const __LOOP_RESIDUAL: bool = false;
     /// The residual as the assembly's loop computes it, when [`__LOOP_RESIDUAL`] says that the
