@@ -100,9 +100,11 @@ fn in_schedule<K: TermKernel<N>, const N: usize>(s: &Schedule, one: impl Fn(&u32
         })
     };
     for blocks in &s.colors {
-        match (rayon::current_num_threads(), blocks.len()) {
-            (1, _) | (_, 1) => blocks.iter().for_each(block),
-            _ => par_blocks(blocks, &block),
+        // the block count first: `current_num_threads` starts rayon's global pool, whose
+        // threads a small model (one block, `Schedule::plain`) must not spawn
+        match blocks.len() == 1 || rayon::current_num_threads() == 1 {
+            true => blocks.iter().for_each(block),
+            false => par_blocks(blocks, &block),
         }
     }
 }
