@@ -1,6 +1,7 @@
 //! The `lagrangian` command line's arguments (clap definitions); `main.rs` acts on them.
 
 use clap::{Parser, Subcommand};
+use lagrangian::problem::Overrides;
 use lagrangian::run::sweep::SweepOptions;
 use lagrangian::spec;
 use lagrangian::view::animation::AnimationOptions;
@@ -21,72 +22,7 @@ pub struct Cli {
 pub enum Cmd {
     /// Integrate a mechanism file; write DIR/trajectory.csv (or DIR/npy/) and DIR/summary.json.
     #[command(allow_negative_numbers = true)]
-    Run {
-        /// The mechanism (YAML).
-        file: PathBuf,
-        /// Output directory (default: out/<file name>).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        #[command(flatten)]
-        set: Settings,
-        /// Number of steps over the span (overrides SolverParams).
-        #[arg(long, conflicts_with = "step")]
-        steps: Option<usize>,
-        /// Step size; the last step is shortened to land on the end time.
-        #[arg(allow_hyphen_values = true, long)]
-        step: Option<f64>,
-        /// End time (overrides ProblemData.tend).
-        #[arg(allow_hyphen_values = true, long = "t-end")]
-        t_end: Option<f64>,
-        /// Spectral radius at infinity (overrides SolverParams.rho_inf).
-        #[arg(allow_hyphen_values = true, long = "rho-inf")]
-        rho_inf: Option<f64>,
-        /// Error control with this tolerance (relative and absolute) instead of a fixed step:
-        /// DOP853 (order 8) unless --integrator genalpha; overrides SolverParams.tol; --step
-        /// gives the first step.
-        #[arg(allow_hyphen_values = true, long)]
-        tol: Option<f64>,
-        /// Integrator: genalpha (fixed step, or --tol), dop853 (order 8, with --tol), radau
-        /// (Radau IIA, order 5, implicit: stiff mechanisms, with --tol), or rk4 (fixed step,
-        /// unconstrained mechanisms); overrides SolverParams.
-        #[arg(long)]
-        integrator: Option<String>,
-        /// Write every K-th step (overrides SolverParams.output_every).
-        #[arg(long = "output-every")]
-        output_every: Option<usize>,
-        /// Write a row at every accepted step, also under error control (which otherwise writes
-        /// 1000 even intervals and the end when no output is asked for).
-        #[arg(long = "output-every-step")]
-        output_every_step: bool,
-        /// Write a row every DT seconds and at the end, interpolated between steps (Output.dt).
-        #[arg(allow_hyphen_values = true, long = "output-dt")]
-        output_dt: Option<f64>,
-        /// Write rows at these times, e.g. 0.5,1,2 (interpolated between steps; Output.at).
-        #[arg(long = "output-at", value_delimiter = ',')]
-        output_at: Option<Vec<f64>>,
-        /// Column groups: positions,velocities,accelerations,multipliers,reactions,momenta,user,energies,ledger.
-        #[arg(long, value_delimiter = ',')]
-        columns: Option<Vec<String>>,
-        /// A column of your own, NAME=EXPRESSION in the file's names (repeat for more), e.g.
-        /// --column 'h = Arm.Tip.z' --column 'q = quaternion(Arm)' (docs/yaml.md, Output).
-        #[arg(long = "column")]
-        column: Vec<String>,
-        /// Formats, comma-separated: csv, npy, parquet.
-        #[arg(long, value_delimiter = ',')]
-        format: Option<Vec<String>>,
-        /// No progress bar and no summary on the terminal.
-        #[arg(long)]
-        quiet: bool,
-        /// Then write DIR/animation.html (as `lagrangian animate DIR`).
-        #[arg(long)]
-        animate: bool,
-        #[command(flatten)]
-        anim: AnimArgs,
-        /// Parameters (comma-separated) to differentiate the run with respect to: their exact
-        /// sensitivities of q, v and λ go to DIR/sensitivity.csv.
-        #[arg(long, value_delimiter = ',')]
-        sensitivity: Vec<String>,
-    },
+    Run(RunArgs),
     /// Run a mechanism file once per combination of parameter values, in parallel on the
     /// local cores; write DIR/sweep.csv (one row per case: the values, the summary's figures,
     /// the --end columns' last values, any error).
@@ -217,6 +153,97 @@ pub struct Settings {
     /// Change a PhysicalParams value, e.g. --set k=200 (repeatable); what depends on it follows.
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = spec::parse_set)]
     pub sets: Vec<(String, f64)>,
+}
+
+/// `lagrangian run`'s arguments.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The mechanism (YAML).
+    pub file: PathBuf,
+    /// Output directory (default: out/<file name>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub set: Settings,
+    /// Number of steps over the span (overrides SolverParams).
+    #[arg(long, conflicts_with = "step")]
+    pub steps: Option<usize>,
+    /// Step size; the last step is shortened to land on the end time.
+    #[arg(allow_hyphen_values = true, long)]
+    pub step: Option<f64>,
+    /// End time (overrides ProblemData.tend).
+    #[arg(allow_hyphen_values = true, long = "t-end")]
+    pub t_end: Option<f64>,
+    /// Spectral radius at infinity (overrides SolverParams.rho_inf).
+    #[arg(allow_hyphen_values = true, long = "rho-inf")]
+    pub rho_inf: Option<f64>,
+    /// Error control with this tolerance (relative and absolute) instead of a fixed step:
+    /// DOP853 (order 8) unless --integrator genalpha; overrides SolverParams.tol; --step
+    /// gives the first step.
+    #[arg(allow_hyphen_values = true, long)]
+    pub tol: Option<f64>,
+    /// Integrator: genalpha (fixed step, or --tol), dop853 (order 8, with --tol), radau
+    /// (Radau IIA, order 5, implicit: stiff mechanisms, with --tol), or rk4 (fixed step,
+    /// unconstrained mechanisms); overrides SolverParams.
+    #[arg(long)]
+    pub integrator: Option<String>,
+    /// Write every K-th step (overrides SolverParams.output_every).
+    #[arg(long = "output-every")]
+    pub output_every: Option<usize>,
+    /// Write a row at every accepted step, also under error control (which otherwise writes
+    /// 1000 even intervals and the end when no output is asked for).
+    #[arg(long = "output-every-step")]
+    pub output_every_step: bool,
+    /// Write a row every DT seconds and at the end, interpolated between steps (Output.dt).
+    #[arg(allow_hyphen_values = true, long = "output-dt")]
+    pub output_dt: Option<f64>,
+    /// Write rows at these times, e.g. 0.5,1,2 (interpolated between steps; Output.at).
+    #[arg(long = "output-at", value_delimiter = ',')]
+    pub output_at: Option<Vec<f64>>,
+    /// Column groups: positions,velocities,accelerations,multipliers,reactions,momenta,user,energies,ledger.
+    #[arg(long, value_delimiter = ',')]
+    pub columns: Option<Vec<String>>,
+    /// A column of your own, NAME=EXPRESSION in the file's names (repeat for more), e.g.
+    /// --column 'h = Arm.Tip.z' --column 'q = quaternion(Arm)' (docs/yaml.md, Output).
+    #[arg(long = "column")]
+    pub column: Vec<String>,
+    /// Formats, comma-separated: csv, npy, parquet.
+    #[arg(long, value_delimiter = ',')]
+    pub format: Option<Vec<String>>,
+    /// No progress bar and no summary on the terminal.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Then write DIR/animation.html (as `lagrangian animate DIR`).
+    #[arg(long)]
+    pub animate: bool,
+    #[command(flatten)]
+    pub anim: AnimArgs,
+    /// Parameters (comma-separated) to differentiate the run with respect to: their exact
+    /// sensitivities of q, v and λ go to DIR/sensitivity.csv.
+    #[arg(long, value_delimiter = ',')]
+    pub sensitivity: Vec<String>,
+}
+
+impl RunArgs {
+    /// The flags that override the file's solver and output settings.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            steps: self.steps,
+            step: self.step,
+            t_end: self.t_end,
+            rho_inf: self.rho_inf,
+            integrator: self.integrator.clone(),
+            output_every: self.output_every,
+            columns: self.columns.clone(),
+            user_columns: self.column.clone(),
+            formats: self.format.clone(),
+            tol: self.tol,
+            output_dt: self.output_dt,
+            output_at: self.output_at.clone(),
+            output_every_step: self.output_every_step,
+            ..Default::default()
+        }
+    }
 }
 
 /// `lagrangian sweep`'s arguments.

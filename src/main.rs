@@ -26,7 +26,7 @@ macro_rules! say {
 
 mod cli;
 mod commands;
-use cli::{Cli, Cmd};
+use cli::{Cli, Cmd, RunArgs};
 use commands::{
     NEXT, check, default_out, equilibrium, fit, linearize, modes, sweep, write_animation, wrote,
 };
@@ -73,6 +73,23 @@ fn run(
         Some((opts, gif)) => write_animation(&report.dir, &opts, gif),
         None => Ok(()),
     }
+}
+
+/// `lagrangian run FILE`: the file with its `--set`s, the flags over its settings, into `--out`.
+fn run_file(a: &RunArgs, start: Instant) -> Result<(), String> {
+    let out = a.out.clone().unwrap_or_else(|| default_out(&a.file));
+    let base = RunOptions {
+        source: Some(a.file.display().to_string()),
+        started: Some(start),
+        sensitivity: a.sensitivity.clone(),
+        ..RunOptions::new(&out)
+    };
+    let animate = match a.animate || a.anim.gif {
+        true => Some(a.anim.options().map(|o| (o, a.anim.gif))).transpose()?,
+        false => None,
+    };
+    let problem = spec::load_with(&a.file, &a.set.sets).map_err(|e| e.to_string())?;
+    run(problem, &a.overrides(), a.quiet, base, animate)
 }
 
 /// A roomy stack for the worker (reserved, not used: expression evaluation is flat, the parser
@@ -123,65 +140,7 @@ fn execute(cli: Cli) -> ExitCode {
     let start = Instant::now();
     let result = match cli.cmd {
         None => run_default(start),
-        Some(Cmd::Run {
-            file,
-            out,
-            set,
-            steps,
-            step,
-            t_end,
-            rho_inf,
-            tol,
-            integrator,
-            output_every,
-            output_every_step,
-            output_dt,
-            output_at,
-            columns,
-            column,
-            format,
-            quiet,
-            animate,
-            anim,
-            sensitivity,
-        }) => {
-            let out = out.unwrap_or_else(|| default_out(&file));
-            let ov = Overrides {
-                steps,
-                step,
-                t_end,
-                rho_inf,
-                integrator,
-                output_every,
-                columns,
-                user_columns: column,
-                formats: format,
-                tol,
-                output_dt,
-                output_at,
-                output_every_step,
-                ..Default::default()
-            };
-            let base = RunOptions {
-                source: Some(file.display().to_string()),
-                started: Some(start),
-                sensitivity,
-                ..RunOptions::new(&out)
-            };
-            let animate = match animate || anim.gif {
-                true => Some(anim.options().map(|o| (o, anim.gif))),
-                false => None,
-            };
-            animate
-                .transpose()
-                .and_then(|a| {
-                    Ok((
-                        spec::load_with(&file, &set.sets).map_err(|e| e.to_string())?,
-                        a,
-                    ))
-                })
-                .and_then(|(p, a)| run(p, &ov, quiet, base, a))
-        }
+        Some(Cmd::Run(args)) => run_file(&args, start),
         Some(Cmd::Modes {
             file,
             out,

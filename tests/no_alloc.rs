@@ -44,7 +44,7 @@ fn allocations(
     warm: usize,
     steps: usize,
 ) -> usize {
-    let problem = Problem::new(model.clone());
+    let problem = Problem::new(Arc::clone(model));
     let mut g = Simulation::from_state(problem, opts, state).unwrap();
     for _ in 0..warm {
         g.step().unwrap();
@@ -57,24 +57,44 @@ fn allocations(
 }
 
 fn main() {
-    steps_do_not_allocate();
+    // one after another: the counter is global, so the cases must not run in parallel threads
+    let (model, state) = small_model();
+    steps_do_not_allocate(&model, &state);
+    rows_between_steps_do_not_allocate(&model, &state);
+    // a small model runs on the calling thread: rayon's pool (whose threads' first
+    // allocations would land in a later measured window) is not started
+    #[cfg(target_os = "linux")]
+    {
+        let threads = std::fs::read_dir("/proc/self/task").unwrap().count();
+        assert_eq!(
+            threads, 1,
+            "{threads} threads after the small models' steps"
+        );
+    }
+    networks_do_not_allocate();
+    mechanism_files_do_not_allocate();
     println!("no_alloc: steps, controlled steps, rows between steps, files: no allocation");
 }
 
-// One function: the counter is global, so the cases must not run in parallel threads.
-fn steps_do_not_allocate() {
-    // constrained AD model: dense (15 + 5 unknowns) and sparse LU, full and modified Newton
+/// A constrained AD model: five pendulums in 3D (15 coordinates, 5 constraints).
+fn small_model() -> (Arc<Model>, State) {
     let model = Arc::new(pendulum_chain_3d(&[1.0; 5], &[0.5; 5], 9.81).unwrap());
     let q: Vec<f64> = (0..5)
         .flat_map(|i| [0.5 * (i + 1) as f64, 0.1 * i as f64, 0.0])
         .collect();
     let init = consistent_initial_values(&model, &q, &[0.0; 15], &InitOptions::default()).unwrap();
+    (model, init.state)
+}
+
+/// Dense (15 + 5 unknowns) and sparse LU, full and modified Newton, error control, DOP853 and
+/// Radau IIA on the small model.
+fn steps_do_not_allocate(model: &Arc<Model>, state: &State) {
     for kind in [LinearSolverKind::Dense, LinearSolverKind::Sparse] {
         for reuse in [false, true] {
             let opts = GenAlphaOptions::new(1e-3)
                 .linear_solver(kind)
                 .reuse_factorization(reuse);
-            let n = allocations(&model, &init.state, opts, 3, 50);
+            let n = allocations(model, state, opts, 3, 50);
             assert_eq!(
                 n, 0,
                 "{kind:?}, reuse = {reuse}: {n} allocations in 50 steps"
@@ -86,19 +106,33 @@ fn steps_do_not_allocate() {
         let opts = GenAlphaOptions::new(1e-3)
             .linear_solver(kind)
             .tolerance(1e-6);
-        let n = allocations(&model, &init.state, opts, 3, 50);
+        let n = allocations(model, state, opts, 3, 50);
         assert_eq!(
             n, 0,
             "{kind:?} under error control: {n} allocations in 50 steps"
         );
     }
     // DOP853: stages, error estimate, projection onto the constraints, stiffness test
-    let n = allocations(&model, &init.state, Dop853Options::new(1e-8), 3, 50);
+    let n = allocations(model, state, Dop853Options::new(1e-8), 3, 50);
     assert_eq!(n, 0, "DOP853: {n} allocations in 50 steps");
-    // and its rows between steps (the continuous extension's stages, the projections)
-    let problem = Problem::new(model.clone()).t_end(1.0);
+    // Radau IIA: stages, the real and complex systems (dense 20 and 40; sparse LU), the error
+    // estimate, new Jacobians and factorizations as the step changes
+    for kind in [LinearSolverKind::Dense, LinearSolverKind::Sparse] {
+        let opts = RadauOptions {
+            linear_solver: kind,
+            ..RadauOptions::new(1e-8)
+        };
+        let n = allocations(model, state, opts, 3, 50);
+        assert_eq!(n, 0, "Radau, {kind:?}: {n} allocations in 50 steps");
+    }
+}
+
+/// Rows between steps: DOP853's continuous extension and generalized-α's interpolation, with
+/// the projections of the output.
+fn rows_between_steps_do_not_allocate(model: &Arc<Model>, state: &State) {
+    let problem = Problem::new(Arc::clone(model)).t_end(1.0);
     let plan = RunPlan::new(Dop853Options::new(1e-8)).output_dt(1e-3);
-    let mut sim = Simulation::from_state(problem, plan, &init.state).unwrap();
+    let mut sim = Simulation::from_state(problem, plan, state).unwrap();
     let mut between = 0usize;
     let mut count = |ev: &Event| {
         between += usize::from(ev.interpolated);
@@ -110,20 +144,10 @@ fn steps_do_not_allocate() {
     let n = ALLOCS.load(Ordering::Relaxed) - before;
     assert!(between > 100, "{between} DOP853 rows between steps");
     assert_eq!(n, 0, "DOP853 output between steps: {n} allocations");
-    // Radau IIA: stages, the real and complex systems (dense 20 and 40; sparse LU), the error
-    // estimate, new Jacobians and factorizations as the step changes
-    for kind in [LinearSolverKind::Dense, LinearSolverKind::Sparse] {
-        let opts = RadauOptions {
-            linear_solver: kind,
-            ..RadauOptions::new(1e-8)
-        };
-        let n = allocations(&model, &init.state, opts, 3, 50);
-        assert_eq!(n, 0, "Radau, {kind:?}: {n} allocations in 50 steps");
-    }
-    // rows between steps: interpolation and the projections of the output
-    let problem = Problem::new(model.clone()).t_end(1.0);
+    // generalized-α's interpolation
+    let problem = Problem::new(Arc::clone(model)).t_end(1.0);
     let plan = RunPlan::new(GenAlphaOptions::new(1e-3)).output_dt(7e-4);
-    let mut sim = Simulation::from_state(problem, plan, &init.state).unwrap();
+    let mut sim = Simulation::from_state(problem, plan, state).unwrap();
     let mut between = 0usize;
     let mut count = |ev: &Event| {
         between += usize::from(ev.interpolated);
@@ -135,7 +159,11 @@ fn steps_do_not_allocate() {
     let n = ALLOCS.load(Ordering::Relaxed) - before;
     assert!(between > 70, "{between} rows between steps");
     assert_eq!(n, 0, "output between steps: {n} allocations in 50 steps");
-    // large unconstrained network with hand kernels: Jacobi path and sparse LU path
+}
+
+/// A large unconstrained network with hand kernels: the Jacobi and sparse LU paths, DOP853 and
+/// Radau IIA.
+fn networks_do_not_allocate() {
     let chain = benchmark_chain(200);
     let m = Arc::new(chain.model(Derivatives::Hand).unwrap());
     let (q, v) = chain.state_vectors();
@@ -151,8 +179,11 @@ fn steps_do_not_allocate() {
     assert_eq!(n, 0, "DOP853 on a network: {n} allocations in 50 steps");
     let n = allocations(&m, &init.state, RadauOptions::new(1e-6), 3, 50);
     assert_eq!(n, 0, "Radau on a network: {n} allocations in 50 steps");
-    // mechanism files: assignments and equations (RSCR), a 3D body with a time-dependent torque
-    // and a force on a derived point (expression graphs evaluated on dual numbers)
+}
+
+/// Mechanism files: assignments and equations (RSCR), a 3D body with a time-dependent torque
+/// and a force on a derived point (expression graphs evaluated on dual numbers).
+fn mechanism_files_do_not_allocate() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/mechanisms/");
     let racket = std::fs::read_to_string(format!("{dir}tennis_racket.yaml"))
         .unwrap()

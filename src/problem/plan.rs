@@ -306,67 +306,11 @@ impl RunPlan {
             }
             problem.t_end = t;
         }
-        let span = problem.t_end - problem.t0;
-        let h = match (o.steps, o.step) {
-            (Some(_), Some(_)) => {
-                return Err(bad(
-                    "steps",
-                    format!(
-                        "give either {} or {}, not both",
-                        s.option("steps"),
-                        s.option("step")
-                    ),
-                ));
-            }
-            (Some(n), None) if n == 0 || n > MAX_STEPS => {
-                return Err(bad(
-                    "steps",
-                    format!("{} must lie in 1..={MAX_STEPS}", s.option("steps")),
-                ));
-            }
-            (Some(n), None) => span / n as f64,
-            (None, Some(h)) if !(h > 0.0 && h.is_finite() && span / h <= MAX_STEPS as f64) => {
-                return Err(bad(
-                    "step",
-                    format!(
-                        "{} must be positive and give at most {MAX_STEPS} steps over [{}, {}]",
-                        s.given("step", &short(h)),
-                        problem.t0,
-                        problem.t_end
-                    ),
-                ));
-            }
-            (None, Some(h)) => h,
-            // DOP853's automatic first step is no fixed step: the default one
-            (None, None) if !(self.method.h() > 0.0) => GenAlphaOptions::default().h.min(span),
-            (None, None) => self.method.h(),
-        };
+        let h = self.step_of(problem, o)?;
         let was_adaptive = self.method.is_adaptive();
         let fixed = o.steps.is_some() || o.step.is_some();
         self.method = self.chosen_method(o, h, fixed)?;
-        match (o.rho_inf, &mut self.method) {
-            (Some(r), Method::GenAlpha(g)) => {
-                if !(0.0..1.0).contains(&r) {
-                    return Err(bad(
-                        "rho_inf",
-                        format!("{} must lie in [0, 1)", s.given("rho_inf", &short(r))),
-                    ));
-                }
-                g.rho_inf = r;
-            }
-            (Some(r), m) => {
-                return Err(bad(
-                    "rho_inf",
-                    format!(
-                        "{} applies to generalized-α; this run's method is {} (give {} with it)",
-                        s.given("rho_inf", &short(r)),
-                        m.name(),
-                        s.given("integrator", "genalpha")
-                    ),
-                ));
-            }
-            (None, _) => {}
-        }
+        self.set_rho_inf(o)?;
         self.apply_output(problem, o)?;
         let output_given = o.output_every.is_some()
             || o.output_dt.is_some()
@@ -399,36 +343,77 @@ impl RunPlan {
                 .formats(f)
                 .map_err(|e| bad("format", format!("{}: {e}", s.option("format"))))?;
         }
-        let list = |v: &Option<Vec<String>>| v.as_ref().map(|v| v.join(","));
-        let given = [
-            ("t_end", o.t_end.map(|x| x.to_string())),
-            ("steps", o.steps.map(|x| x.to_string())),
-            ("step", o.step.map(|x| x.to_string())),
-            ("rho_inf", o.rho_inf.map(|x| x.to_string())),
-            ("integrator", o.integrator.clone()),
-            ("output_every", o.output_every.map(|x| x.to_string())),
-            (
-                "output_every_step",
-                o.output_every_step.then(|| "true".to_string()),
-            ),
-            ("columns", list(&o.columns)),
-            ("format", list(&o.formats)),
-            (
-                "user_columns",
-                (!o.user_columns.is_empty()).then(|| o.user_columns.join(";")),
-            ),
-            ("tol", o.tol.map(|x| x.to_string())),
-            ("output_dt", o.output_dt.map(|x| x.to_string())),
-            (
-                "output_at",
-                (o.output_at.as_ref())
-                    .map(|v| v.iter().map(f64::to_string).collect::<Vec<_>>().join(",")),
-            ),
-        ];
-        for (name, value) in given {
-            if let Some(v) = value {
-                problem.overrides.push(format!("{name}={v}"));
+        problem.overrides.extend(given(o));
+        Ok(())
+    }
+
+    /// The fixed step of `o` (`steps` over the span or `step`), or the method's own.
+    fn step_of(&self, problem: &Problem, o: &Overrides) -> Result<f64, Error> {
+        let bad = |option: &str, m: String| Error::from(SolveError::option(option, m));
+        let s = o.spelling;
+        let span = problem.t_end - problem.t0;
+        Ok(match (o.steps, o.step) {
+            (Some(_), Some(_)) => {
+                return Err(bad(
+                    "steps",
+                    format!(
+                        "give either {} or {}, not both",
+                        s.option("steps"),
+                        s.option("step")
+                    ),
+                ));
             }
+            (Some(n), None) if n == 0 || n > MAX_STEPS => {
+                return Err(bad(
+                    "steps",
+                    format!("{} must lie in 1..={MAX_STEPS}", s.option("steps")),
+                ));
+            }
+            (Some(n), None) => span / n as f64,
+            (None, Some(h)) if !(h > 0.0 && h.is_finite() && span / h <= MAX_STEPS as f64) => {
+                return Err(bad(
+                    "step",
+                    format!(
+                        "{} must be positive and give at most {MAX_STEPS} steps over [{}, {}]",
+                        s.given("step", &short(h)),
+                        problem.t0,
+                        problem.t_end
+                    ),
+                ));
+            }
+            (None, Some(h)) => h,
+            // DOP853's automatic first step is no fixed step: the default one
+            (None, None) if !(self.method.h() > 0.0) => GenAlphaOptions::default().h.min(span),
+            (None, None) => self.method.h(),
+        })
+    }
+
+    /// `o.rho_inf` on generalized-α (and refused on other methods).
+    fn set_rho_inf(&mut self, o: &Overrides) -> Result<(), Error> {
+        let bad = |option: &str, m: String| Error::from(SolveError::option(option, m));
+        let s = o.spelling;
+        match (o.rho_inf, &mut self.method) {
+            (Some(r), Method::GenAlpha(g)) => {
+                if !(0.0..1.0).contains(&r) {
+                    return Err(bad(
+                        "rho_inf",
+                        format!("{} must lie in [0, 1)", s.given("rho_inf", &short(r))),
+                    ));
+                }
+                g.rho_inf = r;
+            }
+            (Some(r), m) => {
+                return Err(bad(
+                    "rho_inf",
+                    format!(
+                        "{} applies to generalized-α; this run's method is {} (give {} with it)",
+                        s.given("rho_inf", &short(r)),
+                        m.name(),
+                        s.given("integrator", "genalpha")
+                    ),
+                ));
+            }
+            (None, _) => {}
         }
         Ok(())
     }
@@ -621,4 +606,37 @@ fn own_steps(s: Spelling, method: &str, fixed: &str) -> String {
         s.option("steps"),
         s.option("step"),
     )
+}
+
+/// The options `o` gives, as `name=value` (recorded in the run's summary).
+fn given(o: &Overrides) -> Vec<String> {
+    let list = |v: &Option<Vec<String>>| v.as_ref().map(|v| v.join(","));
+    let given = [
+        ("t_end", o.t_end.map(|x| x.to_string())),
+        ("steps", o.steps.map(|x| x.to_string())),
+        ("step", o.step.map(|x| x.to_string())),
+        ("rho_inf", o.rho_inf.map(|x| x.to_string())),
+        ("integrator", o.integrator.clone()),
+        ("output_every", o.output_every.map(|x| x.to_string())),
+        (
+            "output_every_step",
+            o.output_every_step.then(|| "true".to_string()),
+        ),
+        ("columns", list(&o.columns)),
+        ("format", list(&o.formats)),
+        (
+            "user_columns",
+            (!o.user_columns.is_empty()).then(|| o.user_columns.join(";")),
+        ),
+        ("tol", o.tol.map(|x| x.to_string())),
+        ("output_dt", o.output_dt.map(|x| x.to_string())),
+        (
+            "output_at",
+            (o.output_at.as_ref())
+                .map(|v| v.iter().map(f64::to_string).collect::<Vec<_>>().join(",")),
+        ),
+    ];
+    (given.into_iter())
+        .filter_map(|(name, value)| value.map(|v| format!("{name}={v}")))
+        .collect()
 }

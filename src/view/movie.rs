@@ -221,6 +221,59 @@ fn names_of(list: &Value) -> Vec<String> {
 /// The column index that stands for a zero (the `y` of a point on a line).
 const ZERO: usize = usize::MAX;
 
+/// The points named in `names` (which must be moving points: `slot[k]` is some), by index.
+fn trail_points(
+    points: &[Value],
+    slot: &[Option<usize>],
+    names: &[String],
+) -> Result<Vec<usize>, PlotError> {
+    let name_of = |p: &Value| p["name"].as_str().unwrap_or("").to_string();
+    let mut trails = Vec::new();
+    for n in names.iter().filter(|n| !n.is_empty()) {
+        let why = match points.iter().position(|p| name_of(p) == *n) {
+            Some(k) if slot[k].is_some() => {
+                trails.push(k);
+                continue;
+            }
+            Some(_) => "a fixed point has no path",
+            None => "no such point in the scene",
+        };
+        return Err(PlotError::missing(
+            format!("trail {n}"),
+            format!("trail {n}: {why}"),
+        ));
+    }
+    Ok(trails)
+}
+
+/// The scene's links (index, the ends' points, kind) and its bodies' points, by point index.
+#[allow(clippy::type_complexity)]
+fn links_and_bodies(
+    scene: &Value,
+    points: &[Value],
+) -> (Vec<(usize, [usize; 2], String)>, Vec<Vec<usize>>) {
+    let index: std::collections::HashMap<&str, usize> = (points.iter().enumerate())
+        .map(|(k, p)| (p["name"].as_str().unwrap_or(""), k))
+        .collect();
+    let find = |v: &Value| v.as_str().and_then(|n| index.get(n).copied());
+    let links = (scene["links"].as_array().into_iter().flatten())
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let a = find(&l["ends"][0])?;
+            let b = find(&l["ends"][1])?;
+            Some((i, [a, b], l["kind"].as_str().unwrap_or("").to_string()))
+        })
+        .collect();
+    let bodies = (scene["bodies"].as_array().into_iter().flatten())
+        .map(|b| {
+            (b["items"].as_array().into_iter().flatten())
+                .filter_map(find)
+                .collect()
+        })
+        .collect();
+    (links, bodies)
+}
+
 impl Movie {
     /// The run in `dir` (its `scene.json` and trajectory) sampled by `opts`.
     pub fn load(dir: &Path, opts: &AnimationOptions) -> Result<Movie, PlotError> {
@@ -284,29 +337,11 @@ impl Movie {
                 cols.iter().map(|&c| at(c)).collect()
             })
             .collect();
-        let name_of = |p: &Value| p["name"].as_str().unwrap_or("").to_string();
         let trail_names = match &opts.trails {
             Some(t) => t.clone(),
             None => names_of(&scene["animation"]["trails"]),
         };
-        let mut trails = Vec::new();
-        for n in trail_names.iter().filter(|n| !n.is_empty()) {
-            match points.iter().position(|p| name_of(p) == *n) {
-                Some(k) if slot[k].is_some() => trails.push(k),
-                Some(_) => {
-                    return Err(PlotError::missing(
-                        format!("trail {n}"),
-                        format!("trail {n}: a fixed point has no path"),
-                    ));
-                }
-                None => {
-                    return Err(PlotError::missing(
-                        format!("trail {n}"),
-                        format!("trail {n}: no such point in the scene"),
-                    ));
-                }
-            }
-        }
+        let trails = trail_points(&points, &slot, &trail_names)?;
         let key = opts.colour.clone().or_else(|| {
             let a = &scene["animation"];
             a["colour"]
@@ -318,25 +353,7 @@ impl Movie {
             Some(key) if !key.is_empty() => Some(colouring(&scene, scene_dim, table, &rows, &key)?),
             _ => None,
         };
-        let index: std::collections::HashMap<&str, usize> = (points.iter().enumerate())
-            .map(|(k, p)| (p["name"].as_str().unwrap_or(""), k))
-            .collect();
-        let find = |v: &Value| v.as_str().and_then(|n| index.get(n).copied());
-        let links = (scene["links"].as_array().into_iter().flatten())
-            .enumerate()
-            .filter_map(|(i, l)| {
-                let a = find(&l["ends"][0])?;
-                let b = find(&l["ends"][1])?;
-                Some((i, [a, b], l["kind"].as_str().unwrap_or("").to_string()))
-            })
-            .collect();
-        let bodies = (scene["bodies"].as_array().into_iter().flatten())
-            .map(|b| {
-                (b["items"].as_array().into_iter().flatten())
-                    .filter_map(find)
-                    .collect()
-            })
-            .collect();
+        let (links, bodies) = links_and_bodies(&scene, &points);
         let framed = framed(&scene, &column);
         let poses = (rows.iter())
             .map(|&r| {

@@ -1,6 +1,6 @@
 //! The architecture of docs/architecture.md, checked on the sources: imports run one way along
 //! the pipeline, main.rs is a thin shell, no source file above 800 lines and no function above
-//! 150 lines.
+//! 120 lines.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -247,13 +247,17 @@ fn files_and_functions_stay_small() {
                 || t.starts_with("pub fn ")
                 || t.starts_with("pub(crate) fn ")
                 || t.starts_with("pub(super) fn ");
-            if !is_fn || t.ends_with(';') {
+            // a declaration without a body (in a trait): its signature ends with `;`
+            let signature_end = lines[i..]
+                .iter()
+                .find(|x| x.trim_end().ends_with('{') || x.trim_end().ends_with(';'));
+            if !is_fn || signature_end.is_none_or(|x| x.trim_end().ends_with(';')) {
                 continue;
             }
             let indent = &l[..l.len() - t.len()];
             let close = format!("{indent}}}");
             if let Some(len) = lines[i + 1..].iter().position(|x| *x == close)
-                && len + 1 > 150
+                && len + 2 > 120
             {
                 bad.push(format!("{rel}:{}: a function of {} lines", i + 1, len + 2));
             }

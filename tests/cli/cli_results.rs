@@ -163,22 +163,6 @@ fn columns_and_npy_round_trip() {
         serde_json::json!(["csv", "npy", "parquet"])
     );
     assert_eq!(s["outputs"]["velocities"].as_bool(), Some(false));
-    // NumPy reads the files as they are (where a Python with NumPy is at hand: CI's .venv)
-    let py = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
-    if py.exists() {
-        let script = format!(
-            "import numpy as np, json; d = '{}'; names = json.load(open(d + '/columns.json'))\n\
-             for g in names:\n    a = np.load(d + '/' + g + '.npy'); assert a.dtype == np.float64\n\
-             \x20   assert a.shape[0] == 21 and (a.ndim == 1 or a.shape[1] == len(names[g])), g\n\
-             print('numpy ok')",
-            out.join("npy").display()
-        );
-        let o = std::process::Command::new(&py)
-            .args(["-c", &script])
-            .output()
-            .unwrap();
-        assert!(ok(&o).contains("numpy ok"));
-    }
     // the Parquet table holds the same values as the .npy arrays, exactly, under the CSV's names
     let (pq_names, pq_rows) = read_parquet(&out.join("trajectory.parquet")).unwrap();
     assert_eq!(pq_names, header);
@@ -189,25 +173,7 @@ fn columns_and_npy_round_trip() {
         assert_eq!(row[0], t[r]);
         assert_eq!(row[e0..e0 + 4], energies[4 * r..4 * r + 4]);
     }
-    // and pandas (pyarrow) reads it as it is, equal to the .npy arrays bit for bit
-    if py.exists() {
-        let script = format!(
-            "import numpy as np, pandas as pd, json; d = '{}'\n\
-             df = pd.read_parquet(d + '/trajectory.parquet')\n\
-             names = json.load(open(d + '/npy/columns.json'))\n\
-             assert len(df) == 21 and all(df.dtypes == np.float64)\n\
-             for g, cols in names.items():\n\
-             \x20   a = np.load(d + '/npy/' + g + '.npy').reshape(21, -1)\n\
-             \x20   assert np.array_equal(df[cols].to_numpy(), a), g\n\
-             print('pandas ok')",
-            out.display()
-        );
-        let o = std::process::Command::new(&py)
-            .args(["-c", &script])
-            .output()
-            .unwrap();
-        assert!(ok(&o).contains("pandas ok"));
-    }
+    numpy_and_pandas_read(&out);
     // npy only: the earlier trajectory.csv and .parquet go (every file in DIR belongs to the
     // summary)
     let o = run(
@@ -233,6 +199,44 @@ fn columns_and_npy_round_trip() {
     let bad = ["run", &m0, "--columns", "positions,speed", "--out"];
     let o = run(&[&bad[..], &[out.to_str().unwrap()]].concat(), None);
     fails_with(&o, "unknown column group 'speed'");
+}
+
+/// NumPy reads the `.npy` files as they are, and pandas (pyarrow) the Parquet table, equal to
+/// the `.npy` arrays bit for bit — where a Python with NumPy and pandas is at hand (CI's .venv).
+fn numpy_and_pandas_read(out: &Path) {
+    let py = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    if py.exists() {
+        let script = format!(
+            "import numpy as np, json; d = '{}'; names = json.load(open(d + '/columns.json'))\n\
+             for g in names:\n    a = np.load(d + '/' + g + '.npy'); assert a.dtype == np.float64\n\
+             \x20   assert a.shape[0] == 21 and (a.ndim == 1 or a.shape[1] == len(names[g])), g\n\
+             print('numpy ok')",
+            out.join("npy").display()
+        );
+        let o = std::process::Command::new(&py)
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        assert!(ok(&o).contains("numpy ok"));
+    }
+    if py.exists() {
+        let script = format!(
+            "import numpy as np, pandas as pd, json; d = '{}'\n\
+             df = pd.read_parquet(d + '/trajectory.parquet')\n\
+             names = json.load(open(d + '/npy/columns.json'))\n\
+             assert len(df) == 21 and all(df.dtypes == np.float64)\n\
+             for g, cols in names.items():\n\
+             \x20   a = np.load(d + '/npy/' + g + '.npy').reshape(21, -1)\n\
+             \x20   assert np.array_equal(df[cols].to_numpy(), a), g\n\
+             print('pandas ok')",
+            out.display()
+        );
+        let o = std::process::Command::new(&py)
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        assert!(ok(&o).contains("pandas ok"));
+    }
 }
 
 /// A Parquet-only run: plots and the animation read it as they read the CSV of the same run;

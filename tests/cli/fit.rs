@@ -3,6 +3,7 @@
 //! `fit.json` written, and the mistakes a user can make named.
 
 use crate::common::*;
+use std::path::Path;
 
 const SPRING: &str = "Dimension: 2
 PhysicalParams: { k: 3, c: 0.1, m: 1 }
@@ -93,9 +94,15 @@ fn fit_finds_the_stiffness_and_damping_of_a_measured_run() {
         summary(&out)
     );
 
+    fit_mistakes(&dir, f, &target, &out);
+}
+
+/// Mistakes (an unknown parameter, a column that is no coordinate, a cell that is no number, a
+/// file under error control without a step) are errors; the earlier result stays.
+fn fit_mistakes(dir: &Path, f: &str, target: &Path, out: &Path) {
     // mistakes: an unknown parameter, a column that is no coordinate, a cell that is no number
     let bad = |vary: &str, table: &str, want: &str| {
-        std::fs::write(&target, table).unwrap();
+        std::fs::write(target, table).unwrap();
         let args = [
             "fit",
             f,
@@ -125,7 +132,7 @@ fn fit_finds_the_stiffness_and_damping_of_a_measured_run() {
     // a file under error control: the fit asks for a step
     let tol = dir.join("tol.yaml");
     std::fs::write(&tol, SPRING.replace("step: 1e-3", "tol: 1e-8")).unwrap();
-    std::fs::write(&target, "t,A.x\n0.5,1.2\n").unwrap();
+    std::fs::write(target, "t,A.x\n0.5,1.2\n").unwrap();
     let args = [
         "fit",
         tol.to_str().unwrap(),

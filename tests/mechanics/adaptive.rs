@@ -305,6 +305,16 @@ fn tolerances_are_checked_and_exclude_a_step() {
         Some(lagrangian::problem::OutputTimes::Every(0.02)),
         "1000 rows over [0, 20]"
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Sensitivities refuse error control (generalized-α's and DOP853's); the options refuse a
+/// method with what it cannot do (a fixed step for DOP853 and Radau IIA, a tolerance for RK4,
+/// `rho_inf` for another method than generalized-α) and an unknown method.
+#[test]
+fn options_a_method_cannot_take_are_refused() {
+    let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
+    let (p, p_plan) = lagrangian::spec::parse(&text, "mechanism0.yaml").unwrap();
     // --tol with generalized-α on the command line; sensitivities refuse error control
     let (mut q, mut q_plan) = (p.clone(), p_plan.clone());
     q_plan
@@ -375,7 +385,6 @@ fn tolerances_are_checked_and_exclude_a_step() {
             .to_string();
         assert!(err.contains(text), "{err}");
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -526,7 +526,19 @@ fn joint_file_mistakes_are_named_with_their_place() {
             "{to}: {msg}"
         );
     }
-    // shapes: the picture's solids
+    // a body no joint places and that has no pose
+    let lone = good.replace(
+        "      markers: { Tip: [0, 0, -L] }\n",
+        "      markers: { Tip: [0, 0, -L] }\n    Lost: { mass: 1, inertia: [1, 1, 1] }\n",
+    );
+    let msg = spec::parse(&lone, "j.yaml").unwrap_err().to_string();
+    assert!(msg.contains("body 'Lost' has no initial pose"), "{msg}");
+}
+
+/// Shapes, the picture's solids: mistakes named with their place, good ones in the scene.
+#[test]
+fn body_shapes_are_checked_and_reach_the_scene() {
+    let good = rod(REVOLUTE, "");
     let marker = "      markers: { Tip: [0, 0, -L] }\n";
     for (shape, place, part) in [
         (
@@ -597,13 +609,6 @@ fn joint_file_mistakes_are_named_with_their_place() {
         rod.frame.clone().unwrap(),
         ["Rod", "Rod.i", "Rod.j"].map(String::from)
     );
-    // a body no joint places and that has no pose
-    let lone = good.replace(
-        "      markers: { Tip: [0, 0, -L] }\n",
-        "      markers: { Tip: [0, 0, -L] }\n    Lost: { mass: 1, inertia: [1, 1, 1] }\n",
-    );
-    let msg = spec::parse(&lone, "j.yaml").unwrap_err().to_string();
-    assert!(msg.contains("body 'Lost' has no initial pose"), "{msg}");
 }
 
 /// `τ(t)` of one joint as a Chebyshev series on `[1 − 1.001, 1 + 1.001]` (`x = (t − 1)/1.001`,

@@ -256,6 +256,108 @@ impl Parser<'_> {
         self.expect(b')', "after the arguments")?;
         Ok(args)
     }
+    /// `[a, b]` or `[a, b, c]`: as many scalar components as the dimension (a 2D vector's
+    /// third is 0).
+    fn vector_literal(&mut self) -> Result<VExpr, ExprError> {
+        let off = self.pos;
+        self.pos += 1;
+        let mut items = vec![self.expr()?];
+        while self.peek() == Some(b',') {
+            self.pos += 1;
+            items.push(self.expr()?);
+        }
+        self.expect(b']', "after the components")?;
+        if items.len() != self.dim {
+            return Err(Self::at(off)(format!(
+                "a vector has {} components here (Dimension {}), found {}",
+                self.dim,
+                self.dim,
+                items.len()
+            )));
+        }
+        if items.iter().any(|e| e.vector) {
+            return Err(Self::at(off)("vector components must be scalars".into()));
+        }
+        if items.len() == 2 {
+            items.push(VExpr::constant(0.0));
+        }
+        let [a, b, d] = [items[0].clone(), items[1].clone(), items[2].clone()];
+        Ok(VExpr::pack([a, b, d]))
+    }
+    /// The call `name(args…)` at byte `start`: a scalar function ([`FUNCS`]), `atan2`, `dot`,
+    /// `cross`, `perp`, `norm` or `unit`, each with its count and kinds of arguments checked.
+    fn call(&mut self, name: String, start: usize) -> Result<VExpr, ExprError> {
+        let here = Self::at(start);
+        let args = self.args()?;
+        let want = |n: usize| {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(here(format!(
+                    "{name} takes {n} argument(s), got {}",
+                    args.len()
+                )))
+            }
+        };
+        let scalar = |e: &VExpr| {
+            if e.vector {
+                Err(here(format!("{name} takes a scalar, got a vector")))
+            } else {
+                Ok(())
+            }
+        };
+        if let Some(&(_, f)) = FUNCS.iter().find(|(n, _)| *n == name) {
+            want(1)?;
+            scalar(&args[0])?;
+            let e = VExpr::new(Node::F(f, args[0].clone()), false).fold();
+            if args[0].is_const() && e.as_const().is_none() {
+                return Err(here(format!("{name} is not defined here")));
+            }
+            return Ok(e);
+        }
+        let (a, b) = (args[0].clone(), args.get(1).cloned());
+        match name.as_str() {
+            "atan2" => {
+                want(2)?;
+                scalar(&args[0])?;
+                scalar(&args[1])?;
+                Ok(VExpr::new(Node::Atan2(a, b.expect("two")), false).fold())
+            }
+            "dot" => {
+                want(2)?;
+                VExpr::dot(a, b.expect("two")).map_err(here)
+            }
+            "cross" => {
+                want(2)?;
+                if self.dim != 3 {
+                    return Err(here("cross needs Dimension 3 (in 2D use perp)".into()));
+                }
+                VExpr::cross(a, b.expect("two")).map_err(here)
+            }
+            "perp" => {
+                want(1)?;
+                if !a.vector || self.dim != 2 {
+                    return Err(here("perp takes a vector in Dimension 2".into()));
+                }
+                Ok(VExpr::new(Node::Perp(a), true).fold())
+            }
+            "norm" | "unit" => {
+                want(1)?;
+                if !a.vector {
+                    return Err(here(format!("{name} takes a vector")));
+                }
+                let n = VExpr::new(Node::Norm(a.clone()), false).fold();
+                if name == "norm" {
+                    Ok(n)
+                } else {
+                    VExpr::quotient(a, n).map_err(here)
+                }
+            }
+            _ => Err(here(format!(
+                "unknown function '{name}' (known: dot cross perp norm unit sqrt sin cos tan asin acos atan atan2 exp ln abs)"
+            ))),
+        }
+    }
     fn atom(&mut self) -> Result<VExpr, ExprError> {
         let c = self
             .peek()
@@ -267,30 +369,7 @@ impl Parser<'_> {
             return Ok(e);
         }
         if c == b'[' {
-            let off = self.pos;
-            self.pos += 1;
-            let mut items = vec![self.expr()?];
-            while self.peek() == Some(b',') {
-                self.pos += 1;
-                items.push(self.expr()?);
-            }
-            self.expect(b']', "after the components")?;
-            if items.len() != self.dim {
-                return Err(Self::at(off)(format!(
-                    "a vector has {} components here (Dimension {}), found {}",
-                    self.dim,
-                    self.dim,
-                    items.len()
-                )));
-            }
-            if items.iter().any(|e| e.vector) {
-                return Err(Self::at(off)("vector components must be scalars".into()));
-            }
-            if items.len() == 2 {
-                items.push(VExpr::constant(0.0));
-            }
-            let [a, b, d] = [items[0].clone(), items[1].clone(), items[2].clone()];
-            return Ok(VExpr::pack([a, b, d]));
+            return self.vector_literal();
         }
         if c.is_ascii_digit() || c == b'.' {
             return lex_number(self.s, &mut self.pos).map(VExpr::constant);
@@ -307,75 +386,7 @@ impl Parser<'_> {
             let name = self.member(name);
             let here = Self::at(start);
             if self.peek() == Some(b'(') {
-                let args = self.args()?;
-                let want = |n: usize| {
-                    if args.len() == n {
-                        Ok(())
-                    } else {
-                        Err(here(format!(
-                            "{name} takes {n} argument(s), got {}",
-                            args.len()
-                        )))
-                    }
-                };
-                let scalar = |e: &VExpr| {
-                    if e.vector {
-                        Err(here(format!("{name} takes a scalar, got a vector")))
-                    } else {
-                        Ok(())
-                    }
-                };
-                if let Some(&(_, f)) = FUNCS.iter().find(|(n, _)| *n == name) {
-                    want(1)?;
-                    scalar(&args[0])?;
-                    let e = VExpr::new(Node::F(f, args[0].clone()), false).fold();
-                    if args[0].is_const() && e.as_const().is_none() {
-                        return Err(here(format!("{name} is not defined here")));
-                    }
-                    return Ok(e);
-                }
-                let (a, b) = (args[0].clone(), args.get(1).cloned());
-                return match name.as_str() {
-                    "atan2" => {
-                        want(2)?;
-                        scalar(&args[0])?;
-                        scalar(&args[1])?;
-                        Ok(VExpr::new(Node::Atan2(a, b.expect("two")), false).fold())
-                    }
-                    "dot" => {
-                        want(2)?;
-                        VExpr::dot(a, b.expect("two")).map_err(here)
-                    }
-                    "cross" => {
-                        want(2)?;
-                        if self.dim != 3 {
-                            return Err(here("cross needs Dimension 3 (in 2D use perp)".into()));
-                        }
-                        VExpr::cross(a, b.expect("two")).map_err(here)
-                    }
-                    "perp" => {
-                        want(1)?;
-                        if !a.vector || self.dim != 2 {
-                            return Err(here("perp takes a vector in Dimension 2".into()));
-                        }
-                        Ok(VExpr::new(Node::Perp(a), true).fold())
-                    }
-                    "norm" | "unit" => {
-                        want(1)?;
-                        if !a.vector {
-                            return Err(here(format!("{name} takes a vector")));
-                        }
-                        let n = VExpr::new(Node::Norm(a.clone()), false).fold();
-                        if name == "norm" {
-                            Ok(n)
-                        } else {
-                            VExpr::quotient(a, n).map_err(here)
-                        }
-                    }
-                    _ => Err(here(format!(
-                        "unknown function '{name}' (known: dot cross perp norm unit sqrt sin cos tan asin acos atan atan2 exp ln abs)"
-                    ))),
-                };
+                return self.call(name, start);
             }
             return match name.as_str() {
                 "pi" => Ok(VExpr::constant(std::f64::consts::PI)),

@@ -2,9 +2,10 @@
 //! and step-size changes of `a`. The estimate and the controller are in
 //! [`crate::solve::adaptive`].
 
-use super::GenAlpha;
+use super::{GENALPHA_TIGHTEST, GenAlpha};
 use crate::error::SolveError;
 use crate::model::State;
+use crate::problem::StepControl;
 use crate::solve::GenAlphaParams;
 use crate::solve::adaptive::{StepData, local_error};
 use crate::solve::integrator::StepOutcome;
@@ -171,4 +172,38 @@ impl GenAlpha {
             *a = acc + s * (acc - used);
         }
     }
+}
+
+/// The tolerances and step limits of error control: `rtol`, `atol` ≥ 0 and not both 0,
+/// 0 < `h_min` ≤ `h_max` (0: no limit), and not tighter than generalized-α can reach
+/// ([`GENALPHA_TIGHTEST`]).
+pub(super) fn check_step_control(c: &StepControl) -> Result<(), SolveError> {
+    let ok = c.rtol >= 0.0
+        && c.atol >= 0.0
+        && c.rtol + c.atol > 0.0
+        && c.h_min > 0.0
+        && (c.h_max == 0.0 || c.h_max >= c.h_min);
+    if !ok {
+        return Err(SolveError::option(
+            "tol",
+            format!(
+                "step control: rtol = {}, atol = {} must be ≥ 0 and not both 0, and \
+                 0 < h_min = {} ≤ h_max = {} (0: no limit)",
+                c.rtol, c.atol, c.h_min, c.h_max
+            ),
+        ));
+    }
+    if c.rtol.max(c.atol) < GENALPHA_TIGHTEST {
+        return Err(SolveError::option(
+            "tol",
+            format!(
+                "generalized-α is of order 2: under error control it reaches about \
+                 {GENALPHA_TIGHTEST:e} at best (its steps shrink as tol^(1/2) until \
+                 round-off in its accelerations stops the controller); for tol = {:e} \
+                 use DOP853, of order 8 (--integrator dop853, or no --integrator)",
+                c.rtol.max(c.atol)
+            ),
+        ));
+    }
+    Ok(())
 }

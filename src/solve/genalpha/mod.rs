@@ -39,6 +39,7 @@ use crate::solve::par::{max_nan, par_each, par_max};
 use std::sync::Arc;
 
 mod control;
+use control::check_step_control;
 
 /// The tightest tolerance error-controlled generalized-α accepts: below it the controller met
 /// round-off (measured: the pendulum at `tol = 3e-10` fell to `h_min`; benches/README.md).
@@ -171,35 +172,7 @@ impl GenAlpha {
             .into());
         }
         if let Some(c) = &opts.step_control {
-            let ok = c.rtol >= 0.0
-                && c.atol >= 0.0
-                && c.rtol + c.atol > 0.0
-                && c.h_min > 0.0
-                && (c.h_max == 0.0 || c.h_max >= c.h_min);
-            if !ok {
-                return Err(SolveError::option(
-                    "tol",
-                    format!(
-                        "step control: rtol = {}, atol = {} must be ≥ 0 and not both 0, and \
-                     0 < h_min = {} ≤ h_max = {} (0: no limit)",
-                        c.rtol, c.atol, c.h_min, c.h_max
-                    ),
-                )
-                .into());
-            }
-            if c.rtol.max(c.atol) < GENALPHA_TIGHTEST {
-                return Err(SolveError::option(
-                    "tol",
-                    format!(
-                        "generalized-α is of order 2: under error control it reaches about \
-                     {GENALPHA_TIGHTEST:e} at best (its steps shrink as tol^(1/2) until \
-                     round-off in its accelerations stops the controller); for tol = {:e} \
-                     use DOP853, of order 8 (--integrator dop853, or no --integrator)",
-                        c.rtol.max(c.atol)
-                    ),
-                )
-                .into());
-            }
+            check_step_control(c)?;
         }
         if state.q.len() != n
             || state.v.len() != n

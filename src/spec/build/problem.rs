@@ -80,21 +80,42 @@ pub(super) fn problem_data(
             }
         }
     }
-    for (q, e) in &b.checks {
-        let ok = match e.eval::<f64>(&|j| q_guess[j], t0) {
-            crate::expr::Val::S(x) => x.is_finite(),
-            crate::expr::Val::V(x) => x.iter().all(|c| c.is_finite()),
-        };
-        if !ok {
-            return Err(b.ctx.err(
-                q,
-                "not defined at the position guesses (a division by zero or a value outside a function's domain)",
-            ));
+    defined_at_guesses(b, &q_guess, t0)?;
+    let pinned_q = fixed_positions(b, prob, &prob_p)?;
+    let mut v_guess = vec![0.0; n];
+    let mut pinned_v = Vec::new();
+    if let Some(vel) = prob.get("velocities").filter(|v| !v.is_null()) {
+        let p = sub(&prob_p, "velocities");
+        let m = b.ctx.map(vel, &p)?;
+        for (key, val) in b.ctx.keys(m, &p, None)? {
+            let q = sub(&p, &key);
+            for (i, x) in components(b, &key, val, &q, false)? {
+                v_guess[i] = x;
+                pinned_v.push(i);
+            }
         }
     }
+
+    Ok(Guesses {
+        t0,
+        t_end,
+        q_guess,
+        v_guess,
+        pinned_q,
+        pinned_v,
+    })
+}
+
+/// `ProblemData.fixedpositions`: the coordinates held at their guesses, as a map or a list of
+/// point names (`A`, or `Bx` for one component).
+fn fixed_positions(
+    b: &mut Builder,
+    prob: &serde_yaml::Mapping,
+    prob_p: &Path_,
+) -> Result<Vec<usize>, SpecError> {
     let mut pinned_q = Vec::new();
     if let Some(fx) = prob.get("fixedpositions").filter(|v| !v.is_null()) {
-        let p = sub(&prob_p, "fixedpositions");
+        let p = sub(prob_p, "fixedpositions");
         let keys: Vec<(String, Path_)> = match fx {
             Value::Mapping(m) => b
                 .ctx
@@ -123,28 +144,24 @@ pub(super) fn problem_data(
             }
         }
     }
-    let mut v_guess = vec![0.0; n];
-    let mut pinned_v = Vec::new();
-    if let Some(vel) = prob.get("velocities").filter(|v| !v.is_null()) {
-        let p = sub(&prob_p, "velocities");
-        let m = b.ctx.map(vel, &p)?;
-        for (key, val) in b.ctx.keys(m, &p, None)? {
-            let q = sub(&p, &key);
-            for (i, x) in components(b, &key, val, &q, false)? {
-                v_guess[i] = x;
-                pinned_v.push(i);
-            }
+    Ok(pinned_q)
+}
+
+/// The `Define`/`Equations` expressions are finite at the position guesses.
+fn defined_at_guesses(b: &Builder, q_guess: &[f64], t0: f64) -> Result<(), SpecError> {
+    for (q, e) in &b.checks {
+        let ok = match e.eval::<f64>(&|j| q_guess[j], t0) {
+            crate::expr::Val::S(x) => x.is_finite(),
+            crate::expr::Val::V(x) => x.iter().all(|c| c.is_finite()),
+        };
+        if !ok {
+            return Err(b.ctx.err(
+                q,
+                "not defined at the position guesses (a division by zero or a value outside a function's domain)",
+            ));
         }
     }
-
-    Ok(Guesses {
-        t0,
-        t_end,
-        q_guess,
-        v_guess,
-        pinned_q,
-        pinned_v,
-    })
+    Ok(())
 }
 
 /// `SolverParams`: the method (generalized-α with its defaults, or RK4) and the output stride.
@@ -186,18 +203,7 @@ pub(super) fn solver_params(
         ]),
     )?;
     if let Some(x) = m.get("integrator") {
-        kind = match x.as_str() {
-            Some("genalpha" | "generalized-alpha") => Kind::GenAlpha,
-            Some("rk4") => Kind::Rk4,
-            Some("dop853") => Kind::Dop853,
-            Some("radau" | "radau5" | "radau-iia") => Kind::Radau,
-            _ => {
-                return Err(b.ctx.err(
-                    &sub(&p, "integrator"),
-                    "expected genalpha, rk4, dop853 or radau",
-                ));
-            }
-        };
+        kind = integrator_kind(b, x, &p)?;
     }
     let mut control = step_control(b, m, &p)?;
     integration(b, m, &p, &mut control)?;
@@ -224,61 +230,15 @@ pub(super) fn solver_params(
         steps = b.ctx.count(x, &q, "steps", MAX_STEPS)?;
     }
     if let Some(x) = m.get("step") {
-        let q = sub(&p, "step");
-        if m.get("steps").is_some() {
-            return Err(b.ctx.err(&q, "give either step or steps, not both"));
-        }
-        let h = b.ctx.positive(x, &q, "the step")?;
-        let n = (span / h).round().max(1.0);
-        if !(n <= MAX_STEPS as f64) {
-            return Err(b.ctx.err(
-                &q,
-                format!(
-                    "step {h} over a span of {span} gives {n:.3e} steps; the limit is {MAX_STEPS}"
-                ),
-            ));
-        }
-        if h > span * (1.0 + 1e-9) {
-            return Err(b.ctx.err(
-                &q,
-                format!("step {h} is longer than the span {span} (give steps: 1 for one step)"),
-            ));
-        }
         // a step that does not divide the span: the last one is shortened to land on tend
+        let h = given_step(b, m, x, &p, span)?;
         h_given = Some(h);
         steps = (span / h - 1e-9).ceil().max(1.0) as usize;
     }
-    if let Some(x) = m.get("rho_inf") {
-        let q = sub(&p, "rho_inf");
-        opts.rho_inf = b.ctx.num(x, &q)?;
-        if !(0.0..1.0).contains(&opts.rho_inf) {
-            return Err(b.ctx.err(&q, "rho_inf must lie in [0, 1)"));
-        }
-    }
-    if let Some(x) = m.get("newton_tol") {
-        let q = sub(&p, "newton_tol");
-        opts.newton_tol = b.ctx.positive(x, &q, "newton_tol")?;
-        if opts.newton_tol < 1e-15 {
-            return Err(b.ctx.err(
-                &q,
-                format!(
-                    "newton_tol {} is below the roundoff of double precision (1e-15): Newton \
-                     could never reach it",
-                    opts.newton_tol
-                ),
-            ));
-        }
-    }
+    newton_options(b, m, &p, &mut opts)?;
     if let Some(x) = m.get("output_every") {
         let q = sub(&p, "output_every");
         output_every = b.ctx.count(x, &q, "output_every", MAX_STEPS)?;
-    }
-
-    if let Some(x) = m.get("reuse_factorization") {
-        opts.reuse_factorization = x.as_bool().ok_or_else(|| {
-            b.ctx
-                .err(&sub(&p, "reuse_factorization"), "expected true or false")
-        })?;
     }
     let h = h_given.unwrap_or(span / steps as f64);
     if kind == Kind::Rk4 && opts.step_control.is_some() {
@@ -297,6 +257,87 @@ pub(super) fn solver_params(
         ));
     }
     Ok((opts.into_method(h, kind), output_every))
+}
+
+/// `SolverParams.integrator`: genalpha, rk4, dop853 or radau.
+fn integrator_kind(b: &Builder, x: &Value, p: &Path_) -> Result<Kind, SpecError> {
+    match x.as_str() {
+        Some("genalpha" | "generalized-alpha") => Ok(Kind::GenAlpha),
+        Some("rk4") => Ok(Kind::Rk4),
+        Some("dop853") => Ok(Kind::Dop853),
+        Some("radau" | "radau5" | "radau-iia") => Ok(Kind::Radau),
+        _ => Err(b.ctx.err(
+            &sub(p, "integrator"),
+            "expected genalpha, rk4, dop853 or radau",
+        )),
+    }
+}
+
+/// `SolverParams.step`: positive, not longer than the span, at most [`MAX_STEPS`] of them.
+fn given_step(
+    b: &Builder,
+    m: &serde_yaml::Mapping,
+    x: &Value,
+    p: &Path_,
+    span: f64,
+) -> Result<f64, SpecError> {
+    let q = sub(p, "step");
+    if m.get("steps").is_some() {
+        return Err(b.ctx.err(&q, "give either step or steps, not both"));
+    }
+    let h = b.ctx.positive(x, &q, "the step")?;
+    let n = (span / h).round().max(1.0);
+    if !(n <= MAX_STEPS as f64) {
+        return Err(b.ctx.err(
+            &q,
+            format!("step {h} over a span of {span} gives {n:.3e} steps; the limit is {MAX_STEPS}"),
+        ));
+    }
+    if h > span * (1.0 + 1e-9) {
+        return Err(b.ctx.err(
+            &q,
+            format!("step {h} is longer than the span {span} (give steps: 1 for one step)"),
+        ));
+    }
+    Ok(h)
+}
+
+/// `SolverParams`' generalized-α settings: `rho_inf` in [0, 1), `newton_tol` above roundoff,
+/// `reuse_factorization`.
+fn newton_options(
+    b: &Builder,
+    m: &serde_yaml::Mapping,
+    p: &Path_,
+    opts: &mut GenAlphaOptions,
+) -> Result<(), SpecError> {
+    if let Some(x) = m.get("rho_inf") {
+        let q = sub(p, "rho_inf");
+        opts.rho_inf = b.ctx.num(x, &q)?;
+        if !(0.0..1.0).contains(&opts.rho_inf) {
+            return Err(b.ctx.err(&q, "rho_inf must lie in [0, 1)"));
+        }
+    }
+    if let Some(x) = m.get("newton_tol") {
+        let q = sub(p, "newton_tol");
+        opts.newton_tol = b.ctx.positive(x, &q, "newton_tol")?;
+        if opts.newton_tol < 1e-15 {
+            return Err(b.ctx.err(
+                &q,
+                format!(
+                    "newton_tol {} is below the roundoff of double precision (1e-15): Newton \
+                     could never reach it",
+                    opts.newton_tol
+                ),
+            ));
+        }
+    }
+    if let Some(x) = m.get("reuse_factorization") {
+        opts.reuse_factorization = x.as_bool().ok_or_else(|| {
+            b.ctx
+                .err(&sub(p, "reuse_factorization"), "expected true or false")
+        })?;
+    }
+    Ok(())
 }
 
 /// DAETS' `Integration: { tol, order }`: `tol` is the error control's tolerance (when
