@@ -126,6 +126,26 @@ where
     }
 }
 
+/// The matrix product of two parts (`ε₁ ε₂` of a hyper-dual number: an outer product).
+impl<T: DualNum, R: Dim, K: Dim, C: Dim> Mul<&Derivative<T, K, C>> for &Derivative<T, R, K>
+where
+    DefaultAllocator: Allocator<R, K> + Allocator<K, C> + Allocator<R, C>,
+{
+    type Output = Derivative<T, R, C>;
+    #[inline]
+    fn mul(self, rhs: &Derivative<T, K, C>) -> Derivative<T, R, C> {
+        let (r, k) = self.0.shape_generic();
+        let c = rhs.0.shape_generic().1;
+        Derivative(OMatrix::from_fn_generic(r, c, |i, j| {
+            let mut s = T::zero();
+            for l in 0..k.value() {
+                s += self.0[(i, l)].clone() * rhs.0[(l, j)].clone();
+            }
+            s
+        }))
+    }
+}
+
 impl<T: DualNum, R: Dim, C: Dim> Add for Derivative<T, R, C>
 where
     DefaultAllocator: Allocator<R, C>,
@@ -332,6 +352,163 @@ where
 impl_second_derivatives!(Dense2, [v1, v2], [D], [U1, D], [D, D]);
 impl_dual!(Dense2, [v1, v2], [D], [U1, D], [D, D]);
 
+/// A hyper-dual number on `M` and `N` variables with dense parts: num-dual's `HyperDualVec`
+/// without the `Option`s around its parts,
+///
+/// ```text
+/// x = x₀ + ε₁ x₁ + ε₂ x₂ + ε₁ε₂ x₁₂,   (xy)₁₂ = x₀ y₁₂ + x₁ y₂ + y₁ x₂ + x₁₂ y₀,
+/// f(x)₁₂ = f'(x₀) x₁₂ + f''(x₀) x₁ x₂
+/// ```
+///
+/// Each operation is a few branch-free matrix operations, so the Newton pass of a term's
+/// Rayleigh function inlines under cargo's default release profile, where `HyperDualVec`'s
+/// operators stayed calls that copied their operands (benches/README.md, "The Newton pass on a
+/// dense hyper-dual number").
+#[derive(Clone, Debug)]
+pub struct DenseHyper<T: Scalar, M: Dim, N: Dim>
+where
+    DefaultAllocator: Allocator<M> + Allocator<M, N> + Allocator<U1, N>,
+{
+    /// The value.
+    pub re: T,
+    /// The `ε₁` part (M × 1).
+    pub eps1: Derivative<T, M, U1>,
+    /// The `ε₂` part (1 × N).
+    pub eps2: Derivative<T, U1, N>,
+    /// The `ε₁ε₂` part (M × N).
+    pub eps1eps2: Derivative<T, M, N>,
+}
+
+impl<T: Scalar + Copy, const M: usize, const N: usize> Copy for DenseHyper<T, Const<M>, Const<N>> {}
+
+/// [`DenseHyper`] on `M` and `N` variables of `f64`.
+pub type DenseHyperS<const M: usize, const N: usize> = DenseHyper<f64, Const<M>, Const<N>>;
+
+impl<T: DualNum, M: Dim, N: Dim> DenseHyper<T, M, N>
+where
+    DefaultAllocator: Allocator<M> + Allocator<M, N> + Allocator<U1, N>,
+{
+    /// From the four parts.
+    #[inline]
+    pub fn new(
+        re: T,
+        eps1: Derivative<T, M, U1>,
+        eps2: Derivative<T, U1, N>,
+        eps1eps2: Derivative<T, M, N>,
+    ) -> Self {
+        Self {
+            re,
+            eps1,
+            eps2,
+            eps1eps2,
+        }
+    }
+
+    /// A constant.
+    #[inline]
+    pub fn from_re(re: T) -> Self {
+        Self::new(
+            re,
+            Derivative::none(),
+            Derivative::none(),
+            Derivative::none(),
+        )
+    }
+
+    /// `f(self)` from `f`, `f'`, `f''` at the value.
+    #[inline]
+    fn chain_rule(&self, f0: T, f1: T, f2: T) -> Self {
+        Self::new(
+            f0,
+            &self.eps1 * f1.clone(),
+            &self.eps2 * f1.clone(),
+            &self.eps1eps2 * f1 + &self.eps1 * &self.eps2 * f2,
+        )
+    }
+}
+
+impl<T: DualNum, const M: usize, const N: usize> DenseHyper<T, Const<M>, Const<N>> {
+    /// Variable `index` of the first set: its `ε₁` part the unit vector `e_index`.
+    #[inline]
+    pub fn derivative1(mut self, index: usize) -> Self {
+        self.eps1 = Derivative::derivative_generic(Const::<M>, U1, index);
+        self
+    }
+}
+
+impl<T: DualNum, M: Dim, N: Dim> Mul<&DenseHyper<T, M, N>> for &DenseHyper<T, M, N>
+where
+    DefaultAllocator: Allocator<M> + Allocator<M, N> + Allocator<U1, N>,
+{
+    type Output = DenseHyper<T, M, N>;
+    #[inline]
+    fn mul(self, other: &DenseHyper<T, M, N>) -> DenseHyper<T, M, N> {
+        DenseHyper::new(
+            self.re.clone() * other.re.clone(),
+            &other.eps1 * self.re.clone() + &self.eps1 * other.re.clone(),
+            &other.eps2 * self.re.clone() + &self.eps2 * other.re.clone(),
+            &other.eps1eps2 * self.re.clone()
+                + &self.eps1 * &other.eps2
+                + &other.eps1 * &self.eps2
+                + &self.eps1eps2 * other.re.clone(),
+        )
+    }
+}
+
+impl<T: DualNum, M: Dim, N: Dim> Div<&DenseHyper<T, M, N>> for &DenseHyper<T, M, N>
+where
+    DefaultAllocator: Allocator<M> + Allocator<M, N> + Allocator<U1, N>,
+{
+    type Output = DenseHyper<T, M, N>;
+    #[inline]
+    fn div(self, other: &DenseHyper<T, M, N>) -> DenseHyper<T, M, N> {
+        let inv = other.re.recip();
+        let inv2 = inv.clone() * inv.clone();
+        DenseHyper::new(
+            self.re.clone() * inv.clone(),
+            (&self.eps1 * other.re.clone() - &other.eps1 * self.re.clone()) * inv2.clone(),
+            (&self.eps2 * other.re.clone() - &other.eps2 * self.re.clone()) * inv2.clone(),
+            &self.eps1eps2 * inv.clone()
+                - (&other.eps1eps2 * self.re.clone()
+                    + &self.eps1 * &other.eps2
+                    + &other.eps1 * &self.eps2)
+                    * inv2.clone()
+                + &other.eps1
+                    * &other.eps2
+                    * ((T::one() + T::one()) * self.re.clone() * inv2 * inv),
+        )
+    }
+}
+
+impl<T: DualNum, M: Dim, N: Dim> fmt::Display for DenseHyper<T, M, N>
+where
+    DefaultAllocator: Allocator<M> + Allocator<M, N> + Allocator<U1, N>,
+{
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}", self.re)?;
+        self.eps1.fmt(f, "ε1")?;
+        self.eps2.fmt(f, "ε2")?;
+        self.eps1eps2.fmt(f, "ε1ε2")
+    }
+}
+
+impl_second_derivatives!(
+    DenseHyper,
+    [eps1, eps2, eps1eps2],
+    [M, N],
+    [M],
+    [M, N],
+    [U1, N]
+);
+impl_dual!(
+    DenseHyper,
+    [eps1, eps2, eps1eps2],
+    [M, N],
+    [M],
+    [M, N],
+    [U1, N]
+);
+
 /// A first-order dual number on `D` variables with a dense gradient: num-dual's `DualVec`
 /// without the `Option` around its derivative part. Each operation is a few branch-free vector
 /// operations, small enough to be inlined into a user's term under any build settings (cargo's
@@ -491,6 +668,38 @@ mod tests {
         let r = s.sqrt();
         (r - 1.0).powi(2) * 3.0 + x[0] * x[1] / (x[2] + 2.0) + (x[0] * 0.5).sin() * x[2].exp()
             - (s + 1.0).ln() / x[1].cosh()
+    }
+
+    #[test]
+    fn hyper_dual_parts_equal_num_dual() {
+        use num_dual::HyperDualSVec64 as HyperDualSVec;
+        let x = [0.3, -0.7, 0.45];
+        // eps1 on x, eps2 along the direction w
+        let w = [0.25, -1.5, 0.75];
+        let seed = |i: usize| {
+            let mut a = DenseHyperS::<3, 1>::from_re(x[i]).derivative1(i);
+            a.eps2 = Derivative(nalgebra::SMatrix::<f64, 1, 1>::new(w[i]));
+            let mut b = HyperDualSVec::<3, 1>::from_re(x[i]).derivative1(i);
+            b.eps2 = num_dual::Derivative::some(nalgebra::SMatrix::<f64, 1, 1>::new(w[i]));
+            (a, b)
+        };
+        let (a, b): (Vec<_>, Vec<_>) = (0..3).map(seed).unzip();
+        let a = f([a[0], a[1], a[2]]);
+        let b = f([b[0], b[1], b[2]]);
+        assert_eq!(a.re, b.re);
+        let close = |x: f64, y: f64| (x - y).abs() <= 1e-14 * y.abs().max(1.0);
+        let (g, gb) = (a.eps1.0, b.eps1.unwrap_generic(Const::<3>, U1));
+        let (h, hb) = (
+            a.eps1eps2.0,
+            b.eps1eps2.unwrap_generic(Const::<3>, Const::<1>),
+        );
+        for i in 0..3 {
+            assert!(
+                close(g[i], gb[i]) && close(h[i], hb[i]),
+                "{i}: {g} {gb} {h} {hb}"
+            );
+        }
+        assert!(close(a.eps2.0[0], b.eps2.unwrap_generic(U1, Const::<1>)[0]));
     }
 
     #[test]

@@ -14,10 +14,9 @@
 //! on `v` with `c_D`) and one of `Q` on first-order duals instead of a mixed and a second-order
 //! pass of `R` and two of `Q`.
 
-use super::dense::{Dense1S, Dense2S, Derivative as DenseDerivative, Untagged};
+use super::dense::{Dense1S, Dense2S, DenseHyperS, Derivative as DenseDerivative, Untagged};
 use crate::model::Term;
 use nalgebra::{Const, Dim, SMatrix, SVector, U1};
-use num_dual::{Derivative, HyperDualVec};
 
 /// First-order numbers with a dense gradient (`super::dense`): branch-free, so small enough to
 /// be inlined into a user's energies under any build settings.
@@ -27,8 +26,10 @@ pub(super) type Vec1<const H: usize, Tag = Untagged> = Dense1S<H, Tag>;
 type S2<const H: usize> = Dense2S<H>;
 /// `eps1` seeded on `v`, `eps2` along the Newton direction: one flat number (the mixed parts
 /// on first-order duals nested in first-order duals cost 1.4× as much: benches/README.md, "The
-/// mixed pass on one flat hyper-dual number").
-type X<const H: usize> = HyperDualVec<f64, Const<H>, Const<H>>;
+/// mixed pass on one flat hyper-dual number"), with dense parts (`super::dense`): num-dual's
+/// `HyperDualVec` stayed calls under cargo's default profile (benches/README.md, "The Newton
+/// pass on a dense hyper-dual number").
+type X<const H: usize> = DenseHyperS<H, H>;
 
 /// `x` with its last `H` coordinates seeded: `seed(x_i, Some(k))` for the `k`-th of them,
 /// `seed(x_i, None)` for the others.
@@ -79,7 +80,7 @@ fn seed_newton<const N: usize, const H: usize>(
     ck: f64,
     cd: f64,
 ) -> (SVector<X<H>, N>, SVector<X<H>, N>) {
-    let along = |i| Derivative::derivative_generic(U1, Const::<H>, i);
+    let along = |i| DenseDerivative::derivative_generic(U1, Const::<H>, i);
     let qx = seeded::<_, N, H>(q, |x, i| {
         let mut s = X::from_re(x);
         if let Some(i) = i {
