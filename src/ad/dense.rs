@@ -1,5 +1,6 @@
-//! A second-order vector dual number whose parts are always present (`Dense2`): num-dual's
-//! `Dual2Vec` with each derivative part a plain matrix instead of an `Option` of one.
+//! Dual numbers whose parts are always present: the second-order `Dense2` (num-dual's
+//! `Dual2Vec` with each derivative part a plain matrix instead of an `Option` of one), the
+//! hyper-dual `DenseHyper` (`HyperDualVec`'s) and the first-order `Dense1` (`DualVec`'s).
 //!
 //! num-dual skips a part that is structurally zero (`None`), which pays when many inputs are
 //! constants; but LLVM does not fold the `Option` tests once a term's values no longer fit in
