@@ -155,16 +155,9 @@ pub struct Settings {
     pub sets: Vec<(String, f64)>,
 }
 
-/// `lagrangian run`'s arguments.
+/// The flags that choose the method and the span, shared by `run` and `sweep`.
 #[derive(clap::Args)]
-pub struct RunArgs {
-    /// The mechanism (YAML).
-    pub file: PathBuf,
-    /// Output directory (default: out/<file name>).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    #[command(flatten)]
-    pub set: Settings,
+pub struct MethodFlags {
     /// Number of steps over the span (overrides SolverParams).
     #[arg(long, conflicts_with = "step")]
     pub steps: Option<usize>,
@@ -187,6 +180,35 @@ pub struct RunArgs {
     /// unconstrained mechanisms); overrides SolverParams.
     #[arg(long)]
     pub integrator: Option<String>,
+}
+
+impl MethodFlags {
+    /// These flags as overrides of the file's settings.
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            steps: self.steps,
+            step: self.step,
+            t_end: self.t_end,
+            rho_inf: self.rho_inf,
+            integrator: self.integrator.clone(),
+            tol: self.tol,
+            ..Default::default()
+        }
+    }
+}
+
+/// `lagrangian run`'s arguments.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The mechanism (YAML).
+    pub file: PathBuf,
+    /// Output directory (default: out/<file name>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub set: Settings,
+    #[command(flatten)]
+    pub method: MethodFlags,
     /// Write every K-th step (overrides SolverParams.output_every).
     #[arg(long = "output-every")]
     pub output_every: Option<usize>,
@@ -228,20 +250,14 @@ impl RunArgs {
     /// The flags that override the file's solver and output settings.
     pub fn overrides(&self) -> Overrides {
         Overrides {
-            steps: self.steps,
-            step: self.step,
-            t_end: self.t_end,
-            rho_inf: self.rho_inf,
-            integrator: self.integrator.clone(),
             output_every: self.output_every,
             columns: self.columns.clone(),
             user_columns: self.column.clone(),
             formats: self.format.clone(),
-            tol: self.tol,
             output_dt: self.output_dt,
             output_at: self.output_at.clone(),
             output_every_step: self.output_every_step,
-            ..Default::default()
+            ..self.method.overrides()
         }
     }
 }
@@ -263,24 +279,8 @@ pub struct SweepArgs {
     /// Threads (default: one per core).
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
-    /// Number of steps over the span (overrides SolverParams).
-    #[arg(long, conflicts_with = "step")]
-    pub steps: Option<usize>,
-    /// Step size.
-    #[arg(allow_hyphen_values = true, long)]
-    pub step: Option<f64>,
-    /// End time (overrides ProblemData.tend).
-    #[arg(allow_hyphen_values = true, long = "t-end")]
-    pub t_end: Option<f64>,
-    /// Spectral radius at infinity.
-    #[arg(allow_hyphen_values = true, long = "rho-inf")]
-    pub rho_inf: Option<f64>,
-    /// Integrator: genalpha, dop853 or radau (with --tol), or rk4.
-    #[arg(long)]
-    pub integrator: Option<String>,
-    /// Error control with this tolerance (DOP853 unless --integrator genalpha).
-    #[arg(allow_hyphen_values = true, long)]
-    pub tol: Option<f64>,
+    #[command(flatten)]
+    pub method: MethodFlags,
     /// No table on the terminal.
     #[arg(long)]
     pub quiet: bool,
@@ -291,15 +291,7 @@ impl SweepArgs {
     pub fn options(&self, interrupt: lagrangian::output::Interrupt) -> SweepOptions {
         SweepOptions {
             grid: self.grid.clone(),
-            overrides: lagrangian::problem::Overrides {
-                steps: self.steps,
-                step: self.step,
-                t_end: self.t_end,
-                rho_inf: self.rho_inf,
-                integrator: self.integrator.clone(),
-                tol: self.tol,
-                ..Default::default()
-            },
+            overrides: self.method.overrides(),
             end: self.end.clone(),
             jobs: self.jobs,
             interrupt,
