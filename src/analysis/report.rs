@@ -149,11 +149,7 @@ impl std::fmt::Display for ModesReport {
                 .map(|(name, rate)| {
                     // ten significant digits, as a plain number
                     let rate: f64 = format!("{rate:.9e}").parse().unwrap_or(*rate);
-                    let unit = match name.starts_with("rotation") || name.contains("turning") {
-                        true => "rad/s",
-                        false => "/s",
-                    };
-                    format!("{name} at {rate} {unit}")
+                    format!("{name} at {rate} {}", rate_unit(name))
                 })
                 .collect();
             writeln!(
@@ -232,5 +228,32 @@ impl std::fmt::Display for ModesReport {
             }
         }
         Ok(())
+    }
+}
+
+/// The unit of a moving frame's rate, by the kind of part `name` names (`analysis::symmetry`'s
+/// names): a rotation or a body's turning in rad/s, a translation in m/s (SI, as the files),
+/// a shift of coordinates in the coordinates' own unit per second.
+fn rate_unit(name: &str) -> &'static str {
+    if name.starts_with("rotation") || name.contains(" turning about ") {
+        "rad/s"
+    } else if name.starts_with("translation") {
+        "m/s"
+    } else {
+        "/s"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rate_unit;
+
+    #[test]
+    fn rates_carry_the_unit_of_their_kind() {
+        assert_eq!(rate_unit("rotation about z"), "rad/s");
+        assert_eq!(rate_unit("Top turning about its k"), "rad/s");
+        assert_eq!(rate_unit("translation along x"), "m/s");
+        assert_eq!(rate_unit("shift of phi"), "/s");
+        assert_eq!(rate_unit("shift of the moving scalar coordinates"), "/s");
     }
 }
