@@ -675,13 +675,14 @@ mod tests {
     fn hyper_dual_parts_equal_num_dual() {
         use num_dual::HyperDualSVec64 as HyperDualSVec;
         let x = [0.3, -0.7, 0.45];
-        // eps1 on x, eps2 along the direction w
+        // as the Newton pass seeds them: eps1 on x, eps2 on x scaled by w (3 × 3 mixed part)
         let w = [0.25, -1.5, 0.75];
         let seed = |i: usize| {
-            let mut a = DenseHyperS::<3, 1>::from_re(x[i]).derivative1(i);
-            a.eps2 = Derivative(nalgebra::SMatrix::<f64, 1, 1>::new(w[i]));
-            let mut b = HyperDualSVec::<3, 1>::from_re(x[i]).derivative1(i);
-            b.eps2 = num_dual::Derivative::some(nalgebra::SMatrix::<f64, 1, 1>::new(w[i]));
+            let mut a = DenseHyperS::<3, 3>::from_re(x[i]).derivative1(i);
+            a.eps2 = Derivative::derivative_generic(U1, Const::<3>, i) * w[i];
+            let b = HyperDualSVec::<3, 3>::from_re(x[i]).derivative1(i);
+            let mut b = b.derivative2(i);
+            b.eps2 *= w[i];
             (a, b)
         };
         let (a, b): (Vec<_>, Vec<_>) = (0..3).map(seed).unzip();
@@ -689,18 +690,23 @@ mod tests {
         let b = f([b[0], b[1], b[2]]);
         assert_eq!(a.re, b.re);
         let close = |x: f64, y: f64| (x - y).abs() <= 1e-14 * y.abs().max(1.0);
-        let (g, gb) = (a.eps1.0, b.eps1.unwrap_generic(Const::<3>, U1));
-        let (h, hb) = (
+        let g = (a.eps1.0, b.eps1.unwrap_generic(Const::<3>, U1));
+        let d = (a.eps2.0, b.eps2.unwrap_generic(U1, Const::<3>));
+        let h = (
             a.eps1eps2.0,
-            b.eps1eps2.unwrap_generic(Const::<3>, Const::<1>),
+            b.eps1eps2.unwrap_generic(Const::<3>, Const::<3>),
         );
         for i in 0..3 {
             assert!(
-                close(g[i], gb[i]) && close(h[i], hb[i]),
-                "{i}: {g} {gb} {h} {hb}"
+                close(g.0[i], g.1[i]) && close(d.0[i], d.1[i]),
+                "{i}: {g:?} {d:?}"
             );
         }
-        assert!(close(a.eps2.0[0], b.eps2.unwrap_generic(U1, Const::<1>)[0]));
+        for i in 0..9 {
+            assert!(close(h.0[i], h.1[i]), "{i}: {h:?}");
+        }
+        // the mixed part holds second derivatives, not zeros
+        assert!(h.0.abs().max() > 0.1);
     }
 
     #[test]

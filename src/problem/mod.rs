@@ -13,6 +13,7 @@ mod options;
 mod outputs;
 mod plan;
 
+pub(crate) use options::MethodName;
 pub use options::{
     Dop853Options, GenAlphaOptions, InitOptions, LinearSolverKind, Method, RadauOptions,
     Rk4Options, StepControl,

@@ -91,6 +91,32 @@ impl Method {
     }
 }
 
+/// A method as a user names it (`SolverParams.integrator`, `--integrator`, Python's
+/// `method=`): the one place the names are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MethodName {
+    GenAlpha,
+    Rk4,
+    Dop853,
+    Radau,
+}
+
+impl MethodName {
+    /// What a name may be, for messages.
+    pub(crate) const KNOWN: &'static str = "genalpha, rk4, dop853 or radau";
+
+    /// The method `name` names (with the aliases `generalized-alpha`, `radau5`, `radau-iia`).
+    pub(crate) fn parse(name: &str) -> Option<MethodName> {
+        match name {
+            "genalpha" | "generalized-alpha" => Some(MethodName::GenAlpha),
+            "rk4" => Some(MethodName::Rk4),
+            "dop853" => Some(MethodName::Dop853),
+            "radau" | "radau5" | "radau-iia" => Some(MethodName::Radau),
+            _ => None,
+        }
+    }
+}
+
 /// Options of the generalized-α integrator: the one source of its defaults, each written on its
 /// field (builder style; `GenAlphaOptions::new(h)` is the default with step `h`).
 ///

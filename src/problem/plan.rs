@@ -3,8 +3,8 @@
 //! makes to both ([`Overrides`], [`RunPlan::apply`]).
 
 use super::{
-    DEFAULT_ROWS, Dop853Options, GenAlphaOptions, MAX_STEPS, Method, OutputTimes, Outputs, Problem,
-    RadauOptions, Rk4Options, StepControl, short,
+    DEFAULT_ROWS, Dop853Options, GenAlphaOptions, MAX_STEPS, Method, MethodName, OutputTimes,
+    Outputs, Problem, RadauOptions, Rk4Options, StepControl, short,
 };
 use crate::error::{Error, SolveError};
 
@@ -481,8 +481,21 @@ impl RunPlan {
             Method::GenAlpha(g) => g.clone(),
             _ => GenAlphaOptions::default(),
         };
-        let method = match o.integrator.as_deref() {
-            Some("rk4") if o.tol.is_some() => {
+        let name = match o.integrator.as_deref() {
+            Some(other) => Some(MethodName::parse(other).ok_or_else(|| {
+                bad(
+                    "integrator",
+                    format!(
+                        "{}: expected {}",
+                        s.given("integrator", other),
+                        MethodName::KNOWN
+                    ),
+                )
+            })?),
+            None => None,
+        };
+        let method = match name {
+            Some(MethodName::Rk4) if o.tol.is_some() => {
                 return Err(bad(
                     "tol",
                     format!(
@@ -494,8 +507,8 @@ impl RunPlan {
                     ),
                 ));
             }
-            Some("rk4") => Rk4Options::new(h).into(),
-            Some("genalpha" | "generalized-alpha") => {
+            Some(MethodName::Rk4) => Rk4Options::new(h).into(),
+            Some(MethodName::GenAlpha) => {
                 let mut g = genalpha();
                 g.h = h;
                 if let Some(tol) = o.tol {
@@ -505,23 +518,14 @@ impl RunPlan {
                 }
                 Method::GenAlpha(g)
             }
-            Some("dop853") if fixed && o.tol.is_none() => {
+            Some(MethodName::Dop853) if fixed && o.tol.is_none() => {
                 return Err(bad("integrator", own_steps(s, "dop853", "genalpha or rk4")));
             }
-            Some("dop853") => dop853(if fixed { h } else { 0.0 }),
-            Some("radau" | "radau5" | "radau-iia") if fixed && o.tol.is_none() => {
+            Some(MethodName::Dop853) => dop853(if fixed { h } else { 0.0 }),
+            Some(MethodName::Radau) if fixed && o.tol.is_none() => {
                 return Err(bad("integrator", own_steps(s, "radau", "genalpha")));
             }
-            Some("radau" | "radau5" | "radau-iia") => radau(if fixed { h } else { 0.0 }),
-            Some(other) => {
-                return Err(bad(
-                    "integrator",
-                    format!(
-                        "{}: expected genalpha, rk4, dop853 or radau",
-                        s.given("integrator", other)
-                    ),
-                ));
-            }
+            Some(MethodName::Radau) => radau(if fixed { h } else { 0.0 }),
             None => match (&self.method, o.tol) {
                 (Method::GenAlpha(g), Some(tol)) if g.step_control.is_some() => {
                     let mut g = g.clone();

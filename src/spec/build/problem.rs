@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::problem::{
-    Dop853Options, MAX_STEPS, OutputTimes, Outputs, RadauOptions, RunPlan, StepControl,
+    Dop853Options, MAX_STEPS, MethodName, OutputTimes, Outputs, RadauOptions, RunPlan, StepControl,
 };
 
 /// The initial-value problem of a file.
@@ -174,7 +174,7 @@ pub(super) fn solver_params(
     let span = g.t_end - g.t0;
     let mut opts = GenAlphaOptions::default();
     let mut steps = (span / opts.h).round().max(1.0) as usize;
-    let (mut output_every, mut kind, mut h_given) = (1, Kind::Default, None);
+    let (mut output_every, mut kind, mut h_given) = (1, None, None);
     let Some(sp) = value.filter(|v| !v.is_null()) else {
         return Ok((
             opts.clone().into_method(span / steps as f64, kind),
@@ -203,7 +203,7 @@ pub(super) fn solver_params(
         ]),
     )?;
     if let Some(x) = m.get("integrator") {
-        kind = integrator_kind(b, x, &p)?;
+        kind = Some(integrator_name(b, x, &p)?);
     }
     let mut control = step_control(b, m, &p)?;
     integration(b, m, &p, &mut control)?;
@@ -241,14 +241,14 @@ pub(super) fn solver_params(
         output_every = b.ctx.count(x, &q, "output_every", MAX_STEPS)?;
     }
     let h = h_given.unwrap_or(span / steps as f64);
-    if kind == Kind::Rk4 && opts.step_control.is_some() {
+    if kind == Some(MethodName::Rk4) && opts.step_control.is_some() {
         return Err(b.ctx.err(
             &sub(&p, "tol"),
             "RK4 runs at a fixed step; for error control give integrator: dop853 (order 8) \
              or genalpha",
         ));
     }
-    let adaptive = matches!(kind, Kind::Dop853 | Kind::Radau);
+    let adaptive = matches!(kind, Some(MethodName::Dop853 | MethodName::Radau));
     if adaptive && (m.get("step").is_some() || m.get("steps").is_some()) {
         return Err(b.ctx.err(
             &sub(&p, "integrator"),
@@ -260,17 +260,13 @@ pub(super) fn solver_params(
 }
 
 /// `SolverParams.integrator`: genalpha, rk4, dop853 or radau.
-fn integrator_kind(b: &Builder, x: &Value, p: &Path_) -> Result<Kind, SpecError> {
-    match x.as_str() {
-        Some("genalpha" | "generalized-alpha") => Ok(Kind::GenAlpha),
-        Some("rk4") => Ok(Kind::Rk4),
-        Some("dop853") => Ok(Kind::Dop853),
-        Some("radau" | "radau5" | "radau-iia") => Ok(Kind::Radau),
-        _ => Err(b.ctx.err(
+fn integrator_name(b: &Builder, x: &Value, p: &Path_) -> Result<MethodName, SpecError> {
+    (x.as_str().and_then(MethodName::parse)).ok_or_else(|| {
+        b.ctx.err(
             &sub(p, "integrator"),
-            "expected genalpha, rk4, dop853 or radau",
-        )),
-    }
+            format!("expected {}", MethodName::KNOWN),
+        )
+    })
 }
 
 /// `SolverParams.step`: positive, not longer than the span, at most [`MAX_STEPS`] of them.
@@ -401,26 +397,16 @@ fn step_control(
     Ok(Some(c))
 }
 
-/// The integrator a file names (`SolverParams.integrator`), or none.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// None named: generalized-α at a fixed step, DOP853 with a tolerance (switching to
-    /// Radau IIA where the problem turns out stiff).
-    Default,
-    GenAlpha,
-    Rk4,
-    Dop853,
-    Radau,
-}
-
 trait IntoMethod {
-    /// The method of `kind` with these options at the step `h` (DOP853 and Radau take the
-    /// tolerances and step limits of the error control).
-    fn into_method(self, h: f64, kind: Kind) -> Method;
+    /// The method the file names (`None`: generalized-α at a fixed step, DOP853 with a
+    /// tolerance, switching to Radau IIA where the problem turns out stiff) with these options
+    /// at the step `h` (DOP853 and Radau take the tolerances and step limits of the error
+    /// control).
+    fn into_method(self, h: f64, kind: Option<MethodName>) -> Method;
 }
 
 impl IntoMethod for GenAlphaOptions {
-    fn into_method(self, h: f64, kind: Kind) -> Method {
+    fn into_method(self, h: f64, kind: Option<MethodName>) -> Method {
         // (rtol, atol, h_min, h_max) of the error control; generalized-α's default h_min is
         // not theirs (0: round-off in t)
         let limits = self.step_control.map(|c| {
@@ -449,11 +435,11 @@ impl IntoMethod for GenAlphaOptions {
             Method::Radau(d)
         };
         match kind {
-            Kind::Rk4 => Rk4Options::new(h).into(),
-            Kind::Dop853 => dop853(false),
-            Kind::Radau => radau(),
-            Kind::Default if self.step_control.is_some() => dop853(true),
-            Kind::Default | Kind::GenAlpha => GenAlphaOptions { h, ..self }.into(),
+            Some(MethodName::Rk4) => Rk4Options::new(h).into(),
+            Some(MethodName::Dop853) => dop853(false),
+            Some(MethodName::Radau) => radau(),
+            None if self.step_control.is_some() => dop853(true),
+            None | Some(MethodName::GenAlpha) => GenAlphaOptions { h, ..self }.into(),
         }
     }
 }
