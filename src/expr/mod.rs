@@ -1,5 +1,7 @@
 //! One expression language on dual numbers: the parameters, loads, `Define` assignments and
 //! `Equations` of mechanism files, evaluated inside element kernels (so it sits below the model).
+//! Beside it, the number type the expressions (and every user's energy) also evaluate on to
+//! give Taylor series in time: [`taylor::Taylor`], for the Taylor-series integrator.
 //!
 //! [`VExpr`] is a type-checked, constant-folded graph over coordinates `q_j`, time `t` and
 //! constants, scalar- or vector-valued, evaluated on any [`DualNum`](num_dual::DualNum). A
@@ -15,6 +17,7 @@
 //! assert!(e.message.contains("'M'") && e.offset == 0);
 //! ```
 
+pub mod taylor;
 pub mod vector;
 
 pub use vector::{Sym, VExpr, Val};
