@@ -8,7 +8,8 @@ they are not test dependencies):
     /tmp/wp/bin/python benches/work_precision.py [--cases pendulum,kepler] [--repeat 3] [--merge]
 
 For each problem and each tolerance 1e-4 … 1e-11 it runs the toolkit (`examples/high_order.rs`:
-DOP853 on the index-1 form with projection; Radau IIA on the index-3 equations;
+DOP853 on the index-1 form with projection; Radau IIA on the index-3 equations; the
+Taylor-series method of order 20 (not on the stiff problem);
 generalized-α under error control where it is affordable) and scipy's `solve_ivp` with DOP853 and Radau on the same mechanism written as an
 ODE in minimal coordinates (Andrews: its index-1 form, accelerations and multipliers from the
 augmented system by numpy, without projection). Errors are the largest position error at the
@@ -320,6 +321,8 @@ def main():
                 runs.append(('scipy Radau', scipy_run(prob, 'Radau', tol, 1)))
             if case != 'solar' and tol >= 1e-11:
                 runs.append(('lagrangian radau', toolkit_run(case, 'radau', tol, args.repeat)))
+            if case != 'stiff':
+                runs.append(('lagrangian taylor', toolkit_run(case, 'taylor', tol, args.repeat)))
             if tol >= args.genalpha_down_to and case != 'solar':
                 runs.append(('lagrangian genalpha', toolkit_run(case, 'genalpha', tol, 1)))
             for name, r in runs:

@@ -27,7 +27,7 @@ struct Args {
     /// pendulum, kepler, solar, andrews, mechanism0, stiff or caraxis.
     #[arg(long)]
     case: String,
-    /// dop853, radau or genalpha (error-controlled).
+    /// dop853, radau, taylor (order 20; taylorK for order K) or genalpha (error-controlled).
     #[arg(long, default_value = "dop853")]
     method: String,
     /// The tolerance (relative and absolute).
@@ -92,6 +92,10 @@ fn main() -> Result<(), Error> {
     let method: Method = match args.method.as_str() {
         "dop853" => Dop853Options::new(args.tol).into(),
         "radau" => RadauOptions::new(args.tol).into(),
+        m if m.starts_with("taylor") => {
+            let order = m["taylor".len()..].parse().unwrap_or(20);
+            TaylorOptions::new(args.tol, order).into()
+        }
         _ => GenAlphaOptions::new((problem.t_end - problem.t0) / 1e4)
             .tolerance(args.tol)
             .into(),

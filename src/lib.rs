@@ -65,7 +65,7 @@ pub mod prelude {
     pub use crate::solve::{
         Dop853, Dop853Options, GenAlpha, GenAlphaOptions, InitOptions, Integrator,
         LinearSolverKind, Method, Problem, Radau, RadauOptions, Rk4Options, RunPlan, Stats,
-        consistent_initial_values,
+        TaylorOptions, TaylorSeries, consistent_initial_values,
     };
     pub use nalgebra::{SMatrix, SVector, Vector2, Vector3};
     pub use num_dual::DualNum;

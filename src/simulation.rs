@@ -142,6 +142,10 @@ fn spanned(method: Method, problem: &Problem) -> Method {
             o.span = span;
             Method::Radau(o)
         }
+        Method::Taylor(mut o) if o.span == 0.0 => {
+            o.span = span;
+            Method::Taylor(o)
+        }
         m => m,
     }
 }

@@ -125,6 +125,10 @@ fn steps_do_not_allocate(model: &Arc<Model>, state: &State) {
         let n = allocations(model, state, opts, 3, 50);
         assert_eq!(n, 0, "Radau, {kind:?}: {n} allocations in 50 steps");
     }
+    // the Taylor-series method: the residual on series at every order, the solves with the
+    // state's factorized matrix, the step from the series, the projections
+    let n = allocations(model, state, TaylorOptions::new(1e-10, 12), 3, 50);
+    assert_eq!(n, 0, "Taylor: {n} allocations in 50 steps");
 }
 
 /// Rows between steps: DOP853's continuous extension and generalized-α's interpolation, with
@@ -205,5 +209,8 @@ fn mechanism_files_do_not_allocate() {
             let n = allocations(&m.model, &init.state, opts, 3, 50);
             assert_eq!(n, 0, "{name}, reuse = {reuse}: {n} allocations in 50 steps");
         }
+        // the expression programs on Taylor series
+        let n = allocations(&m.model, &init.state, TaylorOptions::new(1e-8, 10), 3, 20);
+        assert_eq!(n, 0, "{name}, Taylor: {n} allocations in 20 steps");
     }
 }

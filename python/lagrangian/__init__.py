@@ -263,7 +263,7 @@ class Problem:
     ) -> "Result":
         """Integrate from consistent initial values, with ``lagrangian run``'s options:
         ``t_end`` (the step stays), ``steps`` or ``step``, ``output_every``, ``method``
-        (``"genalpha"``, ``"dop853"``, ``"radau"`` or ``"rk4"``), ``rho_inf``, ``columns``
+        (``"genalpha"``, ``"dop853"``, ``"radau"``, ``"taylor"`` or ``"rk4"``), ``rho_inf``, ``columns``
         (groups: positions, velocities, accelerations, multipliers, reactions, momenta, user,
         energies, ledger; and columns of your own, ``"name = expression"`` in the file's
         names — ``"h = Arm.Tip.z"``, ``"F = AB.force"``, ``"w = Arm.omega"``,

@@ -19,7 +19,7 @@ MECHANISM0 = MECHANISMS / "mechanism0.yaml"
 
 def test_a_run_gives_the_arrays_the_command_line_writes(cli, tmp_path):
     problem = lagrangian.load(MECHANISM0, set={"k": 200})
-    # sensitivities are of generalized-α's steps (the file's tolerance would pick DOP853)
+    # sensitivities are of generalized-α's steps (the file's settings would pick Taylor)
     result = problem.run(t_end=0.5, sensitivity=["k", "L"], method="genalpha")
     out = tmp_path / "run"
     subprocess.run(

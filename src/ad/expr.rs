@@ -8,6 +8,7 @@
 
 use crate::ad::TermAd;
 use crate::expr::VExpr;
+use crate::expr::taylor::Taylor;
 use crate::model::elements::ExprEnergy;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use nalgebra::{SMatrix, SVector};
@@ -93,6 +94,15 @@ impl<const N: usize> TermKernel<N> for ExprKernel<N> {
     }
     fn power(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
         self.ad.power(t, q, v)
+    }
+    fn taylor_residual(
+        &self,
+        t: Taylor,
+        q: &SVector<Taylor, N>,
+        v: &SVector<Taylor, N>,
+        a: &SVector<Taylor, N>,
+    ) -> Option<SVector<Taylor, N>> {
+        self.ad.taylor_residual(t, q, v, a)
     }
 }
 

@@ -37,63 +37,16 @@ pub use compare::{compare_constraint_kernels, compare_term_kernels};
 pub use expr::ExprKernel;
 pub use place::Derivatives;
 
+use crate::expr::taylor::Taylor;
+use crate::model::euler_lagrange::{constant_mass_residual, constraint_force, el_residual};
 pub use crate::model::kernel::ConstraintBlocks;
 use crate::model::kernel::{ConstraintKernel, KernelCoefficients, TermKernel};
 use crate::model::{Constraint, Structure, Term};
 use dense::{Dense1S, Dense2S, Site, Untagged};
 use nalgebra::{Const, Dim, SMatrix, SVector, U1};
-use num_dual::{Dual, Dual2, Dual64, DualNum, DualSVec};
+use num_dual::{Dual2, Dual64, DualSVec};
 use std::marker::PhantomData;
 use std::sync::OnceLock;
-
-/// Residual of one term and, optionally, the momentum `p = ∂L/∂v`, on scalar type `S`.
-#[inline]
-fn el_residual<S, T, const N: usize>(
-    term: &T,
-    t: S,
-    q: &SVector<S, N>,
-    v: &SVector<S, N>,
-    a: &SVector<S, N>,
-) -> (SVector<S, N>, SVector<S, N>)
-where
-    S: DualNum<Primitive = f64> + Copy,
-    T: Term<N>,
-{
-    // d/dt ∂L/∂v: inner Dual along (v, a, 1), outer DualSVec = gradient in v.
-    let tx = DualSVec::<Dual<S>, N>::from_re(Dual::new(t, S::from(1.0)));
-    let qx = SVector::<DualSVec<Dual<S>, N>, N>::from_fn(|i, _| {
-        DualSVec::from_re(Dual::new(q[i], v[i]))
-    });
-    let vx = SVector::<DualSVec<Dual<S>, N>, N>::from_fn(|i, _| {
-        DualSVec::from_re(Dual::new(v[i], a[i])).derivative(i)
-    });
-    let lx = term.lagrangian(tx, &qx, &vx);
-    let lv = lx.eps.unwrap_generic(Const::<N>, U1);
-    // ∂L/∂q
-    let ty = DualSVec::<S, N>::from_re(t);
-    let qy = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(q[i]).derivative(i));
-    let vy = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(v[i]));
-    let lq = term
-        .lagrangian(ty, &qy, &vy)
-        .eps
-        .unwrap_generic(Const::<N>, U1);
-    let mut r = SVector::<S, N>::from_fn(|i, _| lv[i].eps - lq[i]);
-    let p = SVector::<S, N>::from_fn(|i, _| lv[i].re);
-    if term.has_dissipation_or_force() {
-        let qz = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(q[i]));
-        let vz =
-            SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(v[i]).derivative(i));
-        let rv = term
-            .dissipation(ty, &qz, &vz)
-            .eps
-            .unwrap_generic(Const::<N>, U1);
-        let f = term.force(t, q, v);
-        for i in 0..N {
-            r[i] += rv[i] - f[i];
-        }
-    }
-    (r, p)
-}
 
 /// Euler–Lagrange residual `r = d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q` of one term.
 ///
@@ -665,6 +618,23 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
     fn power(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
         term_power(&self.term, t, q.as_slice(), v.as_slice())
     }
+    fn taylor_residual(
+        &self,
+        t: Taylor,
+        q: &SVector<Taylor, N>,
+        v: &SVector<Taylor, N>,
+        a: &SVector<Taylor, N>,
+    ) -> Option<SVector<Taylor, N>> {
+        Some(match self.term.structure {
+            Structure::NoKinetic | Structure::ConstantMass => {
+                let re = |x: &SVector<Taylor, N>| x.map(|x| x.coeff(0));
+                let mass = self.mass(t.coeff(0), &re(q), &re(v));
+                constant_mass_residual(&self.term, mass, t, q, v, a)
+            }
+            Structure::MassMatrix => el_residual(&detect::Written(&self.term), t, q, v, a).0,
+            _ => el_residual(&self.term, t, q, v, a).0,
+        })
+    }
     fn momentum(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, N> {
         let tv = DualSVec::<f64, N>::from_re(t);
         let qd = q.map(DualSVec::<f64, N>::from_re);
@@ -722,5 +692,16 @@ impl<C: Constraint<N, M> + 'static, const N: usize, const M: usize> ConstraintKe
     #[inline]
     fn gamma(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, M> {
         constraint_gamma(&self.con, t, q.as_slice(), v.as_slice())
+    }
+    fn taylor_value(&self, t: Taylor, q: &SVector<Taylor, N>) -> Option<SVector<Taylor, M>> {
+        Some(self.con.constraint(t, q))
+    }
+    fn taylor_force(
+        &self,
+        t: Taylor,
+        q: &SVector<Taylor, N>,
+        lambda: &SVector<Taylor, M>,
+    ) -> Option<SVector<Taylor, N>> {
+        Some(constraint_force(&self.con, t, q, lambda))
     }
 }

@@ -9,8 +9,10 @@
 //! halve the code the library's build compiles (benches/README.md, "What a cold release build
 //! costs"). An element on 7 coordinates costs what one on 8 does.
 
+use crate::expr::taylor::Taylor;
 use crate::model::kernel::{ConstraintBlocks, ConstraintKernel, KernelCoefficients, TermKernel};
-use nalgebra::{SMatrix, SVector};
+use nalgebra::{SMatrix, SVector, Scalar};
+use num_traits::Zero;
 
 /// A kernel on `M` local coordinates used for an element on the first `N` of them.
 pub struct Padded<K, const M: usize>(pub K);
@@ -25,8 +27,13 @@ fn pad<const N: usize, const M: usize>(x: &SVector<f64, N>) -> SVector<f64, M> {
 
 /// The first `N` entries of `x`.
 #[inline]
-fn cut<const N: usize, const M: usize>(x: &SVector<f64, M>) -> SVector<f64, N> {
+fn cut<T: Scalar, const N: usize, const M: usize>(x: &SVector<T, M>) -> SVector<T, N> {
     x.fixed_rows::<N>(0).into_owned()
+}
+
+/// The series `x` followed by zeros up to `M` entries.
+fn pad_series<const N: usize, const M: usize>(x: &SVector<Taylor, N>) -> SVector<Taylor, M> {
+    SVector::from_fn(|i, _| if i < N { x[i] } else { Taylor::zero() })
 }
 
 impl<K: TermKernel<M>, const N: usize, const M: usize> TermKernel<N> for Padded<K, M> {
@@ -66,6 +73,16 @@ impl<K: TermKernel<M>, const N: usize, const M: usize> TermKernel<N> for Padded<
     fn power(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
         self.0.power(t, &pad(q), &pad(v))
     }
+    fn taylor_residual(
+        &self,
+        t: Taylor,
+        q: &SVector<Taylor, N>,
+        v: &SVector<Taylor, N>,
+        a: &SVector<Taylor, N>,
+    ) -> Option<SVector<Taylor, N>> {
+        let (q, v, a) = (pad_series(q), pad_series(v), pad_series(a));
+        Some(cut(&self.0.taylor_residual(t, &q, &v, &a)?))
+    }
 }
 
 impl<K: ConstraintKernel<M, R>, const N: usize, const M: usize, const R: usize>
@@ -96,6 +113,17 @@ impl<K: ConstraintKernel<M, R>, const N: usize, const M: usize, const R: usize>
     }
     fn gamma(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, R> {
         self.0.gamma(t, &pad(q), &pad(v))
+    }
+    fn taylor_value(&self, t: Taylor, q: &SVector<Taylor, N>) -> Option<SVector<Taylor, R>> {
+        self.0.taylor_value(t, &pad_series(q))
+    }
+    fn taylor_force(
+        &self,
+        t: Taylor,
+        q: &SVector<Taylor, N>,
+        lambda: &SVector<Taylor, R>,
+    ) -> Option<SVector<Taylor, N>> {
+        Some(cut(&self.0.taylor_force(t, &pad_series(q), lambda)?))
     }
 }
 

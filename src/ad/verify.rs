@@ -4,8 +4,9 @@
 //! the toolkit can find out exactly (`detect`); one that does not hold would give wrong
 //! equations, so the model refuses it and names the term.
 
+use super::TermAd;
 use super::dense::Untagged;
-use super::{TermAd, el_residual};
+use crate::model::euler_lagrange::el_residual;
 use crate::model::kernel::KernelCoefficients;
 use crate::model::{Structure, Term};
 use nalgebra::{SMatrix, SVector};

@@ -2,9 +2,10 @@
 //! compute its local blocks, scatter them into the global residual and the values of the fixed
 //! pattern. One loop per group, monomorphized for the kernel, so the kernel inlines into it.
 
+use crate::expr::taylor::Taylor;
 use crate::model::group::{
     ConstraintGroup, ConstraintSlots, Constraints, PARALLEL_MIN_ELEMENTS, Point, Schedule,
-    TermGroup, Terms,
+    TaylorPoint, TermGroup, Terms,
 };
 use crate::model::kernel::{ConstraintKernel, KernelCoefficients, TermKernel};
 use nalgebra::{DMatrix, SVector};
@@ -76,6 +77,11 @@ unsafe fn gather_checked_before<const N: usize>(
     } else {
         SVector::zeros()
     }
+}
+
+/// `x[idx]` as a local vector of series.
+fn series<const N: usize>(idx: &[usize; N], x: &[Taylor]) -> SVector<Taylor, N> {
+    SVector::from_fn(|i, _| x[idx[i]])
 }
 
 /// Whether every array a scheduled pass reads (those the kernel uses) and writes holds the
@@ -305,6 +311,17 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
             .filter(|s| !s.plain)
             .map_or(0, |s| s.colors.len())
     }
+    fn add_taylor_residual(&self, s: &TaylorPoint, r: &mut [Taylor]) -> Result<(), &'static str> {
+        for (k, idx) in self.kernels.iter().zip(&self.indices) {
+            let rl = k
+                .taylor_residual(s.t, &series(idx, s.q), &series(idx, s.v), &series(idx, s.a))
+                .ok_or(std::any::type_name::<K>())?;
+            for i in 0..N {
+                r[idx[i]] += rl[i];
+            }
+        }
+        Ok(())
+    }
 }
 
 impl<K: ConstraintKernel<N, M>, const N: usize, const M: usize> Constraints
@@ -439,5 +456,28 @@ impl<K: ConstraintKernel<N, M>, const N: usize, const M: usize> Constraints
         let (idx, row) = (&self.indices[e], self.rows[e]);
         let q = gather(true, idx, q);
         self.kernels[e].dense_blocks(t, q.as_slice(), &lambda[row..row + M])
+    }
+    fn taylor(
+        &self,
+        s: &TaylorPoint,
+        mut r: Option<&mut [Taylor]>,
+        mut c: Option<&mut [Taylor]>,
+    ) -> Result<(), &'static str> {
+        let missing = std::any::type_name::<K>();
+        for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
+            let q = series(idx, s.q);
+            if let Some(c) = c.as_deref_mut() {
+                let x = k.taylor_value(s.t, &q).ok_or(missing)?;
+                c[row..row + M].copy_from_slice(x.as_slice());
+            }
+            if let Some(r) = r.as_deref_mut() {
+                let lambda = SVector::<Taylor, M>::from_fn(|m, _| s.lambda[row + m]);
+                let f = k.taylor_force(s.t, &q, &lambda).ok_or(missing)?;
+                for j in 0..N {
+                    r[idx[j]] += f[j];
+                }
+            }
+        }
+        Ok(())
     }
 }

@@ -13,9 +13,10 @@
 
 mod groups;
 
+use crate::expr::taylor::Taylor;
 use crate::model::Model;
 use crate::model::group::ConstraintSlots;
-pub use crate::model::group::Point;
+pub use crate::model::group::{Point, TaylorPoint};
 use crate::model::kernel::KernelCoefficients;
 
 /// Compressed-column pattern of the iteration matrix and per-element slot maps.
@@ -245,6 +246,39 @@ pub fn augmented_matrix(
         lambda: &zeros[..model.m],
     };
     residual_and_matrix(model, pattern, &p, &k, res, values);
+}
+
+/// The residual `[r + C_qᵀλ ; C]` on Taylor series in time along the series of a motion
+/// (`r` into `res` of length `n`, `C` into `c` of length `m` when given), for the
+/// Taylor-series integrator. `Err` names the first kernel type without a form on series.
+pub fn taylor_residual(
+    model: &Model,
+    s: &TaylorPoint,
+    res: &mut [Taylor],
+    c: Option<&mut [Taylor]>,
+) -> Result<(), &'static str> {
+    res.fill(Taylor::zeros(s.t.n()));
+    for g in &model.terms {
+        g.add_taylor_residual(s, res)?;
+    }
+    let mut c = c;
+    for g in &model.constraints {
+        g.taylor(s, Some(&mut *res), c.as_deref_mut())?;
+    }
+    Ok(())
+}
+
+/// Constraint values `C(t, q)` on Taylor series in time into `c` (length `m`). `Err` names the
+/// first kernel type without a form on series.
+pub fn taylor_constraints(
+    model: &Model,
+    s: &TaylorPoint,
+    c: &mut [Taylor],
+) -> Result<(), &'static str> {
+    for g in &model.constraints {
+        g.taylor(s, None, Some(&mut *c))?;
+    }
+    Ok(())
 }
 
 /// Constraint values `C(t, q)` into `c` (length `m`).

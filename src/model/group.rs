@@ -9,6 +9,7 @@
 //! assembly's ([`crate::assembly`]), the model only stores.
 
 use super::kernel::KernelCoefficients;
+use crate::expr::taylor::Taylor;
 use nalgebra::DMatrix;
 use std::any::Any;
 
@@ -206,6 +207,25 @@ pub trait Terms: Send + Sync {
     fn set_parallel(&mut self, on: bool, n: usize);
     /// The number of colors when assembled in parallel (0: element by element).
     fn colors(&self) -> usize;
+    /// Add every element's residual on Taylor series in time into `r` (all global, length `n`;
+    /// [`TermKernel::taylor_residual`](super::TermKernel::taylor_residual)). `Err` with the
+    /// kernel's type name when it has no form on series.
+    fn add_taylor_residual(&self, s: &TaylorPoint, r: &mut [Taylor]) -> Result<(), &'static str>;
+}
+
+/// The inputs of an evaluation on Taylor series in time, as global arrays of series.
+#[derive(Clone, Copy)]
+pub struct TaylorPoint<'a> {
+    /// Time.
+    pub t: Taylor,
+    /// Coordinates.
+    pub q: &'a [Taylor],
+    /// Velocities.
+    pub v: &'a [Taylor],
+    /// Accelerations.
+    pub a: &'a [Taylor],
+    /// Multipliers.
+    pub lambda: &'a [Taylor],
 }
 
 /// A group of constraint kernels as the assembly drives it (implemented in
@@ -251,6 +271,14 @@ pub trait Constraints: Send + Sync {
     fn gamma(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
     /// Local dense `(C, C_q, Σλ∇²C)` of block `e` with the global multipliers `lambda`.
     fn dense_blocks(&self, e: usize, t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3];
+    /// On Taylor series in time: write `C` into `c` (when given) and add `C_qᵀλ` into `r`
+    /// (when given). `Err` with the kernel's type name when it has no form on series.
+    fn taylor(
+        &self,
+        s: &TaylorPoint,
+        r: Option<&mut [Taylor]>,
+        c: Option<&mut [Taylor]>,
+    ) -> Result<(), &'static str>;
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@
 //! of the same physics with [`compare_term_kernels`](crate::ad::compare_term_kernels) /
 //! [`compare_constraint_kernels`](crate::ad::compare_constraint_kernels).
 
+use crate::expr::taylor::Taylor;
 use nalgebra::{DMatrix, SMatrix, SVector};
 
 /// Weights of the three Jacobian blocks of a term: `J = mass·M + damping·∂r/∂v +
@@ -100,6 +101,18 @@ pub trait TermKernel<const N: usize>: Send + Sync + 'static {
             DMatrix::from_column_slice(N, N, k.as_slice()),
         ]
     }
+    /// The residual on Taylor series in time: with `q`, `v`, `a` the series of a motion, the
+    /// series of `r(t, q, v, a)` along it (what the Taylor-series integrator evaluates).
+    /// `None`: the kernel has no form on series (a load given as a Rust closure of time).
+    fn taylor_residual(
+        &self,
+        _t: Taylor,
+        _q: &SVector<Taylor, N>,
+        _v: &SVector<Taylor, N>,
+        _a: &SVector<Taylor, N>,
+    ) -> Option<SVector<Taylor, N>> {
+        None
+    }
     /// Whether the assembly's loop over a group computes the residual by
     /// [`__loop_residual`](TermKernel::__loop_residual) (not for users; the default: by
     /// [`residual`](TermKernel::residual)). The AD kernels evaluate a user's energies there on
@@ -157,6 +170,21 @@ pub trait ConstraintKernel<const N: usize, const M: usize>: Send + Sync + 'stati
     fn time_derivative(&self, t: f64, q: &SVector<f64, N>) -> SVector<f64, M>;
     /// `γ = C_qq(v,v) + 2C_qt v + C_tt`, so that `d²C/dt² = C_q q̈ + γ`.
     fn gamma(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, M>;
+    /// `C` on Taylor series in time: the series of `C(t, q(t))` along the series `q`.
+    /// `None`: the kernel has no form on series.
+    fn taylor_value(&self, _t: Taylor, _q: &SVector<Taylor, N>) -> Option<SVector<Taylor, M>> {
+        None
+    }
+    /// `C_qᵀλ` on Taylor series in time, along the series `q` and `λ`. `None`: the kernel has
+    /// no form on series.
+    fn taylor_force(
+        &self,
+        _t: Taylor,
+        _q: &SVector<Taylor, N>,
+        _lambda: &SVector<Taylor, M>,
+    ) -> Option<SVector<Taylor, N>> {
+        None
+    }
     /// Dense `(C, C_q, Σλ∇²C)` for checks.
     fn dense_blocks(&self, t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3] {
         let b = self.blocks(t, &local::<N>(q), &local::<M>(lambda));

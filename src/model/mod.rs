@@ -56,6 +56,7 @@ pub(crate) use placed_method;
 mod builder;
 pub mod columns;
 pub mod elements;
+pub(crate) mod euler_lagrange;
 pub mod geometry;
 pub mod group;
 mod interaction;

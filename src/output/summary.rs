@@ -239,6 +239,7 @@ impl std::fmt::Display for Summary {
             Method::Radau(_) => {
                 "Radau IIA (implicit, order 5, on the index-3 equations)".to_string()
             }
+            Method::Taylor(o) => format!("Taylor series of order {}", o.order),
         };
         let steps = match &s.method {
             Method::GenAlpha(g) if g.step_control.is_some() => {
@@ -255,6 +256,10 @@ impl std::fmt::Display for Summary {
             Method::Radau(d) => format!(
                 "{} steps under error control (rtol {:.0e}, atol {:.0e}; {} rejected)",
                 s.stats.steps, d.rtol, d.atol, s.stats.rejected_steps
+            ),
+            Method::Taylor(d) => format!(
+                "{} steps under error control (rtol {:.0e}, atol {:.0e})",
+                s.stats.steps, d.rtol, d.atol
             ),
             _ => format!("{} steps of h = {:.3e} s", s.stats.steps, s.h),
         };

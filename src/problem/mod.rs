@@ -16,7 +16,7 @@ mod plan;
 pub(crate) use options::MethodName;
 pub use options::{
     Dop853Options, GenAlphaOptions, InitOptions, LinearSolverKind, Method, RadauOptions,
-    Rk4Options, StepControl,
+    Rk4Options, StepControl, TaylorOptions,
 };
 pub use outputs::{
     ENERGY_COLUMNS, Format, GROUPS, LEDGER_COLUMNS, MOMENTA_COLUMNS, OutputTimes, Outputs,

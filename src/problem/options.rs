@@ -20,6 +20,10 @@ pub enum Method {
     /// Radau IIA of order 5 under error control, on the index-3 equations themselves (stiff
     /// mechanisms, stiff constraints).
     Radau(RadauOptions),
+    /// The Taylor-series method of any order up to 22 under error control, on the index-1
+    /// form with projection onto the constraints (DAETS' method: smooth non-stiff mechanisms
+    /// at tight tolerances).
+    Taylor(TaylorOptions),
 }
 
 impl Default for Method {
@@ -52,6 +56,12 @@ impl From<RadauOptions> for Method {
     }
 }
 
+impl From<TaylorOptions> for Method {
+    fn from(o: TaylorOptions) -> Self {
+        Method::Taylor(o)
+    }
+}
+
 impl Method {
     /// The (initial) step size (DOP853: the first step, 0 when it is chosen automatically).
     pub fn h(&self) -> f64 {
@@ -60,6 +70,7 @@ impl Method {
             Method::Rk4(o) => o.h,
             Method::Dop853(o) => o.h0,
             Method::Radau(o) => o.h0,
+            Method::Taylor(o) => o.h0,
         }
     }
     /// The same method with step size `h` (DOP853: the first step).
@@ -69,6 +80,7 @@ impl Method {
             Method::Rk4(o) => o.h = h,
             Method::Dop853(o) => o.h0 = h,
             Method::Radau(o) => o.h0 = h,
+            Method::Taylor(o) => o.h0 = h,
         }
         self
     }
@@ -79,6 +91,7 @@ impl Method {
             Method::Rk4(_) => "rk4",
             Method::Dop853(_) => "dop853",
             Method::Radau(_) => "radau",
+            Method::Taylor(_) => "taylor",
         }
     }
     /// Whether the method chooses its own steps (error control).
@@ -86,7 +99,7 @@ impl Method {
         match self {
             Method::GenAlpha(o) => o.step_control.is_some(),
             Method::Rk4(_) => false,
-            Method::Dop853(_) | Method::Radau(_) => true,
+            Method::Dop853(_) | Method::Radau(_) | Method::Taylor(_) => true,
         }
     }
 }
@@ -99,11 +112,12 @@ pub(crate) enum MethodName {
     Rk4,
     Dop853,
     Radau,
+    Taylor,
 }
 
 impl MethodName {
     /// What a name may be, for messages.
-    pub(crate) const KNOWN: &'static str = "genalpha, rk4, dop853 or radau";
+    pub(crate) const KNOWN: &'static str = "genalpha, rk4, dop853, radau or taylor";
 
     /// The method `name` names (with the aliases `generalized-alpha`, `radau5`, `radau-iia`).
     pub(crate) fn parse(name: &str) -> Option<MethodName> {
@@ -112,6 +126,7 @@ impl MethodName {
             "rk4" => Some(MethodName::Rk4),
             "dop853" => Some(MethodName::Dop853),
             "radau" | "radau5" | "radau-iia" => Some(MethodName::Radau),
+            "taylor" => Some(MethodName::Taylor),
             _ => None,
         }
     }
@@ -413,6 +428,65 @@ impl RadauOptions {
             rtol: tol,
             atol: tol,
             ..RadauOptions::default()
+        }
+    }
+}
+
+/// Options of the Taylor-series method ([`TaylorSeries`](crate::solve::TaylorSeries)): the
+/// motion's own Taylor series at each step (`v` to order `order`, `q` to one more), its
+/// coefficients order by order from the Euler–Lagrange equations evaluated on series
+/// (Nedialkov & Pryce's DAETS method, here on the index-1 form with projection onto the
+/// constraints), the step chosen from the radius of convergence the last two coefficients give
+/// so that the local errors, against `atol + rtol·‖y‖∞`, add up to at most 1 over `span`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[must_use]
+pub struct TaylorOptions {
+    /// The method's order (DAETS' `order`): the global error goes as `h^order`; default 20,
+    /// at most [`TaylorOptions::MAX_ORDER`].
+    pub order: usize,
+    /// Relative tolerance; default 1e-10.
+    pub rtol: f64,
+    /// Absolute tolerance; default 1e-10.
+    pub atol: f64,
+    /// The first step's upper bound; default 0: the step the series gives.
+    pub h0: f64,
+    /// The largest step; default 0: no limit.
+    pub h_max: f64,
+    /// The smallest step: a step that must be smaller fails the run; default 0: ten units of
+    /// round-off of `t`.
+    pub h_min: f64,
+    /// The time over which the local errors may add up to the tolerance (error per unit
+    /// step); default 0, the problem's span `t_end − t0` (set when the run starts). Negative:
+    /// each step's error below the tolerance.
+    #[serde(default)]
+    pub span: f64,
+}
+
+impl TaylorOptions {
+    /// The highest order (the series number type's capacity less the two orders the
+    /// constraints' series reach beyond `v`'s).
+    pub const MAX_ORDER: usize = crate::expr::taylor::CAPACITY - 2;
+    /// `rtol = atol = tol` at order `order`, the other options at their defaults.
+    pub fn new(tol: f64, order: usize) -> Self {
+        TaylorOptions {
+            rtol: tol,
+            atol: tol,
+            order,
+            ..TaylorOptions::default()
+        }
+    }
+}
+
+impl Default for TaylorOptions {
+    fn default() -> Self {
+        TaylorOptions {
+            order: 20,
+            rtol: 1e-10,
+            atol: 1e-10,
+            h0: 0.0,
+            h_max: 0.0,
+            h_min: 0.0,
+            span: 0.0,
         }
     }
 }

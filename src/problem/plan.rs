@@ -4,7 +4,7 @@
 
 use super::{
     DEFAULT_ROWS, Dop853Options, GenAlphaOptions, MAX_STEPS, Method, MethodName, OutputTimes,
-    Outputs, Problem, RadauOptions, Rk4Options, StepControl, short,
+    Outputs, Problem, RadauOptions, Rk4Options, StepControl, TaylorOptions, short,
 };
 use crate::error::{Error, SolveError};
 
@@ -73,7 +73,13 @@ macro_rules! plan_from_options {
         }
     )*};
 }
-plan_from_options!(GenAlphaOptions, Dop853Options, RadauOptions, Rk4Options);
+plan_from_options!(
+    GenAlphaOptions,
+    Dop853Options,
+    RadauOptions,
+    Rk4Options,
+    TaylorOptions
+);
 
 impl RunPlan {
     /// Run with `method`, keeping every step, writing the default columns as CSV.
@@ -454,6 +460,7 @@ impl RunPlan {
             Method::GenAlpha(g) => g.step_control.map(|c| (c.rtol, c.atol)),
             Method::Dop853(d) => Some((d.rtol, d.atol)),
             Method::Radau(d) => Some((d.rtol, d.atol)),
+            Method::Taylor(d) => Some((d.rtol, d.atol)),
             Method::Rk4(_) => None,
         });
         // DOP853 keeps its options; chosen by a tolerance alone it switches to Radau IIA where
@@ -476,6 +483,15 @@ impl RunPlan {
             (d.rtol, d.atol) = tols.unwrap_or((d.rtol, d.atol));
             d.h0 = h0;
             Method::Radau(d)
+        };
+        let taylor = |h0: f64| {
+            let mut d = match &self.method {
+                Method::Taylor(d) => d.clone(),
+                _ => TaylorOptions::default(),
+            };
+            (d.rtol, d.atol) = tols.unwrap_or((d.rtol, d.atol));
+            d.h0 = h0;
+            Method::Taylor(d)
         };
         let genalpha = || match &self.method {
             Method::GenAlpha(g) => g.clone(),
@@ -526,6 +542,10 @@ impl RunPlan {
                 return Err(bad("integrator", own_steps(s, "radau", "genalpha")));
             }
             Some(MethodName::Radau) => radau(if fixed { h } else { 0.0 }),
+            Some(MethodName::Taylor) if fixed && o.tol.is_none() => {
+                return Err(bad("integrator", own_steps(s, "taylor", "genalpha or rk4")));
+            }
+            Some(MethodName::Taylor) => taylor(if fixed { h } else { 0.0 }),
             None => match (&self.method, o.tol) {
                 (Method::GenAlpha(g), Some(tol)) if g.step_control.is_some() => {
                     let mut g = g.clone();
@@ -534,6 +554,7 @@ impl RunPlan {
                     Method::GenAlpha(g)
                 }
                 (Method::Radau(_), Some(_)) => radau(if fixed { h } else { 0.0 }),
+                (Method::Taylor(_), Some(_)) => taylor(if fixed { h } else { 0.0 }),
                 (_, Some(_)) => dop853(if fixed { h } else { 0.0 }),
                 (Method::GenAlpha(g), None) if fixed => {
                     let mut g = g.clone();
@@ -541,7 +562,7 @@ impl RunPlan {
                     g.step_control = None;
                     Method::GenAlpha(g)
                 }
-                (Method::Dop853(_) | Method::Radau(_), None) if fixed => {
+                (Method::Dop853(_) | Method::Radau(_) | Method::Taylor(_), None) if fixed => {
                     GenAlphaOptions::new(h).into()
                 }
                 (m, None) => m.clone().with_h(h),

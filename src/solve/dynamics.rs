@@ -232,6 +232,16 @@ impl StateSolver {
         Ok(())
     }
 
+    /// Solve `[M C_qᵀ; C_q 0] x = b` in place (`x` holds `b`, `n + m` entries) with the matrix
+    /// of the last [`solve`](Self::solve): the Taylor-series method's system at every order of
+    /// a state's series.
+    pub fn solve_again(&mut self, x: &mut [f64]) -> Result<(), Error> {
+        self.x.copy_from_slice(x);
+        self.solve_factorized()?;
+        x.copy_from_slice(&self.x);
+        Ok(())
+    }
+
     /// `x[n + k] −= (C_q y)_k` from the constraint rows of the assembled matrix.
     fn subtract_constraint_rows(&mut self, n: usize, y: &[f64]) {
         for (j, yj) in y.iter().enumerate() {

@@ -10,7 +10,7 @@
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::Method;
-use crate::solve::{Dop853, GenAlpha, Radau, Rk4, Stats};
+use crate::solve::{Dop853, GenAlpha, Radau, Rk4, Stats, TaylorSeries};
 use std::sync::Arc;
 
 /// A change of method during a run: at time `t` the run went on from `from` with `to`
@@ -137,6 +137,7 @@ impl Method {
             Method::Rk4(o) => Box::new(Rk4::new(model, state, o.clone())?),
             Method::Dop853(o) => Box::new(Dop853::new(model, state, o.clone())?),
             Method::Radau(o) => Box::new(Radau::new(model, state, o.clone())?),
+            Method::Taylor(o) => Box::new(TaylorSeries::new(model, state, o.clone())?),
         })
     }
 }

@@ -16,10 +16,11 @@ mod radau;
 mod rk4;
 pub mod sensitivity;
 mod stats;
+mod taylor;
 
 pub use crate::problem::{
     Dop853Options, GenAlphaOptions, InitOptions, LinearSolverKind, Method, Overrides, Problem,
-    RadauOptions, Restart, Rk4Options, RunPlan, StepControl,
+    RadauOptions, Restart, Rk4Options, RunPlan, StepControl, TaylorOptions,
 };
 pub use dense::DenseOutput;
 pub use dop853::Dop853;
@@ -34,3 +35,4 @@ pub use mass_check::{MASS_CHECK_DENSE_LIMIT, MassCheck, MassDefect};
 pub use radau::Radau;
 pub use rk4::Rk4;
 pub use stats::Stats;
+pub use taylor::TaylorSeries;

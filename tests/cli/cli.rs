@@ -857,7 +857,7 @@ fn a_tolerance_alone_runs_dop853_and_writes_a_bounded_table() {
         ),
         (
             vec!["--integrator", "radau5x", "--tol", "1e-6"],
-            "expected genalpha, rk4, dop853 or radau",
+            "expected genalpha, rk4, dop853, radau or taylor",
         ),
         (
             vec!["--tol", "1e-6", "--output-every-step", "--output-dt", "0.1"],

@@ -193,7 +193,7 @@ fn columns_and_npy_round_trip() {
     ok(&o);
     assert!(!out.join("trajectory.csv").exists());
     assert!(!out.join("trajectory.parquet").exists());
-    // Mechanism0 runs DOP853 (its tol: 1e-12): 1000 intervals over the span and the end
+    // Mechanism0 runs its Taylor series (tol: 1e-12, order: 20): 1000 intervals and the end
     let (shape, _) = read_npy(&out.join("npy/t.npy")).unwrap();
     assert_eq!(shape, [1001]);
     let bad = ["run", &m0, "--columns", "positions,speed", "--out"];

@@ -305,5 +305,8 @@ fn solver_params_select_the_integrator() {
         Ok(_) => panic!("accepted integrator: euler"),
     };
     assert_eq!(e.field, "SolverParams.integrator");
-    assert!(e.message.contains("genalpha, rk4, dop853 or radau"), "{e}");
+    assert!(
+        e.message.contains("genalpha, rk4, dop853, radau or taylor"),
+        "{e}"
+    );
 }

@@ -288,18 +288,37 @@ fn tolerances_are_checked_and_exclude_a_step() {
         "{:?}",
         p_plan.method
     );
-    // Mechanism0's DAETS tolerance is honoured (by DOP853, which names no integrator and so
-    // would switch to Radau IIA if it found the mechanism stiff), its Taylor order noted
+    // Mechanism0's DAETS settings are honoured: tolerance 1e-12 by the Taylor series of order 20
     let text = std::fs::read_to_string("mechanisms/mechanism0.yaml").unwrap();
     let (p, p_plan) = lagrangian::spec::parse(&text, "mechanism0.yaml").unwrap();
     assert!(
-        matches!(&p_plan.method, lagrangian::solve::Method::Dop853(o) if o.rtol == 1e-12 && o.atol == 1e-12 && o.switch_when_stiff)
+        matches!(&p_plan.method, lagrangian::solve::Method::Taylor(o) if o.rtol == 1e-12 && o.atol == 1e-12 && o.order == 20),
+        "{:?}",
+        p_plan.method
     );
+    assert!(
+        !p.notes.iter().any(|n| n.contains("order")),
+        "{:?}",
+        p.notes
+    );
+    // an order above the series' capacity runs at 22, noted; a named integrator wins
+    let high = text.replace("order: 20", "order: 30");
+    let (p, p_plan) = lagrangian::spec::parse(&high, "mechanism0.yaml").unwrap();
+    assert!(matches!(&p_plan.method, lagrangian::solve::Method::Taylor(o) if o.order == 22));
     assert!(
         p.notes
             .iter()
-            .any(|n| n.contains("order = 20") && n.contains("DOP853"))
+            .any(|n| n.contains("order = 30") && n.contains("22"))
     );
+    let named = text.replace("  Integration:", "  integrator: dop853\n  Integration:");
+    let (_, p_plan) = lagrangian::spec::parse(&named, "mechanism0.yaml").unwrap();
+    assert!(matches!(&p_plan.method, lagrangian::solve::Method::Dop853(o) if o.rtol == 1e-12));
+    for bad in ["order: 1", "order: 2.5"] {
+        let e = lagrangian::spec::parse(&text.replace("order: 20", bad), "mechanism0.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("whole number"), "{bad}: {e}");
+    }
     assert_eq!(
         p_plan.output_times,
         Some(lagrangian::problem::OutputTimes::Every(0.02)),
@@ -360,7 +379,7 @@ fn options_a_method_cannot_take_are_refused() {
                 integrator: Some("bdf".into()),
                 ..Default::default()
             },
-            "expected genalpha, rk4, dop853 or radau",
+            "expected genalpha, rk4, dop853, radau or taylor",
         ),
         (
             lagrangian::solve::Overrides {
@@ -436,3 +455,5 @@ mod dop853;
 pub(crate) mod car_axis;
 
 mod radau;
+
+mod taylor;

@@ -6,7 +6,9 @@
 
 use super::points::sub;
 use super::{Mat, Points, V};
+use crate::expr::taylor::Taylor;
 use crate::model::Constraint;
+use crate::model::euler_lagrange::constraint_force;
 use crate::model::kernel::{ConstraintBlocks, ConstraintKernel};
 use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
@@ -218,6 +220,25 @@ impl<const D: usize> ConstraintKernel<D, 1> for AnchoredDistanceKernel<D> {
     fn gamma(&self, _t: f64, q: &V<D>, v: &V<D>) -> V<1> {
         V::<1>::new(gamma_of(&(q - V::<D>::from(self.anchor)), v))
     }
+    fn taylor_value(&self, t: Taylor, q: &SVector<Taylor, D>) -> Option<SVector<Taylor, 1>> {
+        let law = AnchoredDistance {
+            anchor: self.anchor,
+            length: self.length,
+        };
+        Some(law.constraint(t, q))
+    }
+    fn taylor_force(
+        &self,
+        t: Taylor,
+        q: &SVector<Taylor, D>,
+        lambda: &SVector<Taylor, 1>,
+    ) -> Option<SVector<Taylor, D>> {
+        let law = AnchoredDistance {
+            anchor: self.anchor,
+            length: self.length,
+        };
+        Some(constraint_force(&law, t, q, lambda))
+    }
 }
 
 macro_rules! impl_distance_kernel {
@@ -258,6 +279,29 @@ macro_rules! impl_distance_kernel {
                 let d = q.fixed_rows::<$d>($d) - q.fixed_rows::<$d>(0);
                 let dv = v.fixed_rows::<$d>($d) - v.fixed_rows::<$d>(0);
                 V::<1>::new(gamma_of(&d, &dv))
+            }
+            fn taylor_value(
+                &self,
+                t: Taylor,
+                q: &SVector<Taylor, $n>,
+            ) -> Option<SVector<Taylor, 1>> {
+                Some(
+                    Distance::<$d> {
+                        length: self.length,
+                    }
+                    .constraint(t, q),
+                )
+            }
+            fn taylor_force(
+                &self,
+                t: Taylor,
+                q: &SVector<Taylor, $n>,
+                lambda: &SVector<Taylor, 1>,
+            ) -> Option<SVector<Taylor, $n>> {
+                let law = Distance::<$d> {
+                    length: self.length,
+                };
+                Some(constraint_force(&law, t, q, lambda))
             }
         }
     };

@@ -2,6 +2,7 @@
 //! ([`PointMassKernel`]) of the same physics, held equal by tests (tests/mechanics/mass_spring.rs).
 
 use super::{Mat, Points, V};
+use crate::expr::taylor::Taylor;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use crate::model::{Structure, Term};
 use nalgebra::SVector;
@@ -96,6 +97,17 @@ impl<const D: usize> TermKernel<D> for PointMassKernel<D> {
     }
     fn power(&self, _t: f64, _q: &V<D>, _v: &V<D>) -> [f64; 3] {
         [0.0; 3]
+    }
+    fn taylor_residual(
+        &self,
+        _t: Taylor,
+        _q: &SVector<Taylor, D>,
+        _v: &SVector<Taylor, D>,
+        a: &SVector<Taylor, D>,
+    ) -> Option<SVector<Taylor, D>> {
+        Some(SVector::from_fn(|i, _| {
+            (a[i] - self.gravity[i]) * self.mass
+        }))
     }
 }
 

@@ -4,6 +4,8 @@
 
 use super::points::sub;
 use super::{Mat, Points, V};
+use crate::expr::taylor::Taylor;
+use crate::model::euler_lagrange::constant_mass_residual;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use crate::model::{Anchored, Between, Interaction, Structure, Term};
 use nalgebra::SVector;
@@ -285,6 +287,21 @@ impl<const D: usize> TermKernel<D> for AnchoredSpringKernel<D> {
     fn power(&self, _t: f64, q: &V<D>, v: &V<D>) -> [f64; 3] {
         self.spring.power_of(&(q - V::<D>::from(self.anchor)), v)
     }
+    fn taylor_residual(
+        &self,
+        t: Taylor,
+        q: &SVector<Taylor, D>,
+        v: &SVector<Taylor, D>,
+        a: &SVector<Taylor, D>,
+    ) -> Option<SVector<Taylor, D>> {
+        let law = AnchoredSpring {
+            anchor: self.anchor,
+            stiffness: self.spring.stiffness,
+            rest_length: self.spring.rest_length,
+            damping: self.spring.damping,
+        };
+        Some(constant_mass_residual(&law, None, t, q, v, a))
+    }
 }
 
 macro_rules! impl_spring_kernel {
@@ -332,6 +349,20 @@ macro_rules! impl_spring_kernel {
             fn power(&self, _t: f64, q: &V<$n>, v: &V<$n>) -> [f64; 3] {
                 let d = q.fixed_rows::<$d>($d) - q.fixed_rows::<$d>(0);
                 self.power_of(&d, &(v.fixed_rows::<$d>($d) - v.fixed_rows::<$d>(0)))
+            }
+            fn taylor_residual(
+                &self,
+                t: Taylor,
+                q: &SVector<Taylor, $n>,
+                v: &SVector<Taylor, $n>,
+                a: &SVector<Taylor, $n>,
+            ) -> Option<SVector<Taylor, $n>> {
+                let law = Spring::<$d> {
+                    stiffness: self.stiffness,
+                    rest_length: self.rest_length,
+                    damping: self.damping,
+                };
+                Some(constant_mass_residual(&law, None, t, q, v, a))
             }
         }
     };

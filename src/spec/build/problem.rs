@@ -4,6 +4,7 @@
 use super::*;
 use crate::problem::{
     Dop853Options, MAX_STEPS, MethodName, OutputTimes, Outputs, RadauOptions, RunPlan, StepControl,
+    TaylorOptions,
 };
 
 /// The initial-value problem of a file.
@@ -177,7 +178,7 @@ pub(super) fn solver_params(
     let (mut output_every, mut kind, mut h_given) = (1, None, None);
     let Some(sp) = value.filter(|v| !v.is_null()) else {
         return Ok((
-            opts.clone().into_method(span / steps as f64, kind),
+            opts.clone().into_method(span / steps as f64, kind, None),
             output_every,
         ));
     };
@@ -206,7 +207,7 @@ pub(super) fn solver_params(
         kind = Some(integrator_name(b, x, &p)?);
     }
     let mut control = step_control(b, m, &p)?;
-    integration(b, m, &p, &mut control)?;
+    let order = integration(b, m, &p, &mut control)?;
     if let Some(c) = &control {
         let q = sub(&p, "tol");
         if m.get("step").is_some() || m.get("steps").is_some() {
@@ -248,18 +249,21 @@ pub(super) fn solver_params(
              or genalpha",
         ));
     }
-    let adaptive = matches!(kind, Some(MethodName::Dop853 | MethodName::Radau));
+    let adaptive = matches!(
+        kind,
+        Some(MethodName::Dop853 | MethodName::Radau | MethodName::Taylor)
+    );
     if adaptive && (m.get("step").is_some() || m.get("steps").is_some()) {
         return Err(b.ctx.err(
             &sub(&p, "integrator"),
-            "dop853 and radau choose their own steps under error control: give tol, not step \
-             or steps",
+            "dop853, radau and taylor choose their own steps under error control: give tol, \
+             not step or steps",
         ));
     }
-    Ok((opts.into_method(h, kind), output_every))
+    Ok((opts.into_method(h, kind, order), output_every))
 }
 
-/// `SolverParams.integrator`: genalpha, rk4, dop853 or radau.
+/// `SolverParams.integrator`: genalpha, rk4, dop853, radau or taylor.
 fn integrator_name(b: &Builder, x: &Value, p: &Path_) -> Result<MethodName, SpecError> {
     (x.as_str().and_then(MethodName::parse)).ok_or_else(|| {
         b.ctx.err(
@@ -337,14 +341,15 @@ fn newton_options(
 }
 
 /// DAETS' `Integration: { tol, order }`: `tol` is the error control's tolerance (when
-/// `SolverParams` gives none of its own), met by DOP853 unless the file names another
-/// integrator; the Taylor `order` is noted: DOP853 is of order 8.
+/// `SolverParams` gives none of its own); `order` is that of the Taylor series, returned: the
+/// file then runs by the Taylor-series method unless it names another integrator (an order
+/// above [`TaylorOptions::MAX_ORDER`] runs at that order, and is noted).
 fn integration(
     b: &mut Builder,
     m: &serde_yaml::Mapping,
     p: &[String],
     control: &mut Option<StepControl>,
-) -> Result<(), SpecError> {
+) -> Result<Option<usize>, SpecError> {
     let p = p.to_vec();
     if let Some(i) = m.get("Integration").filter(|v| !v.is_null()) {
         let ip = sub(&p, "Integration");
@@ -361,14 +366,24 @@ fn integration(
             }
         }
         if let Some(x) = im.get("order") {
-            let k = b.ctx.num(x, &sub(&ip, "order"))?;
-            b.notes.push(format!(
-                "SolverParams.Integration.order = {k} is the order of DAETS' Taylor series; \
-                 the tolerance is met here by DOP853, of order 8"
-            ));
+            let q = sub(&ip, "order");
+            let k = b.ctx.num(x, &q)?;
+            if !(k >= 2.0 && k.fract() == 0.0 && k <= 1e3) {
+                return Err(b
+                    .ctx
+                    .err(&q, format!("order {k} must be a whole number ≥ 2")));
+            }
+            let most = TaylorOptions::MAX_ORDER;
+            if k as usize > most {
+                b.notes.push(format!(
+                    "SolverParams.Integration.order = {k}: the Taylor series here hold up to \
+                     order {most}; the file runs at {most}"
+                ));
+            }
+            return Ok(Some((k as usize).min(most)));
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// `SolverParams: { tol, rtol, atol, h_min, h_max }`: error control, when a tolerance is given.
@@ -401,12 +416,13 @@ trait IntoMethod {
     /// The method the file names (`None`: generalized-α at a fixed step, DOP853 with a
     /// tolerance, switching to Radau IIA where the problem turns out stiff) with these options
     /// at the step `h` (DOP853 and Radau take the tolerances and step limits of the error
-    /// control).
-    fn into_method(self, h: f64, kind: Option<MethodName>) -> Method;
+    /// control). A Taylor `order` (DAETS' `Integration.order`) without a named integrator
+    /// chooses the Taylor-series method.
+    fn into_method(self, h: f64, kind: Option<MethodName>, order: Option<usize>) -> Method;
 }
 
 impl IntoMethod for GenAlphaOptions {
-    fn into_method(self, h: f64, kind: Option<MethodName>) -> Method {
+    fn into_method(self, h: f64, kind: Option<MethodName>, order: Option<usize>) -> Method {
         // (rtol, atol, h_min, h_max) of the error control; generalized-α's default h_min is
         // not theirs (0: round-off in t)
         let limits = self.step_control.map(|c| {
@@ -434,10 +450,20 @@ impl IntoMethod for GenAlphaOptions {
             }
             Method::Radau(d)
         };
+        let taylor = || {
+            let mut d = TaylorOptions::default();
+            d.order = order.unwrap_or(d.order);
+            if let Some(l) = limits {
+                (d.rtol, d.atol, d.h_min, d.h_max) = l;
+            }
+            Method::Taylor(d)
+        };
         match kind {
             Some(MethodName::Rk4) => Rk4Options::new(h).into(),
             Some(MethodName::Dop853) => dop853(false),
             Some(MethodName::Radau) => radau(),
+            Some(MethodName::Taylor) => taylor(),
+            None if order.is_some() => taylor(),
             None if self.step_control.is_some() => dop853(true),
             None | Some(MethodName::GenAlpha) => GenAlphaOptions { h, ..self }.into(),
         }

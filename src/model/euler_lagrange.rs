@@ -1,0 +1,129 @@
+//! The Euler–Lagrange residual of one term on any number type: what the AD passes of
+//! [`crate::ad`] evaluate on dual numbers, and the Taylor-series integrator on series
+//! ([`crate::expr::taylor::Taylor`]), the hand kernels' included (through their AD forms).
+//!
+//! ```text
+//! r(t,q,v,a) = d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q,    d/dt ∂L/∂v = L_vv a + L_vq v + L_vt
+//! ```
+//!
+//! `d/dt ∂L/∂v` is one forward pass: `L` on `DualSVec<Dual<S>, N>`, the inner `Dual` along the
+//! motion `(q̇, v̇, ṫ) = (v, a, 1)`, the outer vector dual the gradient in `v`.
+
+use super::{Constraint, Term};
+use nalgebra::{Const, SMatrix, SVector, U1};
+use num_dual::{Dual, DualNum, DualSVec};
+
+/// Residual of one term and, optionally, the momentum `p = ∂L/∂v`, on scalar type `S`.
+#[inline]
+pub(crate) fn el_residual<S, T, const N: usize>(
+    term: &T,
+    t: S,
+    q: &SVector<S, N>,
+    v: &SVector<S, N>,
+    a: &SVector<S, N>,
+) -> (SVector<S, N>, SVector<S, N>)
+where
+    S: DualNum<Primitive = f64> + Copy,
+    T: Term<N>,
+{
+    // d/dt ∂L/∂v: inner Dual along (v, a, 1), outer DualSVec = gradient in v.
+    let tx = DualSVec::<Dual<S>, N>::from_re(Dual::new(t, S::from(1.0)));
+    let qx = SVector::<DualSVec<Dual<S>, N>, N>::from_fn(|i, _| {
+        DualSVec::from_re(Dual::new(q[i], v[i]))
+    });
+    let vx = SVector::<DualSVec<Dual<S>, N>, N>::from_fn(|i, _| {
+        DualSVec::from_re(Dual::new(v[i], a[i])).derivative(i)
+    });
+    let lx = term.lagrangian(tx, &qx, &vx);
+    let lv = lx.eps.unwrap_generic(Const::<N>, U1);
+    // ∂L/∂q
+    let ty = DualSVec::<S, N>::from_re(t);
+    let qy = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(q[i]).derivative(i));
+    let vy = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(v[i]));
+    let lq = term
+        .lagrangian(ty, &qy, &vy)
+        .eps
+        .unwrap_generic(Const::<N>, U1);
+    let mut r = SVector::<S, N>::from_fn(|i, _| lv[i].eps - lq[i]);
+    let p = SVector::<S, N>::from_fn(|i, _| lv[i].re);
+    if term.has_dissipation_or_force() {
+        r += nonconservative(term, t, q, v);
+    }
+    (r, p)
+}
+
+/// `∂R/∂v − Q` of one term on scalar type `S`.
+#[inline]
+pub(crate) fn nonconservative<S, T, const N: usize>(
+    term: &T,
+    t: S,
+    q: &SVector<S, N>,
+    v: &SVector<S, N>,
+) -> SVector<S, N>
+where
+    S: DualNum<Primitive = f64> + Copy,
+    T: Term<N>,
+{
+    let ty = DualSVec::<S, N>::from_re(t);
+    let qz = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(q[i]));
+    let vz = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(v[i]).derivative(i));
+    let rv = term
+        .dissipation(ty, &qz, &vz)
+        .eps
+        .unwrap_generic(Const::<N>, U1);
+    rv - term.force(t, q, v)
+}
+
+/// `r = M a + ∇V + ∂R/∂v − Q` of a term without kinetic energy (`mass` `None`) or with the
+/// constant mass matrix `mass`, on scalar type `S`: one first-order pass of `V` instead of the
+/// passes through `L`.
+pub(crate) fn constant_mass_residual<S, T, const N: usize>(
+    term: &T,
+    mass: Option<&SMatrix<f64, N, N>>,
+    t: S,
+    q: &SVector<S, N>,
+    v: &SVector<S, N>,
+    a: &SVector<S, N>,
+) -> SVector<S, N>
+where
+    S: DualNum<Primitive = f64> + Copy,
+    T: Term<N>,
+{
+    let ty = DualSVec::<S, N>::from_re(t);
+    let qy = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(q[i]).derivative(i));
+    let mut r = term.potential(ty, &qy).eps.unwrap_generic(Const::<N>, U1);
+    if term.has_dissipation_or_force() {
+        r += nonconservative(term, t, q, v);
+    }
+    if let Some(m) = mass {
+        for i in 0..N {
+            for j in 0..N {
+                if m[(i, j)] != 0.0 {
+                    r[i] += a[j] * m[(i, j)];
+                }
+            }
+        }
+    }
+    r
+}
+
+/// `C_qᵀλ = ∂(λᵀC)/∂q` of one constraint block on scalar type `S` (one first-order pass).
+pub(crate) fn constraint_force<S, C, const N: usize, const M: usize>(
+    con: &C,
+    t: S,
+    q: &SVector<S, N>,
+    lambda: &SVector<S, M>,
+) -> SVector<S, N>
+where
+    S: DualNum<Primitive = f64> + Copy,
+    C: Constraint<N, M>,
+{
+    let ty = DualSVec::<S, N>::from_re(t);
+    let qy = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(q[i]).derivative(i));
+    let c = con.constraint(ty, &qy);
+    let mut f = SVector::<S, N>::from_element(S::from(0.0));
+    for m in 0..M {
+        f += c[m].eps.unwrap_generic(Const::<N>, U1) * lambda[m];
+    }
+    f
+}

@@ -1,0 +1,438 @@
+//! The Taylor-series method: at each step the motion's own Taylor series
+//! `q(t + τ) = Σⱼ Qⱼ τʲ`, its coefficients order by order from the Euler–Lagrange equations
+//! evaluated on series (Nedialkov & Pryce's DAETS computes its Taylor coefficients the same way,
+//! through its code list; here every term a user writes, and every expression program of a
+//! mechanism file, evaluates on [`Taylor`] numbers). A method of order `K` takes `q̇ = v`,
+//! `v̇ = q̈` to order `K`: `Q₀ … Q_{K+1}`, so `v`'s series is of order `K` (and `q`'s of `K + 1`),
+//! and the global error in both goes as `h^K`.
+//!
+//! With `E(t) = r(t, q, q̇, q̈) + C_qᵀλ` the residual of the equations of motion along the
+//! series, its coefficient `k` depends on `Q_{k+2}` and `Λₖ` only through `M Q_{k+2} (k+1)(k+2)`
+//! and `C_qᵀ Λₖ`, and coefficient `k + 2` of `C(t, q(t))` on `Q_{k+2}` only through
+//! `C_q Q_{k+2}`. So each order is one solve with the matrix of the state's accelerations:
+//!
+//! ```text
+//! [ M    C_qᵀ ] [ (k+1)(k+2) Q_{k+2} ]   [ −E⁰ₖ                 ]
+//! [ C_q  0    ] [ Λₖ                 ] = [ −(k+1)(k+2) C⁰_{k+2} ]
+//! ```
+//!
+//! (`E⁰`, `C⁰`: with the unknown coefficients zero), `k = 0` being the state's own `(q̈, λ)`
+//! ([`StateSolver`]): one factorization per step and `K` evaluations of the residual on series
+//! of growing length (`O(K³)` arithmetic per term; DAETS' incremental evaluation of a code list
+//! is `O(K²)`).
+//!
+//! The step follows the radius of convergence `ρ` the last two coefficients give
+//! (`‖Qⱼ‖ ≈ s ρ⁻ʲ`, `s = max(1, ‖q‖∞)`; Jorba & Zou, Experiment. Math. 14, 2005): the first term
+//! left out, `s (h/ρ)^(K+2)` in `q` and `(K+2) (s/ρ) (h/ρ)^(K+1)` in `v`, is kept below
+//! `(atol + rtol‖·‖∞)·h/span` (error per unit step, as DOP853 here: the local errors of a run add
+//! up to at most the tolerance), and `h ≤ 0.8 ρ`. A step is never rejected: its error is bounded
+//! before it is taken. After each step `q` and `v` are projected onto the constraints; between
+//! steps the series itself is the dense output, of the method's order.
+
+use crate::assembly::{self, TaylorPoint};
+use crate::error::{Error, InitError, SolveError};
+use crate::expr::taylor::Taylor;
+use crate::model::{Model, State, StateView};
+use crate::problem::{LinearSolverKind, TaylorOptions};
+use crate::solve::integrator::{Integrator, StepOutcome, check_step_options, smallest_step};
+use crate::solve::{StateSolver, Stats};
+use std::sync::Arc;
+
+/// The fraction of the step the error bound allows that the method takes.
+const SAFETY: f64 = 0.9;
+
+/// The largest step as a fraction of the series' radius of convergence.
+const MAX_FRACTION: f64 = 0.8;
+
+/// A Taylor-series stepper over a [`Model`] whose elements all evaluate on series (every
+/// [`Term`](crate::model::Term), [`Constraint`](crate::model::Constraint) and expression of a
+/// mechanism file, and the library's hand-derived kernels; not a load given as a Rust closure).
+///
+/// ```
+/// use lagrangian::prelude::*;
+/// use lagrangian::library::pendulum::angle_pendulum;
+/// // a pendulum (g = ℓ = 1) released at 90° is back after its period 4K(sin 45°) = 7.4162987…
+/// let period = 4.0 * 1.854_074_677_301_372;
+/// let problem = Problem::new(angle_pendulum(1.0, 1.0, 1.0))
+///     .guess(&[std::f64::consts::FRAC_PI_2], &[0.0])
+///     .t_end(period);
+/// let sol = simulate(&problem, TaylorOptions::new(1e-12, 20))?;
+/// let end = &sol.last().state;
+/// assert!((end.q[0] - std::f64::consts::FRAC_PI_2).abs() < 1e-11 && end.v[0].abs() < 1e-11);
+/// assert!(sol.stats.steps < 60);
+/// # Ok::<(), lagrangian::Error>(())
+/// ```
+pub struct TaylorSeries {
+    model: Arc<Model>,
+    solver: StateSolver,
+    opts: TaylorOptions,
+    n: usize,
+    m: usize,
+    t: f64,
+    /// The next step.
+    h: f64,
+    q: Vec<f64>,
+    v: Vec<f64>,
+    qdd: Vec<f64>,
+    lambda: Vec<f64>,
+    /// The current state's series: `Q₀ … Q_{K+1}` of each coordinate, one after the other.
+    coef: Vec<f64>,
+    /// `Λ₀ … Λ_{K−1}` of each multiplier, one after the other.
+    lam_coef: Vec<f64>,
+    /// The last step's series, start and size (the dense output).
+    coef_old: Vec<f64>,
+    t_old: f64,
+    h_old: f64,
+    /// Series of one evaluation.
+    qs: Vec<Taylor>,
+    vs: Vec<Taylor>,
+    acc: Vec<Taylor>,
+    lam: Vec<Taylor>,
+    res: Vec<Taylor>,
+    qc: Vec<Taylor>,
+    cs: Vec<Taylor>,
+    rhs: Vec<f64>,
+    step: usize,
+    stats: Stats,
+}
+
+impl TaylorSeries {
+    /// A stepper from the consistent `state` of `model`. Refused: an order outside
+    /// `2..=MAX_ORDER`, tolerances or steps out of range, an element without a form on series.
+    pub fn new(
+        model: impl Into<Arc<Model>>,
+        state: &State,
+        opts: TaylorOptions,
+    ) -> Result<Self, Error> {
+        let model: Arc<Model> = model.into();
+        check_step_options(
+            "Taylor",
+            opts.rtol,
+            opts.atol,
+            [opts.h0, opts.h_min, opts.h_max],
+        )?;
+        let k = opts.order;
+        if !(2..=TaylorOptions::MAX_ORDER).contains(&k) {
+            return Err(SolveError::option(
+                "order",
+                format!(
+                    "the Taylor method's order {k} must lie in 2..={}",
+                    TaylorOptions::MAX_ORDER
+                ),
+            )
+            .into());
+        }
+        let (n, m) = (model.n_coords(), model.n_constraints());
+        let zero = Taylor::zeros(1);
+        let mut me = TaylorSeries {
+            solver: StateSolver::new(&model, LinearSolverKind::Auto),
+            n,
+            m,
+            t: state.t,
+            h: 0.0,
+            q: state.q.clone(),
+            v: state.v.clone(),
+            qdd: vec![0.0; n],
+            lambda: vec![0.0; m],
+            coef: vec![0.0; n * (k + 2)],
+            lam_coef: vec![0.0; m * k],
+            coef_old: vec![0.0; n * (k + 2)],
+            t_old: state.t,
+            h_old: 0.0,
+            qs: vec![zero; n],
+            vs: vec![zero; n],
+            acc: vec![zero; n],
+            lam: vec![zero; m],
+            res: vec![zero; n],
+            qc: vec![zero; n],
+            cs: vec![zero; m],
+            rhs: vec![0.0; n + m],
+            step: 0,
+            stats: Stats::default(),
+            model,
+            opts,
+        };
+        me.series().map_err(|e| match e {
+            SolveError::NonFinite { .. } => InitError::NonFinite { what: "the forces" }.into(),
+            e => Error::from(e),
+        })?;
+        me.h = me.next_step()?;
+        if me.opts.h0 > 0.0 {
+            me.h = me.h.min(me.opts.h0);
+        }
+        Ok(me)
+    }
+
+    /// The current state's series `Q₀ … Q_{K+1}`, `Λ₀ … Λ_{K−1}` (and its `q̈`, `λ`).
+    fn series(&mut self) -> Result<(), SolveError> {
+        let (n, m, k_max) = (self.n, self.m, self.opts.order);
+        let (t, step) = (self.t, self.step);
+        let before = self.solver.factorizations();
+        let (qdd, lam) = self
+            .solver
+            .solve(&self.model, t, &self.q, &self.v)
+            .map_err(|e| solve_error(e, t, step))?;
+        self.qdd.copy_from_slice(qdd);
+        self.lambda.copy_from_slice(lam);
+        let w = self.coef_width();
+        for i in 0..n {
+            let c = &mut self.coef[i * w..(i + 1) * w];
+            c.fill(0.0);
+            (c[0], c[1], c[2]) = (self.q[i], self.v[i], 0.5 * self.qdd[i]);
+        }
+        for r in 0..m {
+            self.lam_coef[r * k_max] = self.lambda[r];
+        }
+        self.stats.residual_evaluations += 1;
+        for k in 1..k_max {
+            self.order(k)?;
+        }
+        self.stats.factorizations += self.solver.factorizations() - before;
+        let finite = self
+            .coef
+            .iter()
+            .chain(&self.lam_coef)
+            .all(|x| x.is_finite());
+        if !finite {
+            return Err(SolveError::NonFinite {
+                t,
+                step,
+                what: "Taylor coefficients",
+                detail: ": the motion's series has no finite coefficients here (a singularity \
+                         of the forces, or a step across one)"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// `Q_{k+2}` and `Λₖ` from the residual's coefficient `k` and the constraints' `k + 2`.
+    fn order(&mut self, k: usize) -> Result<(), SolveError> {
+        let (n, m, w, wl) = (self.n, self.m, self.coef_width(), self.opts.order);
+        let (t, step) = (self.t, self.step);
+        let len = k + 1;
+        for i in 0..n {
+            let c = &self.coef[i * w..(i + 1) * w];
+            self.qs[i] = Taylor::new(&c[..len], len);
+            let mut v = Taylor::zeros(len);
+            let mut a = Taylor::zeros(len);
+            for j in 0..len {
+                v.set_coeff(j, (j + 1) as f64 * c[j + 1]);
+                if j < k {
+                    a.set_coeff(j, ((j + 1) * (j + 2)) as f64 * c[j + 2]);
+                }
+            }
+            (self.vs[i], self.acc[i]) = (v, a);
+            self.qc[i] = Taylor::new(&c[..k + 2], k + 3);
+        }
+        for r in 0..m {
+            self.lam[r] = Taylor::new(&self.lam_coef[r * wl..r * wl + k], len);
+        }
+        let missing = |kernel: &str| SolveError::option("integrator", no_series(kernel));
+        let at = TaylorPoint {
+            t: Taylor::variable(t, len),
+            q: &self.qs,
+            v: &self.vs,
+            a: &self.acc,
+            lambda: &self.lam,
+        };
+        assembly::taylor_residual(&self.model, &at, &mut self.res, None).map_err(missing)?;
+        let kk = ((k + 1) * (k + 2)) as f64;
+        for i in 0..n {
+            self.rhs[i] = -self.res[i].coeff(k);
+        }
+        if m > 0 {
+            let at = TaylorPoint {
+                t: Taylor::variable(t, k + 3),
+                q: &self.qc,
+                ..at
+            };
+            assembly::taylor_constraints(&self.model, &at, &mut self.cs).map_err(missing)?;
+            for r in 0..m {
+                self.rhs[n + r] = -kk * self.cs[r].coeff(k + 2);
+            }
+        }
+        self.solver
+            .solve_again(&mut self.rhs)
+            .map_err(|e| solve_error(e, t, step))?;
+        for i in 0..n {
+            self.coef[i * w + k + 2] = self.rhs[i] / kk;
+        }
+        for r in 0..m {
+            self.lam_coef[r * wl + k] = self.rhs[n + r];
+        }
+        self.stats.residual_evaluations += 1;
+        Ok(())
+    }
+
+    /// The step the last two coefficients allow (see the module notes).
+    fn next_step(&self) -> Result<f64, SolveError> {
+        let (n, w, k) = (self.n, self.coef_width(), self.opts.order);
+        let o = &self.opts;
+        let inf = |x: &[f64]| x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let (q_max, v_max) = (inf(&self.q), inf(&self.v));
+        let s = q_max.max(1.0);
+        // the radius of convergence from the last two coefficients, ‖Q_j‖ ≈ s ρ^−j
+        let mut rho = f64::INFINITY;
+        for j in [k, k + 1] {
+            let u = (0..n).fold(0.0f64, |m, i| m.max(self.coef[i * w + j].abs())) / s;
+            if u > 0.0 {
+                rho = rho.min(u.powf(-1.0 / j as f64));
+            }
+        }
+        let (wq, wv) = (o.atol + o.rtol * q_max, o.atol + o.rtol * v_max);
+        let kf = k as f64;
+        // the first term left out, s (h/ρ)^(K+2) in q and (K+2) s/ρ (h/ρ)^(K+1) in v, below
+        // w h/span (or w): bounds on x = h/ρ
+        let (bq, bv) = match o.span > 0.0 {
+            true => (
+                (wq * rho / (s * o.span)).powf(1.0 / (kf + 1.0)),
+                (wv * rho * rho / ((kf + 2.0) * s * o.span)).powf(1.0 / kf),
+            ),
+            false => (
+                (wq / s).powf(1.0 / (kf + 2.0)),
+                (wv * rho / ((kf + 2.0) * s)).powf(1.0 / (kf + 1.0)),
+            ),
+        };
+        let mut h = SAFETY * rho * bq.min(bv).min(MAX_FRACTION);
+        if o.h_max > 0.0 {
+            h = h.min(o.h_max);
+        }
+        if !h.is_finite() {
+            // a polynomial motion of lower order than the series: any step is exact
+            h = if o.span > 0.0 { o.span } else { 1.0 };
+        }
+        let smallest = smallest_step(o.h_min, self.t, self.h_old);
+        if h < smallest {
+            return Err(SolveError::StepTooSmall {
+                method: "taylor",
+                t: self.t,
+                h: smallest,
+                error: (smallest / h).powf(kf),
+            });
+        }
+        Ok(h)
+    }
+
+    /// Coefficients kept per coordinate: `Q₀ … Q_{K+1}`.
+    fn coef_width(&self) -> usize {
+        self.opts.order + 2
+    }
+
+    /// `q` and `v` of the series `c` (one coordinate's) at `τ`.
+    fn eval(c: &[f64], tau: f64) -> (f64, f64) {
+        let mut q = 0.0;
+        let mut v = 0.0;
+        for j in (0..c.len()).rev() {
+            q = q * tau + c[j];
+            if j > 0 {
+                v = v * tau + j as f64 * c[j];
+            }
+        }
+        (q, v)
+    }
+}
+
+/// The message for an element without a form on Taylor series.
+fn no_series(kernel: &str) -> String {
+    format!(
+        "the Taylor-series method evaluates every element on series, and `{kernel}` has no \
+         form on them (a load given as a Rust closure of time); choose integrator dop853 or \
+         radau, or write the load as a Term"
+    )
+}
+
+/// A state solver's error at step `step` as a solver error.
+fn solve_error(e: Error, t: f64, step: usize) -> SolveError {
+    match e {
+        Error::Solve(s) => s,
+        Error::Init(InitError::NonFinite { .. }) => SolveError::NonFinite {
+            t,
+            step,
+            what: "forces",
+            detail: String::new(),
+        },
+        other => SolveError::SingularMatrix {
+            t,
+            step,
+            detail: format!(": {other}"),
+        },
+    }
+}
+
+impl Integrator for TaylorSeries {
+    fn method(&self) -> &'static str {
+        "taylor"
+    }
+    fn model(&self) -> &Arc<Model> {
+        &self.model
+    }
+    fn t(&self) -> f64 {
+        self.t
+    }
+    fn h(&self) -> f64 {
+        self.h
+    }
+    fn set_h(&mut self, h: f64) {
+        // a shorter step only: the series bounds the error of this one
+        if h > 0.0 && h.is_finite() {
+            self.h = self.h.min(h);
+        }
+    }
+    fn step(&mut self) -> Result<StepOutcome, SolveError> {
+        let (n, w, h) = (self.n, self.coef_width(), self.h);
+        for i in 0..n {
+            (self.q[i], self.v[i]) = Self::eval(&self.coef[i * w..(i + 1) * w], h);
+        }
+        std::mem::swap(&mut self.coef, &mut self.coef_old);
+        (self.t_old, self.h_old) = (self.t, h);
+        self.t += h;
+        self.step += 1;
+        self.stats.steps = self.step;
+        if self.m > 0 {
+            let t = self.t;
+            let before = self.solver.factorizations();
+            self.solver
+                .project_position(&self.model, t, &mut self.q)
+                .and_then(|_| {
+                    self.solver
+                        .project_velocity(&self.model, t, &self.q, &mut self.v)
+                })
+                .map_err(|e| match e {
+                    Error::Solve(s) => s,
+                    other => SolveError::Projection {
+                        t,
+                        detail: format!("failed: {other}"),
+                    },
+                })?;
+            self.stats.factorizations += self.solver.factorizations() - before;
+        }
+        self.series()?;
+        self.h = self.next_step()?;
+        Ok(StepOutcome::Accepted)
+    }
+    fn view(&self) -> StateView<'_> {
+        StateView {
+            t: self.t,
+            q: &self.q,
+            v: &self.v,
+            qdd: &self.qdd,
+            lambda: &self.lambda,
+        }
+    }
+    fn stats(&self) -> &Stats {
+        &self.stats
+    }
+    /// The last step's series at `t`: positions of order `K + 1`, velocities of order `K`.
+    fn interpolate(&mut self, t: f64, q: &mut [f64], v: &mut [f64]) -> Result<bool, SolveError> {
+        if self.step == 0 {
+            return Ok(false);
+        }
+        let tau = (t - self.t_old).clamp(0.0, self.h_old);
+        let w = self.coef_width();
+        for i in 0..self.n {
+            (q[i], v[i]) = Self::eval(&self.coef_old[i * w..(i + 1) * w], tau);
+        }
+        Ok(true)
+    }
+}

@@ -1,0 +1,186 @@
+//! The Taylor-series method: order K on the exact pendulum, the global error within a small
+//! factor of the tolerance from 1e-4 to 1e-12, constraints at round-off after every step, the
+//! series as dense output against the exact solution between steps, Kepler's orbit, the
+//! refusals (an element without a form on series, an order out of range), and a DAETS file's
+//! `order` honoured.
+
+use super::{kepler, reference};
+use lagrangian::library::pendulum::planar_pendulum;
+use lagrangian::prelude::*;
+
+/// The pendulum (g = 1, released horizontally) to t = 10 by the Taylor series of order `order`
+/// at `tol`: the error at t = 10 and the steps; `|C|` and `|C_q v|` checked after every step.
+fn taylor_pendulum(tol: f64, order: usize) -> (f64, usize) {
+    let refs = reference();
+    let r = &refs["cases"]["grav=1"]["at"]["10"];
+    let problem = Problem::new(planar_pendulum(1.0, 1.0, 1.0))
+        .guess(&[1.0, 0.0], &[0.0, 0.0])
+        .t_end(10.0);
+    let mut sim = Simulation::new(problem, TaylorOptions::new(tol, order)).unwrap();
+    let mut worst = 0.0f64;
+    let mut check = |ev: &Event| {
+        let (q, v) = (ev.state.q, ev.state.v);
+        let c = 0.5 * (q[0] * q[0] + q[1] * q[1] - 1.0);
+        let cv = q[0] * v[0] + q[1] * v[1];
+        worst = worst.max(c.abs()).max(cv.abs());
+        Control::Continue
+    };
+    sim.run_until(10.0, &mut [&mut check]).unwrap();
+    assert!(worst < 1e-14, "tol {tol:e}: constraint residual {worst:e}");
+    let s = sim.state();
+    assert!((s.t - 10.0).abs() < 1e-12);
+    let e = (s.q[0] - r["x"].as_f64().unwrap())
+        .abs()
+        .max((s.q[1] - r["y"].as_f64().unwrap()).abs());
+    let st = sim.stats();
+    assert_eq!(st.rejected_steps, 0);
+    (e, st.steps)
+}
+
+#[test]
+fn taylor_error_follows_the_tolerance_on_the_exact_pendulum() {
+    for order in [12, 20] {
+        let mut last_steps = 0;
+        for k in 4..=12 {
+            let tol = 10f64.powi(-k);
+            let (e, steps) = taylor_pendulum(tol, order);
+            eprintln!(
+                "Taylor order {order}, tol {tol:.0e}: error {e:.3e} ({:.2}× tol), {steps} steps",
+                e / tol
+            );
+            assert!(e < 3.0 * tol, "order {order}, tol {tol:e}: error {e:e}");
+            assert!(steps >= last_steps, "{steps} steps");
+            last_steps = steps;
+        }
+        // fewer steps at high order: the pendulum's series converges within ~1.7 s of time
+        assert!(
+            last_steps < if order == 20 { 60 } else { 150 },
+            "{last_steps}"
+        );
+    }
+}
+
+/// The pendulum with steps of `h` at order `order` (`h_max = h`, a tolerance no step is held
+/// down by): the error at t = 2 (a whole number of steps).
+fn fixed_step_error(h: f64, order: usize) -> f64 {
+    let refs = reference();
+    let r = &refs["cases"]["grav=1"]["at"]["3"];
+    let problem = Problem::new(planar_pendulum(1.0, 1.0, 1.0))
+        .guess(&[1.0, 0.0], &[0.0, 0.0])
+        .t_end(3.0);
+    let opts = TaylorOptions {
+        h_max: h,
+        span: -1.0,
+        ..TaylorOptions::new(0.9, order)
+    };
+    let sol = simulate(&problem, opts).unwrap();
+    assert!(
+        (sol.stats.steps as f64 - 3.0 / h).abs() < 1.5,
+        "{}",
+        sol.stats.steps
+    );
+    let s = &sol.last().state;
+    (s.q[0] - r["x"].as_f64().unwrap())
+        .abs()
+        .max((s.q[1] - r["y"].as_f64().unwrap()).abs())
+}
+
+#[test]
+fn taylor_converges_with_the_order_of_its_series() {
+    // global error O(h^K): halving h divides it by 2^K
+    for order in [3, 4, 6] {
+        let (e1, e2) = (fixed_step_error(0.1, order), fixed_step_error(0.05, order));
+        let p = (e1 / e2).log2();
+        eprintln!("order {order}: errors {e1:.3e}, {e2:.3e}: observed order {p:.2}");
+        assert!(
+            (p - order as f64).abs() < 0.5,
+            "order {order}: observed {p}"
+        );
+    }
+}
+
+#[test]
+fn the_series_is_the_dense_output_between_steps() {
+    // outputs every second between steps of about 0.3 s: each against the exact solution
+    let refs = reference();
+    let problem = Problem::new(planar_pendulum(1.0, 1.0, 1.0))
+        .guess(&[1.0, 0.0], &[0.0, 0.0])
+        .t_end(10.0);
+    let plan = RunPlan::new(TaylorOptions::new(1e-11, 20)).output_dt(1.0);
+    let sol = simulate(&problem, &plan).unwrap();
+    assert!(sol.stats.steps < 40, "{} steps", sol.stats.steps);
+    for t in ["1", "3", "10"] {
+        let r = &refs["cases"]["grav=1"]["at"][t];
+        let tt: f64 = t.parse().unwrap();
+        let row = sol
+            .records
+            .iter()
+            .find(|row| (row.state.t - tt).abs() < 1e-9)
+            .unwrap_or_else(|| panic!("no row at t = {t}"));
+        let e = (row.state.q[0] - r["x"].as_f64().unwrap())
+            .abs()
+            .max((row.state.q[1] - r["y"].as_f64().unwrap()).abs());
+        assert!(e < 3e-11, "t = {t}: error {e:e}");
+    }
+}
+
+#[test]
+fn kepler_orbit_follows_the_tolerance() {
+    // three periods of the e = 0.6 orbit: back at the perihelion (0.4, 0)
+    for tol in [1e-8, 1e-10, 1e-12] {
+        let problem = kepler();
+        let sol = simulate(&problem, TaylorOptions::new(tol, 20)).unwrap();
+        let s = &sol.last().state;
+        let e = (s.q[0] - 0.4).abs().max(s.q[1].abs());
+        eprintln!(
+            "Kepler, tol {tol:.0e}: error {e:.3e}, {} steps",
+            sol.stats.steps
+        );
+        assert!(e < 3.0 * tol, "tol {tol:e}: error {e:e}");
+        assert!(sol.stats.steps < 600, "{} steps", sol.stats.steps);
+    }
+}
+
+#[test]
+fn elements_without_series_and_orders_out_of_range_are_refused() {
+    // a load given as a Rust closure of time has no form on series
+    let mut s = lagrangian::library::mass_spring::MassSpringSystem::<2>::new([0.0, -9.81]);
+    let a = s.add_mass(1.0, [0.0, 0.0]);
+    s.add_load(a, |t: f64| [t.sin(), 0.0]);
+    let problem = s.problem(1.0).unwrap();
+    let e = simulate(&problem, TaylorOptions::new(1e-8, 10))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("LoadKernel") && e.contains("dop853"), "{e}");
+    let problem = Problem::new(planar_pendulum(1.0, 1.0, 1.0))
+        .guess(&[1.0, 0.0], &[0.0, 0.0])
+        .t_end(1.0);
+    for order in [1, TaylorOptions::MAX_ORDER + 1] {
+        let e = simulate(&problem, TaylorOptions::new(1e-8, order))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("order") && e.contains("2..=22"), "{e}");
+    }
+}
+
+#[test]
+fn a_daets_file_runs_at_its_own_order() {
+    // the planar pendulum in DAETS' form, with the file's Integration settings
+    let text = "Dimension: 2\nPartData:\n  Fixed: { O: [0, 0] }\n  Particles: { P: 1 }\n\
+         \x20 Bars: { OP: 1 }\nAppliedForces:\n  Gravity: [0, -1]\n\
+         ProblemData:\n  tend: 10\n  positions: { P: [1, 0] }\n  fixedpositions: { P }\n\
+         SolverParams:\n  Integration: { tol: 1e-11, order: 16 }\n";
+    let (problem, plan) = lagrangian::spec::parse(text, "pendulum.yaml").unwrap();
+    match &plan.method {
+        Method::Taylor(o) => assert_eq!((o.order, o.rtol), (16, 1e-11)),
+        m => panic!("the file's order 16 ran {}", m.name()),
+    }
+    let sol = simulate(&problem, &plan).unwrap();
+    let refs = reference();
+    let r = &refs["cases"]["grav=1"]["at"]["10"];
+    let s = &sol.last().state;
+    let e = (s.q[0] - r["x"].as_f64().unwrap())
+        .abs()
+        .max((s.q[1] - r["y"].as_f64().unwrap()).abs());
+    assert!(e < 3e-11, "error {e:e}");
+}
