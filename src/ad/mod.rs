@@ -38,7 +38,9 @@ pub use expr::ExprKernel;
 pub use place::Derivatives;
 
 use crate::expr::taylor::Taylor;
-use crate::model::euler_lagrange::{constant_mass_residual, constraint_force, el_residual};
+use crate::model::euler_lagrange::{
+    constant_mass_residual, constraint_force, el_residual, series_residual,
+};
 pub use crate::model::kernel::ConstraintBlocks;
 use crate::model::kernel::{ConstraintKernel, KernelCoefficients, TermKernel};
 use crate::model::{Constraint, Structure, Term};
@@ -631,8 +633,8 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
                 let mass = self.mass(t.coeff(0), &re(q), &re(v));
                 constant_mass_residual(&self.term, mass, t, q, v, a)
             }
-            Structure::MassMatrix => el_residual(&detect::Written(&self.term), t, q, v, a).0,
-            _ => el_residual(&self.term, t, q, v, a).0,
+            Structure::MassMatrix => series_residual(&detect::Written(&self.term), t, q, v),
+            _ => series_residual(&self.term, t, q, v),
         })
     }
     fn momentum(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, N> {

@@ -10,6 +10,7 @@
 //! motion `(q̇, v̇, ṫ) = (v, a, 1)`, the outer vector dual the gradient in `v`.
 
 use super::{Constraint, Term};
+use crate::expr::taylor::Taylor;
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::{Dual, DualNum, DualSVec};
 
@@ -126,4 +127,95 @@ where
         f += c[m].eps.unwrap_generic(Const::<N>, U1) * lambda[m];
     }
     f
+}
+
+/// `r = d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q` along a motion given as Taylor series: `∂L/∂v` and
+/// `∂L/∂q` by two first-order passes, `d/dt` by the series itself (no pass along the motion:
+/// the series carries it). `q` and `v` must be known to one more coefficient than the result is
+/// wanted to (`∂L/∂v`'s last is lost to `d/dt`).
+pub(crate) fn series_residual<T: Term<N>, const N: usize>(
+    term: &T,
+    t: Taylor,
+    q: &SVector<Taylor, N>,
+    v: &SVector<Taylor, N>,
+) -> SVector<Taylor, N> {
+    type S<const N: usize> = DualSVec<Taylor, N>;
+    let ty = S::<N>::from_re(t);
+    let plain = |x: &SVector<Taylor, N>| x.map(S::<N>::from_re);
+    let seeded = |x: &SVector<Taylor, N>| {
+        SVector::<S<N>, N>::from_fn(|i, _| S::<N>::from_re(x[i]).derivative(i))
+    };
+    let p = term
+        .lagrangian(ty, &plain(q), &seeded(v))
+        .eps
+        .unwrap_generic(Const::<N>, U1);
+    let lq = term
+        .lagrangian(ty, &seeded(q), &plain(v))
+        .eps
+        .unwrap_generic(Const::<N>, U1);
+    let mut r = SVector::<Taylor, N>::from_fn(|i, _| p[i].derivative() - lq[i]);
+    if term.has_dissipation_or_force() {
+        r += nonconservative(term, t, q, v);
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A term with every part: a configuration-dependent mass, a time-dependent potential.
+    struct Swing;
+    impl Term<2> for Swing {
+        fn lagrangian<D: DualNum<Primitive = f64> + Copy>(
+            &self,
+            t: D,
+            q: &SVector<D, 2>,
+            v: &SVector<D, 2>,
+        ) -> D {
+            let m = q[1] * q[1] + 2.0;
+            v[0] * v[0] * m * 0.5
+                + v[1] * v[1] * 0.5
+                + v[0] * v[1] * q[0].sin() * 0.3
+                + q[0].cos() * 9.81
+                - q[1] * t.sin()
+        }
+    }
+
+    #[test]
+    fn the_series_residual_equals_the_passes_along_the_motion() {
+        // a motion as series to order 7: q(τ) = q₀ + q₁τ + …, v = q̇, a = q̈
+        let n = 8;
+        let q = SVector::<Taylor, 2>::from([
+            Taylor::new(
+                &[0.3, 0.7, -0.2, 0.05, 0.01, -0.02, 0.003, 0.001, 0.0004],
+                n + 1,
+            ),
+            Taylor::new(
+                &[1.1, -0.4, 0.3, -0.1, 0.02, 0.01, -0.004, 0.002, 0.0001],
+                n + 1,
+            ),
+        ]);
+        let v = q.map(|x| x.derivative());
+        let a = v.map(|x| x.derivative());
+        let t = Taylor::variable(0.4, n + 1);
+        let want = el_residual(
+            &Swing,
+            t,
+            &q.map(|x| x.truncate(n)),
+            &v.map(|x| x.truncate(n)),
+            &a,
+        )
+        .0;
+        let got = series_residual(&Swing, t, &q, &v);
+        for i in 0..2 {
+            for k in 0..n - 1 {
+                let (x, y) = (got[i].coeff(k), want[i].coeff(k));
+                assert!(
+                    (x - y).abs() < 1e-12 * (1.0 + y.abs()),
+                    "r{i}, coefficient {k}: {x} vs {y}"
+                );
+            }
+        }
+    }
 }

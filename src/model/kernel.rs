@@ -102,7 +102,9 @@ pub trait TermKernel<const N: usize>: Send + Sync + 'static {
         ]
     }
     /// The residual on Taylor series in time: with `q`, `v`, `a` the series of a motion, the
-    /// series of `r(t, q, v, a)` along it (what the Taylor-series integrator evaluates).
+    /// series of `r(t, q, v, a)` along it (what the Taylor-series integrator evaluates). `q`
+    /// and `v` are known to one more coefficient than `a = v̇` (a kernel may take `d/dt ∂L/∂v`
+    /// from the series of `∂L/∂v`); the result is wanted to as many as `a`.
     /// `None`: the kernel has no form on series (a load given as a Rust closure of time).
     fn taylor_residual(
         &self,

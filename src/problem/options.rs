@@ -436,7 +436,7 @@ impl RadauOptions {
 /// motion's own Taylor series at each step (`v` to order `order`, `q` to one more), its
 /// coefficients order by order from the Euler–Lagrange equations evaluated on series
 /// (Nedialkov & Pryce's DAETS method, here on the index-1 form with projection onto the
-/// constraints), the step chosen from the radius of convergence the last two coefficients give
+/// constraints), the step chosen from the radius of convergence the last four coefficients give
 /// so that the local errors, against `atol + rtol·‖y‖∞`, add up to at most 1 over `span`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[must_use]

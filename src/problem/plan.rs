@@ -463,36 +463,10 @@ impl RunPlan {
             Method::Taylor(d) => Some((d.rtol, d.atol)),
             Method::Rk4(_) => None,
         });
-        // DOP853 keeps its options; chosen by a tolerance alone it switches to Radau IIA where
-        // the problem turns out stiff
-        let dop853 = |h0: f64| {
-            let mut d = match &self.method {
-                Method::Dop853(d) => d.clone(),
-                _ if o.integrator.is_none() => Dop853Options::default().switch_when_stiff(),
-                _ => Dop853Options::default(),
-            };
-            (d.rtol, d.atol) = tols.unwrap_or((d.rtol, d.atol));
-            d.h0 = h0;
-            Method::Dop853(d)
-        };
-        let radau = |h0: f64| {
-            let mut d = match &self.method {
-                Method::Radau(d) => d.clone(),
-                _ => RadauOptions::default(),
-            };
-            (d.rtol, d.atol) = tols.unwrap_or((d.rtol, d.atol));
-            d.h0 = h0;
-            Method::Radau(d)
-        };
-        let taylor = |h0: f64| {
-            let mut d = match &self.method {
-                Method::Taylor(d) => d.clone(),
-                _ => TaylorOptions::default(),
-            };
-            (d.rtol, d.atol) = tols.unwrap_or((d.rtol, d.atol));
-            d.h0 = h0;
-            Method::Taylor(d)
-        };
+        // DOP853, Radau IIA, the Taylor series with their options and these tolerances, and
+        // the first step a fixed step gives
+        let h0 = if fixed { h } else { 0.0 };
+        let controlled = |kind, h0| self.error_controlled(kind, tols, h0, o.integrator.is_some());
         let genalpha = || match &self.method {
             Method::GenAlpha(g) => g.clone(),
             _ => GenAlphaOptions::default(),
@@ -537,15 +511,15 @@ impl RunPlan {
             Some(MethodName::Dop853) if fixed && o.tol.is_none() => {
                 return Err(bad("integrator", own_steps(s, "dop853", "genalpha or rk4")));
             }
-            Some(MethodName::Dop853) => dop853(if fixed { h } else { 0.0 }),
+            Some(MethodName::Dop853) => controlled(MethodName::Dop853, h0),
             Some(MethodName::Radau) if fixed && o.tol.is_none() => {
                 return Err(bad("integrator", own_steps(s, "radau", "genalpha")));
             }
-            Some(MethodName::Radau) => radau(if fixed { h } else { 0.0 }),
+            Some(MethodName::Radau) => controlled(MethodName::Radau, h0),
             Some(MethodName::Taylor) if fixed && o.tol.is_none() => {
                 return Err(bad("integrator", own_steps(s, "taylor", "genalpha or rk4")));
             }
-            Some(MethodName::Taylor) => taylor(if fixed { h } else { 0.0 }),
+            Some(MethodName::Taylor) => controlled(MethodName::Taylor, h0),
             None => match (&self.method, o.tol) {
                 (Method::GenAlpha(g), Some(tol)) if g.step_control.is_some() => {
                     let mut g = g.clone();
@@ -553,9 +527,9 @@ impl RunPlan {
                     g.step_control = Some(StepControl::new(tol));
                     Method::GenAlpha(g)
                 }
-                (Method::Radau(_), Some(_)) => radau(if fixed { h } else { 0.0 }),
-                (Method::Taylor(_), Some(_)) => taylor(if fixed { h } else { 0.0 }),
-                (_, Some(_)) => dop853(if fixed { h } else { 0.0 }),
+                (Method::Radau(_), Some(_)) => controlled(MethodName::Radau, h0),
+                (Method::Taylor(_), Some(_)) => controlled(MethodName::Taylor, h0),
+                (_, Some(_)) => controlled(MethodName::Dop853, h0),
                 (Method::GenAlpha(g), None) if fixed => {
                     let mut g = g.clone();
                     g.h = h;
@@ -569,6 +543,49 @@ impl RunPlan {
             },
         };
         Ok(method)
+    }
+
+    /// The error-controlled method `kind` (DOP853, Radau IIA or the Taylor series) with the
+    /// plan's own options where it already is that method, the tolerances `tols` (else its own)
+    /// and the first step `h0`. DOP853 chosen by a tolerance alone (`named` false) switches to
+    /// Radau IIA where the problem turns out stiff.
+    fn error_controlled(
+        &self,
+        kind: MethodName,
+        tols: Option<(f64, f64)>,
+        h0: f64,
+        named: bool,
+    ) -> Method {
+        match (kind, &self.method) {
+            (MethodName::Radau, m) => {
+                let mut d = match m {
+                    Method::Radau(d) => d.clone(),
+                    _ => RadauOptions::default(),
+                };
+                (d.rtol, d.atol) = tols.unwrap_or((d.rtol, d.atol));
+                d.h0 = h0;
+                Method::Radau(d)
+            }
+            (MethodName::Taylor, m) => {
+                let mut d = match m {
+                    Method::Taylor(d) => d.clone(),
+                    _ => TaylorOptions::default(),
+                };
+                (d.rtol, d.atol) = tols.unwrap_or((d.rtol, d.atol));
+                d.h0 = h0;
+                Method::Taylor(d)
+            }
+            (_, m) => {
+                let mut d = match m {
+                    Method::Dop853(d) => d.clone(),
+                    _ if !named => Dop853Options::default().switch_when_stiff(),
+                    _ => Dop853Options::default(),
+                };
+                (d.rtol, d.atol) = tols.unwrap_or((d.rtol, d.atol));
+                d.h0 = h0;
+                Method::Dop853(d)
+            }
+        }
     }
 
     /// The output part of [`apply`](RunPlan::apply): a stride or output times (one of them).

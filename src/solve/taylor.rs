@@ -21,8 +21,9 @@
 //! of growing length (`O(K³)` arithmetic per term; DAETS' incremental evaluation of a code list
 //! is `O(K²)`).
 //!
-//! The step follows the radius of convergence `ρ` the last two coefficients give
-//! (`‖Qⱼ‖ ≈ s ρ⁻ʲ`, `s = max(1, ‖q‖∞)`; Jorba & Zou, Experiment. Math. 14, 2005): the first term
+//! The step follows the radius of convergence `ρ` the last four coefficients give
+//! (`‖Qⱼ‖ ≈ s ρ⁻ʲ`, `s = max(1, ‖q‖∞)`; Jorba & Zou, Experiment. Math. 14, 2005, take two, which
+//! a motion symmetric in time, with every other coefficient zero, defeats): the first term
 //! left out, `s (h/ρ)^(K+2)` in `q` and `(K+2) (s/ρ) (h/ρ)^(K+1)` in `v`, is kept below
 //! `(atol + rtol‖·‖∞)·h/span` (error per unit step, as DOP853 here: the local errors of a run add
 //! up to at most the tolerance), and `h ≤ 0.8 ρ`. A step is never rejected: its error is bounded
@@ -210,19 +211,18 @@ impl TaylorSeries {
     fn order(&mut self, k: usize) -> Result<(), SolveError> {
         let (n, m, w, wl) = (self.n, self.m, self.coef_width(), self.opts.order);
         let (t, step) = (self.t, self.step);
+        // the residual to coefficient k: q and v to k + 1 (the kernels' contract), the unknown
+        // Q_{k+2} (in v's coefficient k + 1 and a's k) zero
         let len = k + 1;
         for i in 0..n {
             let c = &self.coef[i * w..(i + 1) * w];
-            self.qs[i] = Taylor::new(&c[..len], len);
-            let mut v = Taylor::zeros(len);
-            let mut a = Taylor::zeros(len);
+            self.qs[i] = Taylor::new(&c[..len + 1], len + 1);
+            let mut v = Taylor::zeros(len + 1);
             for j in 0..len {
                 v.set_coeff(j, (j + 1) as f64 * c[j + 1]);
-                if j < k {
-                    a.set_coeff(j, ((j + 1) * (j + 2)) as f64 * c[j + 2]);
-                }
             }
-            (self.vs[i], self.acc[i]) = (v, a);
+            self.acc[i] = v.derivative();
+            self.vs[i] = v;
             self.qc[i] = Taylor::new(&c[..k + 2], k + 3);
         }
         for r in 0..m {
@@ -230,7 +230,7 @@ impl TaylorSeries {
         }
         let missing = |kernel: &str| SolveError::option("integrator", no_series(kernel));
         let at = TaylorPoint {
-            t: Taylor::variable(t, len),
+            t: Taylor::variable(t, len + 1),
             q: &self.qs,
             v: &self.vs,
             a: &self.acc,
@@ -265,16 +265,18 @@ impl TaylorSeries {
         Ok(())
     }
 
-    /// The step the last two coefficients allow (see the module notes).
+    /// The step the last four coefficients allow (see the module notes).
     fn next_step(&self) -> Result<f64, SolveError> {
         let (n, w, k) = (self.n, self.coef_width(), self.opts.order);
         let o = &self.opts;
         let inf = |x: &[f64]| x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         let (q_max, v_max) = (inf(&self.q), inf(&self.v));
         let s = q_max.max(1.0);
-        // the radius of convergence from the last two coefficients, ‖Q_j‖ ≈ s ρ^−j
+        // the radius of convergence from the last four coefficients, ‖Q_j‖ ≈ s ρ^−j (four: a
+        // motion symmetric in time about a turning point has every other, or three in four,
+        // of them zero — the pendulum from rest at 90° only Q₂, Q₆, Q₁₀, …)
         let mut rho = f64::INFINITY;
-        for j in [k, k + 1] {
+        for j in k.saturating_sub(2).max(2)..=k + 1 {
             let u = (0..n).fold(0.0f64, |m, i| m.max(self.coef[i * w + j].abs())) / s;
             if u > 0.0 {
                 rho = rho.min(u.powf(-1.0 / j as f64));

@@ -45,6 +45,8 @@ const PRELUDE: &[&str] = &[
     "State",
     "Stats",
     "Structure",
+    "TaylorOptions",
+    "TaylorSeries",
     "Term",
     "Vector2",
     "Vector3",

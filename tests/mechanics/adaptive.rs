@@ -327,8 +327,9 @@ fn tolerances_are_checked_and_exclude_a_step() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// Sensitivities refuse error control (generalized-α's and DOP853's); the options refuse a
-/// method with what it cannot do (a fixed step for DOP853 and Radau IIA, a tolerance for RK4,
+/// Sensitivities refuse error control (generalized-α's and the Taylor series'); the options
+/// refuse a method with what it cannot do (a fixed step for DOP853, Radau IIA and the Taylor
+/// series, a tolerance for RK4,
 /// `rho_inf` for another method than generalized-α) and an unknown method.
 #[test]
 fn options_a_method_cannot_take_are_refused() {
@@ -351,11 +352,11 @@ fn options_a_method_cannot_take_are_refused() {
         .err()
         .unwrap();
     assert!(err.to_string().contains("fixed step"), "{err}");
-    // and DOP853 is refused by name
+    // and the file's own method, the Taylor series, is refused by name
     let err = lagrangian::output::sensitivity::SensitivityRecorder::new(&p, &p_plan, &["k"])
         .err()
         .unwrap();
-    assert!(err.to_string().contains("method is dop853"), "{err}");
+    assert!(err.to_string().contains("method is taylor"), "{err}");
     // --integrator dop853 with a fixed step, or rk4 with a tolerance, is refused
     for (ov, text) in [
         (
@@ -390,12 +391,20 @@ fn options_a_method_cannot_take_are_refused() {
             "chooses its own steps",
         ),
         (
+            lagrangian::solve::Overrides {
+                integrator: Some("taylor".into()),
+                steps: Some(100),
+                ..Default::default()
+            },
+            "chooses its own steps",
+        ),
+        (
             // ρ∞ belongs to generalized-α: given to DOP853 it would do nothing
             lagrangian::solve::Overrides {
                 rho_inf: Some(0.5),
                 ..Default::default()
             },
-            "--rho-inf 0.5 applies to generalized-α; this run's method is dop853",
+            "--rho-inf 0.5 applies to generalized-α; this run's method is taylor",
         ),
     ] {
         let err = (p_plan.clone().apply(&mut p.clone(), &ov))

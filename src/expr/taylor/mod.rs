@@ -5,8 +5,8 @@
 //! over `D: DualNum<Primitive = f64> + Copy`) and every compiled expression program of a
 //! mechanism file evaluates on it unchanged: evaluated along a trajectory's Taylor series, a
 //! function gives its own Taylor series — and on num-dual's dual numbers over it
-//! (`DualSVec<Dual<Taylor>, N>`) the Euler–Lagrange residual's (Nedialkov & Pryce's DAETS
-//! evaluates its code list the same way).
+//! (`DualSVec<Taylor, N>`) its gradient's, whose derivative in time is the series' own
+//! (Nedialkov & Pryce's DAETS evaluates its code list the same way).
 //!
 //! The arithmetic is the recurrences of automatic differentiation in Taylor mode (Griewank &
 //! Walther, *Evaluating Derivatives*, ch. 13; Jorba & Zou, Experiment. Math. 14, 2005):

@@ -4,7 +4,7 @@
 //! refusals (an element without a form on series, an order out of range), and a DAETS file's
 //! `order` honoured.
 
-use super::{kepler, reference};
+use super::{andrews, kepler, reference};
 use lagrangian::library::pendulum::planar_pendulum;
 use lagrangian::prelude::*;
 
@@ -183,4 +183,40 @@ fn a_daets_file_runs_at_its_own_order() {
         .abs()
         .max((s.q[1] - r["y"].as_f64().unwrap()).abs());
     assert!(e < 3e-11, "error {e:e}");
+}
+
+#[test]
+fn a_lagrangian_in_an_angle_and_a_mass_matrix_of_the_coordinates() {
+    use lagrangian::library::pendulum::angle_pendulum;
+    // the pendulum (g = ℓ = 1) in its angle, released at 90°: back after its period
+    // 4K(sin 45°); its Lagrangian has a written kinetic energy (the general path)
+    let period = 4.0 * 1.854_074_677_301_372;
+    let problem = Problem::new(angle_pendulum(1.0, 1.0, 1.0))
+        .guess(&[std::f64::consts::FRAC_PI_2], &[0.0])
+        .t_end(period);
+    for tol in [1e-6, 1e-9, 1e-12] {
+        let sol = simulate(&problem, TaylorOptions::new(tol, 20)).unwrap();
+        let end = &sol.last().state;
+        let e = (end.q[0] - std::f64::consts::FRAC_PI_2)
+            .abs()
+            .max(end.v[0].abs());
+        eprintln!(
+            "angle pendulum, tol {tol:.0e}: error {e:.3e}, {} steps",
+            sol.stats.steps
+        );
+        assert!(e < 3.0 * tol, "tol {tol:e}: error {e:e}");
+    }
+    // Andrews' mechanism (a mass matrix of the angles): the Test Set's values, which lie
+    // 1.43e-9 from the converged solution
+    use lagrangian::library::andrews::TEST_SET_Q_END;
+    let (problem, start) = andrews();
+    let mut sim = Simulation::from_state(problem, TaylorOptions::new(1e-10, 20), &start).unwrap();
+    sim.run_until(0.03, &mut []).unwrap();
+    let s = sim.state();
+    let e = (s.q.iter().zip(TEST_SET_Q_END)).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+    eprintln!(
+        "Andrews, tol 1e-10: error {e:.3e}, {} steps",
+        sim.stats().steps
+    );
+    assert!(e < 3e-9, "Andrews: error {e:e}");
 }
