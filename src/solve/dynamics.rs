@@ -210,6 +210,30 @@ impl StateSolver {
         .into())
     }
 
+    /// Project `q` onto the position constraints and then `v` onto the velocity constraints at
+    /// `t` ([`project_position`](Self::project_position),
+    /// [`project_velocity`](Self::project_velocity)): what the explicit methods do after every
+    /// step. Returns the matrices factorized.
+    pub fn project_state(
+        &mut self,
+        model: &Model,
+        t: f64,
+        q: &mut [f64],
+        v: &mut [f64],
+    ) -> Result<usize, SolveError> {
+        let before = self.factorized;
+        self.project_position(model, t, q)
+            .and_then(|_| self.project_velocity(model, t, q, v))
+            .map_err(|e| match e {
+                Error::Solve(s) => s,
+                other => SolveError::Projection {
+                    t,
+                    detail: format!("failed: {other}"),
+                },
+            })?;
+        Ok(self.factorized - before)
+    }
+
     /// Project `x` `M`-orthogonally onto the null space of `C_q` at the state of the last
     /// [`project_velocity`](Self::project_velocity) call, reusing its factorization:
     /// `[M C_qᵀ; C_q 0] [Δ; μ] = [0; −C_q x]`, `x ← x + Δ` (no-op without constraints).

@@ -392,22 +392,8 @@ impl Integrator for TaylorSeries {
         self.step += 1;
         self.stats.steps = self.step;
         if self.m > 0 {
-            let t = self.t;
-            let before = self.solver.factorizations();
-            self.solver
-                .project_position(&self.model, t, &mut self.q)
-                .and_then(|_| {
-                    self.solver
-                        .project_velocity(&self.model, t, &self.q, &mut self.v)
-                })
-                .map_err(|e| match e {
-                    Error::Solve(s) => s,
-                    other => SolveError::Projection {
-                        t,
-                        detail: format!("failed: {other}"),
-                    },
-                })?;
-            self.stats.factorizations += self.solver.factorizations() - before;
+            let (q, v) = (&mut self.q, &mut self.v);
+            self.stats.factorizations += self.solver.project_state(&self.model, self.t, q, v)?;
         }
         self.series()?;
         self.h = self.next_step()?;

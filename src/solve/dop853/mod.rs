@@ -405,19 +405,7 @@ impl Dop853 {
             return Ok(());
         }
         let (q, v) = self.y.split_at_mut(self.n);
-        let t = self.t;
-        let before = self.solver.factorizations();
-        self.solver
-            .project_position(&self.model, t, q)
-            .and_then(|_| self.solver.project_velocity(&self.model, t, q, v))
-            .map_err(|e| match e {
-                Error::Solve(s) => s,
-                other => SolveError::Projection {
-                    t,
-                    detail: format!("failed: {other}"),
-                },
-            })?;
-        self.stats.factorizations += self.solver.factorizations() - before;
+        self.stats.factorizations += self.solver.project_state(&self.model, self.t, q, v)?;
         self.current_slope()
     }
 
