@@ -17,23 +17,16 @@ use num_traits::Zero;
 /// A kernel on `M` local coordinates used for an element on the first `N` of them.
 pub struct Padded<K, const M: usize>(pub K);
 
-/// `x` followed by zeros up to `M` entries.
+/// `x` followed by zeros up to `M` entries (numbers or series).
 #[inline]
-fn pad<const N: usize, const M: usize>(x: &SVector<f64, N>) -> SVector<f64, M> {
-    let mut y = SVector::<f64, M>::zeros();
-    y.fixed_rows_mut::<N>(0).copy_from(x);
-    y
+fn pad<T: Scalar + Zero, const N: usize, const M: usize>(x: &SVector<T, N>) -> SVector<T, M> {
+    SVector::from_fn(|i, _| if i < N { x[i].clone() } else { T::zero() })
 }
 
 /// The first `N` entries of `x`.
 #[inline]
 fn cut<T: Scalar, const N: usize, const M: usize>(x: &SVector<T, M>) -> SVector<T, N> {
     x.fixed_rows::<N>(0).into_owned()
-}
-
-/// The series `x` followed by zeros up to `M` entries.
-fn pad_series<const N: usize, const M: usize>(x: &SVector<Taylor, N>) -> SVector<Taylor, M> {
-    SVector::from_fn(|i, _| if i < N { x[i] } else { Taylor::zero() })
 }
 
 impl<K: TermKernel<M>, const N: usize, const M: usize> TermKernel<N> for Padded<K, M> {
@@ -80,7 +73,7 @@ impl<K: TermKernel<M>, const N: usize, const M: usize> TermKernel<N> for Padded<
         v: &SVector<Taylor, N>,
         a: &SVector<Taylor, N>,
     ) -> Option<SVector<Taylor, N>> {
-        let (q, v, a) = (pad_series(q), pad_series(v), pad_series(a));
+        let (q, v, a) = (pad(q), pad(v), pad(a));
         Some(cut(&self.0.taylor_residual(t, &q, &v, &a)?))
     }
 }
@@ -115,7 +108,7 @@ impl<K: ConstraintKernel<M, R>, const N: usize, const M: usize, const R: usize>
         self.0.gamma(t, &pad(q), &pad(v))
     }
     fn taylor_value(&self, t: Taylor, q: &SVector<Taylor, N>) -> Option<SVector<Taylor, R>> {
-        self.0.taylor_value(t, &pad_series(q))
+        self.0.taylor_value(t, &pad(q))
     }
     fn taylor_force(
         &self,
@@ -123,7 +116,7 @@ impl<K: ConstraintKernel<M, R>, const N: usize, const M: usize, const R: usize>
         q: &SVector<Taylor, N>,
         lambda: &SVector<Taylor, R>,
     ) -> Option<SVector<Taylor, N>> {
-        Some(cut(&self.0.taylor_force(t, &pad_series(q), lambda)?))
+        Some(cut(&self.0.taylor_force(t, &pad(q), lambda)?))
     }
 }
 

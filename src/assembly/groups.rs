@@ -457,25 +457,23 @@ impl<K: ConstraintKernel<N, M>, const N: usize, const M: usize> Constraints
         let q = gather(true, idx, q);
         self.kernels[e].dense_blocks(t, q.as_slice(), &lambda[row..row + M])
     }
-    fn taylor(
-        &self,
-        s: &TaylorPoint,
-        mut r: Option<&mut [Taylor]>,
-        mut c: Option<&mut [Taylor]>,
-    ) -> Result<(), &'static str> {
-        let missing = std::any::type_name::<K>();
+    fn taylor_values(&self, s: &TaylorPoint, c: &mut [Taylor]) -> Result<(), &'static str> {
         for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
-            let q = series(idx, s.q);
-            if let Some(c) = c.as_deref_mut() {
-                let x = k.taylor_value(s.t, &q).ok_or(missing)?;
-                c[row..row + M].copy_from_slice(x.as_slice());
-            }
-            if let Some(r) = r.as_deref_mut() {
-                let lambda = SVector::<Taylor, M>::from_fn(|m, _| s.lambda[row + m]);
-                let f = k.taylor_force(s.t, &q, &lambda).ok_or(missing)?;
-                for j in 0..N {
-                    r[idx[j]] += f[j];
-                }
+            let x = k
+                .taylor_value(s.t, &series(idx, s.q))
+                .ok_or(std::any::type_name::<K>())?;
+            c[row..row + M].copy_from_slice(x.as_slice());
+        }
+        Ok(())
+    }
+    fn add_taylor_force(&self, s: &TaylorPoint, r: &mut [Taylor]) -> Result<(), &'static str> {
+        for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
+            let lambda = SVector::<Taylor, M>::from_fn(|m, _| s.lambda[row + m]);
+            let f = k
+                .taylor_force(s.t, &series(idx, s.q), &lambda)
+                .ok_or(std::any::type_name::<K>())?;
+            for j in 0..N {
+                r[idx[j]] += f[j];
             }
         }
         Ok(())

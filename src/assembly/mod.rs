@@ -248,22 +248,20 @@ pub fn augmented_matrix(
     residual_and_matrix(model, pattern, &p, &k, res, values);
 }
 
-/// The residual `[r + C_qᵀλ ; C]` on Taylor series in time along the series of a motion
-/// (`r` into `res` of length `n`, `C` into `c` of length `m` when given), for the
-/// Taylor-series integrator. `Err` names the first kernel type without a form on series.
+/// The residual `r + C_qᵀλ` on Taylor series in time along the series of a motion into `res`
+/// (length `n`), for the Taylor-series integrator. `Err` names the first kernel type without a
+/// form on series.
 pub fn taylor_residual(
     model: &Model,
     s: &TaylorPoint,
     res: &mut [Taylor],
-    c: Option<&mut [Taylor]>,
 ) -> Result<(), &'static str> {
     res.fill(Taylor::zeros(s.t.n()));
     for g in &model.terms {
         g.add_taylor_residual(s, res)?;
     }
-    let mut c = c;
     for g in &model.constraints {
-        g.taylor(s, Some(&mut *res), c.as_deref_mut())?;
+        g.add_taylor_force(s, res)?;
     }
     Ok(())
 }
@@ -276,7 +274,7 @@ pub fn taylor_constraints(
     c: &mut [Taylor],
 ) -> Result<(), &'static str> {
     for g in &model.constraints {
-        g.taylor(s, None, Some(&mut *c))?;
+        g.taylor_values(s, c)?;
     }
     Ok(())
 }

@@ -1,18 +1,34 @@
-//! The Euler–Lagrange residual of one term on any number type: what the AD passes of
-//! [`crate::ad`] evaluate on dual numbers, and the Taylor-series integrator on series
-//! ([`crate::expr::taylor::Taylor`]), the hand kernels' included (through their AD forms).
+//! The Euler–Lagrange residual of one term, and a constraint block's `C_qᵀλ`, on any number
+//! type: what the AD passes of [`crate::ad`] evaluate on dual numbers, and the Taylor-series
+//! integrator on series ([`crate::expr::taylor::Taylor`]), the hand kernels' included (through
+//! their AD forms).
 //!
 //! ```text
 //! r(t,q,v,a) = d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q,    d/dt ∂L/∂v = L_vv a + L_vq v + L_vt
 //! ```
 //!
-//! `d/dt ∂L/∂v` is one forward pass: `L` on `DualSVec<Dual<S>, N>`, the inner `Dual` along the
-//! motion `(q̇, v̇, ṫ) = (v, a, 1)`, the outer vector dual the gradient in `v`.
+//! On numbers of one instant ([`el_residual`]) `d/dt ∂L/∂v` is one forward pass: `L` on
+//! `DualSVec<Dual<S>, N>`, the inner `Dual` along the motion `(q̇, v̇, ṫ) = (v, a, 1)`, the
+//! outer vector dual the gradient in `v`. On Taylor series ([`series_residual`]) the series
+//! carries the motion: `∂L/∂v` on first-order duals, and its series differentiated.
 
 use super::{Constraint, Term};
 use crate::expr::taylor::Taylor;
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::{Dual, DualNum, DualSVec};
+
+/// `x` on first-order duals of its `N` entries: each seeded on its own direction (`seeded`) or
+/// constant.
+#[inline(always)]
+fn on_duals<S, const N: usize>(x: &SVector<S, N>, seeded: bool) -> SVector<DualSVec<S, N>, N>
+where
+    S: DualNum<Primitive = f64> + Copy,
+{
+    SVector::from_fn(|i, _| match seeded {
+        true => DualSVec::from_re(x[i]).derivative(i),
+        false => DualSVec::from_re(x[i]),
+    })
+}
 
 /// Residual of one term and, optionally, the momentum `p = ∂L/∂v`, on scalar type `S`.
 #[inline]
@@ -39,10 +55,8 @@ where
     let lv = lx.eps.unwrap_generic(Const::<N>, U1);
     // ∂L/∂q
     let ty = DualSVec::<S, N>::from_re(t);
-    let qy = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(q[i]).derivative(i));
-    let vy = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(v[i]));
     let lq = term
-        .lagrangian(ty, &qy, &vy)
+        .lagrangian(ty, &on_duals(q, true), &on_duals(v, false))
         .eps
         .unwrap_generic(Const::<N>, U1);
     let mut r = SVector::<S, N>::from_fn(|i, _| lv[i].eps - lq[i]);
@@ -66,10 +80,8 @@ where
     T: Term<N>,
 {
     let ty = DualSVec::<S, N>::from_re(t);
-    let qz = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(q[i]));
-    let vz = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(v[i]).derivative(i));
     let rv = term
-        .dissipation(ty, &qz, &vz)
+        .dissipation(ty, &on_duals(q, false), &on_duals(v, true))
         .eps
         .unwrap_generic(Const::<N>, U1);
     rv - term.force(t, q, v)
@@ -91,8 +103,10 @@ where
     T: Term<N>,
 {
     let ty = DualSVec::<S, N>::from_re(t);
-    let qy = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(q[i]).derivative(i));
-    let mut r = term.potential(ty, &qy).eps.unwrap_generic(Const::<N>, U1);
+    let mut r = term
+        .potential(ty, &on_duals(q, true))
+        .eps
+        .unwrap_generic(Const::<N>, U1);
     if term.has_dissipation_or_force() {
         r += nonconservative(term, t, q, v);
     }
@@ -119,9 +133,7 @@ where
     S: DualNum<Primitive = f64> + Copy,
     C: Constraint<N, M>,
 {
-    let ty = DualSVec::<S, N>::from_re(t);
-    let qy = SVector::<DualSVec<S, N>, N>::from_fn(|i, _| DualSVec::from_re(q[i]).derivative(i));
-    let c = con.constraint(ty, &qy);
+    let c = con.constraint(DualSVec::<S, N>::from_re(t), &on_duals(q, true));
     let mut f = SVector::<S, N>::from_element(S::from(0.0));
     for m in 0..M {
         f += c[m].eps.unwrap_generic(Const::<N>, U1) * lambda[m];
@@ -139,18 +151,13 @@ pub(crate) fn series_residual<T: Term<N>, const N: usize>(
     q: &SVector<Taylor, N>,
     v: &SVector<Taylor, N>,
 ) -> SVector<Taylor, N> {
-    type S<const N: usize> = DualSVec<Taylor, N>;
-    let ty = S::<N>::from_re(t);
-    let plain = |x: &SVector<Taylor, N>| x.map(S::<N>::from_re);
-    let seeded = |x: &SVector<Taylor, N>| {
-        SVector::<S<N>, N>::from_fn(|i, _| S::<N>::from_re(x[i]).derivative(i))
-    };
+    let ty = DualSVec::<Taylor, N>::from_re(t);
     let p = term
-        .lagrangian(ty, &plain(q), &seeded(v))
+        .lagrangian(ty, &on_duals(q, false), &on_duals(v, true))
         .eps
         .unwrap_generic(Const::<N>, U1);
     let lq = term
-        .lagrangian(ty, &seeded(q), &plain(v))
+        .lagrangian(ty, &on_duals(q, true), &on_duals(v, false))
         .eps
         .unwrap_generic(Const::<N>, U1);
     let mut r = SVector::<Taylor, N>::from_fn(|i, _| p[i].derivative() - lq[i]);

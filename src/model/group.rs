@@ -271,14 +271,12 @@ pub trait Constraints: Send + Sync {
     fn gamma(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
     /// Local dense `(C, C_q, Σλ∇²C)` of block `e` with the global multipliers `lambda`.
     fn dense_blocks(&self, e: usize, t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3];
-    /// On Taylor series in time: write `C` into `c` (when given) and add `C_qᵀλ` into `r`
-    /// (when given). `Err` with the kernel's type name when it has no form on series.
-    fn taylor(
-        &self,
-        s: &TaylorPoint,
-        r: Option<&mut [Taylor]>,
-        c: Option<&mut [Taylor]>,
-    ) -> Result<(), &'static str>;
+    /// Write `C` on Taylor series in time into `c`. `Err` with the kernel's type name when it
+    /// has no form on series.
+    fn taylor_values(&self, s: &TaylorPoint, c: &mut [Taylor]) -> Result<(), &'static str>;
+    /// Add `C_qᵀλ` on Taylor series in time into `r`. `Err` with the kernel's type name when it
+    /// has no form on series.
+    fn add_taylor_force(&self, s: &TaylorPoint, r: &mut [Taylor]) -> Result<(), &'static str>;
 }
 
 #[cfg(test)]

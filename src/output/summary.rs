@@ -269,6 +269,10 @@ impl std::fmt::Display for Summary {
                 "{} evaluations of the accelerations",
                 s.stats.residual_evaluations
             ),
+            Method::Taylor(_) => format!(
+                "{} evaluations of the residual on series",
+                s.stats.residual_evaluations
+            ),
             _ => format!("{} Newton iterations", s.stats.newton_iterations),
         };
         writeln!(

@@ -236,7 +236,7 @@ impl TaylorSeries {
             a: &self.acc,
             lambda: &self.lam,
         };
-        assembly::taylor_residual(&self.model, &at, &mut self.res, None).map_err(missing)?;
+        assembly::taylor_residual(&self.model, &at, &mut self.res).map_err(missing)?;
         let kk = ((k + 1) * (k + 2)) as f64;
         for i in 0..n {
             self.rhs[i] = -self.res[i].coeff(k);

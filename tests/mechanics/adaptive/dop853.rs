@@ -9,12 +9,20 @@ use lagrangian::prelude::*;
 /// The pendulum (g = 1, released horizontally) to t = 10 with DOP853 at `tol`: the error at
 /// t = 10, steps, rejections; `|C|` and `|C_q v|` checked after every accepted step.
 fn dop853_pendulum(tol: f64) -> (f64, usize, usize) {
+    let (e, st) = pendulum_to_10(Dop853Options::new(tol), &format!("tol {tol:e}"));
+    (e, st.steps, st.rejected_steps)
+}
+
+/// The pendulum (g = 1, released horizontally) to t = 10 by `plan`: the error in `q` at t = 10
+/// against the exact solution and the counters; `|C|` and `|C_q v|` below 1e-14 after every
+/// step (`what` names the run in the message).
+pub(crate) fn pendulum_to_10(plan: impl Into<RunPlan>, what: &str) -> (f64, Stats) {
     let refs = reference();
     let r = &refs["cases"]["grav=1"]["at"]["10"];
     let problem = Problem::new(planar_pendulum(1.0, 1.0, 1.0))
         .guess(&[1.0, 0.0], &[0.0, 0.0])
         .t_end(10.0);
-    let mut sim = Simulation::new(problem, Dop853Options::new(tol)).unwrap();
+    let mut sim = Simulation::new(problem, plan).unwrap();
     let mut worst = 0.0f64;
     let mut check = |ev: &Event| {
         let (q, v) = (ev.state.q, ev.state.v);
@@ -24,14 +32,13 @@ fn dop853_pendulum(tol: f64) -> (f64, usize, usize) {
         Control::Continue
     };
     sim.run_until(10.0, &mut [&mut check]).unwrap();
-    assert!(worst < 1e-14, "tol {tol:e}: constraint residual {worst:e}");
+    assert!(worst < 1e-14, "{what}: constraint residual {worst:e}");
     let s = sim.state();
     assert!((s.t - 10.0).abs() < 1e-12);
     let e = (s.q[0] - r["x"].as_f64().unwrap())
         .abs()
         .max((s.q[1] - r["y"].as_f64().unwrap()).abs());
-    let st = sim.stats();
-    (e, st.steps, st.rejected_steps)
+    (e, sim.stats().clone())
 }
 
 #[test]
