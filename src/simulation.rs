@@ -466,8 +466,8 @@ impl Simulation {
         let result = (|| {
             while !last {
                 let rest = t_end - self.integrator.t();
-                if rest < self.integrator.h() * (1.0 - 1e-12) {
-                    self.integrator.set_h(rest);
+                if rest < self.integrator.h() * (1.0 + 1e-9) {
+                    self.integrator.land_on(t_end);
                 }
                 if times.is_some() {
                     self.dense.save(self.integrator.view());

@@ -185,8 +185,8 @@ def test_messages_name_the_python_arguments():
         (dict(method="dop853", steps=10), 'method="dop853" chooses its own steps'),
         (dict(method="euler"), 'method="euler": expected genalpha'),
         (dict(rho_inf=2, method="genalpha"), "rho_inf=2 must lie in [0, 1)"),
-        # the file's tolerance runs DOP853, where ρ∞ would do nothing
-        (dict(rho_inf=0.5), "rho_inf=0.5 applies to generalized-α; this run's method is dop853"),
+        # the file's tolerance and order run the Taylor series, where ρ∞ would do nothing
+        (dict(rho_inf=0.5), "rho_inf=0.5 applies to generalized-α; this run's method is taylor"),
         (dict(output_every=2, output_dt=0.1), "give one of output_every, output_dt"),
     ]
     for options, text in cases:

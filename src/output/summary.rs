@@ -241,27 +241,25 @@ impl std::fmt::Display for Summary {
             }
             Method::Taylor(o) => format!("Taylor series of order {}", o.order),
         };
+        let n = s.stats.steps;
+        let steps = format!("{n} step{}", if n == 1 { "" } else { "s" });
+        let rejected = s.stats.rejected_steps;
+        let controlled = |rtol: f64, atol: f64, rejected: Option<usize>| match rejected {
+            Some(r) => format!(
+                "{steps} under error control (rtol {rtol:.0e}, atol {atol:.0e}; {r} rejected)"
+            ),
+            None => format!("{steps} under error control (rtol {rtol:.0e}, atol {atol:.0e})"),
+        };
         let steps = match &s.method {
             Method::GenAlpha(g) if g.step_control.is_some() => {
                 let c = g.step_control.unwrap_or_default();
-                format!(
-                    "{} steps under error control (rtol {:.0e}, atol {:.0e}; {} rejected)",
-                    s.stats.steps, c.rtol, c.atol, s.stats.rejected_steps
-                )
+                controlled(c.rtol, c.atol, Some(rejected))
             }
-            Method::Dop853(d) => format!(
-                "{} steps under error control (rtol {:.0e}, atol {:.0e}; {} rejected)",
-                s.stats.steps, d.rtol, d.atol, s.stats.rejected_steps
-            ),
-            Method::Radau(d) => format!(
-                "{} steps under error control (rtol {:.0e}, atol {:.0e}; {} rejected)",
-                s.stats.steps, d.rtol, d.atol, s.stats.rejected_steps
-            ),
-            Method::Taylor(d) => format!(
-                "{} steps under error control (rtol {:.0e}, atol {:.0e})",
-                s.stats.steps, d.rtol, d.atol
-            ),
-            _ => format!("{} steps of h = {:.3e} s", s.stats.steps, s.h),
+            Method::Dop853(d) => controlled(d.rtol, d.atol, Some(rejected)),
+            Method::Radau(d) => controlled(d.rtol, d.atol, Some(rejected)),
+            // no step is rejected: the series bounds its own error
+            Method::Taylor(d) => controlled(d.rtol, d.atol, None),
+            _ => format!("{steps} of h = {:.3e} s", s.h),
         };
         writeln!(f, "  t = {} … {} s, {steps}, {method}", s.t0, s.t_end)?;
         let work = match &s.method {

@@ -539,6 +539,8 @@ impl RunPlan {
                 (Method::Dop853(_) | Method::Radau(_) | Method::Taylor(_), None) if fixed => {
                     GenAlphaOptions::new(h).into()
                 }
+                // an error-controlled method keeps its own first step (automatic when 0)
+                (m @ (Method::Dop853(_) | Method::Radau(_) | Method::Taylor(_)), None) => m.clone(),
                 (m, None) => m.clone().with_h(h),
             },
         };

@@ -48,9 +48,16 @@ pub trait Integrator: Send {
     fn h(&self) -> f64;
     /// Attempt one step.
     fn step(&mut self) -> Result<StepOutcome, SolveError>;
-    /// Use step size `h` from the next attempt on (the run loop shortens the last step so a
-    /// run lands exactly on its end time).
+    /// Use step size `h` from the next attempt on.
     fn set_h(&mut self, h: f64);
+    /// Make the next attempt the step to `t` (a run's end time, less than a step ahead or
+    /// within 10⁻⁹ of one), and an accepted step of that size end at `t` itself rather than at
+    /// `t_old + h` rounded (`0.001 + 0.009` is `0.010000000000000002`). The run loop calls it
+    /// for the last step. A fixed-step method keeps its step when it is within 10⁻⁹ of the
+    /// distance.
+    fn land_on(&mut self, t: f64) {
+        self.set_h(t - self.t());
+    }
     /// The current state, borrowed (no allocation).
     fn view(&self) -> StateView<'_>;
     /// The current state, copied.
@@ -78,6 +85,64 @@ pub trait Integrator: Send {
         None
     }
 }
+
+/// The end time a method's next step is to land on exactly (see [`Integrator::land_on`]):
+/// the time and the step size that reaches it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Landing(Option<(f64, f64)>);
+
+impl Landing {
+    /// Aim the next step, of size `h`, at `t`.
+    pub(crate) fn aim(&mut self, t: f64, h: f64) {
+        self.0 = Some((t, h));
+    }
+    /// The time after an accepted step of size `h` from `t_old`: the aimed time if the step is
+    /// the aimed one, else `t_old + h`. Either way the aim is spent.
+    pub(crate) fn after(&mut self, t_old: f64, h: f64) -> f64 {
+        match self.0.take() {
+            Some((t, aimed)) if aimed == h => t,
+            _ => t_old + h,
+        }
+    }
+}
+
+/// A fixed-step method's clock: `t = t_k + (step − k)·h` from the last step whose time was
+/// set exactly — the start, a change of step size, a step landed on an end time — so that
+/// neither a shortened step nor pieces of a run leave the time a rounding off its ends.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Clock {
+    t_k: f64,
+    k: usize,
+}
+
+impl Clock {
+    /// Time `t0` at step 0.
+    pub(crate) fn new(t0: f64) -> Self {
+        Clock { t_k: t0, k: 0 }
+    }
+    /// The time of step `step` with steps of `h`.
+    pub(crate) fn at(&self, step: usize, h: f64) -> f64 {
+        if step == self.k {
+            self.t_k
+        } else {
+            self.t_k + (step as f64 - self.k as f64) * h
+        }
+    }
+    /// Before the step size changes from `h`: count from step `step` on.
+    pub(crate) fn rebase(&mut self, step: usize, h: f64) {
+        self.t_k = self.at(step, h);
+        self.k = step;
+    }
+    /// The step after `step` ends at `t` exactly.
+    pub(crate) fn land(&mut self, step: usize, t: f64) {
+        self.t_k = t;
+        self.k = step + 1;
+    }
+}
+
+/// A fixed-step method keeps its step for a last step within this fraction of it (its
+/// factorization then stays): the run loop's own margin for having arrived.
+pub(crate) const KEEP_STEP: f64 = 1e-9;
 
 /// The checks every error-controlled method's options share: tolerances in `[0, 1)`, not both
 /// 0; `h0`, `h_min`, `h_max` zero (automatic) or positive and `h_min ≤ h_max`. `method` names

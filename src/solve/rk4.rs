@@ -8,7 +8,7 @@ use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{LinearSolverKind, Rk4Options};
 use crate::solve::Stats;
-use crate::solve::integrator::{Integrator, StepOutcome};
+use crate::solve::integrator::{Clock, Integrator, KEEP_STEP, StepOutcome};
 use crate::solve::linear::LinearSolver;
 use std::sync::Arc;
 
@@ -18,7 +18,7 @@ pub struct Rk4 {
     pattern: Pattern,
     lin: LinearSolver,
     h: f64,
-    t0: f64,
+    clock: Clock,
     step: usize,
     q: Vec<f64>,
     v: Vec<f64>,
@@ -76,7 +76,7 @@ impl Rk4 {
             pattern,
             lin,
             h,
-            t0: state.t,
+            clock: Clock::new(state.t),
             step: 0,
             q: state.q.clone(),
             v: state.v.clone(),
@@ -161,7 +161,7 @@ impl Rk4 {
     /// One RK4 step.
     fn advance(&mut self) -> Result<(), SolveError> {
         let h = self.h;
-        let t = self.t0 + self.step as f64 * self.h;
+        let t = self.clock.at(self.step, h);
         let step = self.step + 1;
         let c = [0.0, 0.5, 0.5, 1.0];
         for k in 0..4 {
@@ -206,16 +206,23 @@ impl Integrator for Rk4 {
         &self.model
     }
     fn t(&self) -> f64 {
-        self.t0 + self.step as f64 * self.h
+        self.clock.at(self.step, self.h)
     }
     fn h(&self) -> f64 {
         self.h
     }
     fn set_h(&mut self, h: f64) {
         if h != self.h && h > 0.0 && h.is_finite() {
-            self.t0 = self.t() - self.step as f64 * h;
+            self.clock.rebase(self.step, self.h);
             self.h = h;
         }
+    }
+    fn land_on(&mut self, t: f64) {
+        let h = t - self.t();
+        if h < self.h * (1.0 - KEEP_STEP) {
+            self.set_h(h);
+        }
+        self.clock.land(self.step, t);
     }
     fn step(&mut self) -> Result<StepOutcome, SolveError> {
         self.advance().map(|()| StepOutcome::Accepted)

@@ -35,7 +35,9 @@ use crate::error::{Error, InitError, SolveError};
 use crate::expr::taylor::Taylor;
 use crate::model::{Model, State, StateView};
 use crate::problem::{LinearSolverKind, TaylorOptions};
-use crate::solve::integrator::{Integrator, StepOutcome, check_step_options, smallest_step};
+use crate::solve::integrator::{
+    Integrator, Landing, StepOutcome, check_step_options, smallest_step,
+};
 use crate::solve::{StateSolver, Stats};
 use std::sync::Arc;
 
@@ -84,6 +86,8 @@ pub struct TaylorSeries {
     coef_old: Vec<f64>,
     t_old: f64,
     h_old: f64,
+    /// The end time the next step is aimed at.
+    land: Landing,
     /// Series of one evaluation.
     qs: Vec<Taylor>,
     vs: Vec<Taylor>,
@@ -140,6 +144,7 @@ impl TaylorSeries {
             coef_old: vec![0.0; n * (k + 2)],
             t_old: state.t,
             h_old: 0.0,
+            land: Landing::default(),
             qs: vec![zero; n],
             vs: vec![zero; n],
             acc: vec![zero; n],
@@ -381,6 +386,14 @@ impl Integrator for TaylorSeries {
             self.h = self.h.min(h);
         }
     }
+    fn land_on(&mut self, t: f64) {
+        // at most a step ahead, give or take 10⁻⁹ of one (the run loop's margin)
+        let h = t - self.t;
+        if h > 0.0 {
+            self.h = h;
+        }
+        self.land.aim(t, self.h);
+    }
     fn step(&mut self) -> Result<StepOutcome, SolveError> {
         let (n, w, h) = (self.n, self.coef_width(), self.h);
         for i in 0..n {
@@ -388,7 +401,7 @@ impl Integrator for TaylorSeries {
         }
         std::mem::swap(&mut self.coef, &mut self.coef_old);
         (self.t_old, self.h_old) = (self.t, h);
-        self.t += h;
+        self.t = self.land.after(self.t, h);
         self.step += 1;
         self.stats.steps = self.step;
         if self.m > 0 {

@@ -9,7 +9,7 @@ use crate::adaptive;
 use lagrangian::library::andrews::TEST_SET_Q_END;
 use lagrangian::library::car_axis;
 use lagrangian::library::pendulum::{
-    double_pendulum_cartesian, double_pendulum_positions, planar_pendulum,
+    angle_pendulum, double_pendulum_cartesian, double_pendulum_positions, planar_pendulum,
 };
 use lagrangian::prelude::*;
 
@@ -156,11 +156,7 @@ fn run(method: &MethodRow, model: &ModelRow, tol: f64) -> (f64, usize, f64) {
     };
     sim.run_until(t_end, &mut [&mut check]).unwrap();
     let s = sim.state();
-    assert!(
-        (s.t - t_end).abs() < 1e-12 * t_end.max(1.0),
-        "ended at {}",
-        s.t
-    );
+    assert_eq!(s.t, t_end, "a run ends at its end time exactly");
     ((model.error)(&m, &s), sim.stats().steps, worst_c)
 }
 
@@ -194,4 +190,35 @@ fn every_method_follows_its_tolerance_on_every_reference_model() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every method, fixed-step or error-controlled, ends a run at its end time itself, also when
+/// the last step is shortened to get there: `0.001 + 0.009` rounds to `0.010000000000000002`,
+/// which a user comparing `t[-1] == t_end` (or starting the next piece from it) would see.
+#[test]
+fn every_method_lands_exactly_on_its_end_times() {
+    let methods: [(&str, Method); 6] = [
+        ("generalized-α", GenAlphaOptions::new(1e-3).into()),
+        (
+            "generalized-α, error control",
+            GenAlphaOptions::new(1e-3).tolerance(1e-6).into(),
+        ),
+        ("RK4", lagrangian::solve::Rk4Options::new(1e-3).into()),
+        ("DOP853", Dop853Options::new(1e-8).into()),
+        ("Radau IIA", RadauOptions::new(1e-8).into()),
+        ("Taylor", TaylorOptions::new(1e-10, 20).into()),
+    ];
+    for (name, method) in methods {
+        // the first step 10⁻³, so that the error-controlled ones step across 0.001
+        let method = method.with_h(1e-3);
+        let problem = Problem::new(angle_pendulum(1.0, 1.0, 9.81))
+            .guess(&[1.0], &[0.0])
+            .t_end(1.0);
+        let mut sim = Simulation::new(problem, method).unwrap();
+        for t_end in [0.01, 0.0123, 0.1, 0.30000000000000004, 0.7] {
+            sim.run_until(t_end, &mut []).unwrap();
+            assert_eq!(sim.t(), t_end, "{name}");
+            assert_eq!(sim.state().t, t_end, "{name}");
+        }
+    }
 }

@@ -33,7 +33,9 @@ mod tableau;
 use crate::error::{Error, InitError, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{Dop853Options, LinearSolverKind, Method};
-use crate::solve::integrator::{Integrator, StepOutcome, check_step_options, smallest_step};
+use crate::solve::integrator::{
+    Integrator, Landing, StepOutcome, check_step_options, smallest_step,
+};
 use crate::solve::{StateSolver, Stats};
 use std::sync::Arc;
 use tableau::{A, C, D, E3, E5, STAGES, STAGES_DENSE};
@@ -79,6 +81,8 @@ pub struct Dop853 {
     /// The last accepted step's start.
     t_old: f64,
     h_old: f64,
+    /// The end time the next step is aimed at.
+    land: Landing,
     y_old: Vec<f64>,
     /// The continuous extension's coefficients over the last accepted step (`7 × 2n`).
     cont: Vec<f64>,
@@ -169,6 +173,7 @@ impl Dop853 {
             y1: vec![0.0; len],
             t_old: state.t,
             h_old: 0.0,
+            land: Landing::default(),
             y_old: y.clone(),
             cont: vec![0.0; 7 * len],
             cont_ready: false,
@@ -395,7 +400,7 @@ impl Dop853 {
         self.t_old = self.t;
         self.h_old = h;
         self.cont_ready = false;
-        self.t = self.t_old + h;
+        self.t = self.land.after(self.t_old, h);
         self.step += 1;
         self.stats.steps = self.step;
         if self.lambda.is_empty() {
@@ -529,6 +534,10 @@ impl Integrator for Dop853 {
         if h > 0.0 && h.is_finite() {
             self.h = h;
         }
+    }
+    fn land_on(&mut self, t: f64) {
+        self.set_h(t - self.t);
+        self.land.aim(t, self.h);
     }
     fn step(&mut self) -> Result<StepOutcome, SolveError> {
         self.attempt()

@@ -33,7 +33,7 @@ use crate::model::{Model, State, StateView};
 use crate::problem::{GenAlphaOptions, LinearSolverKind};
 use crate::solve::Stats;
 use crate::solve::adaptive::Controller;
-use crate::solve::integrator::{Integrator, StepOutcome};
+use crate::solve::integrator::{Clock, Integrator, KEEP_STEP, Landing, StepOutcome};
 use crate::solve::linear::LinearSolver;
 use crate::solve::par::{max_nan, par_each, par_max};
 use std::sync::Arc;
@@ -90,8 +90,11 @@ pub struct GenAlpha {
     /// The elementwise loops of a step may run on rayon's threads: the model's assembly does
     /// (`crate::solve::par`).
     par: bool,
-    t0: f64,
+    /// The time of a fixed step.
+    clock: Clock,
     step: usize,
+    /// Under error control: the end time the next step is aimed at.
+    land: Landing,
     q: Vec<f64>,
     v: Vec<f64>,
     qdd: Vec<f64>,
@@ -207,8 +210,9 @@ impl GenAlpha {
             pattern,
             lin,
             par,
-            t0: state.t,
+            clock: Clock::new(state.t),
             step: 0,
+            land: Landing::default(),
             q: state.q.clone(),
             v: state.v.clone(),
             qdd: state.qdd.clone(),
@@ -418,7 +422,7 @@ impl GenAlpha {
     /// Advance one step of size `h`: predict, correct by Newton, accept.
     fn advance(&mut self) -> Result<(), SolveError> {
         let step = self.step + 1;
-        let t1 = self.t0 + step as f64 * self.opts.h;
+        let t1 = self.clock.at(step, self.opts.h);
         self.predict();
         let iterations = self.newton(t1, step)?;
         self.stats.newton_iterations += iterations;
@@ -665,7 +669,7 @@ impl GenAlpha {
         let inv_1m = 1.0 / (1.0 - alpha_m);
         self.h_prev = h;
         if self.ctrl.is_some() {
-            self.t += h;
+            self.t = self.land.after(self.t, h);
             self.a_used.copy_from_slice(&self.a);
         }
         par_each!(self.par; a = &mut self.a[..], qdd = &self.qdd[..], qddn = &self.qddn[..]; {
@@ -718,7 +722,24 @@ impl Integrator for GenAlpha {
     fn t(&self) -> f64 {
         match self.ctrl {
             Some(_) => self.t,
-            None => self.t0 + self.step as f64 * self.opts.h,
+            None => self.clock.at(self.step, self.opts.h),
+        }
+    }
+    fn land_on(&mut self, t: f64) {
+        let h = t - self.t();
+        match self.ctrl {
+            Some(_) => {
+                self.set_h(h);
+                self.land.aim(t, self.opts.h);
+            }
+            None => {
+                // a step within rounding of the method's own is taken as it is (its
+                // factorization stays)
+                if h < self.opts.h * (1.0 - KEEP_STEP) {
+                    self.set_h(h);
+                }
+                self.clock.land(self.step, t);
+            }
         }
     }
     fn h(&self) -> f64 {
@@ -744,8 +765,8 @@ impl Integrator for GenAlpha {
             return;
         }
         if h != self.opts.h && h > 0.0 && h.is_finite() {
-            // keep t = t0 + step·h; the iteration matrix depends on h: factorize afresh
-            self.t0 = self.t() - self.step as f64 * h;
+            // the iteration matrix depends on h: factorize afresh
+            self.clock.rebase(self.step, self.opts.h);
             self.opts.h = h;
             self.factor_valid = false;
         }

@@ -30,7 +30,7 @@ use crate::error::{Error, SolveError};
 use crate::model::{Model, State};
 use crate::problem::RadauOptions;
 use crate::solve::Stats;
-use crate::solve::integrator::{check_step_options, smallest_step};
+use crate::solve::integrator::{Landing, check_step_options, smallest_step};
 use std::sync::Arc;
 use system::Systems;
 use tableau::{C, E, T, TI, Tableau};
@@ -101,6 +101,8 @@ pub struct Radau {
     /// collocation polynomials of `q`, `v` and `λ` (`3n`, `3n`, `3m`).
     t_old: f64,
     h_old: f64,
+    /// The end time the next step is aimed at.
+    pub(super) land: Landing,
     q_old: Vec<f64>,
     v_old: Vec<f64>,
     lam_old: Vec<f64>,
@@ -220,6 +222,7 @@ impl Radau {
             lam_e: vec![0.0; m],
             t_old: state.t,
             h_old: 0.0,
+            land: Landing::default(),
             q_old: state.q.clone(),
             v_old: state.v.clone(),
             lam_old: state.lambda.clone(),

@@ -126,7 +126,7 @@ impl Radau {
         self.v.copy_from_slice(&self.vs[2 * n..]);
         self.qdd.copy_from_slice(&self.acc[2 * n..]);
         self.lambda.copy_from_slice(&self.lam_s[2 * m..]);
-        self.t = self.t_old + h;
+        self.t = self.land.after(self.t_old, h);
         self.step += 1;
         self.stats.steps = self.step;
         self.first = false;
@@ -151,6 +151,10 @@ impl Integrator for Radau {
         if h > 0.0 && h.is_finite() {
             self.h = h;
         }
+    }
+    fn land_on(&mut self, t: f64) {
+        self.set_h(t - self.t);
+        self.land.aim(t, self.h);
     }
     fn step(&mut self) -> Result<StepOutcome, SolveError> {
         self.attempt()
