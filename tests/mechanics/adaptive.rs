@@ -301,6 +301,26 @@ fn tolerances_are_checked_and_exclude_a_step() {
         "{:?}",
         p.notes
     );
+    // a run that changes the end time or the output keeps the method's automatic first step
+    // (it became 10⁻³ once, and the first step of every such run that short)
+    for ov in [
+        lagrangian::solve::Overrides {
+            t_end: Some(0.01),
+            ..Default::default()
+        },
+        lagrangian::solve::Overrides {
+            output_every_step: true,
+            ..Default::default()
+        },
+    ] {
+        let (mut q, mut q_plan) = (p.clone(), p_plan.clone());
+        q_plan.apply(&mut q, &ov).unwrap();
+        assert!(
+            matches!(&q_plan.method, lagrangian::solve::Method::Taylor(o) if o.h0 == 0.0 && o.order == 20),
+            "{:?}",
+            q_plan.method
+        );
+    }
     // an order above the series' capacity runs at 22, noted; a named integrator wins
     let high = text.replace("order: 20", "order: 30");
     let (p, p_plan) = lagrangian::spec::parse(&high, "mechanism0.yaml").unwrap();
