@@ -23,8 +23,8 @@ use crate::model::{Model, State, StateView};
 use crate::output::{Control, Event, Observer, Recorder, Solution};
 use crate::problem::{OutputTimes, RunPlan};
 use crate::solve::{
-    DenseOutput, EnergyWatch, InitReport, Integrator, MassCheck, Method, MethodSwitch, Problem,
-    Stats, StepOutcome,
+    DenseOutput, END_MARGIN, EnergyWatch, InitReport, Integrator, MassCheck, Method, MethodSwitch,
+    Problem, Stats, StepOutcome,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -445,7 +445,7 @@ impl Simulation {
             o.check(self.out_t0, t_end.max(self.problem.t_end))
                 .map_err(|m| SolveError::option("output_times", m))?;
         }
-        let remaining = |s: &Self| t_end - s.integrator.t() > 1e-9 * s.integrator.h();
+        let remaining = |s: &Self| t_end - s.integrator.t() > END_MARGIN * s.integrator.h();
         let mut last = !remaining(self);
         let mut next = 0;
         let mut requested = None;
@@ -466,7 +466,7 @@ impl Simulation {
         let result = (|| {
             while !last {
                 let rest = t_end - self.integrator.t();
-                if rest < self.integrator.h() * (1.0 + 1e-9) {
+                if rest < self.integrator.h() * (1.0 + END_MARGIN) {
                     self.integrator.land_on(t_end);
                 }
                 if times.is_some() {

@@ -84,6 +84,31 @@ impl Method {
         }
         self
     }
+    /// An error-controlled method's `(rtol, atol)` (generalized-α's under step control);
+    /// `None` for a fixed step.
+    pub(crate) fn tolerances(&self) -> Option<(f64, f64)> {
+        match self {
+            Method::GenAlpha(g) => g.step_control.map(|c| (c.rtol, c.atol)),
+            Method::Dop853(d) => Some((d.rtol, d.atol)),
+            Method::Radau(d) => Some((d.rtol, d.atol)),
+            Method::Taylor(d) => Some((d.rtol, d.atol)),
+            Method::Rk4(_) => None,
+        }
+    }
+    /// Set an error-controlled method's `(rtol, atol)` (no change to a fixed step).
+    pub(crate) fn set_tolerances(&mut self, (rtol, atol): (f64, f64)) {
+        let (r, a) = match self {
+            Method::GenAlpha(g) => match &mut g.step_control {
+                Some(c) => (&mut c.rtol, &mut c.atol),
+                None => return,
+            },
+            Method::Dop853(d) => (&mut d.rtol, &mut d.atol),
+            Method::Radau(d) => (&mut d.rtol, &mut d.atol),
+            Method::Taylor(d) => (&mut d.rtol, &mut d.atol),
+            Method::Rk4(_) => return,
+        };
+        (*r, *a) = (rtol, atol);
+    }
     /// The method's name.
     pub fn name(&self) -> &'static str {
         match self {

@@ -456,13 +456,7 @@ impl RunPlan {
             ));
         }
         // the tolerances an error-controlled method takes: --tol, else the method's own
-        let tols = o.tol.map(|t| (t, t)).or(match &self.method {
-            Method::GenAlpha(g) => g.step_control.map(|c| (c.rtol, c.atol)),
-            Method::Dop853(d) => Some((d.rtol, d.atol)),
-            Method::Radau(d) => Some((d.rtol, d.atol)),
-            Method::Taylor(d) => Some((d.rtol, d.atol)),
-            Method::Rk4(_) => None,
-        });
+        let tols = o.tol.map(|t| (t, t)).or(self.method.tolerances());
         // DOP853, Radau IIA, the Taylor series with their options and these tolerances, and
         // the first step a fixed step gives
         let h0 = if fixed { h } else { 0.0 };
@@ -558,36 +552,19 @@ impl RunPlan {
         h0: f64,
         named: bool,
     ) -> Method {
-        match (kind, &self.method) {
-            (MethodName::Radau, m) => {
-                let mut d = match m {
-                    Method::Radau(d) => d.clone(),
-                    _ => RadauOptions::default(),
-                };
-                (d.rtol, d.atol) = tols.unwrap_or((d.rtol, d.atol));
-                d.h0 = h0;
-                Method::Radau(d)
-            }
-            (MethodName::Taylor, m) => {
-                let mut d = match m {
-                    Method::Taylor(d) => d.clone(),
-                    _ => TaylorOptions::default(),
-                };
-                (d.rtol, d.atol) = tols.unwrap_or((d.rtol, d.atol));
-                d.h0 = h0;
-                Method::Taylor(d)
-            }
-            (_, m) => {
-                let mut d = match m {
-                    Method::Dop853(d) => d.clone(),
-                    _ if !named => Dop853Options::default().switch_when_stiff(),
-                    _ => Dop853Options::default(),
-                };
-                (d.rtol, d.atol) = tols.unwrap_or((d.rtol, d.atol));
-                d.h0 = h0;
-                Method::Dop853(d)
-            }
+        let mut m = match (kind, &self.method) {
+            (MethodName::Radau, Method::Radau(_))
+            | (MethodName::Taylor, Method::Taylor(_))
+            | (MethodName::Dop853, Method::Dop853(_)) => self.method.clone(),
+            (MethodName::Radau, _) => RadauOptions::default().into(),
+            (MethodName::Taylor, _) => TaylorOptions::default().into(),
+            _ if named => Dop853Options::default().into(),
+            _ => Dop853Options::default().switch_when_stiff().into(),
+        };
+        if let Some(tols) = tols {
+            m.set_tolerances(tols);
         }
+        m.with_h(h0)
     }
 
     /// The output part of [`apply`](RunPlan::apply): a stride or output times (one of them).

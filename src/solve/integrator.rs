@@ -122,11 +122,7 @@ impl Clock {
     }
     /// The time of step `step` with steps of `h`.
     pub(crate) fn at(&self, step: usize, h: f64) -> f64 {
-        if step == self.k {
-            self.t_k
-        } else {
-            self.t_k + (step as f64 - self.k as f64) * h
-        }
+        self.t_k + (step as f64 - self.k as f64) * h
     }
     /// Before the step size changes from `h`: count from step `step` on.
     pub(crate) fn rebase(&mut self, step: usize, h: f64) {
@@ -140,9 +136,10 @@ impl Clock {
     }
 }
 
-/// A fixed-step method keeps its step for a last step within this fraction of it (its
-/// factorization then stays): the run loop's own margin for having arrived.
-pub(crate) const KEEP_STEP: f64 = 1e-9;
+/// The run loop's margin, as a fraction of a step: a run has arrived when less than this is
+/// left to its end time, and a step this much longer than what is left is its last; a
+/// fixed-step method keeps its step (and factorization) for a last step within it.
+pub(crate) const END_MARGIN: f64 = 1e-9;
 
 /// The checks every error-controlled method's options share: tolerances in `[0, 1)`, not both
 /// 0; `h0`, `h_min`, `h_max` zero (automatic) or positive and `h_min ≤ h_max`. `method` names

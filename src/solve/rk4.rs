@@ -8,7 +8,7 @@ use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{LinearSolverKind, Rk4Options};
 use crate::solve::Stats;
-use crate::solve::integrator::{Clock, Integrator, KEEP_STEP, StepOutcome};
+use crate::solve::integrator::{Clock, END_MARGIN, Integrator, StepOutcome};
 use crate::solve::linear::LinearSolver;
 use std::sync::Arc;
 
@@ -219,7 +219,7 @@ impl Integrator for Rk4 {
     }
     fn land_on(&mut self, t: f64) {
         let h = t - self.t();
-        if h < self.h * (1.0 - KEEP_STEP) {
+        if h < self.h * (1.0 - END_MARGIN) {
             self.set_h(h);
         }
         self.clock.land(self.step, t);

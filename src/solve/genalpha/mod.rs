@@ -33,7 +33,7 @@ use crate::model::{Model, State, StateView};
 use crate::problem::{GenAlphaOptions, LinearSolverKind};
 use crate::solve::Stats;
 use crate::solve::adaptive::Controller;
-use crate::solve::integrator::{Clock, Integrator, KEEP_STEP, Landing, StepOutcome};
+use crate::solve::integrator::{Clock, END_MARGIN, Integrator, Landing, StepOutcome};
 use crate::solve::linear::LinearSolver;
 use crate::solve::par::{max_nan, par_each, par_max};
 use std::sync::Arc;
@@ -735,7 +735,7 @@ impl Integrator for GenAlpha {
             None => {
                 // a step within rounding of the method's own is taken as it is (its
                 // factorization stays)
-                if h < self.opts.h * (1.0 - KEEP_STEP) {
+                if h < self.opts.h * (1.0 - END_MARGIN) {
                     self.set_h(h);
                 }
                 self.clock.land(self.step, t);
