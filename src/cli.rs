@@ -171,13 +171,14 @@ pub struct MethodFlags {
     #[arg(allow_hyphen_values = true, long = "rho-inf")]
     pub rho_inf: Option<f64>,
     /// Error control with this tolerance (relative and absolute) instead of a fixed step:
-    /// DOP853 (order 8) unless --integrator genalpha; overrides SolverParams.tol; --step
-    /// gives the first step.
+    /// DOP853 (order 8) unless --integrator or the file names another method; overrides
+    /// SolverParams.tol; --step gives the first step.
     #[arg(allow_hyphen_values = true, long)]
     pub tol: Option<f64>,
     /// Integrator: genalpha (fixed step, or --tol), dop853 (order 8, with --tol), radau
-    /// (Radau IIA, order 5, implicit: stiff mechanisms, with --tol), or rk4 (fixed step,
-    /// unconstrained mechanisms); overrides SolverParams.
+    /// (Radau IIA, order 5, implicit: stiff mechanisms, with --tol), taylor (Taylor series of
+    /// the file's Integration.order, default 20, with --tol), or rk4 (fixed step, unconstrained
+    /// mechanisms); overrides SolverParams.
     #[arg(long)]
     pub integrator: Option<String>,
 }
