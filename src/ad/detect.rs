@@ -138,6 +138,15 @@ impl<T> Detected<T> {
         half_quadratic_form(&self.written_mass(t, q), v)
     }
 
+    /// The constant mass matrix of a term that writes it as [`mass`](Term::mass) alone.
+    #[inline(always)]
+    pub(crate) fn written_constant_mass<const N: usize>(&self) -> Option<SMatrix<f64, N, N>>
+    where
+        T: Term<N>,
+    {
+        (self.kinetic_default == Some((true, false))).then(|| self.term.mass())
+    }
+
     /// The whole mass matrix the term writes, `M + M(t, q)` (symmetric or not, as written).
     #[inline(always)]
     pub(crate) fn written_mass<D: DualNum<Primitive = f64> + Copy, const N: usize>(
@@ -159,6 +168,7 @@ impl<T> Detected<T> {
 
 impl<T: Term<N>, const N: usize> Term<N> for Detected<T> {
     const TRANSLATION_INVARIANT: Option<usize> = T::TRANSLATION_INVARIANT;
+    const __NO_KINETIC: bool = T::__NO_KINETIC;
     #[inline(always)]
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,

@@ -383,7 +383,8 @@ pub fn constraint_gamma<C: Constraint<N, M>, const N: usize, const M: usize>(
 pub struct TermAd<T, const N: usize> {
     /// The term, with what it leaves out detected (`detect`).
     term: detect::Detected<T>,
-    /// The constant mass matrix of a `ConstantMass` term, from the first state it sees. Boxed:
+    /// The constant mass matrix of a `ConstantMass` term that writes `kinetic` (one that writes
+    /// `mass` is asked for it where it is needed), from the first state it sees. Boxed:
     /// inline, an `N × N` matrix every term carries (288 bytes for a spring between two 3D
     /// points, which needs none) would spread a large group's kernels over memory.
     mass: OnceLock<Box<SMatrix<f64, N, N>>>,
@@ -392,8 +393,10 @@ pub struct TermAd<T, const N: usize> {
 impl<T: Term<N>, const N: usize> TermAd<T, N> {
     /// Wrap a term.
     pub fn new(term: T) -> Self {
+        let term = detect::Detected::new(term);
+        debug_assert!(!T::__NO_KINETIC || term.structure == Structure::NoKinetic);
         Self {
-            term: detect::Detected::new(term),
+            term,
             mass: OnceLock::new(),
         }
     }
@@ -429,13 +432,21 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
         v: &SVector<f64, N>,
         a: &SVector<f64, N>,
     ) -> SVector<f64, N> {
+        if T::__NO_KINETIC {
+            return structured::residual::<_, N, Tag>(&self.term, None, t, q, v, a);
+        }
         match self.term.structure {
             Structure::General | Structure::PointMasses | Structure::MassMatrix => {
                 self.residual_general::<Tag>(t, *q, *v, *a)
             }
-            Structure::NoKinetic | Structure::ConstantMass => {
-                structured::residual::<_, N, Tag>(&self.term, self.mass(t, q, v), t, q, v, a)
-            }
+            Structure::NoKinetic | Structure::ConstantMass => structured::residual::<_, N, Tag>(
+                &self.term,
+                self.mass(t, q, v).as_ref(),
+                t,
+                q,
+                v,
+                a,
+            ),
         }
     }
 
@@ -463,23 +474,24 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
             }
             Structure::NoKinetic | Structure::ConstantMass => {}
         }
-        structured::weighted(&self.term, self.mass(t, q, v), t, q, v, a, c)
+        structured::weighted(&self.term, self.mass(t, q, v).as_ref(), t, q, v, a, c)
     }
 
     /// The constant mass matrix (`None` for `NoKinetic`).
     #[inline(always)]
-    fn mass(
-        &self,
-        t: f64,
-        q: &SVector<f64, N>,
-        v: &SVector<f64, N>,
-    ) -> Option<&SMatrix<f64, N, N>> {
+    fn mass(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> Option<SMatrix<f64, N, N>> {
         if self.term.structure != Structure::ConstantMass {
             return None;
         }
+        // a mass matrix the term writes (`Term::mass`) is taken as written, inlined into the
+        // assembly's loop: a point mass's `m·I` costs nothing there, where a matrix kept
+        // aside is 72 bytes more per element to read on every residual
+        if let Some(m) = self.term.written_constant_mass() {
+            return Some(m);
+        }
         match self.mass.get() {
-            Some(m) => Some(m),
-            None => Some(self.first_mass(t, *q, *v)),
+            Some(m) => Some(**m),
+            None => Some(*self.first_mass(t, *q, *v)),
         }
     }
 
@@ -553,6 +565,7 @@ fn weighted_blocks<T: Term<N>, const N: usize>(
 }
 
 impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
+    const USES_A: bool = !T::__NO_KINETIC;
     const PARALLEL: bool = true;
     /// The term's own type places the loop (so LLVM may inline a user's terms into it).
     #[inline(always)]
@@ -631,7 +644,7 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
             Structure::NoKinetic | Structure::ConstantMass => {
                 let re = |x: &SVector<Taylor, N>| x.map(|x| x.coeff(0));
                 let mass = self.mass(t.coeff(0), &re(q), &re(v));
-                constant_mass_residual(&self.term, mass, t, q, v, a)
+                constant_mass_residual(&self.term, mass.as_ref(), t, q, v, a)
             }
             Structure::MassMatrix => series_residual(&detect::Written(&self.term), t, q, v),
             _ => series_residual(&self.term, t, q, v),

@@ -123,6 +123,7 @@ macro_rules! impl_between {
     ($d:literal, $n:literal) => {
         impl<I: Interaction<$d>> Term<$n> for Between<I> {
             const TRANSLATION_INVARIANT: Option<usize> = Some($d);
+            const __NO_KINETIC: bool = true;
             #[inline(always)]
             fn potential<S: DualNum<Primitive = f64> + Copy>(&self, t: S, q: &SVector<S, $n>) -> S {
                 self.0.potential(t, &difference::<S, $d, $n>(q))
@@ -167,6 +168,7 @@ impl<I, const D: usize> Anchored<I, D> {
 }
 
 impl<I: Interaction<D>, const D: usize> Term<D> for Anchored<I, D> {
+    const __NO_KINETIC: bool = true;
     #[inline(always)]
     fn potential<S: DualNum<Primitive = f64> + Copy>(&self, t: S, q: &SVector<S, D>) -> S {
         self.interaction.potential(t, &self.offset(q))

@@ -784,6 +784,13 @@ fn interactions_equal_the_general_derivation() {
     };
     let w = worst::<_, 3>(anchored, Structure::General);
     assert!(w < 1e-12, "anchored, 3D: {w:e}");
+    // an interaction has no kinetic energy by construction: its kernels read no accelerations
+    // (checked when the test compiles)
+    const {
+        assert!(!<TermAd<Between<Muscle>, 6> as TermKernel<6>>::USES_A);
+        assert!(!<TermAd<Anchored<Muscle, 3>, 3> as TermKernel<3>>::USES_A);
+        assert!(<TermAd<Lumped, 3> as TermKernel<3>>::USES_A);
+    }
 
     // placed by the builder: point 1 of a model at coordinates 3..6, point 0 at 0..3, the
     // anchor at the origin; the residual's forces are equal and opposite along d

@@ -190,6 +190,12 @@ fn arg(name: &str) -> Option<String> {
 fn main() -> Result<(), Error> {
     let repeat: usize = arg("--repeat").and_then(|s| s.parse().ok()).unwrap_or(3);
     let case = arg("--case").unwrap_or_else(|| "chain".into());
+    // `--only hand|library|user` runs one side alone (for `perf record`); the ratios need all
+    let only = arg("--only");
+    let runs = |side: &str| match &only {
+        Some(o) if o != side => 0,
+        _ => repeat,
+    };
     let (make_hand, make_user, t_end, steps): (
         Box<dyn Fn() -> MassSpringSystem<3>>,
         Box<dyn Fn() -> Result<Problem, Error>>,
@@ -222,6 +228,13 @@ fn main() -> Result<(), Error> {
     for _ in 0..repeat {
         let mut s = make_hand();
         s.options.derivatives = Derivatives::Hand;
+        if runs("hand") == 0 {
+            // the options only: the user's run takes the hand run's step and Newton settings
+            let mut o = s.options.method.clone();
+            o.h = t_end / steps as f64;
+            options = Some(o);
+            break;
+        }
         let mut o = s.options.method.clone();
         o.h = t_end / steps as f64;
         options = Some(o);
@@ -229,7 +242,7 @@ fn main() -> Result<(), Error> {
         hand = hand.min(sol.stats.solve_seconds);
         qh = s.state_vectors().0;
     }
-    for _ in 0..repeat {
+    for _ in 0..runs("library") {
         // the library's own AD elements on the same scene
         let mut s = make_hand();
         s.options.derivatives = Derivatives::Ad;
@@ -238,7 +251,7 @@ fn main() -> Result<(), Error> {
     let options = options.expect("at least one run");
     let problem = make_user()?.t_end(t_end);
     let plan = RunPlan::new(options).output_every(steps);
-    for _ in 0..repeat {
+    for _ in 0..runs("user") {
         let sol = simulate(&problem, &plan)?;
         user = user.min(sol.stats.solve_seconds);
         qu = sol.last().state.q.clone();

@@ -146,6 +146,7 @@ impl<const D: usize> AnchoredSpring<D> {
 }
 
 impl<const D: usize> Term<D> for AnchoredSpring<D> {
+    const __NO_KINETIC: bool = true;
     #[inline(always)]
     fn potential<T: DualNum<Primitive = f64> + Copy>(&self, t: T, q: &SVector<T, D>) -> T {
         self.placed().potential(t, q)
