@@ -47,6 +47,7 @@ use crate::model::{Constraint, Structure, Term};
 use dense::{Dense1S, Dense2S, Site, Untagged};
 use nalgebra::{Const, Dim, SMatrix, SVector, U1};
 use num_dual::{Dual2, Dual64, DualSVec};
+use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
@@ -441,7 +442,7 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
             }
             Structure::NoKinetic | Structure::ConstantMass => structured::residual::<_, N, Tag>(
                 &self.term,
-                self.mass(t, q, v).as_ref(),
+                self.mass(t, q, v).as_deref(),
                 t,
                 q,
                 v,
@@ -474,12 +475,17 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
             }
             Structure::NoKinetic | Structure::ConstantMass => {}
         }
-        structured::weighted(&self.term, self.mass(t, q, v).as_ref(), t, q, v, a, c)
+        structured::weighted(&self.term, self.mass(t, q, v).as_deref(), t, q, v, a, c)
     }
 
     /// The constant mass matrix (`None` for `NoKinetic`).
     #[inline(always)]
-    fn mass(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> Option<SMatrix<f64, N, N>> {
+    fn mass(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> Option<Cow<'_, SMatrix<f64, N, N>>> {
         if self.term.structure != Structure::ConstantMass {
             return None;
         }
@@ -487,11 +493,11 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
         // assembly's loop: a point mass's `m·I` costs nothing there, where a matrix kept
         // aside is 72 bytes more per element to read on every residual
         if let Some(m) = self.term.written_constant_mass() {
-            return Some(m);
+            return Some(Cow::Owned(m));
         }
         match self.mass.get() {
-            Some(m) => Some(**m),
-            None => Some(*self.first_mass(t, *q, *v)),
+            Some(m) => Some(Cow::Borrowed(m)),
+            None => Some(Cow::Borrowed(self.first_mass(t, *q, *v))),
         }
     }
 
@@ -644,7 +650,7 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
             Structure::NoKinetic | Structure::ConstantMass => {
                 let re = |x: &SVector<Taylor, N>| x.map(|x| x.coeff(0));
                 let mass = self.mass(t.coeff(0), &re(q), &re(v));
-                constant_mass_residual(&self.term, mass.as_ref(), t, q, v, a)
+                constant_mass_residual(&self.term, mass.as_deref(), t, q, v, a)
             }
             Structure::MassMatrix => series_residual(&detect::Written(&self.term), t, q, v),
             _ => series_residual(&self.term, t, q, v),
