@@ -440,14 +440,20 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
             Structure::General | Structure::PointMasses | Structure::MassMatrix => {
                 self.residual_general::<Tag>(t, *q, *v, *a)
             }
-            Structure::NoKinetic | Structure::ConstantMass => structured::residual::<_, N, Tag>(
-                &self.term,
-                self.mass(t, q, v).as_deref(),
-                t,
-                q,
-                v,
-                a,
-            ),
+            Structure::NoKinetic | Structure::ConstantMass => {
+                let mut r = structured::residual::<_, N, Tag>(&self.term, None, t, q, v, a);
+                if self.term.structure == Structure::ConstantMass {
+                    // a written matrix by value, in registers: behind the pointer `mass` gives
+                    // (borrowed or owned), a point mass's `m·I` went to the stack number by
+                    // number and came back in pairs — a stalled store forward per pair, a third
+                    // of the point masses' loop
+                    match self.term.written_constant_mass() {
+                        Some(m) => r += m * a,
+                        None => r += self.kept_mass(t, q, v) * a,
+                    }
+                }
+                r
+            }
         }
     }
 
@@ -495,9 +501,16 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
         if let Some(m) = self.term.written_constant_mass() {
             return Some(Cow::Owned(m));
         }
+        Some(Cow::Borrowed(self.kept_mass(t, q, v)))
+    }
+
+    /// The constant mass matrix kept from the first state the term saw (a `ConstantMass` term
+    /// that writes `kinetic`).
+    #[inline(always)]
+    fn kept_mass(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> &SMatrix<f64, N, N> {
         match self.mass.get() {
-            Some(m) => Some(Cow::Borrowed(m)),
-            None => Some(Cow::Borrowed(self.first_mass(t, *q, *v))),
+            Some(m) => m,
+            None => self.first_mass(t, *q, *v),
         }
     }
 
