@@ -468,6 +468,10 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
         a: &SVector<f64, N>,
         c: &KernelCoefficients,
     ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
+        if T::__NO_KINETIC {
+            // a constant: the paths of a kinetic energy are not compiled for this type
+            return structured::weighted(&self.term, None, t, q, v, a, c);
+        }
         match self.term.structure {
             Structure::MassMatrix if c.stiffness == 0.0 && c.damping == 0.0 => {
                 let (r, m) = quadratic::residual_and_mass(&self.term, t, q, v, a);
@@ -637,6 +641,10 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         // `h = p·v − L` without a derivative pass where the kinetic energy is a quadratic form
         // in `v` (Euler's theorem: `p·v = 2T`, so `h = T + V`); the physics check evaluates it
         // for every term every few steps
+        if T::__NO_KINETIC {
+            let potential = self.term.potential(t, q);
+            return [0.0, potential, potential];
+        }
         match self.term.structure {
             Structure::NoKinetic => {
                 let potential = self.term.potential(t, q);
@@ -659,6 +667,9 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         v: &SVector<Taylor, N>,
         a: &SVector<Taylor, N>,
     ) -> Option<SVector<Taylor, N>> {
+        if T::__NO_KINETIC {
+            return Some(constant_mass_residual(&self.term, None, t, q, v, a));
+        }
         Some(match self.term.structure {
             Structure::NoKinetic | Structure::ConstantMass => {
                 let re = |x: &SVector<Taylor, N>| x.map(|x| x.coeff(0));

@@ -307,9 +307,10 @@ pub trait Term<const N: usize>: Send + Sync {
     // "Assembly loops placed with the user's type" and "The cloth on a quiet machine").
     placed_method!();
     // Whether the type has no kinetic energy by construction (the library's wrappers of an
-    // `Interaction`, its springs): its AD kernel then reads no accelerations and takes the
-    // no-kinetic residual without looking at the detected structure (not for users: a term
-    // that writes no kinetic energy is found to have none when it is wrapped).
+    // `Interaction`, its springs, loads and torques): its AD kernel then reads no
+    // accelerations, takes the no-kinetic derivations without looking at the detected
+    // structure, and compiles none of a kinetic energy's (not for users: a term that writes no
+    // kinetic energy is found to have none when it is wrapped).
     #[doc(hidden)]
     const __NO_KINETIC: bool = false;
 }

@@ -96,6 +96,7 @@ pub struct PointForce {
 }
 
 impl<const N: usize> Term<N> for PointForce {
+    const __NO_KINETIC: bool = true;
     fn structure(&self) -> Structure {
         Structure::NoKinetic
     }

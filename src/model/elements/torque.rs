@@ -37,6 +37,7 @@ pub struct PlanarTorque {
 }
 
 impl<const N: usize> Term<N> for PlanarTorque {
+    const __NO_KINETIC: bool = true;
     fn structure(&self) -> Structure {
         Structure::NoKinetic
     }
@@ -100,6 +101,7 @@ pub struct BodyTorque {
 }
 
 impl<const N: usize> Term<N> for BodyTorque {
+    const __NO_KINETIC: bool = true;
     fn structure(&self) -> Structure {
         Structure::NoKinetic
     }
