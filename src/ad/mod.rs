@@ -445,8 +445,8 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
                 if self.term.structure == Structure::ConstantMass {
                     // a written matrix by value, in registers: behind the pointer `mass` gives
                     // (borrowed or owned), a point mass's `m·I` went to the stack number by
-                    // number and came back in pairs — a stalled store forward per pair, a third
-                    // of the point masses' loop
+                    // number and came back in pairs — a stalled store forward per pair, nearly
+                    // half of the point masses' loop
                     match self.term.written_constant_mass() {
                         Some(m) => r += m * a,
                         None => r += self.kept_mass(t, q, v) * a,
@@ -640,16 +640,13 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
     fn energy(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
         // `h = p·v − L` without a derivative pass where the kinetic energy is a quadratic form
         // in `v` (Euler's theorem: `p·v = 2T`, so `h = T + V`); the physics check evaluates it
-        // for every term every few steps
-        if T::__NO_KINETIC {
+        // for every term every few steps. The constant first: for a type without kinetic energy
+        // the arms below are not compiled.
+        if T::__NO_KINETIC || self.term.structure == Structure::NoKinetic {
             let potential = self.term.potential(t, q);
             return [0.0, potential, potential];
         }
         match self.term.structure {
-            Structure::NoKinetic => {
-                let potential = self.term.potential(t, q);
-                [0.0, potential, potential]
-            }
             Structure::ConstantMass | Structure::MassMatrix => {
                 let (kinetic, potential) = (self.term.kinetic(t, q, v), self.term.potential(t, q));
                 [kinetic, potential, kinetic + potential]
