@@ -31,6 +31,7 @@
 mod parse;
 mod rate;
 mod reverse;
+mod slots;
 mod tape;
 
 use num_dual::{Dual, DualNum};

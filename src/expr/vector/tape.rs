@@ -16,7 +16,8 @@
 //! multiplies by `f64`s. Values are updated in place: on the nested duals of an element's
 //! Jacobian pass a vector value is kilobytes, and copies would cost more than the arithmetic.
 
-use super::{Func, Node, VExpr, Val, apply};
+use super::slots::{Scratch, Slots};
+use super::{Func, Node, VExpr, Val};
 use num_dual::DualNum;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -288,47 +289,85 @@ impl Program {
         t: D,
     ) -> Val<D> {
         const BIG: usize = MAX_NEED as usize;
+        const SF: usize = 3 * (SMALL + FEW) + TEMPS;
+        const SM: usize = 3 * (SMALL + MAX_SHARED) + TEMPS;
+        const BF: usize = 3 * (BIG + FEW) + TEMPS;
+        const BM: usize = 3 * (BIG + MAX_SHARED) + TEMPS;
         match (self.need as usize <= SMALL, self.registers <= FEW) {
-            (true, true) => self.run_on::<D, SMALL, FEW>(q, t),
-            (true, false) => self.run_on::<D, SMALL, MAX_SHARED>(q, t),
-            (false, true) => self.run_on::<D, BIG, FEW>(q, t),
-            (false, false) => self.run_on::<D, BIG, MAX_SHARED>(q, t),
+            (true, true) => self.run_on::<D, SF>(q, t, SMALL),
+            (true, false) => self.run_on::<D, SM>(q, t, SMALL),
+            (false, true) => self.run_on::<D, BF>(q, t, BIG),
+            (false, false) => self.run_on::<D, BM>(q, t, BIG),
         }
     }
 
-    /// Runs the program on a stack of `N` slots. The stack is never initialised as a whole
-    /// and every operation works in place on its slots: a value on nested duals is kilobytes
-    /// (a 7-coordinate element's third-order dual vector is about 7 kB), so a copy per operand
-    /// or a stack of default values would cost more than the arithmetic.
-    fn run_on<D: DualNum<Primitive = f64> + Copy, const N: usize, const R: usize>(
+    /// Runs the program on `K` scratch slots, the first `3 · stack` of them the stack's. The
+    /// slots are never initialised as a whole (`None` writes only a tag) and every operation
+    /// works in place: a value on nested duals is kilobytes (a 7-coordinate element's
+    /// third-order dual vector is about 7 kB), so a copy per operand or a store of default
+    /// values would cost more than the arithmetic.
+    fn run_on<D: DualNum<Primitive = f64> + Copy, const K: usize>(
         &self,
         q: &dyn Fn(usize) -> D,
         t: D,
+        stack: usize,
     ) -> Val<D> {
-        use Val::{S, V};
-        // `None` writes only a tag; the program's stack discipline (checked by `compile`)
-        // reads only slots it has written.
-        let mut st: [Option<Val<D>>; N] = [None; N];
-        let mut reg: [Option<Val<D>>; R] = [None; R];
+        let mut s: [Option<D>; K] = [None; K];
+        let kind = self.interpret(&mut Scratch { s: &mut s, q, t }, stack, K - TEMPS);
+        let get = |i: usize| s[i].unwrap_or_else(|| D::from(f64::NAN));
+        match kind {
+            Kind::S => Val::S(get(0)),
+            Kind::V => Val::V([get(0), get(1), get(2)]),
+        }
+    }
+
+    /// Runs the program on the slots of `m` — stack position `p` in slots `3p .. 3p + 3` (a
+    /// scalar in the first), register `r` in `3(stack + r) ..`, temporaries from `tmp` — and
+    /// returns the kind of the value it leaves in position 0. The same code for every number
+    /// type: `m` does the arithmetic.
+    fn interpret(&self, m: &mut dyn Slots, stack: usize, tmp: usize) -> Kind {
+        let mut kinds = [Kind::S; MAX_NEED as usize];
+        let mut kept = [Kind::S; MAX_SHARED];
+        let reg = |r: usize| 3 * (stack + r);
         let mut sp = 0usize;
         for &(op, swap) in &self.ops {
+            let top = 3 * sp;
             let leaf = match op {
-                Op::Coord(j) => Some(S(q(j))),
-                Op::Time => Some(S(t)),
-                Op::Const(x) => Some(S(D::from(x))),
-                Op::ConstVec(x) => Some(V(x.map(D::from))),
-                Op::Load(r) => reg[r],
+                Op::Coord(j) => {
+                    m.coord(top, j);
+                    Some(Kind::S)
+                }
+                Op::Time => {
+                    m.time(top);
+                    Some(Kind::S)
+                }
+                Op::Const(x) => {
+                    m.constant(top, x);
+                    Some(Kind::S)
+                }
+                Op::ConstVec(x) => {
+                    (0..3).for_each(|k| m.constant(top + k, x[k]));
+                    Some(Kind::V)
+                }
+                Op::Load(r) => {
+                    copy_value(m, top, reg(r), kept[r]);
+                    Some(kept[r])
+                }
                 _ => None,
             };
-            if let Some(v) = leaf {
-                st[sp] = Some(v);
+            if let Some(kind) = leaf {
+                kinds[sp] = kind;
                 sp += 1;
                 continue;
             }
+            let (i, kind) = (top - 3, kinds[sp - 1]);
             match op {
-                Op::Store(r) => reg[r] = st[sp - 1],
+                Op::Store(r) => {
+                    copy_value(m, reg(r), i, kind);
+                    kept[r] = kind;
+                }
                 Op::Neg | Op::F(_) | Op::Perp | Op::Norm | Op::Comp(_) => {
-                    unary(op, slot(&mut st[sp - 1]));
+                    kinds[sp - 1] = unary(m, op, i, kind, tmp);
                 }
                 Op::Scale(_)
                 | Op::DivBy(_)
@@ -337,160 +376,250 @@ impl Program {
                 | Op::DotWith(_)
                 | Op::CrossWith(_)
                 | Op::CrossFrom(_) => {
-                    with_constant(op, slot(&mut st[sp - 1]));
+                    kinds[sp - 1] = with_constant(m, op, i, kind, tmp);
                 }
                 Op::Pack => {
-                    let (lo, hi) = st.split_at_mut(sp - 2);
-                    let s = |v: &Option<Val<D>>| match v {
-                        Some(S(x)) => *x,
-                        _ => D::from(f64::NAN),
-                    };
-                    let v = V([s(&lo[sp - 3]), s(&hi[0]), s(&hi[1])]);
-                    lo[sp - 3] = Some(v);
+                    let a = top - 9;
+                    let scalars = [kinds[sp - 3], kinds[sp - 2], kinds[sp - 1]];
+                    for (k, kind) in scalars.into_iter().enumerate() {
+                        match kind {
+                            Kind::S if k > 0 => m.copy(a + k, a + 3 * k),
+                            Kind::S => {}
+                            Kind::V => m.constant(a + k, f64::NAN),
+                        }
+                    }
+                    kinds[sp - 3] = Kind::V;
                     sp -= 2;
                 }
                 _ => {
-                    let (lo, hi) = st.split_at_mut(sp - 1);
-                    let other = hi[0].as_ref().expect("a written slot");
-                    binary(op, swap, slot(&mut lo[sp - 2]), other);
+                    let a = (top - 6, kinds[sp - 2]);
+                    kinds[sp - 2] = binary(m, op, swap, a, (i, kind), tmp);
                     sp -= 1;
                 }
             }
         }
-        st[0].expect("a program leaves one value")
+        kinds[0]
     }
 }
 
-/// The value in a written slot.
-fn slot<D>(s: &mut Option<Val<D>>) -> &mut Val<D> {
-    s.as_mut().expect("a written slot")
+/// Scratch slots besides the stack's and the registers': the parts of a cross product and of
+/// a sum with constant weights.
+const TEMPS: usize = 4;
+
+/// The kind of a value on the interpreter's stack or in a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A scalar, in the first of its three slots.
+    S,
+    /// A vector, in its three slots.
+    V,
 }
 
-/// A one-operand operation in place (NaN for kinds that do not fit).
-fn unary<D: DualNum<Primitive = f64> + Copy>(op: Op, x: &mut Val<D>) {
-    use Val::{S, V};
-    let nan = || D::from(f64::NAN);
-    match (op, &mut *x) {
-        (Op::Neg, S(x)) => *x = -*x,
-        (Op::Neg, V(x)) => x.iter_mut().for_each(|c| *c = -*c),
-        (Op::F(f), S(x)) => *x = apply(f, *x),
-        (Op::Perp, V(v)) => *x = V([-v[1], v[0], D::from(0.0)]),
-        (Op::Norm, V(v)) => *x = S((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()),
-        (Op::Comp(k), V(v)) => *x = S(v[k]),
-        (Op::Perp, S(_)) => *x = V([nan(); 3]),
-        _ => *x = S(nan()),
-    }
+/// `value(i) = value(j)`: one slot for a scalar, three for a vector.
+fn copy_value(m: &mut dyn Slots, i: usize, j: usize, kind: Kind) {
+    let n = if kind == Kind::S { 1 } else { 3 };
+    (0..n).for_each(|k| m.copy(i + k, j + k));
 }
 
-/// An operation with a constant operand, in place (NaN for kinds that do not fit).
-fn with_constant<D: DualNum<Primitive = f64> + Copy>(op: Op, x: &mut Val<D>) {
-    use Val::{S, V};
-    match (op, &mut *x) {
-        (Op::Scale(c), S(x)) => *x *= c,
-        (Op::Scale(c), V(x)) => x.iter_mut().for_each(|v| *v *= c),
-        (Op::DivBy(c), S(x)) => *x /= c,
-        (Op::DivBy(c), V(x)) => x.iter_mut().for_each(|v| *v /= c),
-        (Op::Shift(c), S(x)) => *x += c,
-        (Op::ShiftVec(c), V(x)) => (0..3).for_each(|k| x[k] += c[k]),
-        (Op::DotWith(c), V(v)) => *x = S(lin(&[(v[0], c[0]), (v[1], c[1]), (v[2], c[2])])),
-        (Op::CrossWith(c), V(v)) => {
-            let v = *v;
-            *x = V([
-                lin(&[(v[1], c[2]), (v[2], -c[1])]),
-                lin(&[(v[2], c[0]), (v[0], -c[2])]),
-                lin(&[(v[0], c[1]), (v[1], -c[0])]),
-            ])
-        }
-        (Op::CrossFrom(c), V(v)) => {
-            let v = *v;
-            *x = V([
-                lin(&[(v[2], c[1]), (v[1], -c[2])]),
-                lin(&[(v[0], c[2]), (v[2], -c[0])]),
-                lin(&[(v[1], c[0]), (v[0], -c[1])]),
-            ])
-        }
-        (Op::ShiftVec(_) | Op::CrossWith(_) | Op::CrossFrom(_), S(_)) => {
-            *x = V([D::from(f64::NAN); 3])
-        }
-        _ => *x = S(D::from(f64::NAN)),
-    }
+/// A NaN value of `kind` in place at slot `i`; returns the kind.
+fn nan(m: &mut dyn Slots, i: usize, kind: Kind) -> Kind {
+    let n = if kind == Kind::S { 1 } else { 3 };
+    (0..n).for_each(|k| m.constant(i + k, f64::NAN));
+    kind
 }
 
-/// `Σ x_k c_k` over the nonzero constants `c_k` (a constant vector's zeros cost nothing).
-fn lin<D: DualNum<Primitive = f64> + Copy>(terms: &[(D, f64)]) -> D {
-    let mut sum: Option<D> = None;
-    for &(x, c) in terms {
-        if c != 0.0 {
-            let term = x * c;
-            sum = Some(match sum {
-                Some(s) => s + term,
-                None => term,
-            });
+/// A one-operand operation in place on the value at slot `i` (NaN for kinds that do not fit);
+/// returns the result's kind.
+fn unary(m: &mut dyn Slots, op: Op, i: usize, kind: Kind, tmp: usize) -> Kind {
+    use Kind::{S, V};
+    match (op, kind) {
+        (Op::Neg, S) => m.neg(i),
+        (Op::Neg, V) => (0..3).for_each(|k| m.neg(i + k)),
+        (Op::F(f), S) => m.func(i, f),
+        // (−v_y, v_x, 0)
+        (Op::Perp, V) => {
+            m.copy(tmp, i);
+            m.copy(i, i + 1);
+            m.neg(i);
+            m.copy(i + 1, tmp);
+            m.constant(i + 2, 0.0);
         }
+        // √(v_x v_x + v_y v_y + v_z v_z)
+        (Op::Norm, V) => {
+            m.mul_to(i, i, i);
+            m.mul_to(i + 1, i + 1, i + 1);
+            m.add(i, i + 1);
+            m.mul_to(i + 2, i + 2, i + 2);
+            m.add(i, i + 2);
+            m.func(i, Func::Sqrt);
+            return S;
+        }
+        (Op::Comp(k), V) => {
+            if k > 0 {
+                m.copy(i, i + k);
+            }
+            return S;
+        }
+        (Op::Perp, S) => return nan(m, i, V),
+        _ => return nan(m, i, S),
     }
-    sum.unwrap_or(D::from(0.0))
+    kind
+}
+
+/// An operation with a constant operand in place on the value at slot `i` (NaN for kinds that
+/// do not fit); returns the result's kind.
+fn with_constant(m: &mut dyn Slots, op: Op, i: usize, kind: Kind, tmp: usize) -> Kind {
+    use Kind::{S, V};
+    let n = if kind == S { 1 } else { 3 };
+    match (op, kind) {
+        (Op::Scale(c), _) => (0..n).for_each(|k| m.scale(i + k, c)),
+        (Op::DivBy(c), _) => (0..n).for_each(|k| m.div_by(i + k, c)),
+        (Op::Shift(c), S) => m.shift(i, c),
+        (Op::ShiftVec(c), V) => (0..3).for_each(|k| m.shift(i + k, c[k])),
+        (Op::DotWith(c), V) => {
+            lin(m, tmp, &[(i, c[0]), (i + 1, c[1]), (i + 2, c[2])], tmp + 3);
+            m.copy(i, tmp);
+            return S;
+        }
+        (Op::CrossWith(c), V) => {
+            let (x, y, z) = (i, i + 1, i + 2);
+            lin(m, tmp, &[(y, c[2]), (z, -c[1])], tmp + 3);
+            lin(m, tmp + 1, &[(z, c[0]), (x, -c[2])], tmp + 3);
+            lin(m, tmp + 2, &[(x, c[1]), (y, -c[0])], tmp + 3);
+            (0..3).for_each(|k| m.copy(i + k, tmp + k));
+        }
+        (Op::CrossFrom(c), V) => {
+            let (x, y, z) = (i, i + 1, i + 2);
+            lin(m, tmp, &[(z, c[1]), (y, -c[2])], tmp + 3);
+            lin(m, tmp + 1, &[(x, c[2]), (z, -c[0])], tmp + 3);
+            lin(m, tmp + 2, &[(y, c[0]), (x, -c[1])], tmp + 3);
+            (0..3).for_each(|k| m.copy(i + k, tmp + k));
+        }
+        (Op::ShiftVec(_) | Op::CrossWith(_) | Op::CrossFrom(_), S) => return nan(m, i, V),
+        _ => return nan(m, i, S),
+    }
+    kind
+}
+
+/// `value(i) = Σ value(j) c` over the nonzero constants `c` (a constant vector's zeros cost
+/// nothing), using slot `scratch`.
+fn lin(m: &mut dyn Slots, i: usize, terms: &[(usize, f64)], scratch: usize) {
+    let mut first = true;
+    for &(j, c) in terms.iter().filter(|(_, c)| *c != 0.0) {
+        let at = if first { i } else { scratch };
+        m.copy(at, j);
+        m.scale(at, c);
+        if !first {
+            m.add(i, scratch);
+        }
+        first = false;
+    }
+    if first {
+        m.constant(i, 0.0);
+    }
 }
 
 /// A binary operation in place: `a ← a ∘ b`, or `a ← b ∘ a` when the operands were evaluated
-/// in swapped order (NaN for kinds that do not fit).
-fn binary<D: DualNum<Primitive = f64> + Copy>(op: Op, swap: bool, a: &mut Val<D>, b: &Val<D>) {
-    use Val::{S, V};
-    let nan = || D::from(f64::NAN);
-    match (op, &mut *a, b) {
+/// in swapped order (NaN for kinds that do not fit); `a` and `b` are each a first slot and a
+/// kind. Returns the result's kind.
+fn binary(
+    m: &mut dyn Slots,
+    op: Op,
+    swap: bool,
+    (a, ka): (usize, Kind),
+    (b, kb): (usize, Kind),
+    tmp: usize,
+) -> Kind {
+    use Kind::{S, V};
+    match (op, ka, kb) {
         // commutative (exactly, in floating point): the order of evaluation does not matter
-        (Op::Add, S(x), S(y)) => *x += *y,
-        (Op::Add, V(x), V(y)) => (0..3).for_each(|k| x[k] += y[k]),
-        (Op::Mul, S(x), S(y)) => *x *= *y,
-        (Op::Mul, V(x), S(y)) => x.iter_mut().for_each(|c| *c *= *y),
-        (Op::Mul, S(x), V(y)) => *a = V(y.map(|c| c * *x)),
-        (Op::Dot, V(x), V(y)) => *a = S(x[0] * y[0] + x[1] * y[1] + x[2] * y[2]),
+        (Op::Add, S, S) => m.add(a, b),
+        (Op::Add, V, V) => (0..3).for_each(|k| m.add(a + k, b + k)),
+        (Op::Mul, S, S) => m.mul(a, b),
+        (Op::Mul, V, S) => (0..3).for_each(|k| m.mul(a + k, b)),
+        // y_k x for the scalar x in slot a
+        (Op::Mul, S, V) => {
+            m.mul_to(a + 1, b + 1, a);
+            m.mul_to(a + 2, b + 2, a);
+            m.mul_to(a, b, a);
+            return V;
+        }
+        // x_x y_x + x_y y_y + x_z y_z
+        (Op::Dot, V, V) => {
+            m.mul(a, b);
+            m.mul(a + 1, b + 1);
+            m.add(a, a + 1);
+            m.mul(a + 2, b + 2);
+            m.add(a, a + 2);
+            return S;
+        }
         // x − y, or y − x = −(x − y) exactly
-        (Op::Sub, S(x), S(y)) => {
-            *x -= *y;
-            if swap {
-                *x = -*x;
+        (Op::Sub, S, S) | (Op::Sub, V, V) => {
+            let n = if ka == S { 1 } else { 3 };
+            for k in 0..n {
+                m.sub(a + k, b + k);
+                if swap {
+                    m.neg(a + k);
+                }
             }
         }
-        (Op::Sub, V(x), V(y)) => (0..3).for_each(|k| {
-            x[k] -= y[k];
-            if swap {
-                x[k] = -x[k];
+        // u × w, each component u_j w_k − u_k w_j
+        (Op::Cross, V, V) => {
+            let (u, w) = if swap { (b, a) } else { (a, b) };
+            for (c, (j, k)) in [(1, 2), (2, 0), (0, 1)].into_iter().enumerate() {
+                m.mul_to(tmp + c, u + j, w + k);
+                m.mul_to(tmp + 3, u + k, w + j);
+                m.sub(tmp + c, tmp + 3);
             }
-        }),
-        (Op::Cross, V(x), V(y)) => {
-            let (u, w) = if swap { (y, &*x) } else { (&*x, y) };
-            *a = V([
-                u[1] * w[2] - u[2] * w[1],
-                u[2] * w[0] - u[0] * w[2],
-                u[0] * w[1] - u[1] * w[0],
-            ])
+            (0..3).for_each(|c| m.copy(a + c, tmp + c));
         }
         // ordered operations: `l ∘ r`
         _ => {
-            let (l, r) = if swap { (*b, *a) } else { (*a, *b) };
-            *a = ordered(op, &l, &r).unwrap_or(S(nan()));
-            if matches!(op, Op::Cross) && matches!(*a, S(_)) {
-                *a = V([nan(); 3]);
-            }
+            let ((l, kl), (r, kr)) = if swap {
+                ((b, kb), (a, ka))
+            } else {
+                ((a, ka), (b, kb))
+            };
+            return ordered(m, op, a, (l, kl), (r, kr), tmp);
         }
     }
+    ka
 }
 
-/// Division, powers and `atan2` (`None` for kinds that do not fit).
-fn ordered<D: DualNum<Primitive = f64> + Copy>(op: Op, l: &Val<D>, r: &Val<D>) -> Option<Val<D>> {
-    use Val::{S, V};
-    Some(match (op, l, r) {
-        (Op::Div, S(x), S(y)) => S(*x / *y),
-        (Op::Div, V(x), S(y)) => {
-            let r = y.recip();
-            V(x.map(|c| c * r))
+/// Division, powers and `atan2` of `l` and `r` into slot `a` (NaN for kinds that do not fit);
+/// returns the result's kind.
+fn ordered(
+    m: &mut dyn Slots,
+    op: Op,
+    a: usize,
+    (l, kl): (usize, Kind),
+    (r, kr): (usize, Kind),
+    tmp: usize,
+) -> Kind {
+    use Kind::{S, V};
+    match (op, kl, kr) {
+        (Op::Div, S, S) => m.div_to(a, l, r),
+        (Op::Div, V, S) => {
+            m.recip_to(tmp, r);
+            (0..3).for_each(|k| m.mul_to(a + k, l + k, tmp));
+            return V;
         }
-        (Op::Pow(Some(p)), S(x), _) if p == p.round() && p.abs() <= 16.0 => S(x.powi(p as i32)),
-        (Op::Pow(Some(p)), S(x), _) => S(x.powf(p)),
-        (Op::Pow(None), S(x), S(y)) => S((x.ln() * *y).exp()),
-        (Op::Atan2, S(x), S(y)) => S(x.atan2(*y)),
-        _ => return None,
-    })
+        (Op::Pow(Some(p)), S, _) => {
+            if l != a {
+                m.copy(a, l);
+            }
+            if p == p.round() && p.abs() <= 16.0 {
+                m.powi(a, p as i32);
+            } else {
+                m.powf(a, p);
+            }
+        }
+        (Op::Pow(None), S, S) => m.pow_to(a, l, r),
+        (Op::Atan2, S, S) => m.atan2_to(a, l, r),
+        (Op::Cross, _, _) => return nan(m, a, V),
+        _ => return nan(m, a, S),
+    }
+    S
 }
 
 #[cfg(test)]
