@@ -32,9 +32,10 @@ mod parse;
 mod rate;
 mod reverse;
 mod slots;
+mod tangent;
 mod tape;
 
-use num_dual::{Dual, DualNum};
+use num_dual::DualNum;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, OnceLock};
 pub use tape::MAX_NEED;
@@ -592,9 +593,10 @@ impl VExpr {
         t: D,
         dt: D,
     ) -> ([D; 3], [D; 3]) {
-        let lift = |j: usize| Dual::new(q(j), dq(j));
-        let x = self.eval_vector::<Dual<D>>(&lift, Dual::new(t, dt));
-        (x.map(|c| c.re), x.map(|c| c.eps))
+        match self.compiled().run_tangent(q, dq, t, dt) {
+            (Val::V(x), Val::V(dx)) => (x, dx),
+            _ => ([D::from(f64::NAN); 3], [D::from(f64::NAN); 3]),
+        }
     }
 }
 

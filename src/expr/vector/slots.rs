@@ -12,6 +12,7 @@
 
 use super::{Func, apply};
 use num_dual::DualNum;
+use std::mem::MaybeUninit;
 
 /// Scalar operations on slot numbers `i`, `j`, `k` of a scratch store (`s[i]` below).
 pub(super) trait Slots {
@@ -53,41 +54,75 @@ pub(super) trait Slots {
     fn pow_to(&mut self, i: usize, j: usize, k: usize);
     /// `s[i] = atan2(s[j], s[k])`.
     fn atan2_to(&mut self, i: usize, j: usize, k: usize);
+    /// Whether the real part of `s[i]` carries a minus sign (as `abs` decides).
+    fn sign_negative(&self, i: usize) -> bool;
 }
+
+/// The most slots a store has (the largest program's pairs of value and tangent).
+pub(super) const MAX_SLOTS: usize = 320;
 
 /// A scratch store of numbers of type `D`, with the coordinates and time they are read from.
+///
+/// Its slots are never initialised as a whole — on nested duals a slot is kilobytes, and a
+/// short expression (a load's `F(t)`) would spend more on clearing them than on its
+/// arithmetic — so a bit per slot says which have been written. The interpreter reads only
+/// slots it has written; an unwritten one would read as NaN.
 pub(super) struct Scratch<'a, D> {
-    /// The slots: `None` until written (the interpreter reads only slots it has written; an
-    /// unwritten one would read as NaN).
-    pub(super) s: &'a mut [Option<D>],
-    pub(super) q: &'a dyn Fn(usize) -> D,
-    pub(super) t: D,
+    s: &'a mut [MaybeUninit<D>],
+    written: [u64; MAX_SLOTS / 64],
+    q: &'a dyn Fn(usize) -> D,
+    t: D,
 }
 
-impl<D: DualNum<Primitive = f64> + Copy> Scratch<'_, D> {
-    fn get(&self, i: usize) -> D {
-        self.s[i].unwrap_or_else(|| D::from(f64::NAN))
+impl<'a, D: DualNum<Primitive = f64> + Copy> Scratch<'a, D> {
+    /// A store on `s` (at most [`MAX_SLOTS`] slots), nothing written.
+    pub(super) fn new(s: &'a mut [MaybeUninit<D>], q: &'a dyn Fn(usize) -> D, t: D) -> Self {
+        assert!(s.len() <= MAX_SLOTS, "a scratch store of {} slots", s.len());
+        let written = [0; MAX_SLOTS / 64];
+        Scratch { s, written, q, t }
     }
 
-    /// `s[i] = f(s[i])` in place (a NaN-valued slot when unwritten).
+    fn is_written(&self, i: usize) -> bool {
+        self.written[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// The number in slot `i` (NaN if it was never written).
+    pub(super) fn get(&self, i: usize) -> D {
+        match self.is_written(i) {
+            // SAFETY: the bit of slot `i` is set only by `set`, after the slot is written.
+            true => unsafe { self.s[i].assume_init() },
+            false => D::from(f64::NAN),
+        }
+    }
+
+    fn set(&mut self, i: usize, x: D) {
+        self.s[i].write(x);
+        self.written[i / 64] |= 1 << (i % 64);
+    }
+
+    /// `s[i] = f(s[i])` in place (on NaN when unwritten).
     fn update(&mut self, i: usize, f: impl FnOnce(&mut D)) {
-        let x = self.s[i].get_or_insert_with(|| D::from(f64::NAN));
-        f(x);
+        if !self.is_written(i) {
+            self.set(i, D::from(f64::NAN));
+        }
+        // SAFETY: slot `i` is written (just above, if it was not).
+        f(unsafe { self.s[i].assume_init_mut() });
     }
 }
 
 impl<D: DualNum<Primitive = f64> + Copy> Slots for Scratch<'_, D> {
     fn coord(&mut self, i: usize, j: usize) {
-        self.s[i] = Some((self.q)(j));
+        self.set(i, (self.q)(j));
     }
     fn time(&mut self, i: usize) {
-        self.s[i] = Some(self.t);
+        self.set(i, self.t);
     }
     fn constant(&mut self, i: usize, c: f64) {
-        self.s[i] = Some(D::from(c));
+        self.set(i, D::from(c));
     }
     fn copy(&mut self, i: usize, j: usize) {
-        self.s[i] = self.s[j];
+        let x = self.get(j);
+        self.set(i, x);
     }
     fn neg(&mut self, i: usize) {
         self.update(i, |x| *x = -*x);
@@ -105,13 +140,13 @@ impl<D: DualNum<Primitive = f64> + Copy> Slots for Scratch<'_, D> {
         self.update(i, |x| *x *= y);
     }
     fn mul_to(&mut self, i: usize, j: usize, k: usize) {
-        self.s[i] = Some(self.get(j) * self.get(k));
+        self.set(i, self.get(j) * self.get(k));
     }
     fn div_to(&mut self, i: usize, j: usize, k: usize) {
-        self.s[i] = Some(self.get(j) / self.get(k));
+        self.set(i, self.get(j) / self.get(k));
     }
     fn recip_to(&mut self, i: usize, j: usize) {
-        self.s[i] = Some(self.get(j).recip());
+        self.set(i, self.get(j).recip());
     }
     fn scale(&mut self, i: usize, c: f64) {
         self.update(i, |x| *x *= c);
@@ -132,9 +167,12 @@ impl<D: DualNum<Primitive = f64> + Copy> Slots for Scratch<'_, D> {
         self.update(i, |x| *x = x.powf(p));
     }
     fn pow_to(&mut self, i: usize, j: usize, k: usize) {
-        self.s[i] = Some((self.get(j).ln() * self.get(k)).exp());
+        self.set(i, (self.get(j).ln() * self.get(k)).exp());
     }
     fn atan2_to(&mut self, i: usize, j: usize, k: usize) {
-        self.s[i] = Some(self.get(j).atan2(self.get(k)));
+        self.set(i, self.get(j).atan2(self.get(k)));
+    }
+    fn sign_negative(&self, i: usize) -> bool {
+        self.is_written(i) && self.get(i).re().is_sign_negative()
     }
 }

@@ -20,20 +20,21 @@ use super::slots::{Scratch, Slots};
 use super::{Func, Node, VExpr, Val};
 use num_dual::DualNum;
 use std::collections::HashMap;
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 /// The most intermediate values an evaluation may hold at once (see the module notes).
 pub const MAX_NEED: u32 = 32;
 
 /// Stack slots for expressions of small need (most of them): a smaller frame.
-const SMALL: usize = 8;
+pub(super) const SMALL: usize = 8;
 
 /// The most shared subexpressions a program keeps (the largest are kept; others are
 /// recomputed where they are used).
 pub const MAX_SHARED: usize = 16;
 
 /// Registers for programs with few shared subexpressions: a smaller frame.
-const FEW: usize = 4;
+pub(super) const FEW: usize = 4;
 
 /// One instruction: an operation on the top of the stack.
 #[derive(Clone, Copy, Debug)]
@@ -82,7 +83,7 @@ pub(super) enum Op {
 #[derive(Debug)]
 pub(super) struct Program {
     pub(super) ops: Vec<(Op, bool)>,
-    need: u32,
+    pub(super) need: u32,
     pub(super) registers: usize,
     /// The program in the form of the gradient's sweeps (built on first use).
     pub(super) sweep: std::sync::OnceLock<super::reverse::Sweep>,
@@ -302,8 +303,8 @@ impl Program {
     }
 
     /// Runs the program on `K` scratch slots, the first `3 · stack` of them the stack's. The
-    /// slots are never initialised as a whole (`None` writes only a tag) and every operation
-    /// works in place: a value on nested duals is kilobytes (a 7-coordinate element's
+    /// slots are never initialised as a whole (a bit per slot says which are written) and
+    /// every operation works in place: a value on nested duals is kilobytes (a 7-coordinate element's
     /// third-order dual vector is about 7 kB), so a copy per operand or a store of default
     /// values would cost more than the arithmetic.
     fn run_on<D: DualNum<Primitive = f64> + Copy, const K: usize>(
@@ -312,9 +313,10 @@ impl Program {
         t: D,
         stack: usize,
     ) -> Val<D> {
-        let mut s: [Option<D>; K] = [None; K];
-        let kind = self.interpret(&mut Scratch { s: &mut s, q, t }, stack, K - TEMPS);
-        let get = |i: usize| s[i].unwrap_or_else(|| D::from(f64::NAN));
+        let mut s = [const { MaybeUninit::<D>::uninit() }; K];
+        let mut scratch = Scratch::new(&mut s, q, t);
+        let kind = self.interpret(&mut scratch, stack, K - TEMPS);
+        let get = |i: usize| scratch.get(i);
         match kind {
             Kind::S => Val::S(get(0)),
             Kind::V => Val::V([get(0), get(1), get(2)]),
@@ -325,7 +327,7 @@ impl Program {
     /// scalar in the first), register `r` in `3(stack + r) ..`, temporaries from `tmp` — and
     /// returns the kind of the value it leaves in position 0. The same code for every number
     /// type: `m` does the arithmetic.
-    fn interpret(&self, m: &mut dyn Slots, stack: usize, tmp: usize) -> Kind {
+    pub(super) fn interpret(&self, m: &mut dyn Slots, stack: usize, tmp: usize) -> Kind {
         let mut kinds = [Kind::S; MAX_NEED as usize];
         let mut kept = [Kind::S; MAX_SHARED];
         let reg = |r: usize| 3 * (stack + r);
@@ -404,11 +406,11 @@ impl Program {
 
 /// Scratch slots besides the stack's and the registers': the parts of a cross product and of
 /// a sum with constant weights.
-const TEMPS: usize = 4;
+pub(super) const TEMPS: usize = 4;
 
 /// The kind of a value on the interpreter's stack or in a register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     /// A scalar, in the first of its three slots.
     S,
     /// A vector, in its three slots.
