@@ -169,6 +169,7 @@ impl<T> Detected<T> {
 impl<T: Term<N>, const N: usize> Term<N> for Detected<T> {
     const TRANSLATION_INVARIANT: Option<usize> = T::TRANSLATION_INVARIANT;
     const __NO_KINETIC: bool = T::__NO_KINETIC;
+    const __MASS_MATRIX: bool = T::__MASS_MATRIX;
     #[inline(always)]
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,

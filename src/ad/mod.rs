@@ -396,6 +396,7 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
     pub fn new(term: T) -> Self {
         let term = detect::Detected::new(term);
         debug_assert!(!T::__NO_KINETIC || term.structure == Structure::NoKinetic);
+        debug_assert!(T::__MASS_MATRIX || term.structure != Structure::MassMatrix);
         Self {
             term,
             mass: OnceLock::new(),
@@ -418,7 +419,10 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
             Structure::PointMasses => {
                 structured::residual_point_masses::<_, N, Tag>(&self.term, t, &q, &v, &a)
             }
-            Structure::MassMatrix => quadratic::residual_and_mass(&self.term, t, &q, &v, &a).0,
+            // a constant guard: for a type that cannot write a mass matrix the arm is not compiled
+            Structure::MassMatrix if T::__MASS_MATRIX => {
+                quadratic::residual_and_mass(&self.term, t, &q, &v, &a).0
+            }
             _ => el_residual(&self.term, t, &q, &v, &a).0,
         }
     }
@@ -473,14 +477,16 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
             return structured::weighted(&self.term, None, t, q, v, a, c);
         }
         match self.term.structure {
-            Structure::MassMatrix if c.stiffness == 0.0 && c.damping == 0.0 => {
-                let (r, m) = quadratic::residual_and_mass(&self.term, t, q, v, a);
-                return (r, m * c.mass);
-            }
-            Structure::MassMatrix => {
+            Structure::MassMatrix if T::__MASS_MATRIX => {
+                if c.stiffness == 0.0 && c.damping == 0.0 {
+                    let (r, m) = quadratic::residual_and_mass(&self.term, t, q, v, a);
+                    return (r, m * c.mass);
+                }
                 return weighted_blocks(&detect::Written(&self.term), t, q, v, a, c);
             }
-            Structure::General | Structure::PointMasses => {
+            // (a `MassMatrix` here only for a type that says it cannot be one: the general
+            // passes through the term's own Lagrangian are right for it too)
+            Structure::General | Structure::PointMasses | Structure::MassMatrix => {
                 return weighted_blocks(&self.term, t, q, v, a, c);
             }
             Structure::NoKinetic | Structure::ConstantMass => {}
@@ -673,7 +679,9 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
                 let mass = self.mass(t.coeff(0), &re(q), &re(v));
                 constant_mass_residual(&self.term, mass.as_deref(), t, q, v, a)
             }
-            Structure::MassMatrix => series_residual(&detect::Written(&self.term), t, q, v),
+            Structure::MassMatrix if T::__MASS_MATRIX => {
+                series_residual(&detect::Written(&self.term), t, q, v)
+            }
             _ => series_residual(&self.term, t, q, v),
         })
     }

@@ -7,15 +7,13 @@
 //! and serve the sizes between with the next one up: each size is a full copy of every
 //! element's derivative passes on its own dual numbers, and the nine sizes instead of eighteen
 //! halve the code the library's build compiles (benches/README.md, "What a cold release build
-//! costs"). An element on 7 coordinates costs what one on 8 does.
+//! costs"). An element on 7 coordinates costs what one on 8 does. The kernel served is behind
+//! a pointer, so the groups of padded elements are one type for each pair of sizes.
 
 use crate::expr::taylor::Taylor;
 use crate::model::kernel::{ConstraintBlocks, ConstraintKernel, KernelCoefficients, TermKernel};
 use nalgebra::{SMatrix, SVector, Scalar};
 use num_traits::Zero;
-
-/// A kernel on `M` local coordinates used for an element on the first `N` of them.
-pub struct Padded<K, const M: usize>(pub K);
 
 /// `x` followed by zeros up to `M` entries (numbers or series).
 #[inline]
@@ -29,11 +27,72 @@ fn cut<T: Scalar, const N: usize, const M: usize>(x: &SVector<T, M>) -> SVector<
     x.fixed_rows::<N>(0).into_owned()
 }
 
-impl<K: TermKernel<M>, const N: usize, const M: usize> TermKernel<N> for Padded<K, M> {
-    const USES_Q: bool = K::USES_Q;
-    const USES_V: bool = K::USES_V;
-    const USES_A: bool = K::USES_A;
-    const PARALLEL: bool = K::PARALLEL;
+/// What a padded term asks of the kernel it serves: the methods of [`TermKernel`] on `M`
+/// coordinates, as a trait object (the trait's constants make it none itself).
+trait TermOn<const M: usize>: Send + Sync {
+    fn constant_mass(&self) -> bool;
+    fn residual(&self, t: f64, q: &Vector<M>, v: &Vector<M>, a: &Vector<M>) -> Vector<M>;
+    fn jacobian(
+        &self,
+        t: f64,
+        x: [&Vector<M>; 3],
+        c: &KernelCoefficients,
+    ) -> (Vector<M>, SMatrix<f64, M, M>);
+    fn energy(&self, t: f64, q: &Vector<M>, v: &Vector<M>) -> [f64; 3];
+    fn momentum(&self, t: f64, q: &Vector<M>, v: &Vector<M>) -> Vector<M>;
+    fn power(&self, t: f64, q: &Vector<M>, v: &Vector<M>) -> [f64; 3];
+    fn taylor_residual(&self, t: Taylor, x: [&Series<M>; 3]) -> Option<Series<M>>;
+}
+
+type Vector<const M: usize> = SVector<f64, M>;
+type Series<const M: usize> = SVector<Taylor, M>;
+
+impl<K: TermKernel<M>, const M: usize> TermOn<M> for K {
+    fn constant_mass(&self) -> bool {
+        TermKernel::constant_mass(self)
+    }
+    fn residual(&self, t: f64, q: &Vector<M>, v: &Vector<M>, a: &Vector<M>) -> Vector<M> {
+        TermKernel::residual(self, t, q, v, a)
+    }
+    fn jacobian(
+        &self,
+        t: f64,
+        [q, v, a]: [&Vector<M>; 3],
+        c: &KernelCoefficients,
+    ) -> (Vector<M>, SMatrix<f64, M, M>) {
+        TermKernel::jacobian(self, t, q, v, a, c)
+    }
+    fn energy(&self, t: f64, q: &Vector<M>, v: &Vector<M>) -> [f64; 3] {
+        TermKernel::energy(self, t, q, v)
+    }
+    fn momentum(&self, t: f64, q: &Vector<M>, v: &Vector<M>) -> Vector<M> {
+        TermKernel::momentum(self, t, q, v)
+    }
+    fn power(&self, t: f64, q: &Vector<M>, v: &Vector<M>) -> [f64; 3] {
+        TermKernel::power(self, t, q, v)
+    }
+    fn taylor_residual(&self, t: Taylor, [q, v, a]: [&Series<M>; 3]) -> Option<Series<M>> {
+        TermKernel::taylor_residual(self, t, q, v, a)
+    }
+}
+
+/// An AD term kernel on `M` local coordinates used for an element on the first `N` of them.
+/// The kernel is behind a pointer: a group of padded elements is one type for each pair of
+/// sizes, whatever the elements' types — a group's assembly compiled for each element type
+/// at each of the ten padded sizes was a tenth of the library's machine code — and a call
+/// through the pointer is nothing beside an AD pass on eight or more coordinates.
+pub struct Padded<const M: usize>(Box<dyn TermOn<M>>);
+
+impl<const M: usize> Padded<M> {
+    /// Serve `kernel` to an element on fewer coordinates.
+    pub fn new<K: TermKernel<M>>(kernel: K) -> Self {
+        Padded(Box::new(kernel))
+    }
+}
+
+impl<const N: usize, const M: usize> TermKernel<N> for Padded<M> {
+    // the kernels served are AD kernels, each element far costlier than its entries
+    const PARALLEL: bool = true;
     fn constant_mass(&self) -> bool {
         self.0.constant_mass()
     }
@@ -54,7 +113,7 @@ impl<K: TermKernel<M>, const N: usize, const M: usize> TermKernel<N> for Padded<
         a: &SVector<f64, N>,
         c: &KernelCoefficients,
     ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-        let (r, j) = self.0.jacobian(t, &pad(q), &pad(v), &pad(a), c);
+        let (r, j) = self.0.jacobian(t, [&pad(q), &pad(v), &pad(a)], c);
         (cut(&r), j.fixed_view::<N, N>(0, 0).into_owned())
     }
     fn energy(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
@@ -74,12 +133,59 @@ impl<K: TermKernel<M>, const N: usize, const M: usize> TermKernel<N> for Padded<
         a: &SVector<Taylor, N>,
     ) -> Option<SVector<Taylor, N>> {
         let (q, v, a) = (pad(q), pad(v), pad(a));
-        Some(cut(&self.0.taylor_residual(t, &q, &v, &a)?))
+        Some(cut(&self.0.taylor_residual(t, [&q, &v, &a])?))
     }
 }
 
-impl<K: ConstraintKernel<M, R>, const N: usize, const M: usize, const R: usize>
-    ConstraintKernel<N, R> for Padded<K, M>
+/// What a padded constraint asks of the kernel it serves: the methods of
+/// [`ConstraintKernel`] on `M` coordinates, as a trait object.
+trait ConstraintOn<const M: usize, const R: usize>: Send + Sync {
+    fn value(&self, t: f64, q: &Vector<M>) -> Vector<R>;
+    fn jacobian(&self, t: f64, q: &Vector<M>) -> (Vector<R>, SMatrix<f64, R, M>);
+    fn blocks(&self, t: f64, q: &Vector<M>, lambda: &Vector<R>) -> ConstraintBlocks<M, R>;
+    fn time_derivative(&self, t: f64, q: &Vector<M>) -> Vector<R>;
+    fn gamma(&self, t: f64, q: &Vector<M>, v: &Vector<M>) -> Vector<R>;
+    fn taylor_value(&self, t: Taylor, q: &Series<M>) -> Option<Series<R>>;
+    fn taylor_force(&self, t: Taylor, q: &Series<M>, lambda: &Series<R>) -> Option<Series<M>>;
+}
+
+impl<K: ConstraintKernel<M, R>, const M: usize, const R: usize> ConstraintOn<M, R> for K {
+    fn value(&self, t: f64, q: &Vector<M>) -> Vector<R> {
+        ConstraintKernel::value(self, t, q)
+    }
+    fn jacobian(&self, t: f64, q: &Vector<M>) -> (Vector<R>, SMatrix<f64, R, M>) {
+        ConstraintKernel::jacobian(self, t, q)
+    }
+    fn blocks(&self, t: f64, q: &Vector<M>, lambda: &Vector<R>) -> ConstraintBlocks<M, R> {
+        ConstraintKernel::blocks(self, t, q, lambda)
+    }
+    fn time_derivative(&self, t: f64, q: &Vector<M>) -> Vector<R> {
+        ConstraintKernel::time_derivative(self, t, q)
+    }
+    fn gamma(&self, t: f64, q: &Vector<M>, v: &Vector<M>) -> Vector<R> {
+        ConstraintKernel::gamma(self, t, q, v)
+    }
+    fn taylor_value(&self, t: Taylor, q: &Series<M>) -> Option<Series<R>> {
+        ConstraintKernel::taylor_value(self, t, q)
+    }
+    fn taylor_force(&self, t: Taylor, q: &Series<M>, lambda: &Series<R>) -> Option<Series<M>> {
+        ConstraintKernel::taylor_force(self, t, q, lambda)
+    }
+}
+
+/// An AD constraint kernel of `R` rows on `M` local coordinates used for an element on the
+/// first `N` of them, behind a pointer as [`Padded`] is.
+pub struct PaddedConstraint<const M: usize, const R: usize>(Box<dyn ConstraintOn<M, R>>);
+
+impl<const M: usize, const R: usize> PaddedConstraint<M, R> {
+    /// Serve `kernel` to an element on fewer coordinates.
+    pub fn new<K: ConstraintKernel<M, R>>(kernel: K) -> Self {
+        PaddedConstraint(Box::new(kernel))
+    }
+}
+
+impl<const N: usize, const M: usize, const R: usize> ConstraintKernel<N, R>
+    for PaddedConstraint<M, R>
 {
     fn value(&self, t: f64, q: &SVector<f64, N>) -> SVector<f64, R> {
         self.0.value(t, &pad(q))
@@ -192,7 +298,7 @@ mod tests {
         let a = SVector::<f64, 5>::from([0.9, -0.1, 0.7, -1.2, 0.4]);
         let t = 0.35;
         let exact = TermAd::<Five, 5>::new(Five);
-        let padded = Padded::<_, 6>(TermAd::<Five, 6>::new(Five));
+        let padded = Padded::<6>::new(TermAd::<Five, 6>::new(Five));
         close(
             &TermKernel::<5>::residual(&padded, t, &q, &v, &a),
             &TermKernel::<5>::residual(&exact, t, &q, &v, &a),
@@ -228,9 +334,12 @@ mod tests {
         );
 
         let exact = ConstraintAd::<Closes, 5, 1>::new(Closes);
-        let padded = Padded::<_, 6>(ConstraintAd::<Closes, 6, 1>::new(Closes));
+        let padded = PaddedConstraint::<6, 1>::new(ConstraintAd::<Closes, 6, 1>::new(Closes));
         let lambda = SVector::<f64, 1>::from([-1.7]);
-        let (b1, b2) = (padded.blocks(t, &q, &lambda), exact.blocks(t, &q, &lambda));
+        let (b1, b2) = (
+            ConstraintKernel::<5, 1>::blocks(&padded, t, &q, &lambda),
+            ConstraintKernel::<5, 1>::blocks(&exact, t, &q, &lambda),
+        );
         close(&b1.c, &b2.c);
         close(&b1.jac, &b2.jac);
         close(&b1.hess_lambda, &b2.hess_lambda);
@@ -238,11 +347,17 @@ mod tests {
         let (c2, j2) = ConstraintKernel::<5, 1>::jacobian(&exact, t, &q);
         close(&c1, &c2);
         close(&j1, &j2);
-        close(&padded.value(t, &q), &exact.value(t, &q));
         close(
-            &padded.time_derivative(t, &q),
-            &exact.time_derivative(t, &q),
+            &ConstraintKernel::<5, 1>::value(&padded, t, &q),
+            &ConstraintKernel::<5, 1>::value(&exact, t, &q),
         );
-        close(&padded.gamma(t, &q, &v), &exact.gamma(t, &q, &v));
+        close(
+            &ConstraintKernel::<5, 1>::time_derivative(&padded, t, &q),
+            &ConstraintKernel::<5, 1>::time_derivative(&exact, t, &q),
+        );
+        close(
+            &ConstraintKernel::<5, 1>::gamma(&padded, t, &q, &v),
+            &ConstraintKernel::<5, 1>::gamma(&exact, t, &q, &v),
+        );
     }
 }

@@ -7,7 +7,7 @@
 //! * Elements on general [`Points`] (affine or expression points) are differentiated by AD on
 //!   their local coordinate list ([`localize`]), of at most [`MAX_LOCAL`] coordinates.
 
-use crate::ad::padded::Padded;
+use crate::ad::padded::{Padded, PaddedConstraint};
 use crate::ad::{ConstraintAd, ExprKernel, TermAd};
 use crate::error::ModelError;
 use crate::model::elements::{
@@ -86,7 +86,7 @@ fn term_n<T: Term<N> + 'static, const N: usize>(t: T) -> TermKernelBox {
     TermKernelBox::new(TermAd::<T, N>::new(t))
 }
 fn term_padded<T: Term<M> + 'static, const N: usize, const M: usize>(t: T) -> TermKernelBox {
-    TermKernelBox::new::<_, N>(Padded::<_, M>(TermAd::<T, M>::new(t)))
+    TermKernelBox::new::<_, N>(Padded::<M>::new(TermAd::<T, M>::new(t)))
 }
 fn constraint_n<C: Constraint<N, 1> + 'static, const N: usize>(c: C) -> ConstraintKernelBox {
     ConstraintKernelBox::new(ConstraintAd::<C, N, 1>::new(c))
@@ -94,13 +94,15 @@ fn constraint_n<C: Constraint<N, 1> + 'static, const N: usize>(c: C) -> Constrai
 fn constraint_padded<C: Constraint<M, 1> + 'static, const N: usize, const M: usize>(
     c: C,
 ) -> ConstraintKernelBox {
-    ConstraintKernelBox::new::<_, N, 1>(Padded::<_, M>(ConstraintAd::<C, M, 1>::new(c)))
+    ConstraintKernelBox::new::<_, N, 1>(PaddedConstraint::<M, 1>::new(
+        ConstraintAd::<C, M, 1>::new(c),
+    ))
 }
 fn expr_n<E: Into<ExprEnergy>, const N: usize>(e: E) -> TermKernelBox {
     TermKernelBox::new(ExprKernel::<N>::new(e.into()))
 }
 fn expr_padded<E: Into<ExprEnergy>, const N: usize, const M: usize>(e: E) -> TermKernelBox {
-    TermKernelBox::new::<_, N>(Padded::<_, M>(ExprKernel::<M>::new(e.into())))
+    TermKernelBox::new::<_, N>(Padded::<M>::new(ExprKernel::<M>::new(e.into())))
 }
 
 /// The AD kernel of `term` on `n` local coordinates.

@@ -119,6 +119,7 @@ pub fn second_moment(inertia: [[f64; 3]; 3]) -> Result<[[f64; 3]; 3], ModelError
 }
 
 impl<const N: usize> Term<N> for RigidBody3 {
+    const __MASS_MATRIX: bool = false;
     fn kinetic<T: DualNum<Primitive = f64> + Copy>(
         &self,
         t: T,

@@ -31,6 +31,7 @@ pub struct Particle<const D: usize> {
 }
 
 impl<const D: usize> Term<D> for Particle<D> {
+    const __MASS_MATRIX: bool = false;
     fn kinetic<T: DualNum<Primitive = f64> + Copy>(
         &self,
         _t: T,
@@ -143,6 +144,7 @@ pub struct ParticleAt {
 }
 
 impl<const N: usize> Term<N> for ParticleAt {
+    const __MASS_MATRIX: bool = false;
     fn kinetic<T: DualNum<Primitive = f64> + Copy>(
         &self,
         t: T,

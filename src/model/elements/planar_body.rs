@@ -48,6 +48,7 @@ pub struct PlanarBody {
 }
 
 impl<const N: usize> Term<N> for PlanarBody {
+    const __MASS_MATRIX: bool = false;
     fn kinetic<T: DualNum<Primitive = f64> + Copy>(
         &self,
         t: T,

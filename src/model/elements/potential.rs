@@ -61,6 +61,7 @@ fn at<D: DualNum<Primitive = f64> + Copy, const N: usize>(
 }
 
 impl<const N: usize> Term<N> for ExprEnergy {
+    const __MASS_MATRIX: bool = false;
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,
         t: D,

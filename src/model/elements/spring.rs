@@ -91,6 +91,8 @@ macro_rules! impl_spring {
         /// [`Between`] two coordinate points.
         impl Term<$n> for Spring<$d> {
             const TRANSLATION_INVARIANT: Option<usize> = Some($d);
+            const __NO_KINETIC: bool = true;
+            const __MASS_MATRIX: bool = false;
             #[inline(always)]
             fn potential<T: DualNum<Primitive = f64> + Copy>(&self, t: T, q: &SVector<T, $n>) -> T {
                 Between(*self).potential(t, q)
@@ -422,6 +424,7 @@ impl SpringBetween {
 }
 
 impl<const N: usize> Term<N> for SpringBetween {
+    const __MASS_MATRIX: bool = false;
     fn kinetic<T: DualNum<Primitive = f64> + Copy>(
         &self,
         t: T,
