@@ -329,19 +329,11 @@ impl Slots for Tangent<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Sym, VExpr};
+    use super::super::VExpr;
+    use super::super::tape::tests::lookup;
     use nalgebra::{U1, U2};
     use num_dual::{Dual, Dual2SVec, Dual64, DualNum};
 
-    fn lookup(name: &str) -> Option<Sym> {
-        let x = VExpr::pack([VExpr::coord(0), VExpr::coord(1), VExpr::coord(2)]);
-        match name {
-            "X" => Some(Sym::Item(x)),
-            "mu" => Some(Sym::Item(VExpr::coord(3))),
-            "w" => Some(Sym::Item(VExpr::constant_vec([0.0, 0.0, 1.0]))),
-            _ => None,
-        }
-    }
 
     /// Every operation and function the language has, in vector expressions of `q` and `t`.
     const EXPRESSIONS: [(&str, usize); 5] = [
