@@ -144,7 +144,8 @@ impl<T> Detected<T> {
     where
         T: Term<N>,
     {
-        (self.kinetic_default == Some((true, false))).then(|| self.term.mass())
+        // the constant first: not compiled for a type that writes no mass matrix
+        (T::__MASS_MATRIX && self.kinetic_default == Some((true, false))).then(|| self.term.mass())
     }
 
     /// The whole mass matrix the term writes, `M + M(t, q)` (symmetric or not, as written).
@@ -180,7 +181,9 @@ impl<T: Term<N>, const N: usize> Term<N> for Detected<T> {
         match self.kinetic_default {
             None => self.term.kinetic(t, q, v),
             Some((false, false)) => D::from(0.0),
-            Some(_) => self.written_kinetic(t, q, v),
+            // a constant guard: not compiled for a type that writes no mass matrix
+            Some(_) if T::__MASS_MATRIX => self.written_kinetic(t, q, v),
+            Some(_) => self.term.kinetic(t, q, v),
         }
     }
     #[inline(always)]

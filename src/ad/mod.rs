@@ -396,7 +396,11 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
     pub fn new(term: T) -> Self {
         let term = detect::Detected::new(term);
         debug_assert!(!T::__NO_KINETIC || term.structure == Structure::NoKinetic);
-        debug_assert!(T::__MASS_MATRIX || term.structure != Structure::MassMatrix);
+        debug_assert!(
+            T::__MASS_MATRIX
+                || term.written_mass::<f64, N>(0.0, &SVector::zeros())
+                    == SMatrix::<f64, N, N>::zeros()
+        );
         Self {
             term,
             mass: OnceLock::new(),

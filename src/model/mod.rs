@@ -313,11 +313,11 @@ pub trait Term<const N: usize>: Send + Sync {
     // kinetic energy is found to have none when it is wrapped).
     #[doc(hidden)]
     const __NO_KINETIC: bool = false;
-    // Whether the type may be found to write its kinetic energy as a mass matrix `M(t, q)`
-    // ([`Structure::MassMatrix`]): only a type that declares `General` and writes
-    // `mass_matrix` is. The library's kinetic elements declare their structure and say no, so
-    // the paths of a written mass matrix are not compiled for them (not for users, like the
-    // constant above).
+    // Whether the type may write its kinetic energy as mass matrices (`mass`, `mass_matrix`)
+    // instead of `kinetic` — and so be found [`Structure::MassMatrix`] where it declares
+    // `General`. The library's kinetic elements write `kinetic` and declare their structure:
+    // they say no, and the paths of written mass matrices are not compiled for them (not for
+    // users, like the constant above).
     #[doc(hidden)]
     const __MASS_MATRIX: bool = true;
 }

@@ -334,7 +334,6 @@ mod tests {
     use nalgebra::{U1, U2};
     use num_dual::{Dual, Dual2SVec, Dual64, DualNum};
 
-
     /// Every operation and function the language has, in vector expressions of `q` and `t`.
     const EXPRESSIONS: [(&str, usize); 5] = [
         (
