@@ -35,13 +35,21 @@ trait TermOn<const M: usize>: Send + Sync {
     fn jacobian(
         &self,
         t: f64,
-        x: [&Vector<M>; 3],
+        q: &Vector<M>,
+        v: &Vector<M>,
+        a: &Vector<M>,
         c: &KernelCoefficients,
     ) -> (Vector<M>, SMatrix<f64, M, M>);
     fn energy(&self, t: f64, q: &Vector<M>, v: &Vector<M>) -> [f64; 3];
     fn momentum(&self, t: f64, q: &Vector<M>, v: &Vector<M>) -> Vector<M>;
     fn power(&self, t: f64, q: &Vector<M>, v: &Vector<M>) -> [f64; 3];
-    fn taylor_residual(&self, t: Taylor, x: [&Series<M>; 3]) -> Option<Series<M>>;
+    fn taylor_residual(
+        &self,
+        t: Taylor,
+        q: &Series<M>,
+        v: &Series<M>,
+        a: &Series<M>,
+    ) -> Option<Series<M>>;
 }
 
 type Vector<const M: usize> = SVector<f64, M>;
@@ -57,7 +65,9 @@ impl<K: TermKernel<M>, const M: usize> TermOn<M> for K {
     fn jacobian(
         &self,
         t: f64,
-        [q, v, a]: [&Vector<M>; 3],
+        q: &Vector<M>,
+        v: &Vector<M>,
+        a: &Vector<M>,
         c: &KernelCoefficients,
     ) -> (Vector<M>, SMatrix<f64, M, M>) {
         TermKernel::jacobian(self, t, q, v, a, c)
@@ -71,7 +81,13 @@ impl<K: TermKernel<M>, const M: usize> TermOn<M> for K {
     fn power(&self, t: f64, q: &Vector<M>, v: &Vector<M>) -> [f64; 3] {
         TermKernel::power(self, t, q, v)
     }
-    fn taylor_residual(&self, t: Taylor, [q, v, a]: [&Series<M>; 3]) -> Option<Series<M>> {
+    fn taylor_residual(
+        &self,
+        t: Taylor,
+        q: &Series<M>,
+        v: &Series<M>,
+        a: &Series<M>,
+    ) -> Option<Series<M>> {
         TermKernel::taylor_residual(self, t, q, v, a)
     }
 }
@@ -113,7 +129,7 @@ impl<const N: usize, const M: usize> TermKernel<N> for Padded<M> {
         a: &SVector<f64, N>,
         c: &KernelCoefficients,
     ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-        let (r, j) = self.0.jacobian(t, [&pad(q), &pad(v), &pad(a)], c);
+        let (r, j) = self.0.jacobian(t, &pad(q), &pad(v), &pad(a), c);
         (cut(&r), j.fixed_view::<N, N>(0, 0).into_owned())
     }
     fn energy(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> [f64; 3] {
@@ -133,7 +149,7 @@ impl<const N: usize, const M: usize> TermKernel<N> for Padded<M> {
         a: &SVector<Taylor, N>,
     ) -> Option<SVector<Taylor, N>> {
         let (q, v, a) = (pad(q), pad(v), pad(a));
-        Some(cut(&self.0.taylor_residual(t, [&q, &v, &a])?))
+        Some(cut(&self.0.taylor_residual(t, &q, &v, &a)?))
     }
 }
 

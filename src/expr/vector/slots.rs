@@ -10,6 +10,8 @@
 //! Every method performs exactly the operator a direct evaluation would (`x *= y`, `x * y`,
 //! `x.recip()`, …), so the values are the same to the bit.
 
+use super::tangent::TANGENT_TEMPS;
+use super::tape::BM;
 use super::{Func, apply};
 use num_dual::DualNum;
 use std::mem::MaybeUninit;
@@ -58,8 +60,9 @@ pub(super) trait Slots {
     fn sign_negative(&self, i: usize) -> bool;
 }
 
-/// The most slots a store has (the largest program's pairs of value and tangent).
-pub(super) const MAX_SLOTS: usize = 320;
+/// The most slots a store has (the largest program's pairs of value and tangent, and their
+/// temporaries), a whole number of the written-bitmask's words.
+pub(super) const MAX_SLOTS: usize = (2 * BM + TANGENT_TEMPS).next_multiple_of(64);
 
 /// A scratch store of numbers of type `D`, with the coordinates and time they are read from.
 ///

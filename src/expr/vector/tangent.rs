@@ -10,7 +10,7 @@
 //! second set of number types as large as the first — and the same interpreter runs both.
 
 use super::slots::{Scratch, Slots};
-use super::tape::{FEW, Kind, MAX_NEED, MAX_SHARED, Program, SMALL, TEMPS};
+use super::tape::{BF, BIG, BM, FEW, Kind, Program, SF, SM, SMALL, TEMPS};
 use super::{Func, Val};
 use num_dual::DualNum;
 use std::mem::MaybeUninit;
@@ -41,11 +41,6 @@ impl Program {
         t: D,
         dt: D,
     ) -> (Val<D>, Val<D>) {
-        const BIG: usize = MAX_NEED as usize;
-        const SF: usize = 3 * (SMALL + FEW) + TEMPS;
-        const SM: usize = 3 * (SMALL + MAX_SHARED) + TEMPS;
-        const BF: usize = 3 * (BIG + FEW) + TEMPS;
-        const BM: usize = 3 * (BIG + MAX_SHARED) + TEMPS;
         const T: usize = TANGENT_TEMPS;
         let read = |j: usize| match j {
             DT => dt,

@@ -289,11 +289,6 @@ impl Program {
         q: &dyn Fn(usize) -> D,
         t: D,
     ) -> Val<D> {
-        const BIG: usize = MAX_NEED as usize;
-        const SF: usize = 3 * (SMALL + FEW) + TEMPS;
-        const SM: usize = 3 * (SMALL + MAX_SHARED) + TEMPS;
-        const BF: usize = 3 * (BIG + FEW) + TEMPS;
-        const BM: usize = 3 * (BIG + MAX_SHARED) + TEMPS;
         match (self.need as usize <= SMALL, self.registers <= FEW) {
             (true, true) => self.run_on::<D, SF>(q, t, SMALL),
             (true, false) => self.run_on::<D, SM>(q, t, SMALL),
@@ -407,6 +402,15 @@ impl Program {
 /// Scratch slots besides the stack's and the registers': the parts of a cross product and of
 /// a sum with constant weights.
 pub(super) const TEMPS: usize = 4;
+
+/// The stack's depth for a program that needs more than [`SMALL`] values.
+pub(super) const BIG: usize = MAX_NEED as usize;
+/// The scratch stores' sizes in slots (three per stack value and register, and the
+/// temporaries), by the stack (small, big) and the registers (few, many) a program needs.
+pub(super) const SF: usize = 3 * (SMALL + FEW) + TEMPS;
+pub(super) const SM: usize = 3 * (SMALL + MAX_SHARED) + TEMPS;
+pub(super) const BF: usize = 3 * (BIG + FEW) + TEMPS;
+pub(super) const BM: usize = 3 * (BIG + MAX_SHARED) + TEMPS;
 
 /// The kind of a value on the interpreter's stack or in a register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
