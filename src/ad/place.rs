@@ -5,15 +5,17 @@
 //! * On coordinate points (a point *is* `dim` coordinates) particles, springs and distance
 //!   constraints get their hand kernels unless [`Derivatives::Ad`] asks for the AD reference.
 //! * Elements on general [`Points`] (affine or expression points) are differentiated by AD on
-//!   their local coordinate list ([`localize`]), of at most [`MAX_LOCAL`] coordinates.
+//!   their local coordinate list ([`localize`]), of at most [`MAX_LOCAL`] coordinates. The
+//!   library places its own as one of three kinds ([`PointTerm`], [`PointLoad`],
+//!   [`PointConstraint`]), so each size has one kernel type per kind, not one per element type.
 
 use crate::ad::padded::{Padded, PaddedConstraint};
 use crate::ad::{ConstraintAd, ExprKernel, TermAd};
 use crate::error::ModelError;
 use crate::model::elements::{
     AnchoredDistance, AnchoredDistanceKernel, AnchoredSpring, AnchoredSpringKernel, Distance,
-    DistanceKernel, ExprEnergy, Particle, ParticleAt, PointMassKernel, Points, Spring,
-    SpringBetween, SpringKernel, localize,
+    DistanceKernel, ExprEnergy, Particle, ParticleAt, PointConstraint, PointLoad, PointMassKernel,
+    PointTerm, Points, Spring, SpringBetween, SpringKernel, localize,
 };
 use crate::model::geometry::PointMap;
 use crate::model::{Constraint, ConstraintKernelBox, Term, TermKernelBox};
@@ -148,6 +150,35 @@ pub fn constraint_on<C: AnyConstraint>(
     make: impl FnOnce(Points) -> C,
 ) -> Result<Option<PlacedConstraint>, ModelError> {
     on_points(dim, points, |n, p| ad_constraint(n, make(p)))
+}
+
+/// [`term_on`] for one of the library's elements with mass, placed as a [`PointTerm`] (one
+/// kernel type per size for all of them, `model/elements/kinds.rs`).
+pub(crate) fn point_term_on<T: Into<PointTerm>>(
+    dim: usize,
+    points: &[&PointMap],
+    make: impl FnOnce(Points) -> T,
+) -> Result<Option<PlacedTerm>, ModelError> {
+    term_on(dim, points, |p| make(p).into())
+}
+
+/// [`term_on`] for one of the library's forces and torques, placed as a [`PointLoad`].
+pub(crate) fn point_load_on<T: Into<PointLoad>>(
+    dim: usize,
+    points: &[&PointMap],
+    make: impl FnOnce(Points) -> T,
+) -> Result<Option<PlacedTerm>, ModelError> {
+    term_on(dim, points, |p| make(p).into())
+}
+
+/// [`constraint_on`] for one of the library's one-row constraints, placed as a
+/// [`PointConstraint`].
+pub(crate) fn point_constraint_on<T: Into<PointConstraint>>(
+    dim: usize,
+    points: &[&PointMap],
+    make: impl FnOnce(Points) -> T,
+) -> Result<Option<PlacedConstraint>, ModelError> {
+    constraint_on(dim, points, |p| make(p).into())
 }
 
 fn dim_check(dim: usize) -> Result<(), ModelError> {
@@ -307,7 +338,7 @@ pub fn particle_at(
             point_mass(dim, mass, &gravity, Derivatives::Hand)?,
         )));
     }
-    term_on(dim, &[point], |p| ParticleAt {
+    point_term_on(dim, &[point], |p| ParticleAt {
         point: p,
         mass,
         gravity,
@@ -346,7 +377,7 @@ pub fn spring_between(
             _ => {}
         }
     }
-    term_on(dim, &[a, b], |ends| SpringBetween {
+    point_term_on(dim, &[a, b], |ends| SpringBetween {
         ends,
         stiffness,
         rest_length,
@@ -385,10 +416,10 @@ pub fn force_at(
     });
     let k = ad_term(
         idx.len(),
-        crate::model::elements::PointForce {
+        PointLoad::from(crate::model::elements::PointForce {
             point: local,
             force,
-        },
+        }),
     )?;
     Ok(Some((idx, k)))
 }
@@ -404,7 +435,10 @@ pub fn equation(expr: &crate::expr::VExpr) -> Result<Option<PlacedConstraint>, M
         return Ok(None);
     }
     let local = expr.remap(&|j| idx.binary_search(&j).unwrap_or(usize::MAX));
-    let k = ad_constraint(idx.len(), crate::model::elements::Equation { expr: local })?;
+    let k = ad_constraint(
+        idx.len(),
+        PointConstraint::from(crate::model::elements::Equation { expr: local }),
+    )?;
     Ok(Some((idx, k)))
 }
 

@@ -14,6 +14,29 @@ fn perr<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> PlotError + '_ {
     move |e| PlotError::Draw(format!("{what}: {e}"))
 }
 
+/// Draws with `draw` on an RGB bitmap of `size` and writes it to `path` as PNG with the png
+/// crate (plotters' own PNG encoder would bring the image crate, with its other formats, into
+/// every build for this one call).
+fn write_png(
+    path: &Path,
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>) -> Result<(), PlotError>,
+) -> Result<(), PlotError> {
+    let mut buf = vec![0u8; size.0 as usize * size.1 as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, size).into_drawing_area();
+        draw(&root)?;
+        root.present().map_err(perr("png"))?;
+    }
+    let file = std::fs::File::create(path).map_err(perr("png"))?;
+    let mut png = png::Encoder::new(std::io::BufWriter::new(file), size.0, size.1);
+    png.set_color(png::ColorType::Rgb);
+    png.set_depth(png::BitDepth::Eight);
+    let mut out = png.write_header().map_err(perr("png"))?;
+    out.write_image_data(&buf).map_err(perr("png"))?;
+    out.finish().map_err(perr("png"))
+}
+
 static FONT: OnceLock<Result<(), String>> = OnceLock::new();
 
 pub(crate) fn ensure_font() -> Result<(), PlotError> {
@@ -204,12 +227,10 @@ pub fn plot_columns(
     let svg = stem.with_extension("svg");
     writable(&png)?;
     writable(&svg)?;
-    {
-        let root = BitMapBackend::new(&png, size).into_drawing_area();
+    write_png(&png, size, |root| {
         root.fill(&WHITE).map_err(perr("png"))?;
-        draw_panel(&root, table, &cols, title)?;
-        root.present().map_err(perr("png"))?;
-    }
+        draw_panel(root, table, &cols, title)
+    })?;
     {
         let root = SVGBackend::new(&svg, size).into_drawing_area();
         root.fill(&WHITE).map_err(perr("svg"))?;
@@ -316,8 +337,7 @@ fn panel_sheet(
     let svg = stem.with_extension("svg");
     writable(&png)?;
     writable(&svg)?;
-    {
-        let root = BitMapBackend::new(&png, size).into_drawing_area();
+    write_png(&png, size, |root| {
         root.fill(&WHITE).map_err(perr("png"))?;
         let root = root
             .titled(title, ("sans-serif", 26))
@@ -327,8 +347,8 @@ fn panel_sheet(
                 draw_panel(area, table, cols, name)?;
             }
         }
-        root.present().map_err(perr("png"))?;
-    }
+        Ok(())
+    })?;
     {
         let root = SVGBackend::new(&svg, size).into_drawing_area();
         root.fill(&WHITE).map_err(perr("svg"))?;

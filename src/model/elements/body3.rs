@@ -1,7 +1,7 @@
 //! A rigid body in 3D on natural coordinates: three basic items (a point and two points or
 //! vectors) whose world positions are coordinates, held rigid by three constraints.
 
-use super::points::cross;
+use super::points::{cross, three};
 use super::{Frame, Points};
 use crate::error::ModelError;
 use crate::expr::VExpr;
@@ -127,16 +127,15 @@ impl<const N: usize> Term<N> for RigidBody3 {
         v: &SVector<T, N>,
     ) -> T {
         let p = &self.items;
-        let [(x0, v0), (x1, v1), (x2, v2)] = [0, 1, 2].map(|k| p.pos_vel(k, q, v, t));
+        let [(x0, v0), (x1, v1), (x2, v2)] = three(|k| p.pos_vel(k, q, v, t));
         let (x, xd) = ([x0, x1, x2], [v0, v1, v2]);
         let [i, j] = self.frame.columns(&x);
         let [di, dj] = self.frame.columns(&xd);
         let (a, b) = (cross(&di, &j), cross(&i, &dj));
-        let dk: [T; 3] = std::array::from_fn(|k| a[k] + b[k]);
+        let dk: [T; 3] = three(|k| a[k] + b[k]);
         let dq = [di, dj, dk];
         let c = &self.centroid;
-        let vg: [T; 3] =
-            std::array::from_fn(|k| xd[0][k] + dq[0][k] * c[0] + dq[1][k] * c[1] + dq[2][k] * c[2]);
+        let vg: [T; 3] = three(|k| xd[0][k] + dq[0][k] * c[0] + dq[1][k] * c[1] + dq[2][k] * c[2]);
         let mut rot = T::from(0.0);
         for (r, row) in self.second_moment.iter().enumerate() {
             for (s, &jrs) in row.iter().enumerate() {
@@ -152,11 +151,11 @@ impl<const N: usize> Term<N> for RigidBody3 {
             return T::from(0.0); // no field: nothing to evaluate
         }
         let p = &self.items;
-        let x = [0, 1, 2].map(|k| p.pos(k, q, t));
+        let x = three(|k| p.pos(k, q, t));
         let [i, j] = self.frame.columns(&x);
         let k = cross(&i, &j);
         let c = &self.centroid;
-        let g: [T; 3] = std::array::from_fn(|r| x[0][r] + i[r] * c[0] + j[r] * c[1] + k[r] * c[2]);
+        let g: [T; 3] = three(|r| x[0][r] + i[r] * c[0] + j[r] * c[1] + k[r] * c[2]);
         p.grav(&g, self.mass, &self.gravity)
     }
     fn has_dissipation_or_force(&self) -> bool {
@@ -183,7 +182,7 @@ impl<const N: usize> Term<N> for RigidBody3 {
         t: T,
         q: &SVector<T, N>,
     ) -> [[T; 3]; 4] {
-        let x = [0, 1, 2].map(|k| self.items.pos(k, q, t));
+        let x = three(|k| self.items.pos(k, q, t));
         let [i, j] = self.frame.columns(&x);
         let k = cross(&i, &j);
         [x[0], i, j, k]
@@ -224,7 +223,7 @@ impl Rigidity3 {
         q: &SVector<T, N>,
     ) -> T {
         let p = &self.items;
-        let x = [0, 1, 2].map(|k| p.pos(k, q, t));
+        let x = three(|k| p.pos(k, q, t));
         let [bt, ct] = self.frame.relative(&x);
         let (b, c) = (self.frame.b, self.frame.c);
         match row {

@@ -2,7 +2,7 @@
 //! needed) and a force at any point of the mechanism ([`PointForce`]).
 
 use super::Points;
-use super::points::LocalPoint;
+use super::points::{LocalPoint, three};
 use crate::expr::VExpr;
 use crate::expr::vector::VELOCITY;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
@@ -112,7 +112,7 @@ impl<const N: usize> Term<N> for PointForce {
             true => v[j - VELOCITY],
             false => q[j],
         };
-        let fv = [0, 1, 2].map(|k| match k < p.dim {
+        let fv = three(|k| match k < p.dim {
             true => self.force[k].eval_scalar(&state, t),
             false => T::from(0.0),
         });

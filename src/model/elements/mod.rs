@@ -14,6 +14,7 @@
 mod body3;
 mod distance;
 mod equation;
+mod kinds;
 mod load;
 mod particle;
 mod planar_body;
@@ -28,6 +29,7 @@ pub use distance::{
     DistanceKernel, Rod,
 };
 pub use equation::Equation;
+pub use kinds::{PointConstraint, PointLoad, PointTerm};
 pub use load::{LoadKernel, PointForce};
 pub use particle::{Particle, ParticleAt, PointMassKernel};
 pub use planar_body::PlanarBody;

@@ -1,7 +1,7 @@
 //! A planar rigid body on two basic points.
 
 use super::Points;
-use super::points::sub;
+use super::points::three;
 use crate::model::{Structure, Term};
 use nalgebra::SVector;
 use num_dual::DualNum;
@@ -57,16 +57,16 @@ impl<const N: usize> Term<N> for PlanarBody {
     ) -> T {
         let (p, c) = (&self.basic, &self.centroid);
         let (v0, v1) = (p.vel(0, q, v, t), p.vel(1, q, v, t));
-        let du = sub(&v1, &v0).map(|x| x * (1.0 / self.length));
+        let du = three(|k| (v1[k] - v0[k]) * (1.0 / self.length));
         let perp = [-du[1], du[0], T::from(0.0)];
-        let vg: [T; 3] = std::array::from_fn(|k| v0[k] + du[k] * c[0] + perp[k] * c[1]);
+        let vg: [T; 3] = three(|k| v0[k] + du[k] * c[0] + perp[k] * c[1]);
         p.dot(&vg, &vg) * (0.5 * self.mass) + p.dot(&du, &du) * (0.5 * self.inertia)
     }
     fn potential<T: DualNum<Primitive = f64> + Copy>(&self, t: T, q: &SVector<T, N>) -> T {
         let (p, c) = (&self.basic, &self.centroid);
         let (p0, p1) = (p.pos(0, q, t), p.pos(1, q, t));
-        let u = sub(&p1, &p0).map(|x| x * (1.0 / self.length));
-        let g: [T; 3] = std::array::from_fn(|k| {
+        let u = three(|k| (p1[k] - p0[k]) * (1.0 / self.length));
+        let g: [T; 3] = three(|k| {
             let perp = if k == 0 {
                 -u[1]
             } else if k == 1 {
@@ -105,7 +105,7 @@ impl<const N: usize> Term<N> for PlanarBody {
     ) -> [[T; 3]; 4] {
         let p = &self.basic;
         let (p0, p1) = (p.pos(0, q, t), p.pos(1, q, t));
-        let u = sub(&p1, &p0).map(|x| x * (1.0 / self.length));
+        let u = three(|k| (p1[k] - p0[k]) * (1.0 / self.length));
         let z = T::from(0.0);
         [p0, u, [-u[1], u[0], z], [z; 3]]
     }

@@ -279,9 +279,8 @@ impl Frame {
             if self.b_point { 1.0 } else { 0.0 },
             if self.c_point { 1.0 } else { 0.0 },
         );
-        let i: [D; 3] = std::array::from_fn(|k| (b[k] - a[k] * wb) * (1.0 / self.b));
-        let j: [D; 3] =
-            std::array::from_fn(|k| (c[k] - a[k] * wc - i[k] * self.c[0]) * (1.0 / self.c[1]));
+        let i: [D; 3] = three(|k| (b[k] - a[k] * wb) * (1.0 / self.b));
+        let j: [D; 3] = three(|k| (c[k] - a[k] * wc - i[k] * self.c[0]) * (1.0 / self.c[1]));
         [i, j]
     }
 
@@ -302,6 +301,15 @@ pub(crate) fn cross<D: DualNum<Primitive = f64> + Copy>(x: &[D; 3], y: &[D; 3]) 
         x[2] * y[0] - x[0] * y[2],
         x[0] * y[1] - x[1] * y[0],
     ]
+}
+
+/// `[f(0), f(1), f(2)]`, written out so the closure is inlined where it is used: the standard
+/// library's `array::from_fn` and `<[T; 3]>::map` call it from a loop of their own, compiled
+/// as a function for every number type and local size an element's energies run on
+/// (benches/README.md, "The library's elements on points as three types").
+#[inline(always)]
+pub(crate) fn three<T>(mut f: impl FnMut(usize) -> T) -> [T; 3] {
+    [f(0), f(1), f(2)]
 }
 
 /// `a − b`.

@@ -2,7 +2,7 @@
 //! law written once as an [`Interaction`] ([`Spring`]; [`AnchoredSpring`] is it placed at a
 //! fixed point) and the hand kernels beside it ([`SpringKernel`], [`AnchoredSpringKernel`]).
 
-use super::points::sub;
+use super::points::{sub, three};
 use super::{Mat, Points, V};
 use crate::expr::taylor::Taylor;
 use crate::model::euler_lagrange::constant_mass_residual;
@@ -443,7 +443,7 @@ impl<const N: usize> Term<N> for SpringBetween {
         let (y, z) = (p.pos(0, q, t), p.pos(1, q, t));
         let mut e = T::from(0.0);
         if self.mass != 0.0 {
-            let mid: [T; 3] = std::array::from_fn(|i| (y[i] + z[i]) * 0.5);
+            let mid: [T; 3] = three(|i| (y[i] + z[i]) * 0.5);
             e += p.grav(&mid, self.mass, &self.gravity);
         }
         if self.stiffness != 0.0 {

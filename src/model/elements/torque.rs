@@ -1,7 +1,7 @@
 //! Applied torques: on a planar body (a couple on its basic points) and on a 3D body (through
 //! the virtual rotation of its frame).
 
-use super::points::{LocalPoint, cross, sub};
+use super::points::{LocalPoint, cross, sub, three};
 use super::{Frame, Points};
 use crate::expr::VExpr;
 use crate::model::{Structure, Term};
@@ -113,16 +113,16 @@ impl<const N: usize> Term<N> for BodyTorque {
     ) -> SVector<T, N> {
         let mut out = SVector::<T, N>::from_element(T::from(0.0));
         let p = &self.items;
-        let tv: [T; 3] = std::array::from_fn(|k| T::from(of_time(&self.torque[k], t.re())));
-        let x = [0, 1, 2].map(|k| p.pos(k, q, t));
+        let tv: [T; 3] = three(|k| T::from(of_time(&self.torque[k], t.re())));
+        let x = three(|k| p.pos(k, q, t));
         let [i, j] = self.frame.columns(&x);
         let k = cross(&i, &j);
         let arms = [cross(&tv, &i), cross(&tv, &j), cross(&tv, &k)];
         for (l, o) in out.iter_mut().enumerate() {
-            let dx = [0, 1, 2].map(|m| p.partial(m, q, l, t));
+            let dx = three(|m| p.partial(m, q, l, t));
             let [di, dj] = self.frame.columns(&dx);
             let (a, b) = (cross(&di, &j), cross(&i, &dj));
-            let dk: [T; 3] = std::array::from_fn(|r| a[r] + b[r]);
+            let dk: [T; 3] = three(|r| a[r] + b[r]);
             *o = (p.dot(&arms[0], &di) + p.dot(&arms[1], &dj) + p.dot(&arms[2], &dk)) * 0.5;
         }
         out

@@ -105,7 +105,7 @@ pub(super) fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
     }
     b.bar(&format!("rigid {name}"), &m0, &m1, len, p)?;
     let gravity = b.gravity;
-    let placed = place::term_on(b.dim, &[&m0, &m1], |basic| PlanarBody {
+    let placed = place::point_term_on(b.dim, &[&m0, &m1], |basic| PlanarBody {
         basic,
         mass,
         inertia,
@@ -349,7 +349,7 @@ pub(super) fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Res
         drawn.push(dn.clone());
     }
     let gravity = b.gravity;
-    let placed = place::term_on(3, &[&maps[0], &maps[1], &maps[2]], |items| RigidBody3 {
+    let placed = place::point_term_on(3, &[&maps[0], &maps[1], &maps[2]], |items| RigidBody3 {
         items,
         frame,
         mass,
@@ -416,7 +416,7 @@ pub(super) fn rigidity3(
             }
             continue;
         }
-        let placed = place::constraint_on(3, &m, |items| RigidityRow {
+        let placed = place::point_constraint_on(3, &m, |items| RigidityRow {
             rigidity: Rigidity3 { items, frame },
             row,
         });

@@ -184,7 +184,7 @@ fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecE
     }
 
     let gravity = b.gravity;
-    let placed = place::term_on(3, &[&origin, &vi, &vj], |items| RigidBody3 {
+    let placed = place::point_term_on(3, &[&origin, &vi, &vj], |items| RigidBody3 {
         items,
         frame,
         mass,

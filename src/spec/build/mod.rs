@@ -443,7 +443,7 @@ impl<'a> Builder<'a> {
         p: &Path_,
     ) -> Result<(), SpecError> {
         let placed =
-            place::constraint_on(self.dim, &[a, b], |ends| DistanceBetween { ends, length });
+            place::point_constraint_on(self.dim, &[a, b], |ends| DistanceBetween { ends, length });
         self.place_constraint(name, placed, "a bar between two fixed points", p)
     }
 

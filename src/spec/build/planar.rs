@@ -65,7 +65,7 @@ pub(super) fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
 
     b.bar(&format!("rigid {name}"), &m0, &m1, 1.0, p)?;
     let gravity = b.gravity;
-    let placed = place::term_on(2, &[&m0, &m1], |basic| PlanarBody {
+    let placed = place::point_term_on(2, &[&m0, &m1], |basic| PlanarBody {
         basic,
         mass,
         inertia,

@@ -374,7 +374,7 @@ pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Resu
                 match body {
                     Body::Planar(a0, a1, len) => {
                         let tau = b.ctx.time_expr(val, &q)?;
-                        let placed = place::term_on(dim, &[&a0, &a1], |basic| PlanarTorque {
+                        let placed = place::point_load_on(dim, &[&a0, &a1], |basic| PlanarTorque {
                             basic,
                             torque: tau,
                             length: len,
@@ -384,7 +384,7 @@ pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Resu
                     Body::Spatial(items, frame) => {
                         let torque = padded(b.ctx.vector_expr(val, &q, 3)?);
                         let [i0, i1, i2] = &items;
-                        let placed = place::term_on(3, &[i0, i1, i2], |items| BodyTorque {
+                        let placed = place::point_load_on(3, &[i0, i1, i2], |items| BodyTorque {
                             items,
                             frame,
                             torque,
