@@ -481,3 +481,60 @@ pub fn energy(e: ExprEnergy) -> Result<Option<PlacedTerm>, ModelError> {
     let k = by_size!(idx.len(), expr_n, expr_padded, term)?;
     Ok(Some((idx, k)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ad::compare_term_kernels;
+    use crate::model::elements::PlanarBody;
+
+    /// A kind's AD kernel is its element's: residual, mass, damping and stiffness blocks
+    /// (`compare_term_kernels`), and the structure and flags the kernel reads, for a damped,
+    /// massive spring and a planar body under gravity on four coordinates in motion.
+    #[test]
+    fn a_kind_differentiates_as_its_element() {
+        let spring = SpringBetween {
+            ends: Points::plain(2, 2),
+            stiffness: 80.0,
+            rest_length: 0.7,
+            mass: 2.5,
+            damping: 1.5,
+            gravity: [0.0, -9.81, 0.0],
+        };
+        let body = PlanarBody {
+            basic: Points::plain(2, 2),
+            mass: 3.0,
+            inertia: 0.4,
+            centroid: [0.3, 0.1],
+            length: 1.1,
+            gravity: [0.0, -9.81, 0.0],
+        };
+        let (q, v, a) = (
+            [0.1, -0.2, 0.9, 0.5],
+            [0.3, 0.1, -0.4, 0.2],
+            [1.0, -2.0, 0.5, 0.3],
+        );
+        let kind = TermAd::<PointTerm, 4>::new(spring.clone().into());
+        let own = TermAd::<SpringBetween, 4>::new(spring.clone());
+        assert!(compare_term_kernels(&kind, &own, 0.2, &q, &v, &a) < 1e-14);
+        let kind = TermAd::<PointTerm, 4>::new(body.clone().into());
+        let own = TermAd::<PlanarBody, 4>::new(body.clone());
+        assert!(compare_term_kernels(&kind, &own, 0.2, &q, &v, &a) < 1e-14);
+        let (ks, kb) = (
+            PointTerm::from(spring.clone()),
+            PointTerm::from(body.clone()),
+        );
+        assert_eq!(
+            Term::<4>::structure(&ks),
+            Term::<4>::structure(&spring),
+            "the spring's structure"
+        );
+        assert_eq!(Term::<4>::structure(&kb), Term::<4>::structure(&body));
+        assert!(Term::<4>::has_dissipation_or_force(&ks));
+        assert!(!Term::<4>::has_dissipation_or_force(&kb));
+        assert_eq!(
+            Term::<4>::point_mass_matrix(&kb),
+            Term::<4>::point_mass_matrix(&body)
+        );
+    }
+}
