@@ -5,8 +5,8 @@
 //!
 //! Why: an element on points is placed on any of the local sizes [`ad::place`] has kernels for,
 //! and each size of each element type is a copy of the AD kernel's derivative passes and of the
-//! assembly's group loops — the library's build time is their sum (benches/README.md, "The
-//! library's elements on points as three types"). Placed as one of these enums, the passes and
+//! assembly's group loops, each type's share of the library's build multiplied by the number of
+//! sizes (benches/README.md, "The library's elements on points as three types"). Placed as one of these enums, the passes and
 //! the loops are compiled once per size for all the elements of a kind; each element's own
 //! energies are compiled as before, inside the enum's arms. At run time an element pays one
 //! `match` per energy evaluation, and the elements of one kind on one size share a group.
