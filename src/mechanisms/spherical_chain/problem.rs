@@ -18,6 +18,8 @@ impl SphericalChain {
     /// momenta, and a chart switch (see [`normalize`](Self::normalize)) as a restart event
     /// whenever a rod's `sin θ` falls below `switch_below`. Switches are logged in `log`.
     pub fn problem(&self, t_end: f64, log: Arc<Mutex<ChartLog>>) -> Result<Problem, Error> {
+        // the model first: it refuses a chain too large for memory before anything is spent
+        let model = self.model()?;
         let (q, v) = self.vectors();
         let mut g = Geometry::new(3);
         // the support, and a rod from it to the first bob and from each bob to the next
@@ -36,10 +38,12 @@ impl SphericalChain {
                 constraint: None,
             });
         }
+        // one copy of the chain shared by every bob's point (a copy each would be n² rods)
+        let shared = Arc::new(self.clone());
         for k in 0..self.rods.len() {
-            let chain = self.clone();
+            let chain = Arc::clone(&shared);
             let bob = move |q: &[f64], v: &[f64], _t: f64| {
-                let mut c = chain.clone();
+                let mut c = SphericalChain::clone(&chain);
                 c.set_vectors(q, v);
                 let (p, pd) = c.bob(k);
                 ([p.x, p.y, p.z], [pd.x, pd.y, pd.z])
@@ -59,7 +63,7 @@ impl SphericalChain {
             let d = c.diagnostics();
             (d.momentum, d.angular_momentum)
         }));
-        Ok(Problem::new(self.model()?)
+        Ok(Problem::new(model)
             .title(format!("{} spherical pendulums", self.rods.len()))
             .guess(&q, &v)
             .t0(self.t)

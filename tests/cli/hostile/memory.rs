@@ -1,11 +1,12 @@
 //! Memory: what a run would need is refused before it is spent, with both figures; what the
 //! toolkit writes it can read back in bounded memory.
 
-use crate::common::{bin, tmp};
+use crate::common::tmp;
 use lagrangian::output::npy::NpyFile;
 use lagrangian::output::table::{Table, run_table};
 use std::fs;
 use std::path::Path;
+use std::process::Command;
 
 /// The PHYS389 configuration of `n` pendulums.
 fn pendulums_toml(dir: &Path, n: usize) -> String {
@@ -22,13 +23,25 @@ fn pendulums_toml(dir: &Path, n: usize) -> String {
     path.to_str().unwrap().to_string()
 }
 
+/// The command with its address space limited to `kib` KiB (`ulimit -v`): a refusal that spent
+/// the memory first would abort on a failed allocation instead of erring.
+fn bin_within(kib: u64) -> Command {
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_lagrangian"));
+    c
+}
+
 #[test]
 fn a_pendulum_chain_too_large_for_memory_is_refused_before_it_is_built() {
     let dir = tmp("chain-memory");
     let out = dir.join("out");
+    // within 1 GB of address space: the chain of 10,000 took 11 GB before its refusal when
+    // every bob's point held a copy of the whole chain
     for (n, cap) in [(3000, "100000000"), (10_000, "8000000000")] {
         let file = pendulums_toml(&dir, n);
-        let o = bin()
+        let o = bin_within(1_000_000)
             .args(["run", &file, "--out", out.to_str().unwrap(), "--quiet"])
             .env("LAGRANGIAN_MAX_MEMORY", cap)
             .output()
@@ -43,9 +56,9 @@ fn a_pendulum_chain_too_large_for_memory_is_refused_before_it_is_built() {
         );
         assert!(!out.join("trajectory.csv").exists());
     }
-    // a small chain under the same cap runs
+    // a small chain under the same caps runs
     let file = pendulums_toml(&dir, 20);
-    let o = bin()
+    let o = bin_within(1_000_000)
         .args(["run", &file, "--out", out.to_str().unwrap(), "--quiet"])
         .env("LAGRANGIAN_MAX_MEMORY", "100000000")
         .output()
