@@ -6,10 +6,11 @@
 //! Why: an element on points is placed on any of the local sizes [`ad::place`] has kernels for,
 //! and each size of each element type is a copy of the AD kernel's derivative passes and of the
 //! assembly's group loops, each type's share of the library's build multiplied by the number of
-//! sizes (benches/README.md, "The library's elements on points as three types"). Placed as one of these enums, the passes and
-//! the loops are compiled once per size for all the elements of a kind; each element's own
-//! energies are compiled as before, inside the enum's arms. At run time an element pays one
-//! `match` per energy evaluation, and the elements of one kind on one size share a group.
+//! sizes (benches/README.md, "The library's elements on points as three types"). Placed as one
+//! of these enums, the passes and the loops are compiled once per size for all the elements of
+//! a kind; each element's own energies are compiled as before, inside the enum's arms. At run
+//! time an element pays one `match` per energy evaluation, and the elements of one kind on one
+//! size share a group.
 //!
 //! The enums' constants are those of their variants taken together: a kind has no kinetic
 //! energy only if none of its elements has one (`PointLoad`), and may write a mass matrix if
