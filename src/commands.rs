@@ -159,11 +159,13 @@ pub fn fit(a: &cli::FitArgs) -> Result<(), String> {
         ));
     }
     let source = a.target.display().to_string();
+    let out = (a.out.clone()).unwrap_or_else(|| default_out(&a.file).join("fit"));
+    lagrangian::output::folder::refuse_inputs_among_results(&out, &[&a.target, &a.file])
+        .map_err(|e| e.to_string())?;
     let text = std::fs::read_to_string(&a.target)
         .map_err(|e| format!("cannot read the targets {source}: {e}"))?;
     let targets = Target::from_csv(&text, &source).map_err(|e| e.to_string())?;
     let names: Vec<&str> = a.vary.iter().map(|s| s.trim()).collect();
-    let out = (a.out.clone()).unwrap_or_else(|| default_out(&a.file).join("fit"));
     let run = RunOptions {
         source: Some(a.file.display().to_string()),
         ..RunOptions::new(&out)
@@ -232,19 +234,26 @@ pub fn linearize(a: &cli::LinearizeArgs) -> Result<(), String> {
         ss.inputs.join(", "),
         ss.outputs.join(", ")
     );
-    let mut eig: Vec<(f64, f64)> =
-        ss.a.complex_eigenvalues()
-            .iter()
-            .map(|z| (z.re, z.im))
-            .collect();
-    eig.sort_by(|x, y| x.1.abs().total_cmp(&y.1.abs()).then(x.0.total_cmp(&y.0)));
-    say!("eigenvalues of A (1/s):");
-    for (re, im) in eig {
+    if ss.drift() > 0.0 {
         say!(
-            "  {re:>14.6e} {} {:.6e}i",
-            if im < 0.0 { '-' } else { '+' },
-            im.abs()
+            "not an equilibrium: max |ÿ| = {:.3e} at rest — the model is affine, ẋ = A x + B u + e \
+             (e in state_space.json): the motion leaves this configuration at once",
+            ss.drift()
         );
+    }
+    let roots = ss.eigenvalues().map_err(|e| e.to_string())?;
+    match roots.is_empty() {
+        true => {
+            say!("no degrees of freedom: A is empty (the constraints and drives fix the motion)")
+        }
+        false => say!("eigenvalues of A (1/s), one of each conjugate pair:"),
+    }
+    let bound = lagrangian::analysis::zero_root_bound(ss.a.nrows(), ss.a.amax());
+    for s in roots {
+        match s.zero {
+            true => say!("  {:>14} (zero within rounding: |s| < {bound:.1e})", 0),
+            false => say!("  {:>14.6e} + {:.6e}i", s.re, s.im),
+        }
     }
     for (name, m) in [("A", &ss.a), ("B", &ss.b), ("C", &ss.c), ("D", &ss.d)] {
         say!("{name} ({} x {}):", m.nrows(), m.ncols());

@@ -724,4 +724,28 @@ mod tests {
         assert!((h - hb).abs().max() <= 1e-14 * hb.abs().max());
         assert!((h - h.transpose()).abs().max() <= 1e-14 * hb.abs().max());
     }
+
+    #[test]
+    fn atan2_of_the_expressions_on_dense_numbers() {
+        // θ = atan2(y, x) near and at x = 0: gradient (−y, x)/r², Hessian by hand
+        for (y, x) in [
+            (1.0, 0.0),
+            (1.0, 1e-9),
+            (-2.0, 3e-4),
+            (0.5, -0.5),
+            (0.0, -2.0),
+        ] {
+            let (r2, r4) = (x * x + y * y, (x * x + y * y) * (x * x + y * y));
+            let xs = Dense2S::<2>::from_re(x).derivative(0);
+            let ys = Dense2S::<2>::from_re(y).derivative(1);
+            let d = crate::expr::exact::atan2(ys, xs);
+            let (g, h) = (d.v1.0, d.v2.0);
+            let g_hand = [-y / r2, x / r2];
+            let h_hand = [2.0 * x * y / r4, (y * y - x * x) / r4, -2.0 * x * y / r4];
+            let close = |a: f64, b: f64, s: f64| (a - b).abs() <= 1e-14 * s.max(b.abs());
+            assert!(close(g[0], g_hand[0], 1.0 / r2) && close(g[1], g_hand[1], 1.0 / r2));
+            assert!(close(h[(0, 0)], h_hand[0], 1.0 / r4) && close(h[(0, 1)], h_hand[1], 1.0 / r4));
+            assert!(close(h[(1, 1)], h_hand[2], 1.0 / r4), "{y} {x}: {h}");
+        }
+    }
 }

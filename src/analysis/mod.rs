@@ -373,6 +373,61 @@ pub struct DampedMode {
     pub omega_n: f64,
     /// `ζ = −Re s / |s|` (0 for `s = 0`).
     pub damping_ratio: f64,
+    /// Zero within rounding: `|s|` below [`zero_root_bound`] of the matrix (a rigid-body or
+    /// neutral direction; `re`, `im`, `omega_n` are then 0).
+    pub zero: bool,
+}
+
+/// How far from zero rounding alone moves a zero root of a matrix with largest entry `scale`
+/// (the bound for `n` rows): `√(n ε scale)` — a double zero root (a free coordinate's
+/// `ÿ = 0`) splits into `±√δ` under a perturbation `δ` of the matrix, and Schur's backward
+/// error is `δ ≈ n ε ‖A‖`.
+pub fn zero_root_bound(n: usize, scale: f64) -> f64 {
+    4.0 * (n.max(1) as f64 * f64::EPSILON * scale).sqrt()
+}
+
+/// The eigenvalues of a real square matrix by the real Schur form, one per complex-conjugate
+/// pair (`Im s ≥ 0`) and each real root, by increasing `|s|`; those within
+/// [`zero_root_bound`] of zero are zero (`DampedMode::zero`). An empty matrix has none.
+pub fn roots(a: DMatrix<f64>) -> Result<Vec<DampedMode>, Error> {
+    let n = a.nrows();
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if a.iter().any(|x| !x.is_finite()) {
+        return Err(singular(
+            "the matrix of the eigenproblem has entries that are not finite",
+        ));
+    }
+    let scale = a.amax().max(f64::MIN_POSITIVE);
+    let tiny = zero_root_bound(n, scale);
+    let schur = nalgebra::Schur::try_new(a, f64::EPSILON, 100_000)
+        .ok_or_else(|| singular("the damped eigenproblem did not converge"))?;
+    let mut modes: Vec<DampedMode> = (schur.complex_eigenvalues().iter())
+        .filter(|s| s.im >= -1e-12 * scale)
+        .map(|s| {
+            let (re, im) = (s.re, s.im.max(0.0));
+            let omega_n = re.hypot(im);
+            match omega_n <= tiny {
+                true => DampedMode {
+                    re: 0.0,
+                    im: 0.0,
+                    omega_n: 0.0,
+                    damping_ratio: 0.0,
+                    zero: true,
+                },
+                false => DampedMode {
+                    re,
+                    im,
+                    omega_n,
+                    damping_ratio: -re / omega_n,
+                    zero: false,
+                },
+            }
+        })
+        .collect();
+    modes.sort_by(|a, b| a.omega_n.total_cmp(&b.omega_n).then(a.re.total_cmp(&b.re)));
+    Ok(modes)
 }
 
 impl Linearization {
@@ -395,26 +450,6 @@ impl Linearization {
         a.view_mut((0, f), (f, f)).fill_with_identity();
         a.view_mut((f, 0), (f, f)).copy_from(&(-&minv * kr));
         a.view_mut((f, f), (f, f)).copy_from(&(-&minv * dr));
-        let scale = a.amax().max(f64::MIN_POSITIVE);
-        let schur = nalgebra::Schur::try_new(a, f64::EPSILON, 100_000)
-            .ok_or_else(|| singular("the damped eigenproblem did not converge"))?;
-        let mut modes: Vec<DampedMode> = (schur.complex_eigenvalues().iter())
-            .filter(|s| s.im >= -1e-12 * scale)
-            .map(|s| {
-                let (re, im) = (s.re, s.im.max(0.0));
-                let omega_n = re.hypot(im);
-                DampedMode {
-                    re,
-                    im,
-                    omega_n,
-                    damping_ratio: match omega_n > 1e-12 * scale.sqrt() {
-                        true => -re / omega_n,
-                        false => 0.0,
-                    },
-                }
-            })
-            .collect();
-        modes.sort_by(|a, b| a.omega_n.total_cmp(&b.omega_n).then(a.re.total_cmp(&b.re)));
-        Ok(modes)
+        roots(a)
     }
 }

@@ -216,6 +216,10 @@ impl std::fmt::Display for ModesReport {
                 "  root  Re s [1/s]        ω_d [rad/s]       ω_n [rad/s]       ζ"
             )?;
             for (k, d) in self.damped.iter().enumerate() {
+                if d.zero {
+                    writeln!(f, "  {:>4}  0 (zero within rounding)", k + 1)?;
+                    continue;
+                }
                 writeln!(
                     f,
                     "  {:>4}  {:<16.9e}  {:<16.9e}  {:<16.9e}  {:.6e}",

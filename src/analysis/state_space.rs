@@ -5,9 +5,12 @@
 //! With `δq = N y` (`N` the orthonormal null-space basis of `C_q`), `x = (y, ẏ)`, inputs `u`
 //! and outputs `z`:
 //!
-//! `ẋ = A x + B u`, `z = C x + D u`, `A = [0 I; −M_r⁻¹K_r −M_r⁻¹D_r]`,
+//! `ẋ = A x + B u + e`, `z = C x + D u`, `A = [0 I; −M_r⁻¹K_r −M_r⁻¹D_r]`,
 //! `B = [0; −M_r⁻¹ Nᵀ ∂r/∂u]`, `C = [∂h/∂q N  ∂h/∂v N]`, `D = ∂h/∂u`,
 //!
+//! `e = [0; Nᵀ q̈₀]` the drift of a configuration at rest that is not an equilibrium (zero at
+//! an equilibrium; about a steady motion zero, the motion's steadiness being
+//! [`Linearization::in_motion`]'s to check),
 //! `M_r, D_r, K_r = Nᵀ(M, D, K)N` as the linearization gives them (not symmetrized: gyroscopic
 //! and circulatory forces stay), `r` the Euler–Lagrange residual and `z = h(q, v; u)`. The
 //! derivatives in `u` are central differences of problems rebuilt with the parameter moved by
@@ -40,7 +43,7 @@ use nalgebra::{DMatrix, DVector};
 /// Outputs `h(q, v)` of a problem (its columns, by name, in order).
 pub type OutputMap<'a> = dyn Fn(&Problem, &[f64], &[f64]) -> Result<Vec<f64>, Error> + 'a;
 
-/// `ẋ = A x + B u`, `z = C x + D u` about a configuration at rest or a steady motion.
+/// `ẋ = A x + B u + e`, `z = C x + D u` about a configuration at rest or a steady motion.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct StateSpace {
     /// Time of the linearization.
@@ -59,6 +62,10 @@ pub struct StateSpace {
     /// `A` (2f × 2f).
     #[serde(serialize_with = "rows")]
     pub a: DMatrix<f64>,
+    /// `e` (2f): the drift, `[0; Nᵀ q̈₀]` at rest (zero at an equilibrium and about a steady
+    /// motion). A linearization about a configuration that is not an equilibrium describes
+    /// motions that start to move away from it at once.
+    pub e: Vec<f64>,
     /// `B` (2f × inputs).
     #[serde(serialize_with = "rows")]
     pub b: DMatrix<f64>,
@@ -190,7 +197,13 @@ impl StateSpace {
             }
         }
         let c = output_matrix(problem, &lin, h, outputs.len())?;
+        let mut e = vec![0.0; 2 * f];
+        if lin.velocity.iter().all(|x| *x == 0.0) {
+            let qdd = DVector::from_column_slice(&lin.acceleration);
+            e[f..].copy_from_slice((nb.transpose() * qdd).as_slice());
+        }
         Ok(StateSpace {
+            e,
             t,
             q: q.to_vec(),
             v: v.to_vec(),
@@ -247,6 +260,19 @@ fn output_matrix(
         }
     }
     Ok(c)
+}
+
+impl StateSpace {
+    /// The eigenvalues of `A` (1/s), by increasing `|s|` (none without degrees of freedom);
+    /// roots within rounding of zero are zero (see [`roots`](super::roots)).
+    pub fn eigenvalues(&self) -> Result<Vec<super::DampedMode>, Error> {
+        super::roots(self.a.clone())
+    }
+
+    /// `max |e|`: how far from an equilibrium the configuration is (0 at one).
+    pub fn drift(&self) -> f64 {
+        self.e.iter().fold(0.0, |m, x| m.max(x.abs()))
+    }
 }
 
 fn add(a: &[f64], b: &[f64]) -> Vec<f64> {

@@ -23,7 +23,7 @@
 //! oscillation and the `1/(βh²)` roundoff of index-3 multipliers (docs/maths.md §9).
 
 use crate::assembly::{self, ConstraintElement};
-use crate::model::columns;
+use crate::model::columns::{self, Continuity};
 use crate::model::geometry::{CoordKind, DistanceForm, Momenta, PointKind};
 use crate::model::{Model, StateView};
 use crate::output::ledger::Ledger;
@@ -93,6 +93,8 @@ pub struct Columns {
     /// angles and quaternions kept continuous).
     user: bool,
     user_prev: Vec<f64>,
+    /// Scratch for [`track_turns`](Self::track_turns).
+    user_scratch: Vec<f64>,
     ledger: Option<Ledger>,
     /// `(q̈, λ)` of each written state from the acceleration-level equations (constrained
     /// models, when accelerations, multipliers or reactions are written), for its model.
@@ -141,6 +143,7 @@ impl Columns {
             quantities: false,
             user: false,
             user_prev: Vec::new(),
+            user_scratch: Vec::new(),
             ledger: o.ledger.then(Ledger::new),
             state_solver: None,
             qdd: Vec::new(),
@@ -289,6 +292,36 @@ impl Columns {
         if let Some(l) = &mut self.ledger {
             l.add(problem, s);
         }
+        if self.user {
+            self.track_turns(problem, s);
+        }
+    }
+
+    /// Follow the user's angle and quaternion columns through state `s` (every accepted step
+    /// and every interpolated instant, not only the rows written): rows far apart — an output
+    /// time step longer than half a turn — still count every turn.
+    fn track_turns(&mut self, problem: &Problem, s: StateView<'_>) {
+        let columns = &problem.geometry.columns;
+        if columns.iter().all(|c| c.continuity == Continuity::Plain) {
+            return;
+        }
+        let mut vals = std::mem::take(&mut self.user_scratch);
+        vals.clear();
+        let mut at = 0;
+        for c in columns {
+            if c.continuity == Continuity::Plain {
+                vals.resize(at + c.names.len(), f64::NAN);
+            } else {
+                (c.eval)(s.q, s.v, s.t, &mut vals);
+                vals.resize(at + c.names.len(), f64::NAN);
+                let prev = self.user_prev.get(at..at + c.names.len());
+                columns::continue_from(c.continuity, prev.unwrap_or(&[]), &mut vals[at..]);
+            }
+            at = vals.len();
+        }
+        self.user_prev.clear();
+        self.user_prev.extend_from_slice(&vals);
+        self.user_scratch = vals;
     }
 
     /// The ledger, when the columns include it.

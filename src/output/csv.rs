@@ -1,5 +1,7 @@
-//! `trajectory.csv`: a header of column names, then one line per kept row, every value with 13
-//! significant digits (`{:.12e}`), written as the run goes.
+//! `trajectory.csv`: a header of column names, then one line per kept row, written as the run
+//! goes; every value in the shortest decimal form that reads back as the same `f64` (`{:e}`: up
+//! to 17 significant digits, `1e-1`, `-3.0000000000000004e0`), so no digit the methods reach is
+//! lost.
 //!
 //! ```
 //! use lagrangian::output::csv::CsvSink;
@@ -44,7 +46,7 @@ impl TableSink for CsvSink {
             if k > 0 {
                 self.out.write_all(b",")?;
             }
-            write!(self.out, "{v:.12e}")?;
+            write!(self.out, "{v:e}")?;
         }
         self.out.write_all(b"\n")
     }

@@ -68,6 +68,65 @@ fn refuse(path: &Path, what: &str) -> io::Error {
     io::Error::other(format!("{} {what}", path.display()))
 }
 
+/// Files a command writes into its output folder besides [`RESULT_FILES`] and
+/// [`SUMMARY_FILES`]: `fit`'s, `modes`', `linearize`'s and `sweep`'s own.
+pub const COMMAND_FILES: [&str; 5] = [
+    "fit.json",
+    "modes.json",
+    "state_space.json",
+    "sweep.csv",
+    "columns.json",
+];
+
+/// `Err` naming the first of `inputs` that a command writing its results into `out` would
+/// replace — a run's `trajectory.csv` given as `fit --target` with `--out` the same folder —
+/// so measured data is never overwritten by the fitted run. Every file of the toolkit's own
+/// names in `out` (and every `.npy` file in `out/npy`, and in `out` itself: `A.npy` …) counts;
+/// other files in `out` are never touched by a run and may be read.
+///
+/// ```
+/// use lagrangian::output::folder::refuse_inputs_among_results;
+/// use std::path::Path;
+/// let dir = std::env::temp_dir().join(format!("lagrangian-doc-inputs-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// std::fs::write(dir.join("trajectory.csv"), "t,x\n0,1\n")?;
+/// std::fs::write(dir.join("measured.csv"), "t,x\n0,1\n")?;
+/// let e = refuse_inputs_among_results(&dir, &[&dir.join("./trajectory.csv")]).unwrap_err();
+/// assert!(e.to_string().contains("trajectory.csv"));
+/// assert!(refuse_inputs_among_results(&dir, &[&dir.join("measured.csv")]).is_ok());
+/// # std::fs::remove_dir_all(&dir).ok();
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn refuse_inputs_among_results(out: &Path, inputs: &[&Path]) -> io::Result<()> {
+    let Ok(out) = fs::canonicalize(out) else {
+        return Ok(()); // a folder that does not exist yet holds no input
+    };
+    for input in inputs {
+        let Ok(file) = fs::canonicalize(input) else {
+            continue;
+        };
+        let (Some(parent), Some(name)) = (file.parent(), file.file_name()) else {
+            continue;
+        };
+        let name = name.to_string_lossy();
+        let npy = name.ends_with(".npy");
+        let ours = RESULT_FILES.contains(&name.as_ref())
+            || SUMMARY_FILES.contains(&name.as_ref())
+            || COMMAND_FILES.contains(&name.as_ref());
+        if (parent == out && (ours || npy)) || (parent == out.join(NPY) && npy) {
+            return Err(refuse(
+                input,
+                &format!(
+                    "is read by this command and is one of the files it writes into {}: copy it \
+                     elsewhere or choose another output folder (--out)",
+                    out.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `Err` when `path` exists and is not a regular file (a folder, a socket, …): it cannot be
 /// replaced by a result file.
 fn replaceable_file(path: &Path) -> io::Result<()> {

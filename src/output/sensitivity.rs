@@ -246,9 +246,9 @@ impl SensitivityRows {
     pub fn to_csv(&self) -> String {
         let mut out = format!("t,{}\n", self.names.join(","));
         for (t, row) in self.times.iter().zip(&self.rows) {
-            out.push_str(&format!("{t:.12e}"));
+            out.push_str(&format!("{t:e}"));
             for x in row {
-                out.push_str(&format!(",{x:.12e}"));
+                out.push_str(&format!(",{x:e}"));
             }
             out.push('\n');
         }

@@ -439,6 +439,24 @@ pub fn fit(
     if targets.is_empty() || names.is_empty() {
         return Err(SolveError::option("parameters", "a fit needs parameters and targets").into());
     }
+    if let Some((i, n)) = (names.iter().enumerate()).find(|(i, n)| names[..*i].contains(n)) {
+        let message = format!(
+            "parameter '{n}' is named twice (as the {} parameter to vary)",
+            i + 1
+        );
+        return Err(SolveError::option("parameters", &message).into());
+    }
+    if opts.max_iterations == 0 {
+        let message = "at least 1: a fit runs the mechanism once per iteration";
+        return Err(SolveError::option("max_iterations", message).into());
+    }
+    if !(opts.tolerance.is_finite() && opts.tolerance > 0.0 && opts.tolerance < 1.0) {
+        let message = format!(
+            "{} is not a tolerance: give a number in (0, 1)",
+            opts.tolerance
+        );
+        return Err(SolveError::option("tolerance", &message).into());
+    }
     let start: Vec<f64> = (names.iter())
         .map(|n| {
             (problem.parameters.iter().find(|(k, _)| k == n))

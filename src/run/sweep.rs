@@ -251,7 +251,7 @@ pub const FIGURES: [&str; 7] = [
 ];
 
 fn figures(s: &Summary) -> [String; 7] {
-    let e = |x: f64| format!("{x:.12e}");
+    let e = |x: f64| format!("{x:e}");
     [
         format!("{}", s.t_end),
         s.stats.steps.to_string(),
@@ -280,7 +280,7 @@ pub fn to_csv(rows: &[SweepRow], end: &[String]) -> String {
             Some(s) => cells.extend(figures(s)),
             None => cells.extend(FIGURES.iter().map(|_| String::new())),
         }
-        cells.extend(r.end.iter().map(|x| format!("{x:.12e}")));
+        cells.extend(r.end.iter().map(|x| format!("{x:e}")));
         cells.push(match &r.error {
             Some(e) => format!("\"{}\"", e.replace('"', "'").replace('\n', " ")),
             None => String::new(),

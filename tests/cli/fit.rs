@@ -154,6 +154,48 @@ fn fit_mistakes(dir: &Path, f: &str, target: &Path, out: &Path) {
     assert!(o.status.success(), "{}", stderr(&o));
     // the earlier result is still there
     assert!(out.join("fit.json").is_file() && out.join("trajectory.csv").is_file());
+    fit_options_refused(f, target, out);
+}
+
+/// A parameter named twice, no iterations, a tolerance that is none, and a target that is
+/// one of the files the fit writes (its own earlier `trajectory.csv`, measured data a user
+/// keeps there): refused, each naming its culprit, the files untouched.
+fn fit_options_refused(f: &str, target: &Path, out: &Path) {
+    std::fs::write(target, "t,A.x\n0.5,1.2\n").unwrap();
+    let refused = |extra: &[&str], vary: &str, target: &Path, want: &str| {
+        let args = [
+            &["fit", f, "--target", target.to_str().unwrap()][..],
+            &["--vary", vary, "--out", out.to_str().unwrap()],
+            extra,
+        ]
+        .concat();
+        let o = run(&args, None);
+        let e = stderr(&o);
+        assert!(
+            !o.status.success() && e.contains(want) && !e.contains("panicked"),
+            "{want}: {e}"
+        );
+    };
+    refused(&[], "k,k", target, "parameter 'k' is named twice");
+    refused(
+        &["--max-iterations", "0"],
+        "k",
+        target,
+        "at least 1: a fit runs",
+    );
+    for tol in ["nan", "-1", "0"] {
+        refused(&["--tolerance", tol], "k", target, "is not a tolerance");
+    }
+    let own = out.join("trajectory.csv");
+    let before = std::fs::read(&own).unwrap();
+    refused(&[], "k", &own, "is one of the files it writes into");
+    let dotted = out.join(".").join("trajectory.csv");
+    refused(&[], "k", &dotted, "is one of the files it writes into");
+    assert_eq!(
+        std::fs::read(&own).unwrap(),
+        before,
+        "the measured table is untouched"
+    );
 }
 
 /// Ctrl-C stops a long fit after the current step: an error that says so, no panic, and the

@@ -4,6 +4,7 @@
 mod files;
 mod memory;
 mod physics;
+mod subcommands;
 
 use lagrangian::expr::vector::{MAX_DEPTH, Sym, VExpr};
 use lagrangian::problem::{MAX_STEPS, Overrides};

@@ -115,3 +115,44 @@ fn a_pendulum_s_state_space_and_the_mistakes() {
         .to_string();
     assert!(e.contains("changes the constraints"), "{e}");
 }
+
+/// About a configuration that is not an equilibrium the model is affine: the leaning pendulum
+/// held at its guess has `e = [0; ÿ₀]` with `ÿ₀` the arc acceleration the mechanism has there;
+/// about its equilibrium `e = 0`. Two particles on a spring, held on a line, translate freely:
+/// the double zero root comes out of the eigenproblem as rounding noise and is labelled zero,
+/// beside the stretching root `ω² = k (1/m₁ + 1/m₂)`.
+#[test]
+fn drift_off_equilibrium_and_zero_roots() {
+    let (problem, _plan) = spec::parse(LEANING, "leaning.yaml").unwrap();
+    let ss = state_space(&problem, ModesAt::Initial, &["u"], &["A.x"]).unwrap();
+    let init = problem.initial_values().unwrap().state;
+    // the arc acceleration: q̈ projected on the unit tangent N (one degree of freedom)
+    let n: Vec<f64> = ss.basis.column(0).iter().copied().collect();
+    let along: f64 = (0..n.len()).map(|i| n[i] * init.qdd[i]).sum();
+    assert_eq!(ss.e.len(), 2);
+    assert_eq!(ss.e[0], 0.0);
+    assert!(
+        (ss.e[1] - along).abs() < 1e-10 * along.abs().max(1.0),
+        "{:?} vs {along}",
+        ss.e
+    );
+    assert!(ss.drift() > 0.1);
+    let eq = state_space(&problem, ModesAt::Equilibrium, &["u"], &["A.x"]).unwrap();
+    assert!(eq.drift() < 1e-9, "{:?}", eq.e);
+    let free = "Dimension: 2\nPartData:\n  Particles: { A: 3, B: 1.5 }\n  \
+                Springs: { AB: [7, 1] }\n  Equations: { a: A.y + 0.3*A.x, b: B.y + 0.3*B.x }\n\
+                ProblemData: { tend: 1, positions: { A: [0, 0], B: [1, -0.3] } }\n";
+    let (p, _) = spec::parse(free, "free.yaml").unwrap_or_else(|e| panic!("{e}"));
+    let ss = state_space(&p, ModesAt::Initial, &[], &[]).unwrap();
+    let roots = ss.eigenvalues().unwrap();
+    let (zero, moving): (Vec<_>, Vec<_>) = roots.iter().partition(|r| r.zero);
+    assert!(
+        !zero.is_empty() && zero.iter().all(|r| r.omega_n == 0.0 && r.re == 0.0),
+        "{roots:?}"
+    );
+    let omega = (7.0f64 * (1.0 / 3.0 + 1.0 / 1.5)).sqrt();
+    assert!(
+        moving.len() == 1 && (moving[0].im - omega).abs() < 1e-9,
+        "{roots:?}"
+    );
+}

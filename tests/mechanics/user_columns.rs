@@ -79,6 +79,44 @@ fn a_spinning_body_s_angle_rate_and_orientation() {
     assert!(worst(&col(&t, "speed"), &speed) < 1e-8);
 }
 
+/// Rows far apart — output times half a second and a second apart, 5–12 rad of turning
+/// between rows — still count every turn: the angle, the Euler angle and the quaternion's sign
+/// follow every accepted step, not only the rows written.
+#[test]
+fn angles_between_sparse_rows_count_every_turn() {
+    let (p, plan) = spec::parse(&spinning_rod(), "rod.yaml").unwrap_or_else(|e| panic!("{e}"));
+    let last = *col(&run(p.clone(), plan.clone()), "hinge").last().unwrap();
+    assert!(last > 6.0 * PI, "{last}");
+    for dt in [0.5, 1.0] {
+        let mut plan = plan.clone();
+        plan.output_times = Some(lagrangian::problem::OutputTimes::Every(dt));
+        let sparse = run(p.clone(), plan);
+        let th = col(&sparse, "hinge");
+        let apart = th
+            .windows(2)
+            .map(|w| (w[1] - w[0]).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            apart > PI + 1.0,
+            "rows more than half a turn apart: {apart}"
+        );
+        assert!((th[th.len() - 1] - last).abs() < 1e-8);
+        assert!(
+            worst(&col(&sparse, "angle"), &th) < 1e-8,
+            "atan2 over sparse rows"
+        );
+        assert!(
+            worst(&col(&sparse, "e.1"), &th) < 1e-8,
+            "Euler angle over sparse rows"
+        );
+        let cos: Vec<f64> = th.iter().map(|x| (x / 2.0).cos()).collect();
+        assert!(
+            worst(&col(&sparse, "q.w"), &cos) < 1e-8,
+            "quaternion sign over sparse rows"
+        );
+    }
+}
+
 /// A particle on a damped spring to the origin and a coordinate spring–damper: the columns
 /// `OA.force`, `OA.length`, `pull.force`, `pull.stretch`, an expression of time and a kinetic
 /// energy written out, against the same computed from the positions and velocities.

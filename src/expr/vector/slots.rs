@@ -8,11 +8,13 @@
 //! interpreter with every operation inlined into it (the toolkit evaluates expressions on some
 //! two hundred dual number types: every element's derivative passes at every local size).
 //! Every method performs exactly the operator a direct evaluation would (`x *= y`, `x * y`,
-//! `x.recip()`, …), so the values are the same to the bit.
+//! `x.recip()`, …), so the values are the same to the bit — but for `atan2` and `powf`, which
+//! are [`exact`]'s (num-dual's own derivatives are wrong near `x = 0`).
 
 use super::tangent::TANGENT_TEMPS;
 use super::tape::BM;
 use super::{Func, apply};
+use crate::expr::exact;
 use num_dual::DualNum;
 use std::mem::MaybeUninit;
 
@@ -167,13 +169,13 @@ impl<D: DualNum<Primitive = f64> + Copy> Slots for Scratch<'_, D> {
         self.update(i, |x| *x = x.powi(n));
     }
     fn powf(&mut self, i: usize, p: f64) {
-        self.update(i, |x| *x = x.powf(p));
+        self.update(i, |x| *x = exact::powf(*x, p));
     }
     fn pow_to(&mut self, i: usize, j: usize, k: usize) {
         self.set(i, (self.get(j).ln() * self.get(k)).exp());
     }
     fn atan2_to(&mut self, i: usize, j: usize, k: usize) {
-        self.set(i, self.get(j).atan2(self.get(k)));
+        self.set(i, exact::atan2(self.get(j), self.get(k)));
     }
     fn sign_negative(&self, i: usize) -> bool {
         self.is_written(i) && self.get(i).re().is_sign_negative()
