@@ -97,7 +97,12 @@ fn run_file(a: &RunArgs, start: Instant) -> Result<(), String> {
 const STACK_BYTES: usize = 256 << 20;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // `lagrangian help --help` (clap's help subcommand takes no options): the command's help
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.len() == 3 && args[1] == "help" && (args[2] == "--help" || args[2] == "-h") {
+        args.truncate(2);
+    }
+    let cli = Cli::parse_from(args);
     let worker = std::thread::Builder::new()
         .name("lagrangian".into())
         .stack_size(STACK_BYTES)

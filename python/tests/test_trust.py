@@ -64,6 +64,35 @@ def memory_cap():
     del os.environ["LAGRANGIAN_MAX_MEMORY"]
 
 
+def test_a_run_too_large_for_the_address_space_raises_memory_error():
+    """Under an address-space limit (RLIMIT_AS, `ulimit -v`) a run whose rows would not fit is
+    refused with MemoryError before it allocates them; the interpreter lives on (it aborted
+    with SIGABRT on a failed allocation before)."""
+    import subprocess
+    import sys
+
+    script = f"""
+import resource, lagrangian
+import numpy  # mapped before the limit is measured
+_, hard = resource.getrlimit(resource.RLIMIT_AS)
+size = int(open('/proc/self/status').read().split('VmSize:')[1].split()[0]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + 300_000_000, hard))
+problem = lagrangian.load({str(MECHANISM0)!r})
+try:
+    problem.run(t_end=200.0, steps=2_000_000, method="genalpha")
+    print("ran")
+except MemoryError as e:
+    print("MemoryError:", e)
+print("alive")
+"""
+    env = {k: v for k, v in os.environ.items() if k != "LAGRANGIAN_MAX_MEMORY"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "MemoryError:" in done.stdout and "address-space limit" in done.stdout, done.stdout
+    assert done.stdout.strip().endswith("alive")
+
+
 def test_rows_that_would_not_fit_are_refused_before_the_run_and_stream_to_disk(memory_cap, tmp_path):
     problem = lagrangian.load(MECHANISM0)
     # 200 001 rows × 25 columns: ~50 MB of rows, twice that with the array

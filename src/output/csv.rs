@@ -11,9 +11,12 @@
 //! let names = ["t".to_string(), "A.x".to_string()];
 //! let mut csv = CsvSink::create(&dir, Schema { names: &names, groups: &[("positions", 1..2)] })?;
 //! csv.row(&[0.0, 1.5])?;
+//! csv.row(&[0.1 + 0.2, -1e-300])?;
 //! csv.finish()?;
 //! let text = std::fs::read_to_string(dir.join("trajectory.csv"))?;
-//! assert_eq!(text, "t,A.x\n0.000000000000e0,1.500000000000e0\n");
+//! assert_eq!(text, "t,A.x\n0e0,1.5e0\n3.0000000000000004e-1,-1e-300\n");
+//! let back: f64 = "3.0000000000000004e-1".parse().unwrap();
+//! assert_eq!(back, 0.1 + 0.2); // the same double, to the bit
 //! # std::fs::remove_dir_all(&dir).ok();
 //! # Ok::<(), std::io::Error>(())
 //! ```

@@ -119,6 +119,35 @@ impl Table {
     pub fn col(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c == name)
     }
+
+    /// The table as a run's, or an error naming what is damaged (read from `path`): its first
+    /// column is `t`, no column name appears twice, and the time never goes back.
+    pub fn checked(self, path: &Path) -> Result<Table, PlotError> {
+        let bad = |m: String| Err(PlotError::read(path, format!("{}: {m}", path.display())));
+        if self.columns.first().map(String::as_str) != Some("t") {
+            let first = self.columns.first().cloned().unwrap_or_default();
+            return bad(format!(
+                "the first column is '{first}', not the time 't': not a run's table"
+            ));
+        }
+        for (k, name) in self.columns.iter().enumerate() {
+            if self.columns[..k].contains(name) {
+                return bad(format!(
+                    "column '{name}' appears twice (columns {} and {})",
+                    self.col(name).unwrap_or(0) + 1,
+                    k + 1
+                ));
+            }
+        }
+        if let Some(k) = (1..self.rows.len()).find(|&k| !(self.rows[k][0] >= self.rows[k - 1][0])) {
+            let (a, b) = (self.rows[k - 1][0], self.rows[k][0]);
+            return bad(format!(
+                "the time 't' goes back from {a} to {b} (rows {k} and {} read): not one run's rows in order",
+                k + 1
+            ));
+        }
+        Ok(self)
+    }
 }
 
 /// The table of the run in `dir`: `trajectory.csv`, or every group of `npy/`, or
@@ -126,12 +155,17 @@ impl Table {
 pub fn run_table(dir: &Path) -> Result<Table, PlotError> {
     let csv = dir.join(crate::output::csv::FILE);
     if csv.exists() {
-        return Table::read(&csv);
+        return Table::read(&csv)?.checked(&csv);
     }
     let parquet = dir.join(crate::output::parquet::FILE);
     if parquet.exists() && !dir.join("npy").join("columns.json").exists() {
-        return parquet_table(&parquet);
+        return parquet_table(&parquet)?.checked(&parquet);
     }
+    npy_table(dir)?.checked(&dir.join("npy"))
+}
+
+/// The table of the run in `dir/npy`.
+fn npy_table(dir: &Path) -> Result<Table, PlotError> {
     let npy = dir.join("npy");
     let bad = |e: std::io::Error| {
         PlotError::read(
@@ -144,7 +178,8 @@ pub fn run_table(dir: &Path) -> Result<Table, PlotError> {
             PlotError::read(
                 dir,
                 format!(
-                    "{}: no trajectory.csv, npy/columns.json or trajectory.parquet ({e})",
+                    "cannot read a run in {}: no trajectory.csv, npy/columns.json or \
+                     trajectory.parquet ({e})",
                     dir.display()
                 ),
             )

@@ -34,8 +34,35 @@ pub fn estimate(unknowns: usize) -> f64 {
 }
 
 /// The bytes a run may use: the machine's available memory (`MemAvailable` of
-/// `/proc/meminfo`), capped by [`MEMORY_VARIABLE`]; `None` when neither is known.
+/// `/proc/meminfo`), capped by [`MEMORY_VARIABLE`] and by what the process's address-space
+/// limit (`ulimit -v`, `RLIMIT_AS`: "Max address space" of `/proc/self/limits`) leaves above
+/// its present size (`VmSize` of `/proc/self/status`) — past that limit an allocation fails
+/// and the process aborts; `None` when none is known.
 pub fn available() -> Option<f64> {
+    let free = machine_available();
+    match address_space_left() {
+        Some(left) => Some(free.map_or(left, |f| f.min(left))),
+        None => free,
+    }
+}
+
+/// Bytes of address space the process may still map under its `RLIMIT_AS` (`None`: no limit,
+/// or not Linux).
+pub fn address_space_left() -> Option<f64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    let soft = line.split_whitespace().nth(3)?;
+    let limit: f64 = soft.parse().ok()?; // "unlimited" does not parse: no limit
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let size = status.lines().find(|l| l.starts_with("VmSize:"))?;
+    let kb: f64 = size.split_whitespace().nth(1)?.parse().ok()?;
+    Some((limit - kb * 1024.0).max(0.0))
+}
+
+/// [`available`] without the address-space limit.
+fn machine_available() -> Option<f64> {
     let machine = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|text| {
@@ -68,13 +95,18 @@ pub fn check(coordinates: usize, constraints: usize) -> Result<(), String> {
 /// `Err(message)` when `need` bytes are more than is available; `what` says what needs them
 /// and is the start of the message.
 pub fn check_bytes(need: f64, what: &str) -> Result<(), String> {
+    let limited = address_space_left().filter(|left| machine_available().is_none_or(|m| *left < m));
     match available() {
         Some(have) if need > have => Err(format!(
-            "{what}, more than the {:.1} GB available{}",
+            "{what}, more than the {:.1} GB available{}{}",
             have / 1e9,
             match std::env::var(MEMORY_VARIABLE) {
                 Ok(v) => format!(" ({MEMORY_VARIABLE}={v})"),
                 Err(_) => String::new(),
+            },
+            match limited {
+                Some(_) => " (what the process's address-space limit, ulimit -v, leaves)",
+                None => "",
             }
         )),
         _ => Ok(()),

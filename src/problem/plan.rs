@@ -328,8 +328,11 @@ impl RunPlan {
         } else if !output_given {
             // the default output follows the method and the span: 1000 intervals under error
             // control, every step at a fixed step
+            // (output times the file asks for, `Output: { dt }` or `at`, stay: they are
+            // interpolated under error control as at a fixed step)
             let adaptive = self.method.is_adaptive();
-            if adaptive && (default_output || !was_adaptive) {
+            let own_times = self.output_times.is_some() && !default_output;
+            if adaptive && (default_output || (!was_adaptive && !own_times)) {
                 self.bound_output(problem);
             } else if !adaptive && default_output {
                 self.output_times = None;
@@ -561,6 +564,10 @@ impl RunPlan {
             _ if named => Dop853Options::default().into(),
             _ => Dop853Options::default().switch_when_stiff().into(),
         };
+        if let (true, Method::Dop853(d)) = (named, &mut m) {
+            // a method the user names is the one that runs: no switch to Radau IIA
+            d.switch_when_stiff = false;
+        }
         if let Some(tols) = tols {
             m.set_tolerances(tols);
         }

@@ -94,6 +94,8 @@ impl Target {
         let bad = |line: usize, col: usize, m: String| -> Error {
             SolveError::option("targets", format!("{source}:{line}:{col}: {m}")).into()
         };
+        // a byte-order mark (a table saved by Excel) is no part of the first name
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut lines = (text.lines().enumerate())
             .map(|(i, l)| (i + 1, l.trim_end_matches('\r')))
             .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
@@ -107,6 +109,13 @@ impl Target {
         let names: Vec<String> = (header.split(','))
             .map(|c| c.trim().trim_matches('"').to_string())
             .collect();
+        if let Some((k, n)) = (names.iter().enumerate()).find(|(k, n)| names[..*k].contains(n)) {
+            let m = format!(
+                "column '{n}' appears twice in the header (column {})",
+                k + 1
+            );
+            return Err(bad(hl, 1, m));
+        }
         let time = names.iter().position(|n| n == "t").ok_or_else(|| {
             bad(
                 hl,
@@ -129,8 +138,19 @@ impl Target {
                     "" => f64::NAN,
                     _ => v
                         .parse::<f64>()
-                        .map_err(|_| bad(ln, col, format!("'{v}' is not a number")))?,
+                        .ok()
+                        .filter(|x| !x.is_nan())
+                        .ok_or_else(|| match v.eq_ignore_ascii_case("nan") {
+                            true => bad(ln, col, format!("'{v}' is no measurement: leave the cell empty where there is none")),
+                            false => bad(ln, col, format!("'{v}' is not a number")),
+                        })?,
                 };
+                if x.abs() > LARGEST_TARGET {
+                    let m = format!(
+                        "{v} is beyond {LARGEST_TARGET:e}: its squared residual would overflow the cost"
+                    );
+                    return Err(bad(ln, col, m));
+                }
                 values.push(x);
                 col += c.len() + 1;
             }
@@ -158,6 +178,9 @@ impl Target {
         Ok(out)
     }
 }
+
+/// The largest target value (and time) taken: squares of residuals must stay finite.
+pub const LARGEST_TARGET: f64 = 1e150;
 
 /// How to fit.
 #[derive(Clone, Debug)]
@@ -375,6 +398,23 @@ impl<'a> Solver<FitProblem<'a>, FState> for Marquardt {
         };
         let cost = 0.5 * r.norm_squared();
         if self.history.is_empty() {
+            // a parameter the targets do not see cannot be fitted: say which
+            let norms: Vec<f64> = (0..jac.ncols()).map(|j| jac.column(j).norm()).collect();
+            let largest = norms.iter().fold(0.0f64, |m, x| m.max(*x));
+            if let Some(j) = norms
+                .iter()
+                .position(|x| !(*x > 1e-14 * largest) || *x == 0.0)
+            {
+                return Err(msg(SolveError::option(
+                    "parameters",
+                    format!(
+                        "parameter '{}' has no influence on the targets (their sensitivities \
+                         to it are zero at the start): it cannot be fitted to them",
+                        fp.names[j]
+                    ),
+                )
+                .into()));
+            }
             self.initial = cost;
             self.history.push(cost);
         }

@@ -119,10 +119,30 @@ pub fn mode_to_folder(
         |shapes: &[[f64; 3]]| (shapes.iter().flatten()).fold(0.0f64, |a, x| a.max(x.abs()));
     let moved = largest(&report.point_shapes[mode - 1]);
     let coords = m.shape.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-    let a = amplitude.unwrap_or_else(|| match moved > 0.0 {
-        true => 0.1 * scene_size(problem, q0) / moved,
-        false => 0.1 * q0.iter().fold(1.0f64, |a, x| a.max(x.abs())) / coords.max(1e-300),
-    });
+    // the size a mode's drawing is measured against: the scene's, or the coordinates'
+    let (size, unit) = match moved > 0.0 {
+        true => (scene_size(problem, q0), moved),
+        false => (
+            q0.iter().fold(1.0f64, |a, x| a.max(x.abs())),
+            coords.max(1e-300),
+        ),
+    };
+    let a = amplitude.unwrap_or(0.1 * size / unit);
+    if !(a.is_finite() && a > 0.0) || a * unit > size {
+        let most = size / unit;
+        return Err(SolveError::option(
+            "amplitude",
+            format!(
+                "amplitude {a:e} moves mode {mode}'s largest point by {:.3e}, beyond the \
+                 mechanism's size {size:.3e}: a mode is the linear motion about the configuration, \
+                 drawn small; give a positive --amplitude of at most {most:.3e} (default \
+                 {:.3e})",
+                a * unit,
+                0.1 * most
+            ),
+        )
+        .into());
+    }
     let period = match m.kind {
         ModeKind::Oscillating => 2.0 * std::f64::consts::PI / m.omega,
         _ => 1.0,

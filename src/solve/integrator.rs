@@ -141,9 +141,14 @@ impl Clock {
 /// fixed-step method keeps its step (and factorization) for a last step within it.
 pub(crate) const END_MARGIN: f64 = 1e-9;
 
+/// The smallest relative tolerance an error-controlled method takes: a few units of rounding
+/// of double precision (DOP853 and RADAU5 of Hairer & Wanner likewise refuse or raise lower
+/// ones).
+pub const MIN_RTOL: f64 = 1e-15;
+
 /// The checks every error-controlled method's options share: tolerances in `[0, 1)`, not both
-/// 0; `h0`, `h_min`, `h_max` zero (automatic) or positive and `h_min ≤ h_max`. `method` names
-/// the method in the message.
+/// 0, a relative one not below [`MIN_RTOL`]; `h0`, `h_min`, `h_max` zero (automatic) or
+/// positive and `h_min ≤ h_max`. `method` names the method in the message.
 pub(crate) fn check_step_options(
     method: &str,
     rtol: f64,
@@ -157,6 +162,15 @@ pub(crate) fn check_step_options(
             "tol",
             format!(
                 "{method} tolerances rtol = {rtol}, atol = {atol} must lie in [0, 1) and not both be 0"
+            ),
+        );
+    }
+    if rtol > 0.0 && rtol < MIN_RTOL {
+        return bad(
+            "tol",
+            format!(
+                "{method} relative tolerance {rtol:e} is below what double precision can hold \
+                 (the smallest is {MIN_RTOL:e}): the run could only fail or pretend"
             ),
         );
     }

@@ -30,7 +30,7 @@ pub use genalpha::{GENALPHA_TIGHTEST, GenAlpha, GenAlphaParams};
 pub(crate) use init::pinv_solve;
 pub use init::{InitReport, Initial, consistent_initial_values};
 pub(crate) use integrator::END_MARGIN;
-pub use integrator::{Integrator, MethodSwitch, StepOutcome};
+pub use integrator::{Integrator, MIN_RTOL, MethodSwitch, StepOutcome};
 pub(crate) use mass_check::null_space;
 pub use mass_check::{MASS_CHECK_DENSE_LIMIT, MassCheck, MassDefect};
 pub use radau::Radau;

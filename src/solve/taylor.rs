@@ -26,9 +26,18 @@
 //! a motion symmetric in time, with every other coefficient zero, defeats): the first term
 //! left out, `s (h/ρ)^(K+2)` in `q` and `(K+2) (s/ρ) (h/ρ)^(K+1)` in `v`, is kept below
 //! `(atol + rtol‖·‖∞)·h/span` (error per unit step, as DOP853 here: the local errors of a run add
-//! up to at most the tolerance), and `h ≤ 0.8 ρ`. A step is never rejected: its error is bounded
-//! before it is taken. After each step `q` and `v` are projected onto the constraints; between
-//! steps the series itself is the dense output, of the method's order.
+//! up to at most the tolerance), and `h ≤ 0.8 ρ`. That bound presumes the motion analytic over
+//! the step. Where it is not — `|x|`, `min`, `max`, a friction law's sign: the forces are
+//! continuous but their derivatives jump, and every coefficient of one side's series is exact
+//! while the step runs past the kink — the step is checked after it is taken: the old series'
+//! acceleration at its end, `Σ j(j−1) Qⱼ hʲ⁻²`, against the new state's own. A kink crossed in
+//! the step leaves a jump `Δa` there, and the step's error is `h·Δa` in `v` (`h²Δa/2` in `q`):
+//! above the tolerance (and above `K + 1` times what the truncation of an analytic motion
+//! leaves, so a smooth step always passes) the step is rejected and tried at a
+//! quarter of its size, the steps after it growing at most twofold until one is taken whole, so
+//! the method closes in on the kink and crosses it with a step as short as the tolerance needs.
+//! After each step `q` and `v` are projected onto the constraints; between steps the series
+//! itself is the dense output, of the method's order.
 
 use crate::assembly::{self, TaylorPoint};
 use crate::error::{Error, InitError, SolveError};
@@ -97,8 +106,25 @@ pub struct TaylorSeries {
     qc: Vec<Taylor>,
     cs: Vec<Taylor>,
     rhs: Vec<f64>,
+    /// The state before the step being tried, restored when the check rejects it.
+    saved: Saved,
+    /// After a rejection: the largest next step (twice the last one taken), until a step is
+    /// taken whole.
+    cap: f64,
     step: usize,
     stats: Stats,
+}
+
+/// What a rejected step must give back: the state, its accelerations, multipliers and their
+/// series, the aimed landing.
+#[derive(Default)]
+struct Saved {
+    q: Vec<f64>,
+    v: Vec<f64>,
+    qdd: Vec<f64>,
+    lambda: Vec<f64>,
+    lam_coef: Vec<f64>,
+    land: Landing,
 }
 
 impl TaylorSeries {
@@ -153,6 +179,15 @@ impl TaylorSeries {
             qc: vec![zero; n],
             cs: vec![zero; m],
             rhs: vec![0.0; n + m],
+            saved: Saved {
+                q: vec![0.0; n],
+                v: vec![0.0; n],
+                qdd: vec![0.0; n],
+                lambda: vec![0.0; m],
+                lam_coef: vec![0.0; m * k],
+                land: Landing::default(),
+            },
+            cap: f64::INFINITY,
             step: 0,
             stats: Stats::default(),
             model,
@@ -321,6 +356,51 @@ impl TaylorSeries {
         Ok(h)
     }
 
+    /// Whether the step of size `h` just taken (the old series in `coef_old`, the new state's
+    /// acceleration in `qdd`) is within the tolerance: `h·max|Δa| ≤ c·w` in `v` and
+    /// `h²·max|Δa|/2 ≤ c·w` in `q`, `w` the tolerance's weights and `c = max(1, (K + 1)·h/span)`
+    /// — an analytic step leaves at most `(K + 1)·w·h/span`, a step across a kink must keep
+    /// its jump's error within one tolerance.
+    fn smooth_step(&self, h: f64) -> bool {
+        let (w, o, k) = (self.coef_width(), &self.opts, self.opts.order);
+        let mut jump = 0.0f64;
+        for i in 0..self.n {
+            let c = &self.coef_old[i * w..(i + 1) * w];
+            let mut a = 0.0;
+            for j in (2..c.len()).rev() {
+                a = a * h + (j * (j - 1)) as f64 * c[j];
+            }
+            jump = jump.max((a - self.qdd[i]).abs());
+        }
+        let inf = |x: &[f64]| x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let share = match o.span > 0.0 {
+            true => (h / o.span).min(1.0),
+            false => 1.0,
+        };
+        // what an analytic step's truncation leaves, or a step's whole share of the tolerance
+        let room = ((k + 1) as f64 * share).max(1.0);
+        let (wq, wv) = (
+            o.atol + o.rtol * inf(&self.q),
+            o.atol + o.rtol * inf(&self.v),
+        );
+        h * jump <= room * wv && 0.5 * h * h * jump <= room * wq
+    }
+
+    /// Back to the state before the step just tried.
+    fn restore(&mut self) {
+        let s = &self.saved;
+        self.q.copy_from_slice(&s.q);
+        self.v.copy_from_slice(&s.v);
+        self.qdd.copy_from_slice(&s.qdd);
+        self.lambda.copy_from_slice(&s.lambda);
+        self.lam_coef.copy_from_slice(&s.lam_coef);
+        self.land = s.land;
+        std::mem::swap(&mut self.coef, &mut self.coef_old);
+        self.t = self.t_old;
+        self.step -= 1;
+        self.stats.steps = self.step;
+    }
+
     /// Coefficients kept per coordinate: `Q₀ … Q_{K+1}`.
     fn coef_width(&self) -> usize {
         self.opts.order + 2
@@ -396,6 +476,14 @@ impl Integrator for TaylorSeries {
     }
     fn step(&mut self) -> Result<StepOutcome, SolveError> {
         let (n, w, h) = (self.n, self.coef_width(), self.h);
+        let s = &mut self.saved;
+        s.q.copy_from_slice(&self.q);
+        s.v.copy_from_slice(&self.v);
+        s.qdd.copy_from_slice(&self.qdd);
+        s.lambda.copy_from_slice(&self.lambda);
+        s.lam_coef.copy_from_slice(&self.lam_coef);
+        s.land = self.land;
+        let (t_old, h_old) = (self.t_old, self.h_old);
         for i in 0..n {
             (self.q[i], self.v[i]) = Self::eval(&self.coef[i * w..(i + 1) * w], h);
         }
@@ -409,7 +497,30 @@ impl Integrator for TaylorSeries {
             self.stats.factorizations += self.solver.project_state(&self.model, self.t, q, v)?;
         }
         self.series()?;
-        self.h = self.next_step()?;
+        if !self.smooth_step(h) {
+            // a kink inside the step: back, and a quarter of the step
+            self.restore();
+            (self.t_old, self.h_old) = (t_old, h_old);
+            self.stats.rejected_steps += 1;
+            let smallest = smallest_step(self.opts.h_min, self.t, h_old);
+            if 0.25 * h < smallest {
+                return Err(SolveError::StepTooSmall {
+                    method: "taylor",
+                    t: self.t,
+                    h: smallest,
+                    error: f64::INFINITY,
+                });
+            }
+            self.h = 0.25 * h;
+            self.cap = self.h;
+            return Ok(StepOutcome::Rejected);
+        }
+        let next = self.next_step()?;
+        self.h = next.min(2.0 * self.cap);
+        self.cap = match next <= 2.0 * self.cap {
+            true => f64::INFINITY, // taken whole: no cap
+            false => self.h,
+        };
         Ok(StepOutcome::Accepted)
     }
     fn view(&self) -> StateView<'_> {

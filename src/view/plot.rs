@@ -1,4 +1,4 @@
-//! Plots of a run's `trajectory.csv` (plotters; PNG and SVG): chosen columns against time, and a
+//! Plots of a run's table — `trajectory.csv`, `npy/` or `trajectory.parquet` (plotters; PNG and SVG): chosen columns against time, and a
 //! default diagnostics sheet (energies, momenta, constraint residual, positions).
 //!
 //! Text needs a TrueType font: `LAGRANGIAN_FONT` if set, else DejaVu Sans or Liberation Sans from
@@ -411,7 +411,7 @@ pub fn plot_run(
     out: Option<PathBuf>,
     size: (u32, u32),
 ) -> Result<Vec<PathBuf>, PlotError> {
-    let table = Table::read(&dir.join("trajectory.csv"))?;
+    let table = crate::output::table::run_table(dir)?;
     let title = run_title(dir);
     let panels = run_panels(dir);
     match columns.is_empty() {

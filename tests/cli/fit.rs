@@ -6,7 +6,7 @@ use crate::common::*;
 use std::path::Path;
 
 const SPRING: &str = "Dimension: 2
-PhysicalParams: { k: 3, c: 0.1, m: 1 }
+PhysicalParams: { k: 3, c: 0.1, m: 1, m2: 2 }
 PartData: { Fixed: { O: [0, 0] }, Particles: { A: m }, Springs: { OA: [k, 1, 0, c] } }
 ProblemData: { tend: 1, positions: { A: [2, 0.5] } }
 SolverParams: { step: 1e-3 }
@@ -128,6 +128,21 @@ fn fit_mistakes(dir: &Path, f: &str, target: &Path, out: &Path) {
         "target.csv:3:5: 'x' is not a number",
     );
     bad("k", "A.x\n1.2\n", "no column 't'");
+    bad(
+        "k",
+        "t,A.x,A.x\n0.5,1.2,1.3\n",
+        "column 'A.x' appears twice",
+    );
+    bad(
+        "k",
+        "t,A.x\n0.5,nan\n",
+        "target.csv:2:5: 'nan' is no measurement",
+    );
+    bad(
+        "k",
+        "t,A.x\n0.5,1e308\n",
+        "its squared residual would overflow",
+    );
     bad("k", "t,A.x\n5,1.2\n", "outside the run");
     // a file under error control: the fit asks for a step
     let tol = dir.join("tol.yaml");
@@ -177,6 +192,12 @@ fn fit_options_refused(f: &str, target: &Path, out: &Path) {
         );
     };
     refused(&[], "k,k", target, "parameter 'k' is named twice");
+    refused(
+        &[],
+        "k,m2",
+        target,
+        "parameter 'm2' has no influence on the targets",
+    );
     refused(
         &["--max-iterations", "0"],
         "k",
@@ -292,4 +313,21 @@ fn linearize_writes_the_state_space_model() {
         "{}",
         stderr(&bad)
     );
+}
+
+/// A target table saved by Excel — a byte-order mark before the header, CRLF line ends — reads
+/// as the same table written plainly.
+#[test]
+fn targets_saved_by_excel_are_read() {
+    use lagrangian::run::fit::Target;
+    let plain = Target::from_csv("t,A.x,A.y\n0.5,1.2,\n1,1.5,0.25\n", "plain.csv").unwrap();
+    let excel = "\u{feff}t,A.x,A.y\r\n0.5,1.2,\r\n1,1.5,0.25\r\n";
+    let read = Target::from_csv(excel, "excel.csv").unwrap_or_else(|e| panic!("{e}"));
+    let key = |v: &[Target]| -> Vec<(f64, String, f64)> {
+        v.iter()
+            .map(|x| (x.t, x.coordinate.clone(), x.value))
+            .collect()
+    };
+    assert_eq!(key(&read), key(&plain));
+    assert_eq!(read.len(), 3);
 }

@@ -253,3 +253,34 @@ fn files_and_the_command_line_ask_for_output_times() {
     assert!(!o.status.success());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A tolerance given on top of a file (`--tol`, Python's `tol=`) changes the method, not the
+/// rows the file asks for: its `Output: { dt }` stays (801 rows over 8 s, not the 1001 of the
+/// default under error control), and so does `at`.
+#[test]
+fn a_tolerance_keeps_the_file_s_output_times() {
+    use lagrangian::solve::Overrides;
+    let file = "Dimension: 2\nPartData: { Fixed: { O: [0, 0] }, Particles: { A: 1 }, Bars: { OA: 1 } }\n\
+                AppliedForces: { Gravity: }\nProblemData: { tend: 8, positions: { A: [1, 0] } }\n";
+    let tol = Overrides {
+        tol: Some(1e-8),
+        ..Default::default()
+    };
+    for (output, want) in [
+        ("Output: { dt: 0.01 }\n", OutputTimes::Every(0.01)),
+        (
+            "Output: { at: [1, 2.5, 8] }\n",
+            OutputTimes::At(vec![1.0, 2.5, 8.0]),
+        ),
+    ] {
+        let (mut p, mut plan) =
+            lagrangian::spec::parse(&format!("{file}{output}"), "f.yaml").unwrap();
+        plan.apply(&mut p, &tol).unwrap();
+        assert!(plan.method.is_adaptive());
+        assert_eq!(plan.output_times, Some(want), "{output}");
+    }
+    // without output times of its own, the default rows under error control
+    let (mut p, mut plan) = lagrangian::spec::parse(file, "f.yaml").unwrap();
+    plan.apply(&mut p, &tol).unwrap();
+    assert_eq!(plan.output_times, Some(OutputTimes::Every(8.0 / 1000.0)));
+}

@@ -218,3 +218,50 @@ fn a_column_spanning_the_whole_double_range_plots_quickly() {
     assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
     assert!(d.join("plot.png").exists() && d.join("diagnostics.svg").exists());
 }
+
+/// A run written only as `.npy` files or only as Parquet plots as its CSV does (the formats
+/// docs/yaml.md names); a damaged table — `t` renamed, a column twice, the time going back —
+/// is refused by `plot` and `animate` with the column named, nothing drawn.
+#[test]
+fn runs_in_every_format_plot_and_damaged_tables_are_refused() {
+    let dir = tmp("plot-formats");
+    let m0 = common::mech("mechanism0.yaml");
+    for format in ["npy", "parquet"] {
+        let out = dir.join(format);
+        let o = out.to_str().unwrap();
+        run_ok(&[
+            "run", &m0, "--t-end", "0.2", "--format", format, "--quiet", "--out", o,
+        ]);
+        assert!(!out.join("trajectory.csv").exists());
+        run_ok(&["plot", o]);
+        assert!(png_size(&out.join("diagnostics.png")).0 > 0, "{format}");
+    }
+    let csv = dir.join("csv");
+    let o = csv.to_str().unwrap();
+    run_ok(&["run", &m0, "--t-end", "0.2", "--quiet", "--out", o]);
+    let good = std::fs::read_to_string(csv.join("trajectory.csv")).unwrap();
+    let (header, rest) = good.split_once('\n').unwrap();
+    let mut lines: Vec<&str> = rest.lines().collect();
+    lines.swap(3, 7);
+    let reversed = format!("{header}\n{}\n", lines.join("\n"));
+    let second = header.split(',').nth(1).unwrap();
+    let twice = good.replacen(&format!(",{second},"), ",t,", 1);
+    for (table, want) in [
+        (
+            good.replacen("t,", "time,", 1),
+            "the first column is 'time'",
+        ),
+        (twice, "column 't' appears twice"),
+        (reversed, "the time 't' goes back"),
+    ] {
+        std::fs::write(csv.join("trajectory.csv"), &table).unwrap();
+        for command in ["plot", "animate"] {
+            let done = bin().args([command, o]).output().unwrap();
+            let err = String::from_utf8_lossy(&done.stderr);
+            assert!(
+                !done.status.success() && err.contains(want) && err.contains("trajectory.csv"),
+                "{command}, {want}: {err}"
+            );
+        }
+    }
+}

@@ -341,7 +341,7 @@ fn newton_options(
 }
 
 /// DAETS' `Integration: { tol, order }`: `tol` is the error control's tolerance (when
-/// `SolverParams` gives none of its own); `order` is that of the Taylor series, returned: the
+/// `SolverParams` gives one of its own, the same or refused); `order` is that of the Taylor series, returned: the
 /// file then runs by the Taylor-series method unless it names another integrator (an order
 /// above [`TaylorOptions::MAX_ORDER`] runs at that order, and is noted).
 fn integration(
@@ -361,8 +361,17 @@ fn integration(
             if !(tol < 1.0) {
                 return Err(b.ctx.err(&q, format!("tol {tol} must lie in (0, 1)")));
             }
-            if control.is_none() {
-                *control = Some(StepControl::new(tol));
+            match control {
+                None => *control = Some(StepControl::new(tol)),
+                Some(c) if c.rtol != tol || c.atol != tol => {
+                    let m = format!(
+                        "tol {tol} contradicts SolverParams' own tolerance (rtol {}, atol {}): \
+                         give the tolerance once",
+                        c.rtol, c.atol
+                    );
+                    return Err(b.ctx.err(&q, m));
+                }
+                Some(_) => {}
             }
         }
         if let Some(x) = im.get("order") {

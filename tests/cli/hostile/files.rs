@@ -194,7 +194,15 @@ fn a_refused_mode_amplitude_leaves_nothing_behind() {
         "1e6",
     ];
     let err = refused(&run(&args, None));
-    assert!(err.contains("amplitude"), "{err}");
+    assert!(
+        err.contains("amplitude") && err.contains("beyond the mechanism's size"),
+        "{err}"
+    );
+    for a in ["-0.1", "nan"] {
+        let args = [&args[..6], &["--amplitude", a]].concat();
+        let err = refused(&run(&args, None));
+        assert!(err.contains("give a positive --amplitude"), "{a}: {err}");
+    }
     assert_eq!(
         fs::read_to_string(mode.join("trajectory.csv")).unwrap(),
         before

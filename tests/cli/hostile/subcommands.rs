@@ -68,3 +68,22 @@ fn every_subcommand_on_every_bundled_mechanism_ends_cleanly() {
     }
     assert!(said_nothing.is_empty(), "{said_nothing:#?}");
 }
+
+/// Help in every spelling a user tries: `help`, `help --help`, `help run`, `--help`.
+#[test]
+fn help_in_every_spelling() {
+    for args in [
+        &["help"][..],
+        &["help", "--help"],
+        &["help", "-h"],
+        &["help", "run"],
+        &["--help"],
+    ] {
+        let o = run(args, None);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success() && out.contains("Usage: lagrangian"),
+            "{args:?}: {out}"
+        );
+    }
+}

@@ -230,6 +230,17 @@ fn dop853_chosen_by_a_tolerance_goes_on_with_radau_where_the_problem_is_stiff() 
     };
     named_plan.apply(&mut named, &dop853).unwrap();
     assert!(matches!(&named_plan.method, Method::Dop853(d) if !d.switch_when_stiff));
+    // a file whose tolerance picked the switching DOP853, run with `--integrator dop853`
+    // alone: the named method runs as named, at the file's tolerance
+    let (mut again, mut again_plan) = (auto.clone(), auto_plan.clone());
+    let only_the_name = Overrides {
+        integrator: Some("dop853".into()),
+        ..Default::default()
+    };
+    again_plan.apply(&mut again, &only_the_name).unwrap();
+    assert!(
+        matches!(&again_plan.method, Method::Dop853(d) if !d.switch_when_stiff && d.rtol == 1e-6)
+    );
 
     let mut sim = Simulation::new(auto.clone(), &auto_plan).unwrap();
     sim.run(&mut []).unwrap();
@@ -278,6 +289,10 @@ fn dop853_refuses_bad_options() {
     for (opts, text) in [
         (Dop853Options::new(-1.0), "must lie in [0, 1)"),
         (Dop853Options::new(0.0), "not both be 0"),
+        (
+            Dop853Options::new(1e-30),
+            "below what double precision can hold",
+        ),
         (
             Dop853Options {
                 h_max: 1e-3,

@@ -143,6 +143,11 @@ fn elements_without_series_and_orders_out_of_range_are_refused() {
             .to_string();
         assert!(e.contains("order") && e.contains("2..=22"), "{e}");
     }
+    // a tolerance no double can meet
+    let e = simulate(&problem, TaylorOptions::new(1e-30, 20))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("below what double precision can hold"), "{e}");
 }
 
 #[test]
@@ -165,6 +170,16 @@ fn a_daets_file_runs_at_its_own_order() {
         .abs()
         .max((s.q[1] - r["y"].as_f64().unwrap()).abs());
     assert!(e < 3e-11, "error {e:e}");
+    // SolverParams' own tol beside Integration's: the same is one tolerance, two are refused
+    let both = |tol: &str| text.replace("  Integration:", &format!("  tol: {tol}\n  Integration:"));
+    assert!(lagrangian::spec::parse(&both("1e-11"), "same.yaml").is_ok());
+    let e = lagrangian::spec::parse(&both("1e-6"), "two.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("two.yaml:") && e.contains("contradicts SolverParams' own tolerance"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -201,4 +216,59 @@ fn a_lagrangian_in_an_angle_and_a_mass_matrix_of_the_coordinates() {
         sim.stats().steps
     );
     assert!(e < 3e-9, "Andrews: error {e:e}");
+}
+
+/// `x` at time `t` in the triangular well `V = |x|` (m = 1) from rest at `x = 1`: a parabola
+/// `1 − t²/2` to the kink at `t = √2`, then its mirror image; the period is `4√2`.
+fn triangle_well(t: f64) -> f64 {
+    let r = std::f64::consts::SQRT_2;
+    let tau = t.rem_euclid(4.0 * r);
+    match tau {
+        _ if tau < r => 1.0 - tau * tau / 2.0,
+        _ if tau < 3.0 * r => -1.0 + (tau - 2.0 * r).powi(2) / 2.0,
+        _ => 1.0 - (tau - 4.0 * r).powi(2) / 2.0,
+    }
+}
+
+/// Motions that are not analytic: the force of `V = |x|` turns over at `x = 0`, where every
+/// coefficient of one side's series is exact (a parabola) and the step bound alone would take
+/// the whole span in one step (energy 1 → 127 before); a block stopped by smoothed Coulomb
+/// friction. Each step that crosses a kink is rejected and shortened until it crosses with an
+/// error within the tolerance: energy conserved, positions as the closed form or DOP853 say.
+#[test]
+fn steps_across_kinks_are_rejected_and_shortened() {
+    let well = "Dimension: 1\nPartData: { Scalars: [x] }\nLagrangian: { T: x'**2/2, V: abs(x) }\n\
+                ProblemData: { tend: 10, positions: { x: 1 } }\n\
+                SolverParams: { integrator: taylor, tol: 1e-10 }\n";
+    let (p, plan) = lagrangian::spec::parse(well, "well.yaml").unwrap();
+    let t = crate::common::record(p, plan);
+    let (ts, xs) = (
+        crate::common::column(&t, "t"),
+        crate::common::column(&t, "x"),
+    );
+    let worst = (ts.iter().zip(&xs))
+        .map(|(t, x)| (x - triangle_well(*t)).abs())
+        .fold(0.0, f64::max);
+    assert!(worst < 1e-8, "x off the closed form by {worst:e}");
+    let energy = crate::common::column(&t, "total");
+    let drift = energy.iter().map(|e| (e - 1.0).abs()).fold(0.0, f64::max);
+    assert!(drift < 1e-8, "energy drifts by {drift:e}");
+    // a block (m = 1) at 2 m/s stopped by μ m g tanh(v/ε): R = μ g ε ln cosh(v/ε), cosh written out
+    let block = "Dimension: 1\nPhysicalParams: { mu: 0.5, g: 9.81, eps: 0.01 }\n\
+                 PartData: { Scalars: [x] }\n\
+                 Lagrangian: { T: x'**2/2, R: mu*g*eps*ln((exp(x'/eps) + exp(-x'/eps))/2) }\n\
+                 ProblemData: { tend: 1, positions: { x: 0 }, velocities: { x: 2 } }\n";
+    let end = |method: &str, tol: &str| {
+        let text = format!("{block}SolverParams: {{ integrator: {method}, tol: {tol} }}\n");
+        let (p, plan) = lagrangian::spec::parse(&text, "block.yaml").unwrap();
+        *crate::common::column(&crate::common::record(p, plan), "x")
+            .last()
+            .unwrap()
+    };
+    let (taylor, dop853) = (end("taylor", "1e-10"), end("dop853", "1e-12"));
+    assert!((dop853 - 0.41).abs() < 0.01, "{dop853}");
+    assert!(
+        (taylor - dop853).abs() < 1e-7,
+        "Taylor {taylor} against DOP853 {dop853}"
+    );
 }
