@@ -385,6 +385,28 @@ pub enum SolveError {
         /// Its power `v·∂R/∂v`.
         power: f64,
     },
+    /// The accepted state is off its constraints by far more than any method leaves: the
+    /// coordinates cannot resolve the motion (an angle so large that its rounding exceeds the
+    /// motion: `1e17` rad moves in steps of 16), or the constraints and the method disagree.
+    #[error(
+        "at t = {t} (step {step}): the state is off its constraints, |C| = {residual:.3e} in \
+         {row} (coordinates up to {scale:.3e}: a coordinate that large cannot resolve the \
+         motion — an angle beyond ~1e6 rad, a position far from the origin — or the \
+         constraints cannot hold here); the run's results would not be a motion of the \
+         mechanism"
+    )]
+    ConstraintsLost {
+        /// Time of the state.
+        t: f64,
+        /// Step number.
+        step: usize,
+        /// The constraint row with the largest residual.
+        row: String,
+        /// Its residual.
+        residual: f64,
+        /// The largest coordinate.
+        scale: f64,
+    },
     /// The energy of a mechanism without applied forces, dissipation, time dependence or
     /// driving constraints grew by more than half of the most energy it exchanged: a step jumped
     /// across a singularity of the potential (a pole), or the step is far too large for the

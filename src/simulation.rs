@@ -70,6 +70,8 @@ pub struct Simulation {
     forces0: Vec<f64>,
     /// The energy of a conservative run, checked every [`PHYSICS_CHECK_EVERY`] steps.
     energy: EnergyWatch,
+    /// The constraints' values at a checked state.
+    c: Vec<f64>,
 }
 
 /// Steps between two checks of the physics during a run: the mass matrix of a model whose `M`
@@ -78,6 +80,69 @@ pub struct Simulation {
 /// ([`negative_dissipation`]: one pass over the terms) and, while the run is conservative, its
 /// energy ([`EnergyWatch`]: one pass over the terms' powers and energies).
 pub const PHYSICS_CHECK_EVERY: usize = 16;
+
+/// The largest constraint residual an accepted state may have, relative to its largest
+/// coordinate (at least 1): every method holds the constraints to round-off (generalized-α and
+/// Radau IIA by Newton on the index-3 equations, DOP853 and the Taylor method by projection),
+/// so `10⁻⁶` is far above any of them and far below a motion's scale.
+pub const CONSTRAINT_DRIFT: f64 = 1e-6;
+
+/// The largest coordinate a run takes: beyond it a unit of rounding (1/8 at 10¹⁵) is coarser
+/// than any motion the run could resolve (an angle of 10¹⁷ rad moves in steps of 16 rad).
+pub const LARGEST_COORDINATE: f64 = 1e15;
+
+/// The error for a coordinate of `q` beyond [`LARGEST_COORDINATE`], named.
+fn too_large(model: &Model, q: &[f64]) -> Result<(), Error> {
+    match q.iter().position(|x| !(x.abs() <= LARGEST_COORDINATE)) {
+        None => Ok(()),
+        Some(i) => {
+            let name = model
+                .coordinate_names()
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("q{i}"));
+            let ulp = q[i].abs().next_up() - q[i].abs();
+            Err(crate::error::InitError::BadInput(format!(
+                "coordinate {name} = {:e} is beyond {LARGEST_COORDINATE:e}: a unit of \
+                     rounding there is {ulp:.3e}, coarser than any motion the run could \
+                     resolve (give an angle modulo 2π, a position from a nearer origin)",
+                q[i]
+            ))
+            .into())
+        }
+    }
+}
+
+/// The error when `state` is off its constraints by more than [`CONSTRAINT_DRIFT`] (`c`: a
+/// buffer for the values, sized here once).
+fn constraints_lost(
+    model: &Model,
+    state: StateView<'_>,
+    step: usize,
+    c: &mut Vec<f64>,
+) -> Option<Error> {
+    let m = model.n_constraints();
+    if m == 0 {
+        return None;
+    }
+    c.resize(m, 0.0);
+    crate::assembly::constraint_values(model, state.t, state.q, c);
+    let scale = state.q.iter().fold(1.0f64, |s, x| s.max(x.abs()));
+    let (k, residual) =
+        (c.iter().map(|x| x.abs()).enumerate()).fold((0, 0.0f64), |(k, r), (i, x)| {
+            if x > r || x.is_nan() { (i, x) } else { (k, r) }
+        });
+    (!(residual <= CONSTRAINT_DRIFT * scale)).then(|| {
+        SolveError::ConstraintsLost {
+            t: state.t,
+            step,
+            row: model.constraint_row_name(k),
+            residual,
+            scale,
+        }
+        .into()
+    })
+}
 
 /// Check the mass matrix of `model` at `state` (step `step`); the check to repeat during the
 /// run, if any.
@@ -160,7 +225,9 @@ impl Simulation {
         let init = problem.initial_values()?;
         let mass = check_mass(&problem.model, init.state.view(), 0)?;
         let forces0 = start_forces(&problem.model, init.state.view());
+        too_large(&problem.model, &init.state.q)?;
         let energy = watch(&problem.model, init.state.view(), 0);
+        let model_constraints = problem.model.n_constraints();
         plan.method = spanned(plan.method, &problem);
         let integrator = plan.method.integrator(problem.model.clone(), &init.state)?;
         Ok(Simulation {
@@ -178,6 +245,7 @@ impl Simulation {
             mass,
             forces0,
             energy,
+            c: vec![0.0; model_constraints],
         })
     }
 
@@ -194,7 +262,9 @@ impl Simulation {
         plan.validate(&problem)?;
         let mass = check_mass(&problem.model, state.view(), 0)?;
         let forces0 = start_forces(&problem.model, state.view());
+        too_large(&problem.model, &state.q)?;
         let energy = watch(&problem.model, state.view(), 0);
+        let model_constraints = problem.model.n_constraints();
         plan.method = spanned(plan.method, &problem);
         let integrator = plan.method.integrator(problem.model.clone(), state)?;
         Ok(Simulation {
@@ -212,6 +282,7 @@ impl Simulation {
             mass,
             forces0,
             energy,
+            c: vec![0.0; model_constraints],
         })
     }
 
@@ -352,12 +423,16 @@ impl Simulation {
         }
     }
 
-    /// Every [`PHYSICS_CHECK_EVERY`] steps: the mass matrix (when it changes), the energy of a
-    /// conservative run ([`EnergyWatch`]) and the sign of every Rayleigh function's power.
+    /// Every [`PHYSICS_CHECK_EVERY`] steps: the mass matrix (when it changes), the state on
+    /// its constraints ([`constraints_lost`]), the energy of a conservative run
+    /// ([`EnergyWatch`]) and the sign of every Rayleigh function's power.
     fn check_physics(&mut self) -> Result<(), Error> {
         let (model, state) = (&self.problem.model, self.integrator.view());
         if let Some(check) = &mut self.mass {
             mass_at(check, model, state, self.step)?;
+        }
+        if let Some(e) = constraints_lost(model, state, self.step, &mut self.c) {
+            return Err(e);
         }
         self.energy
             .check(model, state.t, state.q, state.v, self.step)?;

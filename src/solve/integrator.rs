@@ -148,12 +148,14 @@ pub const MIN_RTOL: f64 = 1e-15;
 
 /// The checks every error-controlled method's options share: tolerances in `[0, 1)`, not both
 /// 0, a relative one not below [`MIN_RTOL`]; `h0`, `h_min`, `h_max` zero (automatic) or
-/// positive and `h_min ≤ h_max`. `method` names the method in the message.
+/// positive, `h_min ≤ h_max` and `h_min` within the `span` (when known, > 0). `method` names
+/// the method in the message.
 pub(crate) fn check_step_options(
     method: &str,
     rtol: f64,
     atol: f64,
     [h0, h_min, h_max]: [f64; 3],
+    span: f64,
 ) -> Result<(), Error> {
     let bad = |option: &str, m: String| Err(Error::from(SolveError::option(option, m)));
     let tol_ok = |x: f64| (0.0..1.0).contains(&x);
@@ -181,6 +183,15 @@ pub(crate) fn check_step_options(
                 format!("{method} {name} = {x} must be 0 (automatic) or positive"),
             );
         }
+    }
+    if span > 0.0 && h_min > span {
+        return bad(
+            "h_min",
+            format!(
+                "{method} h_min = {h_min} is longer than the run's span {span}: not one step \
+                 could be taken"
+            ),
+        );
     }
     if h_max > 0.0 && h_min > h_max {
         return bad(

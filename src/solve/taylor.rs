@@ -141,6 +141,7 @@ impl TaylorSeries {
             opts.rtol,
             opts.atol,
             [opts.h0, opts.h_min, opts.h_max],
+            opts.span,
         )?;
         let k = opts.order;
         if !(2..=TaylorOptions::MAX_ORDER).contains(&k) {

@@ -710,3 +710,28 @@ fn puma560_driven_by_its_torques_follows_the_motion_back() {
     assert!(worst < 1e-6, "{worst:.3e} rad");
     assert!((times[times.len() - 1] - 2.0).abs() < 1e-12);
 }
+
+/// A hinge angle of 1e17 rad (one unit of rounding is 16 rad there): the angle cannot follow
+/// the rod, which swung away from it (exit 0 with max |C| ≈ 1 before); the run is refused
+/// naming the coordinate. At 1e3 rad the same rod swings as at 1 rad.
+#[test]
+fn an_angle_too_large_to_resolve_the_motion_stops_the_run() {
+    let far = REVOLUTE.replace("initial: 1.0", "initial: 1e17");
+    let (p, plan) = lagrangian::spec::parse(&rod(&far, ""), "rod.yaml").unwrap();
+    let e = match lagrangian::simulation::simulate(&p, plan) {
+        Ok(s) => panic!("ran to t = {} with the hinge at 1e17 rad", s.last().state.t),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("hinge = 1e17 is beyond 1e15") && e.contains("1.600e1"),
+        "{e}"
+    );
+    // 1e3 rad is 1 rad and 159 turns: a good angle
+    let turned = REVOLUTE.replace(
+        "initial: 1.0",
+        &format!("initial: {}", 1.0 + 318.0 * std::f64::consts::PI),
+    );
+    let (p, plan) = lagrangian::spec::parse(&rod(&turned, ""), "rod.yaml").unwrap();
+    let s = lagrangian::simulation::simulate(&p, plan).unwrap();
+    assert!((s.last().state.t - 2.0).abs() < 1e-12);
+}

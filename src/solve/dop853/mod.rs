@@ -155,7 +155,7 @@ impl Dop853 {
     ) -> Result<Self, Error> {
         let model: Arc<Model> = model.into();
         let steps = [opts.h0, opts.h_min, opts.h_max];
-        check_step_options("DOP853", opts.rtol, opts.atol, steps)?;
+        check_step_options("DOP853", opts.rtol, opts.atol, steps, opts.span)?;
         let n = model.n_coords();
         let len = 2 * n;
         let mut y = Vec::with_capacity(len);

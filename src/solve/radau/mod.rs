@@ -149,6 +149,7 @@ impl Radau {
             opts.rtol,
             opts.atol,
             [opts.h0, opts.h_min, opts.h_max],
+            opts.span,
         )?;
         if opts.max_newton_iterations < 2 {
             return Err(bad(

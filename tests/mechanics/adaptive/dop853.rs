@@ -308,6 +308,13 @@ fn dop853_refuses_bad_options() {
             },
             "h0",
         ),
+        (
+            Dop853Options {
+                h_min: 5.0,
+                ..Dop853Options::new(1e-6)
+            },
+            "is longer than the run's span 1",
+        ),
     ] {
         let err = Simulation::new(p.clone(), opts).err().unwrap().to_string();
         assert!(err.contains(text), "{err}");
