@@ -430,10 +430,13 @@ impl<K: ConstraintKernel<N, M>, const N: usize, const M: usize> Constraints
         }
     }
     fn first_non_finite(&self, t: f64, q: &[f64]) -> Option<usize> {
+        // the value, its Jacobian (C_qᵀλ in the residual) and its rate in time (a drive's
+        // motion whose derivative is undefined there: sqrt(1 − t) at t = 1)
         (self.kernels.iter().zip(&self.indices)).position(|(k, idx)| {
-            k.value(t, &gather(true, idx, q))
-                .iter()
-                .any(|x| !x.is_finite())
+            let q = gather(true, idx, q);
+            let (value, jacobian) = k.jacobian(t, &q);
+            let rate = k.time_derivative(t, &q);
+            (value.iter().chain(jacobian.iter()).chain(rate.iter())).any(|x| !x.is_finite())
         })
     }
     fn local_jacobian(&self, e: usize, t: f64, q: &[f64], out: &mut [f64]) {

@@ -206,3 +206,32 @@ ProblemData:
         "joint torques off by {worst:.3e} N·m (peak {peak:.2})"
     );
 }
+
+/// A drive's motion undefined from some time on (`sqrt(1 − t)` past t = 1) stops the run at that
+/// time naming the drive, not only "the residual".
+#[test]
+fn a_drive_motion_undefined_at_a_time_is_named() {
+    let text = "
+Dimension: 2
+PhysicalParams: { m: 2, L: 0.8 }
+PartData:
+  Fixed: { O: [0, 0] }
+  Rigids:
+    OA: { Geom: [[L, 0]], Dyna: [[L/2, 0], m, m*L**2/12] }
+  Drives:
+    motor:
+      quantity: atan2(A.y, A.x)
+      motion: sqrt(1 - t)
+AppliedForces:
+  Gravity: 9.81
+ProblemData:
+  tend: 2
+  positions: { A: [L*cos(1), L*sin(1)] }
+";
+    let (p, plan) = spec::parse(text, "drive.yaml").unwrap();
+    let e = match simulate(&p, plan) {
+        Ok(s) => panic!("ran to t = {}", s.last().state.t),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains("drive motor") && e.contains("t = 1"), "{e}");
+}
