@@ -353,7 +353,7 @@ pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Resu
             let m = b.ctx.map(v, &p)?;
             for (name, val) in b.ctx.keys(m, &p, None)? {
                 let q = sub(&p, &name);
-                let r = scalar_energy(b, val, &q, true)?;
+                let r = rayleigh(b, val, &q)?;
                 let energy = ExprEnergy {
                     dissipation: Some(r),
                     ..Default::default()
@@ -436,6 +436,21 @@ fn scalar_energy(
     Ok(e)
 }
 
+/// A Rayleigh function `R` at `q`: an error when it holds no velocity (`∂R/∂v = 0`: it would
+/// dissipate nothing, silently).
+fn rayleigh(b: &Builder, val: &Value, q: &Path_) -> Result<VExpr, SpecError> {
+    let r = scalar_energy(b, val, q, true)?;
+    if !r.has_velocity() {
+        return Err(b.ctx.err(
+            q,
+            "a Rayleigh function is a function of the velocities (c/2*x'**2, c/2*dot(A', A')), \
+             and this one holds none: it would dissipate nothing (a force of the positions is a \
+             potential or an applied force)",
+        ));
+    }
+    Ok(r)
+}
+
 /// Add energies written out; an error when they involve no coordinate or velocity.
 pub(super) fn place_energy(
     b: &mut Builder,
@@ -466,7 +481,10 @@ pub(super) fn lagrangian(b: &mut Builder, value: Option<&Value>) -> Result<(), S
     let mut energy = ExprEnergy::default();
     for (key, val) in keys {
         let q = sub(&p, &key);
-        let e = scalar_energy(b, val, &q, key != "V")?;
+        let e = match key.as_str() {
+            "R" => rayleigh(b, val, &q)?,
+            _ => scalar_energy(b, val, &q, key != "V")?,
+        };
         match key.as_str() {
             "T" => energy.kinetic = Some(e),
             "V" => {

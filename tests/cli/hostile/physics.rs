@@ -260,3 +260,33 @@ fn a_step_across_a_pole_that_does_not_fail_is_caught_by_the_energy() {
         );
     }
 }
+
+/// A Rayleigh function without a velocity in it (`R: x**2`, a `Dissipation` entry of the
+/// positions) dissipated nothing, silently: refused with its place, as the velocities it needs.
+#[test]
+fn rayleigh_functions_without_velocities_are_refused() {
+    for (text, place) in [
+        (
+            scalar_file("  T: th'**2/2\n  R: 0.3*th**2", "1e-3"),
+            "Lagrangian.R",
+        ),
+        (
+            "Dimension: 1\nPartData:\n  Scalars: [th]\nLagrangian:\n  T: th'**2/2\n\
+             AppliedForces:\n  Dissipation:\n    drag: 0.3*th\n\
+             ProblemData: { tend: 1, positions: { th: 1 } }\n"
+                .to_string(),
+            "AppliedForces.Dissipation.drag",
+        ),
+    ] {
+        let e = spec::parse(&text, "r.yaml").unwrap_err().to_string();
+        assert!(e.contains(place) && e.contains("holds none"), "{e}");
+    }
+    // with a velocity it is taken
+    assert!(
+        spec::parse(
+            &scalar_file("  T: th'**2/2\n  R: 0.3*th'**2", "1e-3"),
+            "r.yaml"
+        )
+        .is_ok()
+    );
+}
