@@ -223,9 +223,9 @@ impl Simulation {
         let mut plan = plan.into();
         plan.validate(&problem)?;
         let init = problem.initial_values()?;
+        too_large(&problem.model, &init.state.q)?;
         let mass = check_mass(&problem.model, init.state.view(), 0)?;
         let forces0 = start_forces(&problem.model, init.state.view());
-        too_large(&problem.model, &init.state.q)?;
         let energy = watch(&problem.model, init.state.view(), 0);
         let model_constraints = problem.model.n_constraints();
         plan.method = spanned(plan.method, &problem);
@@ -260,9 +260,9 @@ impl Simulation {
         let problem = problem.t0(state.t);
         let mut plan = plan.into();
         plan.validate(&problem)?;
+        too_large(&problem.model, &state.q)?;
         let mass = check_mass(&problem.model, state.view(), 0)?;
         let forces0 = start_forces(&problem.model, state.view());
-        too_large(&problem.model, &state.q)?;
         let energy = watch(&problem.model, state.view(), 0);
         let model_constraints = problem.model.n_constraints();
         plan.method = spanned(plan.method, &problem);

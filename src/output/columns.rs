@@ -23,7 +23,7 @@
 //! oscillation and the `1/(βh²)` roundoff of index-3 multipliers (docs/maths.md §9).
 
 use crate::assembly::{self, ConstraintElement};
-use crate::model::columns::{self, Continuity};
+use crate::model::columns::{self, Continuity, UserColumn};
 use crate::model::geometry::{CoordKind, DistanceForm, Momenta, PointKind};
 use crate::model::{Model, StateView};
 use crate::output::ledger::Ledger;
@@ -307,20 +307,8 @@ impl Columns {
         }
         let mut vals = std::mem::take(&mut self.user_scratch);
         vals.clear();
-        let mut at = 0;
-        for c in columns {
-            if c.continuity == Continuity::Plain {
-                vals.resize(at + c.names.len(), f64::NAN);
-            } else {
-                (c.eval)(s.q, s.v, s.t, &mut vals);
-                vals.resize(at + c.names.len(), f64::NAN);
-                let prev = self.user_prev.get(at..at + c.names.len());
-                columns::continue_from(c.continuity, prev.unwrap_or(&[]), &mut vals[at..]);
-            }
-            at = vals.len();
-        }
-        self.user_prev.clear();
-        self.user_prev.extend_from_slice(&vals);
+        continued_values(columns, s, &self.user_prev, &mut vals, false);
+        std::mem::swap(&mut self.user_prev, &mut vals);
         self.user_scratch = vals;
     }
 
@@ -456,14 +444,7 @@ impl Columns {
     /// quaternion's sign).
     fn user_row(&mut self, problem: &Problem, s: StateView<'_>, row: &mut Vec<f64>) {
         let start = row.len();
-        let mut at = start;
-        for c in &problem.geometry.columns {
-            (c.eval)(s.q, s.v, s.t, row);
-            row.resize(at + c.names.len(), f64::NAN);
-            let prev = self.user_prev.get(at - start..at - start + c.names.len());
-            columns::continue_from(c.continuity, prev.unwrap_or(&[]), &mut row[at..]);
-            at = row.len();
-        }
+        continued_values(&problem.geometry.columns, s, &self.user_prev, row, true);
         self.user_prev.clear();
         self.user_prev.extend_from_slice(&row[start..]);
     }
@@ -558,4 +539,27 @@ fn noether(kinds: &[CoordKind], dim: usize, q: &[f64], p: &[f64]) -> ([f64; 3], 
         }
     }
     (lin, ang)
+}
+
+/// Append the values of the user's `columns` at `s` to `out`, each kept continuous with `prev`
+/// (the same values at the state before; empty at the first): angles over turns, the
+/// quaternion's sign. With `plain` false the columns kept as computed are NaN — only the
+/// followed ones are wanted.
+fn continued_values(
+    columns: &[UserColumn],
+    s: StateView<'_>,
+    prev: &[f64],
+    out: &mut Vec<f64>,
+    plain: bool,
+) {
+    let start = out.len();
+    for c in columns {
+        let at = out.len();
+        if plain || c.continuity != Continuity::Plain {
+            (c.eval)(s.q, s.v, s.t, out);
+        }
+        out.resize(at + c.names.len(), f64::NAN);
+        let before = prev.get(at - start..at - start + c.names.len());
+        columns::continue_from(c.continuity, before.unwrap_or(&[]), &mut out[at..]);
+    }
 }

@@ -39,10 +39,15 @@ pub fn estimate(unknowns: usize) -> f64 {
 /// its present size (`VmSize` of `/proc/self/status`) — past that limit an allocation fails
 /// and the process aborts; `None` when none is known.
 pub fn available() -> Option<f64> {
+    limits().0
+}
+
+/// [`available`], and whether the address-space limit is what bounds it.
+fn limits() -> (Option<f64>, bool) {
     let free = machine_available();
     match address_space_left() {
-        Some(left) => Some(free.map_or(left, |f| f.min(left))),
-        None => free,
+        Some(left) if free.is_none_or(|f| left < f) => (Some(left), true),
+        _ => (free, false),
     }
 }
 
@@ -95,8 +100,8 @@ pub fn check(coordinates: usize, constraints: usize) -> Result<(), String> {
 /// `Err(message)` when `need` bytes are more than is available; `what` says what needs them
 /// and is the start of the message.
 pub fn check_bytes(need: f64, what: &str) -> Result<(), String> {
-    let limited = address_space_left().filter(|left| machine_available().is_none_or(|m| *left < m));
-    match available() {
+    let (available, limited) = limits();
+    match available {
         Some(have) if need > have => Err(format!(
             "{what}, more than the {:.1} GB available{}{}",
             have / 1e9,
@@ -105,8 +110,8 @@ pub fn check_bytes(need: f64, what: &str) -> Result<(), String> {
                 Err(_) => String::new(),
             },
             match limited {
-                Some(_) => " (what the process's address-space limit, ulimit -v, leaves)",
-                None => "",
+                true => " (what the process's address-space limit, ulimit -v, leaves)",
+                false => "",
             }
         )),
         _ => Ok(()),

@@ -401,10 +401,7 @@ impl<'a> Solver<FitProblem<'a>, FState> for Marquardt {
             // a parameter the targets do not see cannot be fitted: say which
             let norms: Vec<f64> = (0..jac.ncols()).map(|j| jac.column(j).norm()).collect();
             let largest = norms.iter().fold(0.0f64, |m, x| m.max(*x));
-            if let Some(j) = norms
-                .iter()
-                .position(|x| !(*x > 1e-14 * largest) || *x == 0.0)
-            {
+            if let Some(j) = norms.iter().position(|x| !(*x > 1e-14 * largest)) {
                 return Err(msg(SolveError::option(
                     "parameters",
                     format!(

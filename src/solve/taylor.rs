@@ -106,25 +106,16 @@ pub struct TaylorSeries {
     qc: Vec<Taylor>,
     cs: Vec<Taylor>,
     rhs: Vec<f64>,
-    /// The state before the step being tried, restored when the check rejects it.
-    saved: Saved,
+    /// The multipliers' series of the state before the step being tried (the state itself
+    /// is the old series' first coefficients), and the landing it aimed at: what a rejected
+    /// step gives back.
+    lam_coef_old: Vec<f64>,
+    land_old: Landing,
     /// After a rejection: the largest next step (twice the last one taken), until a step is
     /// taken whole.
     cap: f64,
     step: usize,
     stats: Stats,
-}
-
-/// What a rejected step must give back: the state, its accelerations, multipliers and their
-/// series, the aimed landing.
-#[derive(Default)]
-struct Saved {
-    q: Vec<f64>,
-    v: Vec<f64>,
-    qdd: Vec<f64>,
-    lambda: Vec<f64>,
-    lam_coef: Vec<f64>,
-    land: Landing,
 }
 
 impl TaylorSeries {
@@ -180,14 +171,8 @@ impl TaylorSeries {
             qc: vec![zero; n],
             cs: vec![zero; m],
             rhs: vec![0.0; n + m],
-            saved: Saved {
-                q: vec![0.0; n],
-                v: vec![0.0; n],
-                qdd: vec![0.0; n],
-                lambda: vec![0.0; m],
-                lam_coef: vec![0.0; m * k],
-                land: Landing::default(),
-            },
+            lam_coef_old: vec![0.0; m * k],
+            land_old: Landing::default(),
             cap: f64::INFINITY,
             step: 0,
             stats: Stats::default(),
@@ -387,16 +372,20 @@ impl TaylorSeries {
         h * jump <= room * wv && 0.5 * h * h * jump <= room * wq
     }
 
-    /// Back to the state before the step just tried.
+    /// Back to the state before the step just tried: its series, and the state they begin
+    /// with (`Q₀ = q`, `Q₁ = v`, `2Q₂ = q̈`, `Λ₀ = λ`, as [`series`](Self::series) wrote them).
     fn restore(&mut self) {
-        let s = &self.saved;
-        self.q.copy_from_slice(&s.q);
-        self.v.copy_from_slice(&s.v);
-        self.qdd.copy_from_slice(&s.qdd);
-        self.lambda.copy_from_slice(&s.lambda);
-        self.lam_coef.copy_from_slice(&s.lam_coef);
-        self.land = s.land;
         std::mem::swap(&mut self.coef, &mut self.coef_old);
+        std::mem::swap(&mut self.lam_coef, &mut self.lam_coef_old);
+        let (w, k) = (self.coef_width(), self.opts.order);
+        for i in 0..self.n {
+            let c = &self.coef[i * w..];
+            (self.q[i], self.v[i], self.qdd[i]) = (c[0], c[1], 2.0 * c[2]);
+        }
+        for r in 0..self.m {
+            self.lambda[r] = self.lam_coef[r * k];
+        }
+        self.land = self.land_old;
         self.t = self.t_old;
         self.step -= 1;
         self.stats.steps = self.step;
@@ -477,18 +466,13 @@ impl Integrator for TaylorSeries {
     }
     fn step(&mut self) -> Result<StepOutcome, SolveError> {
         let (n, w, h) = (self.n, self.coef_width(), self.h);
-        let s = &mut self.saved;
-        s.q.copy_from_slice(&self.q);
-        s.v.copy_from_slice(&self.v);
-        s.qdd.copy_from_slice(&self.qdd);
-        s.lambda.copy_from_slice(&self.lambda);
-        s.lam_coef.copy_from_slice(&self.lam_coef);
-        s.land = self.land;
+        self.land_old = self.land;
         let (t_old, h_old) = (self.t_old, self.h_old);
         for i in 0..n {
             (self.q[i], self.v[i]) = Self::eval(&self.coef[i * w..(i + 1) * w], h);
         }
         std::mem::swap(&mut self.coef, &mut self.coef_old);
+        std::mem::swap(&mut self.lam_coef, &mut self.lam_coef_old);
         (self.t_old, self.h_old) = (self.t, h);
         self.t = self.land.after(self.t, h);
         self.step += 1;

@@ -8,7 +8,7 @@ use lagrangian::prelude::*;
 use lagrangian::spec;
 
 fn table(text: &str, h: f64, every: usize) -> ColumnRecorder {
-    let (p, p_plan) = spec::parse(text, "drive.yaml").unwrap();
+    let (p, p_plan) = spec::parse(&text, "drive.yaml").unwrap();
     let method = p_plan.method.clone().with_h(h);
     let t_end = p.t_end;
     let mut sim = Simulation::new(p, method).unwrap();
@@ -76,15 +76,11 @@ ProblemData:
     assert!(ledger.balance_error.abs() < 1e-6, "{ledger:?}");
 }
 
-/// The same crank through the vertical at a small step, and started straight down: the
-/// drive's quantity `atan2(A.y, A.x)` has `A.x = 0` there, where num-dual's own `atan2`
-/// derivatives cancel (off by up to 1,310 N·m at h = 1e-4) or are NaN (the start refused as not
-/// differentiable). Torques equal `m g (L/2) cos θ` wherever the crank is.
-#[test]
-fn crank_through_and_from_the_vertical() {
-    let crank = |start: &str, tend: f64| {
-        format!(
-            "
+/// The uniform crank of the tests above (m = 2, L = 0.8) started at angle `start`, its angle
+/// `atan2(A.y, A.x)` driven along `motion` (w = 2) to `tend`.
+fn crank(motion: &str, start: &str, tend: f64) -> String {
+    format!(
+        "
 Dimension: 2
 PhysicalParams: {{ m: 2, L: 0.8, w: 2 }}
 PartData:
@@ -94,18 +90,29 @@ PartData:
   Drives:
     motor:
       quantity: atan2(A.y, A.x)
-      motion: w*t{start}
+      motion: {motion}
 AppliedForces:
   Gravity: 9.81
 ProblemData:
   tend: {tend}
-  positions: {{ A: [L*cos(0{start}), L*sin(0{start})] }}
+  positions: {{ A: [L*cos({start}), L*sin({start})] }}
 "
-        )
-    };
+    )
+}
+
+/// The same crank through the vertical at a small step, and started straight down: the
+/// drive's quantity `atan2(A.y, A.x)` has `A.x = 0` there, where num-dual's own `atan2`
+/// derivatives cancel (off by up to 1,310 N·m at h = 1e-4) or are NaN (the start refused as not
+/// differentiable). Torques equal `m g (L/2) cos θ` wherever the crank is.
+#[test]
+fn crank_through_and_from_the_vertical() {
     let (m, l, w, g) = (2.0, 0.8, 2.0, 9.81);
     for (start, h) in [("", 1e-4), (" - pi/2", 1e-3), (" + pi/2", 1e-4)] {
-        let t = table(&crank(start, 1.0), h, 1);
+        let t = table(
+            &crank(&format!("w*t{start}"), &format!("0{start}"), 1.0),
+            h,
+            1,
+        );
         let th0 = match start {
             "" => 0.0,
             " - pi/2" => -std::f64::consts::FRAC_PI_2,
@@ -211,24 +218,8 @@ ProblemData:
 /// time naming the drive, not only "the residual".
 #[test]
 fn a_drive_motion_undefined_at_a_time_is_named() {
-    let text = "
-Dimension: 2
-PhysicalParams: { m: 2, L: 0.8 }
-PartData:
-  Fixed: { O: [0, 0] }
-  Rigids:
-    OA: { Geom: [[L, 0]], Dyna: [[L/2, 0], m, m*L**2/12] }
-  Drives:
-    motor:
-      quantity: atan2(A.y, A.x)
-      motion: sqrt(1 - t)
-AppliedForces:
-  Gravity: 9.81
-ProblemData:
-  tend: 2
-  positions: { A: [L*cos(1), L*sin(1)] }
-";
-    let (p, plan) = spec::parse(text, "drive.yaml").unwrap();
+    let text = crank("sqrt(1 - t)", "1", 2.0);
+    let (p, plan) = spec::parse(&text, "drive.yaml").unwrap();
     let e = match simulate(&p, plan) {
         Ok(s) => panic!("ran to t = {}", s.last().state.t),
         Err(e) => e.to_string(),
