@@ -8,7 +8,7 @@ use lagrangian::prelude::*;
 use lagrangian::spec;
 
 fn table(text: &str, h: f64, every: usize) -> ColumnRecorder {
-    let (p, p_plan) = spec::parse(&text, "drive.yaml").unwrap();
+    let (p, p_plan) = spec::parse(text, "drive.yaml").unwrap();
     let method = p_plan.method.clone().with_h(h);
     let t_end = p.t_end;
     let mut sim = Simulation::new(p, method).unwrap();
