@@ -38,6 +38,7 @@ pub mod guide;
 pub mod library;
 pub mod mechanisms;
 pub mod model;
+pub mod multibody;
 pub mod output;
 pub mod problem;
 pub mod run;
