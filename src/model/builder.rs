@@ -184,6 +184,23 @@ impl ModelBuilder {
         group.indices.push(idx);
     }
 
+    /// Add a group of terms that assembles itself (a tree of bodies in joint coordinates,
+    /// [`crate::multibody::Tree::add_to`]); its indices are checked at [`build`](Self::build).
+    pub(crate) fn add_terms_group(&mut self, group: Box<dyn Terms>) {
+        if self.error.is_none()
+            && let Some(&bad) = (0..group.len())
+                .flat_map(|e| group.indices(e).iter())
+                .find(|&&i| i >= self.n)
+        {
+            self.error = Some(ModelError::IndexOutOfRange {
+                what: "a group of terms".into(),
+                index: bad,
+                n: self.n,
+            });
+        }
+        self.terms.push(group);
+    }
+
     /// Add a boxed term kernel on the global coordinates `indices`.
     pub fn add_boxed_term(&mut self, indices: &[usize], kernel: TermKernelBox) {
         (kernel.place)(self, indices);

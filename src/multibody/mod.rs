@@ -25,6 +25,7 @@
 
 mod algorithms;
 mod joint;
+mod model;
 pub mod spatial;
 mod tree;
 

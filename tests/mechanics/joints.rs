@@ -324,7 +324,7 @@ SolverParams: { tol: 1e-10 }
 
 // ---- the PUMA 560 ------------------------------------------------------------------------
 
-const DH: [(f64, f64, f64); 6] = [
+pub(crate) const DH: [(f64, f64, f64); 6] = [
     (0.0, 0.0, PI / 2.0),
     (0.0, 0.4318, 0.0),
     (0.15005, 0.0203, -PI / 2.0),
@@ -332,8 +332,8 @@ const DH: [(f64, f64, f64); 6] = [
     (0.0, 0.0, -PI / 2.0),
     (0.0, 0.0, 0.0),
 ];
-const MASS: [f64; 6] = [2.0, 17.4, 4.8, 0.82, 0.34, 0.09];
-const COM: [[f64; 3]; 6] = [
+pub(crate) const MASS: [f64; 6] = [2.0, 17.4, 4.8, 0.82, 0.34, 0.09];
+pub(crate) const COM: [[f64; 3]; 6] = [
     [0.0, 0.0, 0.0],
     [-0.3638, 0.006, 0.2275],
     [-0.0203, -0.0141, 0.070],
@@ -341,7 +341,7 @@ const COM: [[f64; 3]; 6] = [
     [0.0, 0.0, 0.0],
     [0.0, 0.0, 0.032],
 ];
-const INERTIA: [[f64; 3]; 6] = [
+pub(crate) const INERTIA: [[f64; 3]; 6] = [
     [0.18, 0.35, 0.18],
     [0.13, 0.524, 0.539],
     [0.066, 0.075, 0.0125],
@@ -382,7 +382,7 @@ fn mul_t(r: &[V3; 3], v: V3) -> V3 {
 
 /// Joint torques by the recursive Newton–Euler algorithm (Luh, Walker & Paul) in link frames,
 /// standard DH, gravity 9.81 along −z of the base.
-fn rne(q: [f64; 6], qd: [f64; 6], qdd: [f64; 6]) -> [f64; 6] {
+pub(crate) fn rne(q: [f64; 6], qd: [f64; 6], qdd: [f64; 6]) -> [f64; 6] {
     let z = [0.0, 0.0, 1.0];
     let (mut w, mut wd, mut vd) = ([0.0; 3], [0.0; 3], [0.0, 0.0, 9.81]);
     let mut rs = Vec::new();

@@ -16,6 +16,7 @@ mod double_pendulum;
 mod equilibrium;
 mod fit;
 mod inverse_dynamics;
+mod joint_space;
 mod joints;
 mod linkages;
 mod mass_spring;

@@ -1,0 +1,330 @@
+//! A tree as part of a [`Model`]: one group of the assembly whose residual is RNEA's
+//! `τ(q, q̇, q̈)` over the tree's coordinates, and the unit-length constraints of its
+//! quaternions.
+//!
+//! The weighted Jacobian `c_M M + c_D ∂τ/∂q̇ + c_K ∂τ/∂q` the implicit methods iterate with is
+//! the same recursion on dual numbers, one column per pass: the seed `(c_K e_j, c_D e_j, c_M e_j)`
+//! on `(q, q̇, q̈)` gives column `j` — `n` passes of `O(n)` each, no nested types; a matrix of
+//! accelerations alone (`c_D = c_K = 0`) is CRBA's `M`. Scratch for both number types is held
+//! by the group and sized once.
+
+use super::algorithms::Workspace;
+use super::tree::Tree;
+use crate::error::ModelError;
+use crate::expr::taylor::Taylor;
+use crate::model::group::{Point, TaylorPoint, Terms};
+use crate::model::{ConstraintBlocks, ConstraintKernel, KernelCoefficients, Model, ModelBuilder};
+use nalgebra::{DMatrix, SMatrix, SVector};
+use num_dual::Dual64;
+use std::any::Any;
+use std::sync::{Arc, Mutex};
+
+/// The scratch of one evaluation of the group.
+struct Scratch {
+    f: Workspace<f64>,
+    d: Workspace<Dual64>,
+    q: Vec<f64>,
+    v: Vec<f64>,
+    a: Vec<f64>,
+    tau: Vec<f64>,
+    qd: Vec<Dual64>,
+    vd: Vec<Dual64>,
+    ad: Vec<Dual64>,
+    taud: Vec<Dual64>,
+    m: Vec<f64>,
+}
+
+/// The tree's equations of motion as a group of the assembly ([`Terms`]).
+pub(crate) struct TreeTerms {
+    tree: Arc<Tree>,
+    /// The model's coordinate of each of the tree's.
+    idx: Vec<usize>,
+    scratch: Mutex<Scratch>,
+}
+
+impl TreeTerms {
+    pub(crate) fn new(tree: Arc<Tree>, idx: Vec<usize>) -> TreeTerms {
+        let n = tree.n_coords();
+        let zd = vec![Dual64::from(0.0); n];
+        let scratch = Scratch {
+            f: Workspace::new(&tree),
+            d: Workspace::new(&tree),
+            q: vec![0.0; n],
+            v: vec![0.0; n],
+            a: vec![0.0; n],
+            tau: vec![0.0; n],
+            qd: zd.clone(),
+            vd: zd.clone(),
+            ad: zd.clone(),
+            taud: zd,
+            m: vec![0.0; n * n],
+        };
+        TreeTerms {
+            tree,
+            idx,
+            scratch: Mutex::new(scratch),
+        }
+    }
+    fn lock(&self) -> std::sync::MutexGuard<'_, Scratch> {
+        // a panic inside a recursion leaves no broken state: the scratch is rewritten whole
+        self.scratch.lock().unwrap_or_else(|e| e.into_inner())
+    }
+    fn gather(&self, x: &[f64], out: &mut [f64]) {
+        for (o, &i) in out.iter_mut().zip(&self.idx) {
+            *o = x[i];
+        }
+    }
+    /// `τ` at the point into `s.tau`.
+    fn residual(&self, s: &mut Scratch, q: &[f64], v: &[f64], a: &[f64]) {
+        let s = &mut *s;
+        self.gather(q, &mut s.q);
+        self.gather(v, &mut s.v);
+        self.gather(a, &mut s.a);
+        self.tree.rnea(&mut s.f, &s.q, &s.v, &s.a, &mut s.tau);
+    }
+    /// Column `j` of `c_M M + c_D ∂τ/∂q̇ + c_K ∂τ/∂q` into `s.taud` (eps parts), after
+    /// [`TreeTerms::residual`] filled the local inputs.
+    fn column(&self, s: &mut Scratch, j: usize, c: &KernelCoefficients) {
+        let s = &mut *s;
+        for k in 0..s.q.len() {
+            let e = |w: f64| if k == j { w } else { 0.0 };
+            s.qd[k] = Dual64::new(s.q[k], e(c.stiffness));
+            s.vd[k] = Dual64::new(s.v[k], e(c.damping));
+            s.ad[k] = Dual64::new(s.a[k], e(c.mass));
+        }
+        self.tree.rnea(&mut s.d, &s.qd, &s.vd, &s.ad, &mut s.taud);
+    }
+    /// The weighted Jacobian, row-major, into `s.m`.
+    fn jacobian(&self, s: &mut Scratch, c: &KernelCoefficients) {
+        let n = s.q.len();
+        if c.damping == 0.0 && c.stiffness == 0.0 {
+            let q = std::mem::take(&mut s.q);
+            self.tree.crba(&mut s.f, &q, &mut s.m);
+            s.q = q;
+            s.m.iter_mut().for_each(|x| *x *= c.mass);
+            return;
+        }
+        for j in 0..n {
+            self.column(s, j, c);
+            for i in 0..n {
+                s.m[i * n + j] = s.taud[i].eps;
+            }
+        }
+    }
+    fn energies(&self, q: &[f64], v: &[f64]) -> [f64; 3] {
+        let mut s = self.lock();
+        let s = &mut *s;
+        self.gather(q, &mut s.q);
+        self.gather(v, &mut s.v);
+        let t = self.tree.kinetic(&mut s.f, &s.q, &s.v);
+        let pot = self.tree.potential(&mut s.f, &s.q);
+        [t, pot, t + pot]
+    }
+}
+
+impl Terms for TreeTerms {
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+    fn len(&self) -> usize {
+        1
+    }
+    fn size(&self) -> usize {
+        self.idx.len()
+    }
+    fn indices(&self, _e: usize) -> &[usize] {
+        &self.idx
+    }
+    fn add_residual(&self, p: &Point, scale: f64, r: &mut [f64]) {
+        let mut s = self.lock();
+        self.residual(&mut s, p.q, p.v, p.a);
+        for (k, &i) in self.idx.iter().enumerate() {
+            r[i] += scale * s.tau[k];
+        }
+    }
+    fn constant_mass(&self) -> bool {
+        false
+    }
+    fn add_jacobian(
+        &self,
+        p: &Point,
+        scale: f64,
+        c: &KernelCoefficients,
+        r: &mut [f64],
+        values: &mut [f64],
+        slots: &[usize],
+    ) {
+        let mut s = self.lock();
+        let s = &mut *s;
+        self.residual(s, p.q, p.v, p.a);
+        for (k, &i) in self.idx.iter().enumerate() {
+            r[i] += scale * s.tau[k];
+        }
+        let w = KernelCoefficients {
+            mass: scale * c.mass,
+            damping: scale * c.damping,
+            stiffness: scale * c.stiffness,
+        };
+        self.jacobian(s, &w);
+        for (slot, x) in slots.iter().zip(&s.m) {
+            values[*slot] += x;
+        }
+    }
+    fn energy(&self, _t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
+        self.energies(q, v)
+    }
+    fn first_non_finite(&self, p: &Point) -> Option<usize> {
+        let mut s = self.lock();
+        self.residual(&mut s, p.q, p.v, p.a);
+        s.tau.iter().any(|x| !x.is_finite()).then_some(0)
+    }
+    fn add_momentum(&self, _t: f64, q: &[f64], v: &[f64], p: &mut [f64]) {
+        let mut s = self.lock();
+        let s = &mut *s;
+        self.gather(q, &mut s.q);
+        self.gather(v, &mut s.v);
+        self.tree.crba(&mut s.f, &s.q, &mut s.m);
+        let n = s.q.len();
+        for (k, &i) in self.idx.iter().enumerate() {
+            p[i] += (0..n).map(|l| s.m[k * n + l] * s.v[l]).sum::<f64>();
+        }
+    }
+    fn power(&self, _t: f64, _q: &[f64], _v: &[f64]) -> [f64; 3] {
+        [0.0; 3]
+    }
+    fn element_force(&self, _e: usize, p: &Point) -> f64 {
+        let mut s = self.lock();
+        self.residual(&mut s, p.q, p.v, p.a);
+        s.tau.iter().fold(0.0f64, |m, x| m.max(x.abs()))
+    }
+    fn element_power(&self, _e: usize, _t: f64, _q: &[f64], _v: &[f64]) -> [f64; 3] {
+        [0.0; 3]
+    }
+    fn element_energy(&self, _e: usize, _t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
+        self.energies(q, v)
+    }
+    fn dense_blocks(&self, _e: usize, p: &Point) -> [DMatrix<f64>; 4] {
+        let mut s = self.lock();
+        let s = &mut *s;
+        let n = self.idx.len();
+        self.residual(s, p.q, p.v, p.a);
+        let r = DMatrix::from_column_slice(n, 1, &s.tau);
+        let mut block = |c: KernelCoefficients| {
+            self.jacobian(s, &c);
+            DMatrix::from_row_slice(n, n, &s.m)
+        };
+        let one = |k: usize| KernelCoefficients {
+            mass: (k == 0) as u8 as f64,
+            damping: (k == 1) as u8 as f64,
+            stiffness: (k == 2) as u8 as f64,
+        };
+        [r, block(one(0)), block(one(1)), block(one(2))]
+    }
+    fn set_parallel(&mut self, _on: bool, _n: usize) {}
+    fn colors(&self) -> usize {
+        0
+    }
+    fn add_taylor_residual(&self, s: &TaylorPoint, r: &mut [Taylor]) -> Result<(), &'static str> {
+        let pick = |x: &[Taylor]| -> Vec<Taylor> { self.idx.iter().map(|&i| x[i]).collect() };
+        let (q, v, a) = (pick(s.q), pick(s.v), pick(s.a));
+        let mut tau = vec![Taylor::from(0.0); q.len()];
+        let mut ws = Workspace::new(&self.tree);
+        self.tree.rnea(&mut ws, &q, &v, &a, &mut tau);
+        for (k, &i) in self.idx.iter().enumerate() {
+            r[i] += tau[k];
+        }
+        Ok(())
+    }
+}
+
+/// `½(|q|² − 1) = 0` on a quaternion's four coordinates.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct UnitQuaternion;
+
+impl ConstraintKernel<4, 1> for UnitQuaternion {
+    fn value(&self, _t: f64, q: &SVector<f64, 4>) -> SVector<f64, 1> {
+        SVector::from([0.5 * (q.dot(q) - 1.0)])
+    }
+    fn jacobian(&self, t: f64, q: &SVector<f64, 4>) -> (SVector<f64, 1>, SMatrix<f64, 1, 4>) {
+        (self.value(t, q), q.transpose())
+    }
+    fn blocks(
+        &self,
+        t: f64,
+        q: &SVector<f64, 4>,
+        lambda: &SVector<f64, 1>,
+    ) -> ConstraintBlocks<4, 1> {
+        ConstraintBlocks {
+            c: self.value(t, q),
+            jac: q.transpose(),
+            hess_lambda: SMatrix::identity() * lambda[0],
+        }
+    }
+    fn time_derivative(&self, _t: f64, _q: &SVector<f64, 4>) -> SVector<f64, 1> {
+        SVector::zeros()
+    }
+    fn gamma(&self, _t: f64, _q: &SVector<f64, 4>, v: &SVector<f64, 4>) -> SVector<f64, 1> {
+        SVector::from([v.dot(v)])
+    }
+    fn taylor_value(&self, _t: Taylor, q: &SVector<Taylor, 4>) -> Option<SVector<Taylor, 1>> {
+        let s = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+        Some(SVector::from([(s - 1.0) * 0.5]))
+    }
+    fn taylor_force(
+        &self,
+        _t: Taylor,
+        q: &SVector<Taylor, 4>,
+        lambda: &SVector<Taylor, 1>,
+    ) -> Option<SVector<Taylor, 4>> {
+        Some(q.map(|x| x * lambda[0]))
+    }
+}
+
+impl Tree {
+    /// Add the tree to a model being built, on the model's coordinates `first..first + n`:
+    /// its equations of motion as one group and a unit-length constraint `joint |q|` per
+    /// quaternion. The coordinates are named after the joints.
+    pub fn add_to(self: &Arc<Self>, b: &mut ModelBuilder, first: usize) -> Result<(), ModelError> {
+        let n = self.n_coords();
+        if first + n > b.n_coords() {
+            return Err(ModelError::IndexOutOfRange {
+                what: "a tree's coordinates".into(),
+                index: first + n - 1,
+                n: b.n_coords(),
+            });
+        }
+        if n == 0 {
+            return Err(ModelError::Empty {
+                what: "a tree".into(),
+                need: "it needs a joint with a coordinate".into(),
+            });
+        }
+        let idx: Vec<usize> = (first..first + n).collect();
+        b.add_terms_group(Box::new(TreeTerms::new(self.clone(), idx)));
+        for l in self.links() {
+            if let Some(k) = l.kind.quaternion() {
+                let at = first + l.offset + k;
+                let name = format!("joint {}: |q| = 1", l.joint_name);
+                b.add_constraint_kernel(name, &[at, at + 1, at + 2, at + 3], UnitQuaternion);
+            }
+        }
+        Ok(())
+    }
+    /// The model of the tree alone.
+    ///
+    /// ```
+    /// use lagrangian::multibody::{Joint, RigidBody, Tree};
+    /// use std::sync::Arc;
+    /// let mut tree = Tree::new([0.0, 0.0, -9.81]);
+    /// tree.add("Top", None, "ball", Joint::spherical(), RigidBody::new(1.0, [0.1, 0.1, 0.05]).com([0.0, 0.0, 0.3])).unwrap();
+    /// let model = Arc::new(tree).model().unwrap();
+    /// assert_eq!((model.n_coords(), model.n_constraints()), (4, 1));
+    /// assert_eq!(model.coordinate_names()[0], "ball_qw");
+    /// ```
+    pub fn model(self: &Arc<Self>) -> Result<Model, ModelError> {
+        let mut b =
+            Model::builder(self.n_coords()).coordinate_names(self.coordinate_names().to_vec());
+        self.add_to(&mut b, 0)?;
+        b.build()
+    }
+}
