@@ -169,6 +169,13 @@ pub enum InitError {
         /// The rows left unsatisfied, named (drives and constraints).
         rows: String,
     },
+    /// The mass matrix of a model without constraints is singular where it is solved by a
+    /// tree's articulated bodies.
+    #[error("cannot solve for accelerations: the mass matrix is singular: {detail}")]
+    SingularMass {
+        /// Where (the joint and the body).
+        detail: String,
+    },
     /// The augmented matrix `[M C_qᵀ; C_q 0]` is singular.
     #[error(
         "cannot solve for accelerations and multipliers: [M C_qᵀ; C_q 0] is singular \

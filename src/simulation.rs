@@ -151,6 +151,20 @@ fn check_mass(
     state: StateView<'_>,
     step: usize,
 ) -> Result<Option<MassCheck>, Error> {
+    if let Some(g) = model.articulated() {
+        // articulated bodies factorize M as L D Lᵀ link by link; each D positive definite
+        // (what the solve checks) is M positive definite — no matrix of the model's size
+        let mut x = vec![1.0; model.n_coords()];
+        return match model.solve_articulated(g, state.q, &mut x) {
+            Ok(()) => Ok(None),
+            Err(detail) => Err(SolveError::MassNotPositive {
+                t: state.t,
+                step,
+                detail,
+            }
+            .into()),
+        };
+    }
     let mut check = MassCheck::new(model);
     let definite = mass_at(&mut check, model, state, step)?;
     Ok((definite && !model.constant_mass()).then_some(check))

@@ -311,6 +311,9 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
             .filter(|s| !s.plain)
             .map_or(0, |s| s.colors.len())
     }
+    fn reads_acceleration(&self) -> bool {
+        K::USES_A && !self.kernels.is_empty()
+    }
     fn add_taylor_residual(&self, s: &TaylorPoint, r: &mut [Taylor]) -> Result<(), &'static str> {
         for (k, idx) in self.kernels.iter().zip(&self.indices) {
             let rl = k

@@ -36,6 +36,19 @@ pub struct Pattern {
 }
 
 impl Pattern {
+    /// No entries, for a solver that needs no matrix (a tree's accelerations by articulated
+    /// bodies): `dim` is `n + m` all the same.
+    pub fn empty(model: &Model) -> Self {
+        let dim = model.n + model.m;
+        Pattern {
+            dim,
+            col_ptr: vec![0; dim + 1],
+            row_idx: Vec::new(),
+            term_slots: Vec::new(),
+            con_slots: Vec::new(),
+            diag_slots: vec![None; model.n],
+        }
+    }
     /// Build the pattern of `model`.
     pub fn new(model: &Model) -> Self {
         let n = model.n;

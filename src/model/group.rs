@@ -211,6 +211,22 @@ pub trait Terms: Send + Sync {
     /// [`TermKernel::taylor_residual`](super::TermKernel::taylor_residual)). `Err` with the
     /// kernel's type name when it has no form on series.
     fn add_taylor_residual(&self, s: &TaylorPoint, r: &mut [Taylor]) -> Result<(), &'static str>;
+    /// Whether the group's residual depends on the accelerations (its `M` is not zero).
+    fn reads_acceleration(&self) -> bool {
+        true
+    }
+    /// Whether the group solves `M x = b` with its own mass matrix in `O(n)` without a matrix
+    /// ([`solve_mass`](Terms::solve_mass)) — a tree of bodies, by articulated bodies.
+    fn solves_mass(&self) -> bool {
+        false
+    }
+    /// Solve `M x = b` with the group's own mass matrix at `q` in place on its coordinates
+    /// (`x` global: `b` in, `x` out, other entries untouched), for a group that
+    /// [`solves_mass`](Terms::solves_mass). `Err`: `M` is singular there (what is wrong, for
+    /// messages).
+    fn solve_mass(&self, _q: &[f64], _x: &mut [f64]) -> Result<(), String> {
+        Err("the group has no mass solve of its own".into())
+    }
 }
 
 /// The inputs of an evaluation on Taylor series in time, as global arrays of series.

@@ -478,6 +478,25 @@ impl Model {
     pub fn constant_mass(&self) -> bool {
         self.terms.iter().all(|g| g.constant_mass())
     }
+    /// The group that holds all of the model's inertia and solves `M x = b` alone in `O(n)`
+    /// (a tree of bodies in joint coordinates, by articulated bodies), when the model has no
+    /// constraints, that group covers every coordinate and no other reads accelerations: the
+    /// explicit methods' accelerations then need no matrix.
+    pub fn articulated(&self) -> Option<usize> {
+        if self.m != 0 {
+            return None;
+        }
+        let found = (self.terms.iter())
+            .position(|g| g.len() == 1 && g.size() == self.n && g.solves_mass())?;
+        let others_massless =
+            (self.terms.iter().enumerate()).all(|(k, g)| k == found || !g.reads_acceleration());
+        others_massless.then_some(found)
+    }
+    /// Solve `M x = b` in place (`x` holds `b`) at `q` with the group of
+    /// [`articulated`](Model::articulated) `g`. `Err`: `M` is singular there.
+    pub fn solve_articulated(&self, g: usize, q: &[f64], x: &mut [f64]) -> Result<(), String> {
+        self.terms[g].solve_mass(q, x)
+    }
     /// Number of Lagrangian terms.
     pub fn n_terms(&self) -> usize {
         self.terms.iter().map(|g| g.len()).sum()

@@ -188,3 +188,234 @@ impl Tree {
         v
     }
 }
+
+/// A 6×6 matrix acting on motions `(ω, v)` and giving forces `(n, f)`: an articulated-body
+/// inertia.
+type M6 = [[f64; 6]; 6];
+
+fn m6_apply(i: &M6, m: Motion<f64>) -> Force<f64> {
+    let x = [m.w[0], m.w[1], m.w[2], m.v[0], m.v[1], m.v[2]];
+    let r = |k: usize| (0..6).map(|l| i[k][l] * x[l]).sum::<f64>();
+    Force {
+        n: [r(0), r(1), r(2)],
+        f: [r(3), r(4), r(5)],
+    }
+}
+
+/// A rigid body's inertia as a 6×6 matrix `[[I_O, [h]×], [[h]×ᵀ, m𝟙]]`.
+fn m6_from(b: &Inertia<f64>) -> M6 {
+    let mut i = [[0.0; 6]; 6];
+    let h = b.h;
+    let hx = [[0.0, -h[2], h[1]], [h[2], 0.0, -h[0]], [-h[1], h[0], 0.0]];
+    for r in 0..3 {
+        for c in 0..3 {
+            i[r][c] = b.i[r][c];
+            i[r][c + 3] = hx[r][c];
+            i[r + 3][c] = hx[c][r];
+        }
+        i[r + 3][r + 3] = b.m;
+    }
+    i
+}
+
+/// `Xᵀ I X`: an inertia given in a link's frame expressed in its parent's (`pose`: the link
+/// in the parent), column by column.
+fn m6_out(i: &M6, pose: &Pose<f64>) -> M6 {
+    let mut out = [[0.0; 6]; 6];
+    for k in 0..6 {
+        let mut e = Motion::zero();
+        match k {
+            0..3 => e.w[k] = 1.0,
+            _ => e.v[k - 3] = 1.0,
+        }
+        let f = pose.force_out(m6_apply(i, pose.motion_in(e)));
+        let col = [f.n[0], f.n[1], f.n[2], f.f[0], f.f[1], f.f[2]];
+        for r in 0..6 {
+            out[r][k] = col[r];
+        }
+    }
+    out
+}
+
+fn force_vec(f: Force<f64>) -> [f64; 6] {
+    [f.n[0], f.n[1], f.n[2], f.f[0], f.f[1], f.f[2]]
+}
+
+/// Scratch of the articulated-body algorithm, sized for a tree once.
+#[derive(Clone, Debug)]
+pub struct Articulated {
+    ws: Workspace<f64>,
+    /// Articulated inertias `I^A`.
+    ia: Vec<M6>,
+    /// Articulated bias forces `p^A`.
+    pa: Vec<Force<f64>>,
+    /// `U = I^A S`, a force per coordinate.
+    u_cols: Vec<[Force<f64>; MAX_COORDS]>,
+    /// `D⁻¹ = (Sᵀ U)⁻¹`.
+    dinv: Vec<[[f64; MAX_COORDS]; MAX_COORDS]>,
+    /// `u = τ − Sᵀ p^A`.
+    u: Vec<[f64; MAX_COORDS]>,
+    /// The velocity-product accelerations `c_i = c_J + v_i × v_J`.
+    c: Vec<Motion<f64>>,
+}
+
+impl Articulated {
+    /// The scratch for `tree`.
+    pub fn new(tree: &Tree) -> Self {
+        let n = tree.links.len();
+        Articulated {
+            ws: Workspace::new(tree),
+            ia: vec![[[0.0; 6]; 6]; n],
+            pa: vec![Force::zero(); n],
+            u_cols: vec![[Force::zero(); MAX_COORDS]; n],
+            dinv: vec![[[0.0; MAX_COORDS]; MAX_COORDS]; n],
+            u: vec![[0.0; MAX_COORDS]; n],
+            c: vec![Motion::zero(); n],
+        }
+    }
+}
+
+/// `D⁻¹` of a small symmetric positive definite `D` (the first `k` rows) by Gauss–Jordan
+/// elimination; `None` when a pivot is not positive (relative to `D`'s size).
+fn spd_inverse(
+    d: &[[f64; MAX_COORDS]; MAX_COORDS],
+    k: usize,
+) -> Option<[[f64; MAX_COORDS]; MAX_COORDS]> {
+    let mut a = *d;
+    let mut inv = [[0.0; MAX_COORDS]; MAX_COORDS];
+    for (r, row) in inv.iter_mut().enumerate().take(k) {
+        row[r] = 1.0;
+    }
+    let size = (0..k).fold(0.0f64, |m, r| m.max(d[r][r].abs()));
+    for p in 0..k {
+        let piv = a[p][p];
+        if !(piv > 1e-13 * size) || !piv.is_finite() {
+            return None;
+        }
+        for c in 0..k {
+            a[p][c] /= piv;
+            inv[p][c] /= piv;
+        }
+        for r in 0..k {
+            if r != p {
+                let f = a[r][p];
+                for c in 0..k {
+                    a[r][c] -= f * a[p][c];
+                    inv[r][c] -= f * inv[p][c];
+                }
+            }
+        }
+    }
+    Some(inv)
+}
+
+impl Tree {
+    /// Forward dynamics by articulated bodies: `q̈ = M(q)⁻¹ (τ − b(q, q̇))` in `O(n)` — the
+    /// joint forces `τ` given, gravity included when `gravity` (without it and with `q̇ = 0`,
+    /// `q̈ = M⁻¹ τ`). `Err(i)`: link `i`'s joint has a singular articulated inertia (a body
+    /// that cannot be accelerated along a coordinate: no mass or inertia where the joint moves
+    /// it). Trees with quaternion coordinates (spherical, free joints) are for the constrained
+    /// path (`Err` with the first such link): `M` is singular along each quaternion.
+    pub fn aba(
+        &self,
+        s: &mut Articulated,
+        q: &[f64],
+        qd: &[f64],
+        tau: &[f64],
+        gravity: bool,
+        qdd: &mut [f64],
+    ) -> Result<(), usize> {
+        if let Some(i) = self
+            .links
+            .iter()
+            .position(|l| l.kind.quaternion().is_some())
+        {
+            return Err(i);
+        }
+        self.place(&mut s.ws, q);
+        let ws = &mut s.ws;
+        for (i, l) in self.links.iter().enumerate() {
+            let r = l.coordinates();
+            let joint = l.kind.pose(&q[r.clone()]);
+            let (vj, cj) = l.kind.velocity_bias(&q[r.clone()], &qd[r], &joint);
+            let v = match l.parent {
+                None => vj,
+                Some(p) => ws.pose[i].motion_in(ws.vel[p]) + vj,
+            };
+            ws.vel[i] = v;
+            s.c[i] = cj + v.cross(vj);
+            s.ia[i] = m6_from(&l.inertia);
+            s.pa[i] = v.cross_force(l.inertia.apply(v));
+        }
+        for (i, l) in self.links.iter().enumerate().rev() {
+            let k = l.kind.n_coords();
+            let sub = &ws.sub[i];
+            let mut d = [[0.0; MAX_COORDS]; MAX_COORDS];
+            for a in 0..k {
+                s.u_cols[i][a] = m6_apply(&s.ia[i], sub[a]);
+                for b in 0..k {
+                    d[b][a] = sub[b].dot(s.u_cols[i][a]);
+                }
+                s.u[i][a] = tau[l.offset + a] - sub[a].dot(s.pa[i]);
+            }
+            s.dinv[i] = spd_inverse(&d, k).ok_or(i)?;
+            let Some(p) = l.parent else { continue };
+            // I^a = I^A − U D⁻¹ Uᵀ, p^a = p^A + I^a c + U D⁻¹ u
+            let mut ia = s.ia[i];
+            let mut pa = s.pa[i];
+            for a in 0..k {
+                let ua = force_vec(s.u_cols[i][a]);
+                let mut w = 0.0;
+                for b in 0..k {
+                    let ub = force_vec(s.u_cols[i][b]);
+                    let dab = s.dinv[i][a][b];
+                    w += dab * s.u[i][b];
+                    for r in 0..6 {
+                        for c in 0..6 {
+                            ia[r][c] -= ua[r] * dab * ub[c];
+                        }
+                    }
+                }
+                pa = pa
+                    + Force {
+                        n: [ua[0] * w, ua[1] * w, ua[2] * w],
+                        f: [ua[3] * w, ua[4] * w, ua[5] * w],
+                    };
+            }
+            pa = pa + m6_apply(&ia, s.c[i]);
+            let moved = m6_out(&ia, &ws.pose[i]);
+            for r in 0..6 {
+                for c in 0..6 {
+                    s.ia[p][r][c] += moved[r][c];
+                }
+            }
+            s.pa[p] = s.pa[p] + ws.pose[i].force_out(pa);
+        }
+        let base = Motion {
+            w: [0.0; 3],
+            v: match gravity {
+                true => self.gravity.map(|g| -g),
+                false => [0.0; 3],
+            },
+        };
+        for (i, l) in self.links.iter().enumerate() {
+            let k = l.kind.n_coords();
+            let ap = match l.parent {
+                None => base,
+                Some(p) => ws.acc[p],
+            };
+            let mut a = ws.pose[i].motion_in(ap) + s.c[i];
+            let mut rhs = [0.0; MAX_COORDS];
+            for b in 0..k {
+                rhs[b] = s.u[i][b] - a.dot(s.u_cols[i][b]);
+            }
+            for b in 0..k {
+                let x = (0..k).map(|c| s.dinv[i][b][c] * rhs[c]).sum::<f64>();
+                qdd[l.offset + b] = x;
+                a = a + ws.sub[i][b].scale(x);
+            }
+            ws.acc[i] = a;
+        }
+        Ok(())
+    }
+}

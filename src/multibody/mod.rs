@@ -29,9 +29,6 @@ mod model;
 pub mod spatial;
 mod tree;
 
-pub use algorithms::Workspace;
+pub use algorithms::{Articulated, Workspace};
 pub use joint::{JointKind, KINDS, MAX_COORDS, quat_rotation};
 pub use tree::{Joint, Link, RigidBody, Tree, frame};
-
-#[cfg(test)]
-mod tests;

@@ -56,12 +56,19 @@ pub struct StateSolver {
     diagonal: Vec<f64>,
     /// Matrices factorized (or divided by, when diagonal) so far.
     factorized: usize,
+    /// The group that solves the model's `M` alone, without a matrix ([`Model::articulated`]:
+    /// a tree of bodies by articulated bodies, `O(n)`), and the coordinates of the last solve.
+    articulated: Option<(usize, Vec<f64>)>,
 }
 
 impl StateSolver {
     /// A solver for the states of `model`.
     pub fn new(model: &Model, kind: LinearSolverKind) -> Self {
-        let pattern = Pattern::new(model);
+        let articulated = model.articulated();
+        let pattern = match articulated {
+            Some(_) => Pattern::empty(model),
+            None => Pattern::new(model),
+        };
         let (n, m) = (model.n_coords(), model.n_constraints());
         StateSolver {
             values: vec![0.0; pattern.nnz()],
@@ -76,6 +83,7 @@ impl StateSolver {
             ready: false,
             diagonal: Vec::new(),
             factorized: 0,
+            articulated: articulated.map(|g| (g, vec![0.0; n])),
         }
     }
 
@@ -89,6 +97,9 @@ impl StateSolver {
         v: &[f64],
     ) -> Result<(&[f64], &[f64]), Error> {
         let (n, m) = (model.n_coords(), model.n_constraints());
+        if self.articulated.is_some() {
+            return self.solve_articulated(model, t, q, v);
+        }
         let reuse = self.ready;
         if reuse {
             // the forces alone: M was factorized on the first call
@@ -259,11 +270,50 @@ impl StateSolver {
     /// Solve `[M C_qᵀ; C_q 0] x = b` in place (`x` holds `b`, `n + m` entries) with the matrix
     /// of the last [`solve`](Self::solve): the Taylor-series method's system at every order of
     /// a state's series.
-    pub fn solve_again(&mut self, x: &mut [f64]) -> Result<(), Error> {
+    pub fn solve_again(&mut self, model: &Model, x: &mut [f64]) -> Result<(), Error> {
+        if let Some((g, q)) = &self.articulated {
+            let n = model.n_coords();
+            return model
+                .solve_articulated(*g, q, &mut x[..n])
+                .map_err(|detail| InitError::SingularMass { detail }.into());
+        }
         self.x.copy_from_slice(x);
         self.solve_factorized()?;
         x.copy_from_slice(&self.x);
         Ok(())
+    }
+
+    /// `q̈ = M⁻¹(−r(t, q, v, 0))` by the group that solves `M` alone (no constraints).
+    fn solve_articulated(
+        &mut self,
+        model: &Model,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+    ) -> Result<(&[f64], &[f64]), Error> {
+        let n = model.n_coords();
+        let pt = Point {
+            t,
+            q,
+            v,
+            a: &self.zeros[..n],
+            lambda: &[],
+        };
+        assembly::residual(model, &pt, 1.0, &mut self.res);
+        for i in 0..n {
+            self.x[i] = -self.res[i];
+        }
+        if self.x.iter().any(|x| !x.is_finite()) {
+            return Err(InitError::NonFinite { what: "the forces" }.into());
+        }
+        let Some((g, last)) = &mut self.articulated else {
+            unreachable!("called on the articulated path only")
+        };
+        last.copy_from_slice(q);
+        model
+            .solve_articulated(*g, q, &mut self.x[..n])
+            .map_err(|detail| InitError::SingularMass { detail })?;
+        Ok((&self.x[..n], &self.x[n..]))
     }
 
     /// `x[n + k] −= (C_q y)_k` from the constraint rows of the assembled matrix.

@@ -279,7 +279,7 @@ impl TaylorSeries {
             }
         }
         self.solver
-            .solve_again(&mut self.rhs)
+            .solve_again(&self.model, &mut self.rhs)
             .map_err(|e| solve_error(e, t, step))?;
         for i in 0..n {
             self.coef[i * w + k + 2] = self.rhs[i] / kk;

@@ -15,6 +15,8 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
         ("guide", below(&[])),
         ("expr", below(&["error"])),
         ("model", below(&["error", "expr"])),
+        // bodies on joints in joint coordinates: typed elements, recursions, a model group
+        ("multibody", below(&["error", "expr", "model"])),
         ("ad", below(&["error", "expr", "model"])),
         ("assembly", below(&["error", "expr", "model"])),
         ("problem", below(&["error", "expr", "model"])),

@@ -23,6 +23,7 @@ mod mass_spring;
 mod methods;
 mod mode_shapes;
 mod modes;
+mod multibody_ad;
 mod multibody_builder;
 mod parallel;
 mod pendulum_exact;
