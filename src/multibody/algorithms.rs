@@ -61,6 +61,22 @@ impl Tree {
         }
     }
 
+    /// The world position and velocity of the point `local` of link `i`'s body (in the
+    /// body's frame) at `(q, q̇)` — for pictures and columns (allocates).
+    pub fn body_point(
+        &self,
+        i: usize,
+        local: [f64; 3],
+        q: &[f64],
+        qd: &[f64],
+    ) -> ([f64; 3], [f64; 3]) {
+        use num_dual::Dual64;
+        let mut ws = Workspace::<Dual64>::new(self);
+        let qq: Vec<Dual64> = q.iter().zip(qd).map(|(&x, &v)| Dual64::new(x, v)).collect();
+        self.kinematics(&mut ws, &qq);
+        let x = self.body_pose(&ws, i).point(local.map(Dual64::from));
+        (x.map(|d| d.re), x.map(|d| d.eps))
+    }
     /// The pose of link `i`'s body frame in the world after [`Tree::kinematics`].
     pub fn body_pose<D: Real>(&self, ws: &Workspace<D>, i: usize) -> Pose<D> {
         ws.world[i].then(&Pose::lift(&self.links[i].body_in_link))

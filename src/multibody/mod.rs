@@ -31,4 +31,5 @@ mod tree;
 
 pub use algorithms::{Articulated, Workspace};
 pub use joint::{JointKind, KINDS, MAX_COORDS, quat_rotation};
+pub use model::Coupling;
 pub use tree::{Joint, Link, RigidBody, Tree, frame};

@@ -383,6 +383,55 @@ impl ConstraintKernel<4, 1> for UnitQuaternion {
     }
 }
 
+/// `q_a − (multiplier·q_b + offset) = 0`: a coordinate following another (a URDF `mimic`
+/// joint, a gear between joint coordinates).
+#[derive(Clone, Copy, Debug)]
+pub struct Coupling {
+    /// Of the followed coordinate.
+    pub multiplier: f64,
+    /// Added.
+    pub offset: f64,
+}
+
+impl ConstraintKernel<2, 1> for Coupling {
+    fn value(&self, _t: f64, q: &SVector<f64, 2>) -> SVector<f64, 1> {
+        SVector::from([q[0] - self.multiplier * q[1] - self.offset])
+    }
+    fn jacobian(&self, t: f64, q: &SVector<f64, 2>) -> (SVector<f64, 1>, SMatrix<f64, 1, 2>) {
+        (self.value(t, q), SMatrix::from([[1.0], [-self.multiplier]]))
+    }
+    fn blocks(
+        &self,
+        t: f64,
+        q: &SVector<f64, 2>,
+        _lambda: &SVector<f64, 1>,
+    ) -> ConstraintBlocks<2, 1> {
+        let (c, jac) = self.jacobian(t, q);
+        ConstraintBlocks {
+            c,
+            jac,
+            hess_lambda: SMatrix::zeros(),
+        }
+    }
+    fn time_derivative(&self, _t: f64, _q: &SVector<f64, 2>) -> SVector<f64, 1> {
+        SVector::zeros()
+    }
+    fn gamma(&self, _t: f64, _q: &SVector<f64, 2>, _v: &SVector<f64, 2>) -> SVector<f64, 1> {
+        SVector::zeros()
+    }
+    fn taylor_value(&self, _t: Taylor, q: &SVector<Taylor, 2>) -> Option<SVector<Taylor, 1>> {
+        Some(SVector::from([q[0] - q[1] * self.multiplier - self.offset]))
+    }
+    fn taylor_force(
+        &self,
+        _t: Taylor,
+        _q: &SVector<Taylor, 2>,
+        lambda: &SVector<Taylor, 1>,
+    ) -> Option<SVector<Taylor, 2>> {
+        Some(SVector::from([lambda[0], lambda[0] * (-self.multiplier)]))
+    }
+}
+
 impl Tree {
     /// Add the tree to a model being built, on the model's coordinates `first..first + n`:
     /// its equations of motion as one group and a unit-length constraint `joint |q|` per

@@ -31,6 +31,12 @@ impl RigidBody {
             ],
         }
     }
+    /// A massless body (a URDF link without `inertial`: a frame for tools and sensors). A tree
+    /// whose massless body is moved by a joint nothing heavier rides on has a singular mass
+    /// matrix, which the run refuses naming the joint.
+    pub fn massless() -> RigidBody {
+        RigidBody::new(0.0, [0.0; 3])
+    }
     /// The centre of mass at `c`.
     pub fn com(mut self, c: [f64; 3]) -> RigidBody {
         self.com = c;
@@ -42,9 +48,14 @@ impl RigidBody {
         self
     }
     /// Checked physical: positive finite mass, a finite centre, a symmetric inertia whose
-    /// principal moments are ≥ 0 and each at most the sum of the other two.
+    /// principal moments are ≥ 0 and each at most the sum of the other two — or no mass and
+    /// no inertia at all ([`RigidBody::massless`]).
     pub fn check(&self, name: &str) -> Result<(), ModelError> {
         let element = format!("body '{name}'");
+        let none = self.inertia.iter().flatten().all(|&x| x == 0.0);
+        if self.mass == 0.0 && none {
+            return Ok(());
+        }
         ModelError::positive(&element, "mass", self.mass)?;
         if !self.com.iter().all(|x| x.is_finite()) {
             return Err(ModelError::BadGeometry {

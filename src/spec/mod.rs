@@ -18,6 +18,7 @@ pub mod chain;
 pub mod chain_toml;
 mod locate;
 pub mod multibody;
+pub mod urdf;
 
 /// The vector expression language (moved to [`crate::expr::vector`]).
 pub use crate::expr::vector as vexpr;
@@ -170,6 +171,9 @@ pub fn parse_with(
     file: &str,
     sets: &[(String, f64)],
 ) -> Result<(Problem, RunPlan), SpecError> {
+    if urdf::is_urdf(file) {
+        return urdf::problem_and_plan(text, file, sets);
+    }
     let value = document(text, file)?;
     let ctx = Ctx {
         text,

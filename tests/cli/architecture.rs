@@ -78,7 +78,15 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
         // the file reader builds problems: nothing that runs a solver (no `library`)
         (
             "spec",
-            below(&["error", "expr", "model", "ad", "problem", "mechanisms"]),
+            below(&[
+                "error",
+                "expr",
+                "model",
+                "multibody",
+                "ad",
+                "problem",
+                "mechanisms",
+            ]),
         ),
         // the command line's arguments (clap definitions), used by main.rs only
         ("cli", below(&["output", "problem", "run", "spec", "view"])),

@@ -876,3 +876,39 @@ fn a_tolerance_alone_runs_dop853_and_writes_a_bounded_table() {
         assert!(err.contains(text), "{err}");
     }
 }
+
+/// `lagrangian run robot.urdf`: the bundled PUMA 560 in URDF falls from its start at rest,
+/// its joint coordinates the columns named after the URDF joints, its links drawn as points of
+/// the scene; `--set` is refused (a URDF has no parameters).
+#[test]
+fn run_reads_a_urdf_robot() {
+    let out = crate::common::tmp("urdf");
+    let file = crate::common::mech("puma560.urdf");
+    let o = crate::common::run(
+        &[
+            "run",
+            &file,
+            "--out",
+            out.to_str().unwrap(),
+            "--t-end",
+            "0.5",
+            "--quiet",
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (header, rows) = crate::common::trajectory(&out);
+    for q in ["q1", "q2", "q3", "q4", "q5", "q6"] {
+        assert!(header.iter().any(|h| h == q), "{q} missing from {header:?}");
+    }
+    let t = header.iter().position(|h| h == "t").unwrap();
+    assert!((rows.last().unwrap()[t] - 0.5).abs() < 1e-12);
+    let scene = std::fs::read_to_string(out.join("scene.json")).unwrap();
+    assert!(scene.contains("Link6"), "{scene}");
+    let o = crate::common::run(
+        &["run", &file, "--set", "k=1", "--out", out.to_str().unwrap()],
+        None,
+    );
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no named parameters"));
+}

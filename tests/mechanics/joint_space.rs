@@ -10,7 +10,7 @@ use lagrangian::spec;
 
 /// The PUMA 560 of `mechanisms/puma560.yaml` as a tree: standard DH, link `i`'s frame DH
 /// frame `i`.
-fn puma() -> Arc<Tree> {
+pub(crate) fn puma() -> Arc<Tree> {
     let mut tree = Tree::new([0.0, 0.0, -9.81]);
     let mut parent = None;
     for i in 0..6 {

@@ -40,4 +40,5 @@ mod state_space;
 mod steady_motion;
 mod structure;
 mod three_ways;
+mod urdf;
 mod user_columns;

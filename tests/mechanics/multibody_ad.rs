@@ -251,6 +251,9 @@ fn a_trees_mass_solve_inverts_crba_on_short_and_long_chains() {
         let err = max_abs((0..n).map(|i| (0..n).map(|j| m[i * n + j] * x[j]).sum::<f64>() - b[i]));
         // backward stable: the residual within rounding of |M| |x|
         let scale = max_abs(m.iter().copied()) * max_abs(x.iter().copied());
-        assert!(err < 1e-13 * scale, "n = {n}: M x − b = {err:e} of {scale:e}");
+        assert!(
+            err < 1e-13 * scale,
+            "n = {n}: M x − b = {err:e} of {scale:e}"
+        );
     }
 }

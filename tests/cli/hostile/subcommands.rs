@@ -10,7 +10,7 @@ fn bundled() -> Vec<String> {
     let mut files: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "urdf"))
         .map(|p| p.to_str().unwrap().to_string())
         .collect();
     files.sort();
