@@ -6,7 +6,10 @@
 //! cargo run --release --example joint_space -- fall 1e-10   # the free PUMA 560, 5 s from rest
 //! cargo run --release --example joint_space -- chain 100    # a chain of revolute links, 1 s
 //! cargo run --release --example joint_space -- setup 2000   # a chain's model and start, no run
+//! cargo run --release --example joint_space -- gravity      # the PUMA's gravity torques at the start
 //! ```
+//!
+//! `benches/joint_space_peers.py` runs these against Pinocchio and MuJoCo.
 
 use lagrangian::multibody::{Joint, RigidBody, Tree, Workspace};
 use lagrangian::prelude::*;
@@ -148,11 +151,22 @@ fn setup(n: usize) {
     );
 }
 
+/// The gravity torques at the bundled start (to check a peer's model before timing it).
+fn gravity() {
+    let tree = puma();
+    let mut ws = Workspace::new(&tree);
+    let q: Vec<f64> = (1..=6).map(|i| 0.4 * (0.7 * i as f64).sin()).collect();
+    let mut tau = [0.0; 6];
+    tree.rnea(&mut ws, &q, &[0.0; 6], &[0.0; 6], &mut tau);
+    println!("{{\"case\": \"puma560_gravity\", \"q\": {q:?}, \"tau\": {tau:?}}}");
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |k: usize| args.get(k).map(String::as_str);
     match arg(0) {
         Some("inverse") => inverse(),
+        Some("gravity") => gravity(),
         Some("fall") => fall(arg(1).map_or(1e-10, |s| s.parse().expect("tol"))),
         Some("chain") => chain(arg(1).map_or(100, |s| s.parse().expect("links"))),
         Some("setup") => setup(arg(1).map_or(2000, |s| s.parse().expect("links"))),

@@ -207,11 +207,11 @@ fn body(
 /// </robot>"#;
 /// let robot = lagrangian::spec::urdf::read(text, "pendulum.urdf")?;
 /// assert_eq!(robot.tree.coordinate_names(), ["swing"]);
-/// // held at 0.3 rad: τ = m g ℓ sin θ about y
 /// let mut ws = lagrangian::multibody::Workspace::new(&robot.tree);
-/// let mut tau = [0.0];
+/// let mut tau = [0.0f64];
 /// robot.tree.rnea(&mut ws, &[0.3], &[0.0], &[0.0], &mut tau);
-/// assert!((tau[0].abs() - 2.0 * 9.81 * 0.5 * 0.3f64.sin()).abs() < 1e-12);
+/// // held at 0.3 rad about y: τ = ∂V/∂θ = m g ℓ sin θ
+/// assert!((tau[0] - 2.0 * 9.81 * 0.5 * 0.3f64.sin()).abs() < 1e-12);
 /// # Ok::<(), lagrangian::error::SpecError>(())
 /// ```
 pub fn read(text: &str, file: &str) -> Result<Urdf, SpecError> {
@@ -344,60 +344,16 @@ fn build(
     let model_err = |node: roxmltree::Node, e: ModelError| at(file, doc, node, e.to_string());
     while let Some(l) = stack.pop() {
         for (j, jn, p, c) in edges.iter().filter(|e| e.2 == l) {
-            let kind_name = j.attribute("type").unwrap_or("");
-            let kind = match kind_name {
-                "revolute" | "continuous" => JointKind::Revolute,
-                "prismatic" => JointKind::Prismatic,
-                "fixed" => JointKind::Fixed,
-                "floating" => JointKind::Free,
-                "planar" => JointKind::Planar,
-                other => {
-                    return Err(at(
-                        file,
-                        doc,
-                        *j,
-                        format!(
-                            "joint '{jn}': unknown type '{other}' (revolute, continuous, prismatic, fixed, floating, planar)"
-                        ),
-                    ));
-                }
-            };
-            let o = origin(file, doc, *j)?;
-            let axis_node = child(*j, "axis");
-            let axis = match axis_node {
-                Some(a) => numbers(file, doc, a, "xyz", [1.0, 0.0, 0.0])?,
-                None => [1.0, 0.0, 0.0],
-            };
-            let a = match kind {
-                JointKind::Fixed | JointKind::Free => Pose::identity(),
-                _ => frame(&format!("joint '{jn}'"), [0.0; 3], axis, None)
-                    .map_err(|e| model_err(axis_node.unwrap_or(*j), e))?,
-            };
-            let joint = Joint::new(kind).parent_frame(o.then(&a)).child_frame(a);
+            let (joint, d) = read_joint(file, doc, *j, jn)?;
+            let kind = joint.kind;
+            let kind_name = d.kind.clone();
+            let limit = d.limit;
             let b = body(file, doc, links[*c])?;
             let parent = index[*p];
             let k = tree
                 .add(&link_names[*c], parent, jn, joint, b)
                 .map_err(|e| model_err(links[*c], e))?;
             index[*c] = Some(k);
-            let limit = child(*j, "limit");
-            let lim = |a: &str| limit.map_or(Ok(None), |n| number(file, doc, n, a));
-            let limit = [
-                lim("lower")?,
-                lim("upper")?,
-                lim("effort")?,
-                lim("velocity")?,
-            ];
-            let dynamics = child(*j, "dynamics");
-            let dy = |a: &str| dynamics.map_or(Ok(None), |n| number(file, doc, n, a));
-            let mimic = match child(*j, "mimic") {
-                Some(m) => Some((
-                    m.attribute("joint").unwrap_or("").to_string(),
-                    number(file, doc, m, "multiplier")?.unwrap_or(1.0),
-                    number(file, doc, m, "offset")?.unwrap_or(0.0),
-                )),
-                None => None,
-            };
             let mut q0 = kind.zero_coords();
             // revolute and prismatic joints whose limits exclude 0 start at their middle
             let bounded = kind_name == "revolute" || kind_name == "prismatic";
@@ -408,13 +364,7 @@ fn build(
             }
             if kind.n_coords() > 0 {
                 start.extend(q0);
-                data.push(UrdfJoint {
-                    name: jn.clone(),
-                    kind: kind_name.to_string(),
-                    limit,
-                    dynamics: [dy("damping")?, dy("friction")?],
-                    mimic,
-                });
+                data.push(d);
             }
             stack.push(*c);
         }
@@ -447,6 +397,72 @@ fn build(
         joints: data,
         start,
     })
+}
+
+/// One `joint` element: its kinematics and its data.
+fn read_joint(
+    file: &str,
+    doc: &roxmltree::Document,
+    j: roxmltree::Node,
+    jn: &str,
+) -> Result<(Joint, UrdfJoint), SpecError> {
+    let kind_name = j.attribute("type").unwrap_or("");
+    let kind = match kind_name {
+        "revolute" | "continuous" => JointKind::Revolute,
+        "prismatic" => JointKind::Prismatic,
+        "fixed" => JointKind::Fixed,
+        "floating" => JointKind::Free,
+        "planar" => JointKind::Planar,
+        other => {
+            return Err(at(
+                file,
+                doc,
+                j,
+                format!(
+                    "joint '{jn}': unknown type '{other}' (revolute, continuous, prismatic, \
+                     fixed, floating, planar)"
+                ),
+            ));
+        }
+    };
+    let o = origin(file, doc, j)?;
+    let axis_node = child(j, "axis");
+    let axis = match axis_node {
+        Some(a) => numbers(file, doc, a, "xyz", [1.0, 0.0, 0.0])?,
+        None => [1.0, 0.0, 0.0],
+    };
+    let a = match kind {
+        JointKind::Fixed | JointKind::Free => Pose::identity(),
+        _ => frame(&format!("joint '{jn}'"), [0.0; 3], axis, None)
+            .map_err(|e| at(file, doc, axis_node.unwrap_or(j), e.to_string()))?,
+    };
+    let joint = Joint::new(kind).parent_frame(o.then(&a)).child_frame(a);
+    let limit = child(j, "limit");
+    let lim = |a: &str| limit.map_or(Ok(None), |n| number(file, doc, n, a));
+    let limit = [
+        lim("lower")?,
+        lim("upper")?,
+        lim("effort")?,
+        lim("velocity")?,
+    ];
+    let dynamics = child(j, "dynamics");
+    let dy = |a: &str| dynamics.map_or(Ok(None), |n| number(file, doc, n, a));
+    let mimic = match child(j, "mimic") {
+        Some(m) => Some((
+            m.attribute("joint").unwrap_or("").to_string(),
+            number(file, doc, m, "multiplier")?.unwrap_or(1.0),
+            number(file, doc, m, "offset")?.unwrap_or(0.0),
+        )),
+        None => None,
+    };
+    let data = UrdfJoint {
+        name: jn.to_string(),
+        kind: kind_name.to_string(),
+        limit,
+        dynamics: [dy("damping")?, dy("friction")?],
+        mimic,
+    };
+    Ok((joint, data))
 }
 
 impl Urdf {
