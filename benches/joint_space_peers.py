@@ -6,8 +6,8 @@ Run from the repository's root, in a virtual environment of its own (never the t
     cargo build --release --example joint_space
     /tmp/peers/bin/python benches/joint_space_peers.py
 
-All three engines read the same arm: Pinocchio and MuJoCo load mechanisms/puma560.urdf (MuJoCo
-with its joint limits removed: the URDF keeps them as data, the toolkit does not enforce them),
+All three engines read the same arm: Pinocchio and MuJoCo load mechanisms/puma560.urdf
+(Pinocchio with its continuous joints as revolute ones, so its coordinates are the angles),
 the toolkit builds it from Denavit-Hartenberg parameters (`examples/joint_space.rs`; the URDF
 equals it to round-off, tests/mechanics/urdf.rs). Before timing anything the gravity torques
 at the start are compared (to 1e-9). Then:
@@ -53,7 +53,13 @@ def q_start():
 def pinocchio_inverse():
     import pinocchio as pin
 
-    model = pin.buildModelFromUrdf(str(URDF))
+    # Pinocchio carries a continuous joint as (cos, sin): revolute joints with limits of
+    # data only (urdfdom asks effort and velocity of every limit) give it the angles
+    text = URDF.read_text().replace(
+        '<axis xyz="0 0 1"/>',
+        '<axis xyz="0 0 1"/><limit lower="-1e3" upper="1e3" effort="0" velocity="0"/>',
+    ).replace('type="continuous"', 'type="revolute"')
+    model = pin.buildModelFromXML(text)
     data = model.createData()
     q0 = q_start()
     tau_g = pin.rnea(model, data, q0, np.zeros(6), np.zeros(6)).copy()
@@ -74,11 +80,8 @@ def pinocchio_inverse():
 def mujoco_model():
     import mujoco
 
-    text = URDF.read_text()
-    # limits are data in the toolkit (and Pinocchio): unlimited hinges for MuJoCo
-    lines = [l for l in text.splitlines() if "<limit" not in l]
-    text = "\n".join(lines).replace('type="revolute"', 'type="continuous"')
-    return mujoco.MjModel.from_xml_string(text)
+    # continuous joints: unlimited hinges
+    return mujoco.MjModel.from_xml_string(URDF.read_text())
 
 
 def mujoco_inverse():
