@@ -480,3 +480,95 @@ impl Tree {
         b.build()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::multibody::spatial::{Pose, rot_axis};
+    use crate::multibody::{Joint, JointKind, RigidBody};
+
+    /// A tree of a revolute, a universal, a planar and a spherical joint on turned frames.
+    fn tree() -> Arc<Tree> {
+        let mut t = Tree::new([0.3, -0.2, -9.81]);
+        let kinds = [
+            JointKind::Revolute,
+            JointKind::Universal,
+            JointKind::Planar,
+            JointKind::Spherical,
+        ];
+        let mut parent = None;
+        for (i, kind) in kinds.into_iter().enumerate() {
+            let x = i as f64;
+            let at = Pose {
+                r: rot_axis(0, 0.4 + x),
+                p: [0.1 * x, 0.2, -0.1],
+            };
+            let body = RigidBody::new(1.0 + x, [0.2, 0.3, 0.4]).com([0.1, -0.05 * x, 0.2]);
+            let joint = Joint::new(kind).parent_frame(at).child_frame(Pose {
+                r: rot_axis(1, 0.3 * x),
+                p: [0.0, 0.05, 0.0],
+            });
+            let name = format!("B{i}");
+            parent = Some(t.add(&name, parent, &format!("j{i}"), joint, body).unwrap());
+        }
+        Arc::new(t)
+    }
+
+    /// The group's `M`, `∂τ/∂q̇` and `∂τ/∂q` (one dual pass per column, and CRBA) against
+    /// central differences of its residual.
+    #[test]
+    fn jacobian_blocks_equal_finite_differences_of_the_residual() {
+        let tree = tree();
+        let n = tree.n_coords();
+        assert_eq!(n, 10);
+        let g = TreeTerms::new(tree.clone(), (0..n).collect());
+        let f = |k: usize, a: f64| ((k as f64 + 1.0) * a).sin();
+        let mut q: Vec<f64> = (0..n).map(|k| f(k, 1.3)).collect();
+        q[6] += 1.2;
+        let v: Vec<f64> = (0..n).map(|k| f(k, 2.1)).collect();
+        let a: Vec<f64> = (0..n).map(|k| f(k, 0.7)).collect();
+        let residual = |q: &[f64], v: &[f64], a: &[f64]| {
+            let mut r = vec![0.0; n];
+            let p = Point {
+                t: 0.0,
+                q,
+                v,
+                a,
+                lambda: &[],
+            };
+            g.add_residual(&p, 1.0, &mut r);
+            r
+        };
+        let p = Point {
+            t: 0.0,
+            q: &q,
+            v: &v,
+            a: &a,
+            lambda: &[],
+        };
+        let [r, m, d, k] = g.dense_blocks(0, &p);
+        let r0 = residual(&q, &v, &a);
+        assert!((0..n).all(|i| (r[i] - r0[i]).abs() < 1e-14 * (1.0 + r0[i].abs())));
+        let h = 1e-6;
+        let mut worst = 0.0f64;
+        for j in 0..n {
+            for (block, which) in [(&m, 0), (&d, 1), (&k, 2)] {
+                let shifted = |s: f64| {
+                    let (mut qq, mut vv, mut aa) = (q.clone(), v.clone(), a.clone());
+                    [&mut aa, &mut vv, &mut qq][which][j] += s;
+                    residual(&qq, &vv, &aa)
+                };
+                let (up, down) = (shifted(h), shifted(-h));
+                for i in 0..n {
+                    let fd = (up[i] - down[i]) / (2.0 * h);
+                    let scale = 1.0 + block[(i, j)].abs();
+                    worst = worst.max((block[(i, j)] - fd).abs() / scale);
+                }
+            }
+        }
+        assert!(
+            worst < 1e-7,
+            "blocks against central differences: {worst:e}"
+        );
+    }
+}

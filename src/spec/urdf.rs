@@ -75,6 +75,8 @@ pub struct Urdf {
     pub joints: Vec<UrdfJoint>,
     /// The coordinates at the start.
     pub start: Vec<f64>,
+    /// What was read and not used (visual and collision geometry), for the run's notes.
+    pub notes: Vec<String>,
 }
 
 /// An error at a node of the document.
@@ -391,11 +393,23 @@ fn build(
     if tree.n_coords() == 0 {
         return Err(at(file, doc, robot, "the robot has no moving joint".into()));
     }
+    let shown = links
+        .iter()
+        .filter(|l| child(**l, "visual").is_some() || child(**l, "collision").is_some())
+        .count();
+    let notes = match shown {
+        0 => Vec::new(),
+        k => vec![format!(
+            "{k} link(s) of the URDF have visual or collision geometry (meshes), which is \
+             ignored: the picture shows the links' origins"
+        )],
+    };
     Ok(Urdf {
         name: robot.attribute("name").unwrap_or("robot").to_string(),
         tree: Arc::new(tree),
         joints: data,
         start,
+        notes,
     })
 }
 
@@ -489,7 +503,9 @@ impl Urdf {
             }
         }
         let model = b.build()?;
-        Ok(Problem::new(model)
+        let mut problem = Problem::new(model);
+        problem.notes = self.notes.clone();
+        Ok(problem
             .title(self.name.clone())
             .guess(&self.start, &vec![0.0; n])
             .pin_v(0..n)

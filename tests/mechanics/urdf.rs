@@ -23,7 +23,12 @@ fn urdf_puma560_equals_the_denavit_hartenberg_arm() {
         ["q1", "q2", "q3", "q4", "q5", "q6"]
     );
     assert_eq!(robot.start, [0.0; 6]);
-    assert!(robot.joints.iter().all(|j| j.kind == "continuous" && j.limit == [None; 4]));
+    assert!(
+        robot
+            .joints
+            .iter()
+            .all(|j| j.kind == "continuous" && j.limit == [None; 4])
+    );
     let dh = puma();
     let (mut wu, mut wd) = (Workspace::new(&robot.tree), Workspace::new(&dh));
     let mut worst = 0.0f64;
@@ -54,7 +59,8 @@ fn floating_base_with_a_mimic_joint_runs() {
     let text = r#"<?xml version="1.0"?>
 <robot name="gripper">
   <link name="world"/>
-  <link name="palm"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.02" izz="0.015"/></inertial></link>
+  <link name="palm"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.02" izz="0.015"/></inertial>
+    <visual><geometry><mesh filename="palm.stl"/></geometry></visual></link>
   <link name="f1"><inertial><origin xyz="0 0 0.05"/><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-5"/></inertial></link>
   <link name="f2"><inertial><origin xyz="0 0 0.05"/><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-5"/></inertial></link>
   <joint name="base" type="floating"><parent link="world"/><child link="palm"/></joint>
@@ -67,7 +73,9 @@ fn floating_base_with_a_mimic_joint_runs() {
     assert_eq!(robot.tree.n_coords(), 9);
     // a starts at the middle of its limits (0 is outside them)
     assert!((robot.start[7] - 0.6).abs() < 1e-15);
+    assert!(robot.notes[0].contains("1 link(s)") && robot.notes[0].contains("ignored"));
     let problem = robot.problem().unwrap().t_end(1.0);
+    assert_eq!(problem.notes, robot.notes);
     assert_eq!(problem.model.n_constraints(), 2);
     let sol = simulate(&problem, Dop853Options::new(1e-10)).unwrap();
     let names = problem.model.coordinate_names();
