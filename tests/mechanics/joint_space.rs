@@ -211,3 +211,63 @@ fn heavy_top_on_a_spherical_joint_runs_on_every_method() {
         assert!(c < 1e-8, "{name}: |q| off by {c:e}");
     }
 }
+
+/// The exact linearization of a tree (`analysis`, through the tree's RNEA Jacobians): a double
+/// pendulum of two point masses on revolute joints hanging at rest has the closed-form
+/// frequencies `det(K − ω² M) = 0` with `M`, `K` of the angles.
+#[test]
+fn double_pendulum_tree_modes_match_the_closed_form() {
+    use lagrangian::analysis::{Linearization, ModeKind};
+    use lagrangian::multibody::{frame, spatial::Pose};
+    let (m1, m2, l1, l2, g) = (1.0f64, 0.6, 1.0, 0.7, 9.81);
+    let mut tree = Tree::new([0.0, 0.0, -g]);
+    // hinges about the world's y with the frames' x along the world's z: the bobs along each
+    // link's −x hang below at zero
+    let hinge = frame("hinge", [0.0; 3], [0.0, 1.0, 0.0], Some([0.0, 0.0, 1.0])).unwrap();
+    let upper = RigidBody::new(m1, [0.0; 3]).com([-l1, 0.0, 0.0]);
+    let a = tree.add(
+        "Upper",
+        None,
+        "th1",
+        Joint::revolute().parent_frame(hinge),
+        upper,
+    );
+    let elbow = Pose {
+        r: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+        p: [-l1, 0.0, 0.0],
+    };
+    let lower = RigidBody::new(m2, [0.0; 3]).com([-l2, 0.0, 0.0]);
+    tree.add(
+        "Lower",
+        Some(a.unwrap()),
+        "th2",
+        Joint::revolute().parent_frame(elbow),
+        lower,
+    )
+    .unwrap();
+    let tree = Arc::new(tree);
+    let (low, _) = tree.body_point(1, [-l2, 0.0, 0.0], &[0.0, 0.0], &[0.0, 0.0]);
+    assert!(
+        (low[2] + l1 + l2).abs() < 1e-12 && low[0].abs() < 1e-12,
+        "{low:?}"
+    );
+    let problem = Problem::new(tree.model().unwrap()).guess(&[0.0, 0.0], &[0.0, 0.0]);
+    let modes = Linearization::at_rest(&problem, &[0.0, 0.0])
+        .unwrap()
+        .modes()
+        .unwrap();
+    let (a, b, c) = ((m1 + m2) * l1 * l1, m2 * l1 * l2, m2 * l2 * l2);
+    let (k1, k2) = ((m1 + m2) * g * l1, m2 * g * l2);
+    let (qa, qb, qc) = (a * c - b * b, -(a * k2 + c * k1), k1 * k2);
+    let disc = (qb * qb - 4.0 * qa * qc).sqrt();
+    let want = [(-qb - disc) / (2.0 * qa), (-qb + disc) / (2.0 * qa)];
+    assert_eq!(modes.len(), 2);
+    for (m, w2) in modes.iter().zip(want) {
+        assert_eq!(m.kind, ModeKind::Oscillating);
+        assert!(
+            (m.omega_squared / w2 - 1.0).abs() < 1e-12,
+            "{} vs {w2}",
+            m.omega_squared
+        );
+    }
+}
