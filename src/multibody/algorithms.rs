@@ -13,6 +13,8 @@ use super::tree::Tree;
 pub struct Workspace<D> {
     /// Each link's frame in its parent's.
     pub(crate) pose: Vec<Pose<D>>,
+    /// Each joint's child frame in its parent frame (`C` in `P`).
+    pub(crate) joint: Vec<Pose<D>>,
     /// Each link's frame in the world (forward kinematics).
     pub(crate) world: Vec<Pose<D>>,
     pub(crate) vel: Vec<Motion<D>>,
@@ -28,6 +30,7 @@ impl<D: Real> Workspace<D> {
         let n = tree.links.len();
         Workspace {
             pose: vec![Pose::identity(); n],
+            joint: vec![Pose::identity(); n],
             world: vec![Pose::identity(); n],
             vel: vec![Motion::zero(); n],
             acc: vec![Motion::zero(); n],
@@ -46,6 +49,7 @@ impl Tree {
             let joint = l.kind.pose(qi);
             ws.sub[i] = l.kind.subspace(qi, &joint);
             ws.pose[i] = Pose::after_const(&l.tree_pose, &joint);
+            ws.joint[i] = joint;
         }
     }
 
@@ -103,8 +107,7 @@ impl Tree {
         for (i, l) in self.links.iter().enumerate() {
             let r = l.coordinates();
             let (qi, qdi, qddi) = (&q[r.clone()], &qd[r.clone()], &qdd[r.clone()]);
-            let joint = l.kind.pose(qi);
-            let (vj, cj) = l.kind.velocity_bias(qi, qdi, &joint);
+            let (vj, cj) = l.kind.velocity_bias(qi, qdi, &ws.joint[i]);
             let x = &ws.pose[i];
             let (vp, ap) = match l.parent {
                 None => (Motion::zero(), base),
@@ -176,8 +179,7 @@ impl Tree {
         let mut t = D::from(0.0);
         for (i, l) in self.links.iter().enumerate() {
             let r = l.coordinates();
-            let joint = l.kind.pose(&q[r.clone()]);
-            let (vj, _) = l.kind.velocity_bias(&q[r.clone()], &qd[r], &joint);
+            let (vj, _) = l.kind.velocity_bias(&q[r.clone()], &qd[r], &ws.joint[i]);
             let v = match l.parent {
                 None => vj,
                 Some(p) => ws.pose[i].motion_in(ws.vel[p]) + vj,
@@ -352,8 +354,7 @@ impl Tree {
         let ws = &mut s.ws;
         for (i, l) in self.links.iter().enumerate() {
             let r = l.coordinates();
-            let joint = l.kind.pose(&q[r.clone()]);
-            let (vj, cj) = l.kind.velocity_bias(&q[r.clone()], &qd[r], &joint);
+            let (vj, cj) = l.kind.velocity_bias(&q[r.clone()], &qd[r], &ws.joint[i]);
             let v = match l.parent {
                 None => vj,
                 Some(p) => ws.pose[i].motion_in(ws.vel[p]) + vj,

@@ -281,8 +281,7 @@ pub fn read(text: &str, file: &str) -> Result<Urdf, SpecError> {
             })
         };
         let (p, c) = (end("parent")?, end("child")?);
-        if let Some(other) = parent_of[c] {
-            let _ = other;
+        if parent_of[c].is_some() {
             return Err(at(
                 file,
                 &doc,
@@ -372,7 +371,7 @@ fn build(
         }
     }
     // mimic joints follow joints that exist and have one coordinate
-    for (k, d) in data.iter().enumerate() {
+    for d in &data {
         if let Some((target, _, _)) = &d.mimic {
             let ok = data.iter().any(|o| &o.name == target && o.name != d.name);
             if !ok {
@@ -387,7 +386,6 @@ fn build(
                     ),
                 ));
             }
-            let _ = k;
         }
     }
     if tree.n_coords() == 0 {
