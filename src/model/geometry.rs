@@ -206,6 +206,8 @@ pub enum PointKind {
     Free,
     /// Computed from the coordinates (a body point, an assignment, a pendulum bob).
     Derived,
+    /// A unit vector of a body's frame (`Body.i`): columns of its own, not drawn.
+    Direction,
 }
 
 /// A named point of the mechanism.
@@ -371,6 +373,9 @@ pub enum Momenta {
     Noether,
     /// Computed by Rust code (e.g. from Cartesian states of a chain in angle coordinates).
     Custom(Arc<dyn MomentaFn>),
+    /// The Noether charges of the point and vector coordinates plus Rust code's (a tree of
+    /// bodies in joint coordinates among points of a file).
+    NoetherAnd(Arc<dyn MomentaFn>),
 }
 
 impl fmt::Debug for Momenta {
@@ -379,6 +384,7 @@ impl fmt::Debug for Momenta {
             Momenta::None => "None",
             Momenta::Noether => "Noether",
             Momenta::Custom(_) => "Custom(..)",
+            Momenta::NoetherAnd(_) => "NoetherAnd(..)",
         })
     }
 }

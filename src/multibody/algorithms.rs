@@ -5,7 +5,7 @@
 //! generic over the number type, so their derivatives come from running them on dual numbers.
 
 use super::joint::{MAX_COORDS, Subspace};
-use super::spatial::{Force, Inertia, Motion, Pose, Real, dot, lift};
+use super::spatial::{Force, Inertia, Motion, Pose, Real, cross, dot, lift, mul, mul_t};
 use super::tree::Tree;
 
 /// Scratch of one evaluation, sized for a tree once (nothing allocates in the recursions).
@@ -80,6 +80,63 @@ impl Tree {
         self.kinematics(&mut ws, &qq);
         let x = self.body_pose(&ws, i).point(local.map(Dual64::from));
         (x.map(|d| d.re), x.map(|d| d.eps))
+    }
+    /// The world direction and its rate of axis `k` (0: `x`, 1: `y`, 2: `z`) of link `i`'s
+    /// body frame at `(q, q̇)` — for columns (allocates).
+    pub fn body_axis(&self, i: usize, k: usize, q: &[f64], qd: &[f64]) -> ([f64; 3], [f64; 3]) {
+        use num_dual::Dual64;
+        let mut ws = Workspace::<Dual64>::new(self);
+        let qq: Vec<Dual64> = q.iter().zip(qd).map(|(&x, &v)| Dual64::new(x, v)).collect();
+        self.kinematics(&mut ws, &qq);
+        let r = self.body_pose(&ws, i).r;
+        let e = [r[0][k], r[1][k], r[2][k]];
+        (e.map(|d| d.re), e.map(|d| d.eps))
+    }
+    /// The world velocity of link `i`'s body-frame origin and the body's world angular
+    /// velocity at `(q, q̇)` (`ω× = Ṙ Rᵀ`) — for starting values (allocates).
+    pub fn body_velocity(&self, i: usize, q: &[f64], qd: &[f64]) -> ([f64; 3], [f64; 3]) {
+        use num_dual::Dual64;
+        let mut ws = Workspace::<Dual64>::new(self);
+        let qq: Vec<Dual64> = q.iter().zip(qd).map(|(&x, &v)| Dual64::new(x, v)).collect();
+        self.kinematics(&mut ws, &qq);
+        let x = self.body_pose(&ws, i);
+        let (r, rd) = (
+            x.r.map(|row| row.map(|d| d.re)),
+            x.r.map(|row| row.map(|d| d.eps)),
+        );
+        // (Ṙ Rᵀ)_ab = Σ_c Ṙ_ac R_bc
+        let w = |a: usize, b: usize| (0..3).map(|c| rd[a][c] * r[b][c]).sum::<f64>();
+        (x.p.map(|d| d.eps), [w(2, 1), w(0, 2), w(1, 0)])
+    }
+    /// The tree's total linear momentum `P = Σ m v_c` and angular momentum about the world
+    /// origin `L = Σ (c × m v_c + R I_c Rᵀ ω)` at `(q, q̇)` (allocates).
+    pub fn momenta(&self, q: &[f64], qd: &[f64]) -> ([f64; 3], [f64; 3]) {
+        use num_dual::Dual64;
+        let mut ws = Workspace::<Dual64>::new(self);
+        let qq: Vec<Dual64> = q.iter().zip(qd).map(|(&x, &v)| Dual64::new(x, v)).collect();
+        self.kinematics(&mut ws, &qq);
+        let (mut lin, mut ang) = ([0.0; 3], [0.0; 3]);
+        for (i, l) in self.links.iter().enumerate() {
+            let x = self.body_pose(&ws, i);
+            let c = x.point_const(l.body.com);
+            let (cw, vc) = (c.map(|d| d.re), c.map(|d| d.eps));
+            let (r, rd) = (
+                x.r.map(|row| row.map(|d| d.re)),
+                x.r.map(|row| row.map(|d| d.eps)),
+            );
+            let w = |a: usize, b: usize| (0..3).map(|k| rd[a][k] * r[b][k]).sum::<f64>();
+            let omega = [w(2, 1), w(0, 2), w(1, 0)];
+            // R I Rᵀ ω
+            let body_w = mul_t(&r, omega);
+            let spin = mul(&r, mul(&l.body.inertia, body_w));
+            let m = l.body.mass;
+            let own = cross(cw, vc.map(|v| m * v));
+            for k in 0..3 {
+                lin[k] += m * vc[k];
+                ang[k] += own[k] + spin[k];
+            }
+        }
+        (lin, ang)
     }
     /// The pose of link `i`'s body frame in the world after [`Tree::kinematics`].
     pub fn body_pose<D: Real>(&self, ws: &Workspace<D>, i: usize) -> Pose<D> {

@@ -511,6 +511,17 @@ impl MomentaWork {
                 assembly::momenta(model, s.t, s.q, s.v, &mut self.p);
                 noether(&g.coordinate_kinds, g.dimension, s.q, &self.p)
             }
+            Momenta::NoetherAnd(f) => {
+                self.p.resize(model.n_coords(), 0.0);
+                assembly::momenta(model, s.t, s.q, s.v, &mut self.p);
+                let (mut lin, mut ang) = noether(&g.coordinate_kinds, g.dimension, s.q, &self.p);
+                let (l2, a2) = f.momenta(s.q, s.v, s.t);
+                for k in 0..3 {
+                    lin[k] += l2[k];
+                    ang[k] += a2[k];
+                }
+                (lin, ang)
+            }
             Momenta::None => ([0.0; 3], [0.0; 3]),
         }
     }

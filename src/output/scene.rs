@@ -69,6 +69,7 @@ impl Scene {
         let points = g
             .points
             .iter()
+            .filter(|p| p.kind != PointKind::Direction)
             .map(|p| {
                 let fixed = p.kind == PointKind::Fixed;
                 ScenePoint {
@@ -76,7 +77,7 @@ impl Scene {
                     kind: match p.kind {
                         PointKind::Fixed => "fixed",
                         PointKind::Free => "free",
-                        PointKind::Derived => "derived",
+                        PointKind::Derived | PointKind::Direction => "derived",
                     },
                     position: fixed.then(|| p.map.eval(&problem.q_guess, problem.t0)),
                     columns: match fixed {

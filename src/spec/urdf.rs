@@ -13,7 +13,8 @@
 
 use crate::error::{ModelError, SpecError};
 use crate::model::geometry::{
-    Affine, CustomPoint, Geometry, Link as GeoLink, LinkKind, NamedPoint, PointKind, PointMap,
+    Affine, CustomPoint, Geometry, Link as GeoLink, LinkKind, Momenta, NamedPoint, PointKind,
+    PointMap,
 };
 use crate::multibody::spatial::{Pose, mat_mul, rot_axis};
 use crate::multibody::{Joint, JointKind, RigidBody, Tree, frame};
@@ -515,6 +516,10 @@ impl Urdf {
     /// kinematics), drawn as bars from its parent's (the root link's origin fixed).
     fn geometry(&self) -> Geometry {
         let mut g = Geometry::new(3);
+        let tree = self.tree.clone();
+        g.momenta = Momenta::Custom(Arc::new(move |q: &[f64], v: &[f64], _t: f64| {
+            tree.momenta(q, v)
+        }));
         let root = "ground".to_string();
         g.points.push(NamedPoint::new(
             root.clone(),

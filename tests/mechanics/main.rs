@@ -9,6 +9,7 @@ mod common;
 mod ad_derivation;
 mod adaptive;
 mod andrews;
+mod closed_chains;
 mod consistent_init;
 mod continuation;
 mod coordinate_elements;

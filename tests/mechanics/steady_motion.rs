@@ -301,6 +301,7 @@ fn top_body() -> String {
                 .angular_velocity(omega),
         )
         .joint("tip", Joint::spherical("ground", "Top"))
+        .yaml("PartData: { Coordinates: natural }")
         .to_yaml()
         .unwrap()
 }

@@ -17,7 +17,8 @@
 //! through joints and gears are shared.
 
 use super::bodies::rigidity3;
-use super::frames::{Pose, inertia, marker_frame, rotation};
+use super::frames::{Pose, inertia, rotation};
+use super::joint_spec::{JointSpec, create_coordinates, gear, is_gear, read_joint};
 use super::*;
 use crate::model::elements::{RigidBody3, second_moment};
 use nalgebra::{Matrix3, Vector3};
@@ -45,7 +46,7 @@ pub(super) use crate::spec::multibody::JointKind as Kind;
 
 impl Kind {
     /// The default names' suffixes of the joint coordinates (none: the joint's own name).
-    fn coordinates(self) -> &'static [&'static str] {
+    pub(super) fn coordinates(self) -> &'static [&'static str] {
         match self {
             Kind::Revolute | Kind::Prismatic => &[""],
             Kind::Cylindrical => &["_angle", "_slide"],
@@ -329,7 +330,7 @@ pub(super) struct Side {
     pub(super) axes: [VExpr; 3],
 }
 
-fn side(b: &Builder, body: &str, marker: Pose, p: &Path_) -> Result<Side, SpecError> {
+pub(super) fn side(b: &Builder, body: &str, marker: Pose, p: &Path_) -> Result<Side, SpecError> {
     let cols: [[f64; 3]; 3] = std::array::from_fn(|k| marker.r.column(k).into());
     if body == "ground" {
         return Ok(Side {
@@ -400,218 +401,52 @@ pub(super) fn joints(b: &mut Builder, v: &Value) -> Result<(), SpecError> {
 
 fn joint(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
     let m = b.ctx.map(val, p)?;
-    let tp = sub(p, "type");
-    let kind_name = b
-        .ctx
-        .required(m, p, "type")?
-        .as_str()
-        .map(str::trim)
-        .ok_or_else(|| b.ctx.err(&tp, "expected a joint type"))?;
-    if kind_name == "gear" {
+    if is_gear(m) {
         return gear(b, name, m, p);
     }
-    let known: Vec<&str> = Kind::ALL.iter().map(|(n, _)| *n).collect();
-    let kind = Kind::ALL
-        .iter()
-        .find(|(n, _)| *n == kind_name)
-        .map(|(_, k)| *k)
-        .ok_or_else(|| {
-            b.ctx.err(
-                &tp,
-                format!(
-                    "unknown joint type '{kind_name}' (known: {}, gear)",
-                    known.join(", ")
-                ),
-            )
-        })?;
-    let planar = b.dim == 2;
-    if planar && !super::planar::kind_allowed(kind) {
-        return Err(b.ctx.err(
-            &tp,
-            format!(
-                "a '{kind_name}' joint is spatial; in the plane (Dimension 2) a joint is \
-                 revolute, prismatic, fixed or gear"
-            ),
-        ));
-    }
-    b.ctx.keys(
-        m,
-        p,
-        Some(&[
-            "type",
-            "bodies",
-            "parent",
-            "child",
-            "dh",
-            "initial",
-            "coordinates",
-        ]),
-    )?;
+    let j = read_joint(b, name, m, p)?;
+    let initial = j
+        .initial
+        .clone()
+        .unwrap_or_else(|| vec![0.0; j.cnames.len()]);
+    let q = create_coordinates(b, &j, &initial)?;
     let bp = sub(p, "bodies");
-    let pair = names(b.ctx.required(m, p, "bodies")?, Some(2)).ok_or_else(|| {
-        b.ctx
-            .err(&bp, "expected [parent, child]: two body names (or ground)")
-    })?;
-    if pair[0] == pair[1] {
-        return Err(b.ctx.err(&bp, "a joint joins two different bodies"));
-    }
-    if pair[1] == "ground" {
-        return Err(b.ctx.err(
-            &bp,
-            "the child is a body that moves: write [ground, Body] for a joint to the world",
-        ));
-    }
-    let frame_of = |b: &Builder, key: &str| match planar {
-        true => super::planar::marker(b, m.get(key), &sub(p, key)),
-        false => marker_frame(b, m.get(key), &sub(p, key)),
-    };
-    let (mut parent_m, mut child_m) = (frame_of(b, "parent")?, frame_of(b, "child")?);
-    if planar && m.contains_key("dh") {
-        return Err(b.ctx.err(
-            &sub(p, "dh"),
-            "dh (Denavit–Hartenberg) is for spatial joints: in the plane give parent and child \
-             frames { at: [x, y], angle: θ }",
-        ));
-    }
-    if let Some(dh) = m.get("dh") {
-        (parent_m, child_m) = denavit_hartenberg(b, kind, dh, parent_m, m, p)?;
-    }
-
-    let (q, initial) = joint_coordinates(b, name, kind, kind_name, m, p)?;
-    let parent = side(b, &pair[0], parent_m, &bp)?;
-    let child = side(b, &pair[1], child_m, &bp)?;
-    let eqs = match planar {
-        true => super::planar::equations(kind, &parent, &child, &q),
-        false => equations(kind, &parent, &child, &q),
-    };
-    for (title, e) in eqs {
-        let block = format!("joint {name}: {title}");
-        b.equation(&block, &e, p)?;
-        b.checks.push((p.clone(), e));
-    }
-    if !place_through(b, kind, &parent, &child, &initial) {
-        b.unplaced.push((kind, parent, child, initial));
+    let parent = side(b, &j.pair[0], j.parent_m, &bp)?;
+    let child = side(b, &j.pair[1], j.child_m, &bp)?;
+    joint_equations(b, &j, &parent, &child, &q)?;
+    if !place_through(b, j.kind, &parent, &child, &initial) {
+        b.unplaced.push((j.kind, parent, child, initial));
     }
     Ok(())
 }
 
-/// `dh`: the child's frame of a revolute (`[d, a, α]`) or prismatic (`[θ, a, α]`) joint in
-/// standard Denavit–Hartenberg form, `A = Rz(θ) Tz(d) Tx(a) Rx(α)` with the joint frame at the
-/// parent's: `(parent, child)` markers.
-fn denavit_hartenberg(
-    b: &Builder,
-    kind: Kind,
-    dh: &Value,
-    parent_m: Pose,
-    m: &Mapping,
-    p: &Path_,
-) -> Result<(Pose, Pose), SpecError> {
-    let dp = sub(p, "dh");
-    if m.contains_key("child") {
-        return Err(b
-            .ctx
-            .err(&dp, "dh gives the child's frame: leave out child"));
-    }
-    let [x0, a, alpha] = b.ctx.vector(dh, &dp, 3)?;
-    let tail = Pose::shift(0, a).then(&Pose::rot(0, alpha));
-    let (parent_m, outer) = match kind {
-        Kind::Revolute => (parent_m, Pose::shift(2, x0).then(&tail)),
-        Kind::Prismatic => (parent_m.then(&Pose::rot(2, x0)), tail),
-        _ => {
-            return Err(b.ctx.err(
-                &dp,
-                "dh (Denavit–Hartenberg) describes revolute and prismatic joints",
-            ));
-        }
-    };
-    Ok((parent_m, outer.inverse()))
-}
-
-/// A joint's coordinates — named by `coordinates` or after the joint —, created with their
-/// `initial` values as position guesses: the leaves `q_k` and the values.
-fn joint_coordinates(
+/// A joint's equations between its two sides, added to the model.
+pub(super) fn joint_equations(
     b: &mut Builder,
-    name: &str,
-    kind: Kind,
-    kind_name: &str,
-    m: &Mapping,
-    p: &Path_,
-) -> Result<(Vec<VExpr>, Vec<f64>), SpecError> {
-    let n = kind.coordinates().len();
-    let cp = sub(p, "coordinates");
-    let cnames: Vec<String> = match m.get("coordinates") {
-        Some(c) => {
-            let list = names(c, None).ok_or_else(|| b.ctx.err(&cp, "expected a list of names"))?;
-            if list.len() != n {
-                return Err(b.ctx.err(
-                    &cp,
-                    format!(
-                        "a {kind_name} joint has {n} coordinate(s), {} named",
-                        list.len()
-                    ),
-                ));
-            }
-            list
-        }
-        None => kind
-            .coordinates()
-            .iter()
-            .map(|s| format!("{name}{s}"))
-            .collect(),
+    j: &JointSpec,
+    parent: &Side,
+    child: &Side,
+    q: &[VExpr],
+) -> Result<(), SpecError> {
+    let eqs = match b.dim {
+        2 => super::planar::equations(j.kind, parent, child, q),
+        _ => equations(j.kind, parent, child, q),
     };
-    let ivp = sub(p, "initial");
-    let initial: Vec<f64> = match m.get("initial") {
-        None => vec![0.0; n],
-        Some(v) if n == 1 && !v.is_sequence() => vec![b.ctx.num(v, &ivp)?],
-        Some(v) => {
-            let s = v.as_sequence().filter(|s| s.len() == n).ok_or_else(|| {
-                b.ctx.err(
-                    &ivp,
-                    format!("expected {n} initial value(s), one per coordinate"),
-                )
-            })?;
-            s.iter()
-                .map(|x| b.ctx.num(x, &ivp))
-                .collect::<Result<_, _>>()?
-        }
-    };
-    let mut q = Vec::new();
-    for (cn, &x0) in cnames.iter().zip(&initial) {
-        b.check_name(cn, ItemKind::Scalar, &cp).map_err(|e| {
-            if m.contains_key("coordinates") {
-                e
-            } else {
-                b.ctx.err(
-                    p,
-                    format!(
-                        "the joint's coordinate would be named '{cn}', which is not a free \
-                         scalar name ({}): name it under coordinates: [...]",
-                        e.message
-                    ),
-                )
-            }
-        })?;
-        let idx = b.new_coords(cn, 1, ItemKind::Scalar);
-        b.guess[idx[0]] = Some(x0);
-        b.scalars.insert(cn.clone(), Point::Free(idx.clone()));
-        q.push(VExpr::coord(idx[0]));
+    for (title, e) in eqs {
+        let block = format!("joint {}: {title}", j.name);
+        b.equation(&block, &e, &j.path)?;
+        b.checks.push((j.path.clone(), e));
     }
-
-    Ok((q, initial))
-}
-
-/// A YAML list of names (of `len` entries when given), trimmed; `None` when it is not one.
-fn names(v: &Value, len: Option<usize>) -> Option<Vec<String>> {
-    let s = v
-        .as_sequence()
-        .filter(|s| len.is_none_or(|n| s.len() == n))?;
-    s.iter()
-        .map(|x| x.as_str().map(|x| x.trim().to_string()))
-        .collect()
+    Ok(())
 }
 
 /// A joint's equations: `(title, C(q) = 0)`.
-fn equations(kind: Kind, pa: &Side, ch: &Side, q: &[VExpr]) -> Vec<(&'static str, VExpr)> {
+pub(super) fn equations(
+    kind: Kind,
+    pa: &Side,
+    ch: &Side,
+    q: &[VExpr],
+) -> Vec<(&'static str, VExpr)> {
     let d = minus(&ch.origin, &pa.origin);
     let [xp, yp, zp] = &pa.axes;
     let [xc, yc, zc] = &ch.axes;
@@ -703,41 +538,4 @@ fn place_through(b: &mut Builder, kind: Kind, pa: &Side, ch: &Side, q0: &[f64]) 
         b.frames.insert(n, f);
     }
     true
-}
-
-/// `type: gear`: `b = ratio · a + offset` between two scalar coordinates (joint coordinates).
-fn gear(b: &mut Builder, name: &str, m: &Mapping, p: &Path_) -> Result<(), SpecError> {
-    b.ctx
-        .keys(m, p, Some(&["type", "coordinates", "ratio", "offset"]))?;
-    let cp = sub(p, "coordinates");
-    let pair = names(b.ctx.required(m, p, "coordinates")?, Some(2)).ok_or_else(|| {
-        b.ctx
-            .err(&cp, "expected [driving, driven]: two joint coordinates")
-    })?;
-    let coord = |n: &str| match b.scalars.get(n) {
-        Some(Point::Free(idx)) => Ok(VExpr::coord(idx[0])),
-        _ => Err(b.ctx.err(
-            &cp,
-            format!(
-                "'{n}' is not a joint coordinate or scalar coordinate (joints above define them)"
-            ),
-        )),
-    };
-    let (a, c) = (coord(&pair[0])?, coord(&pair[1])?);
-    let ratio = b
-        .ctx
-        .num(b.ctx.required(m, p, "ratio")?, &sub(p, "ratio"))?;
-    let offset = match m.get("offset") {
-        Some(o) => b.ctx.num(o, &sub(p, "offset"))?,
-        None => 0.0,
-    };
-    let rhs = ok(VExpr::sum(
-        times(VExpr::constant(ratio), a),
-        VExpr::constant(offset),
-        false,
-    ));
-    let e = minus(&c, &rhs);
-    b.equation(&format!("gear {name}"), &e, p)?;
-    b.checks.push((p.clone(), e));
-    Ok(())
 }

@@ -8,11 +8,14 @@ mod coordinates;
 mod forces;
 mod frames;
 mod generators;
+mod joint_spec;
 mod joints;
+mod kinematics;
 mod planar;
 mod problem;
 mod sections;
 mod shapes;
+mod tree;
 
 use bodies::rigid;
 use generators::{chain, grid};
@@ -83,6 +86,12 @@ struct Builder<'a> {
     /// Operations of the expressions parsed so far that the model evaluates (terms,
     /// constraints, forces; `Define`s count where they are used), at most [`MAX_TOTAL_SIZE`].
     operations: std::cell::Cell<u64>,
+    /// Trees of `Bodies` in joint coordinates and their first coordinates.
+    trees: Vec<(std::sync::Arc<crate::multibody::Tree>, usize)>,
+    /// The trees' bodies (link index by name) and their points and directions for the
+    /// pictures and columns (from the trees' forward kinematics).
+    tree_bodies: HashMap<String, usize>,
+    tree_points: Vec<NamedPoint>,
 }
 
 /// The most operations all expressions of a file may expand to together (each one at most
@@ -141,6 +150,9 @@ impl<'a> Builder<'a> {
             unplaced: Vec::new(),
             members: Vec::new(),
             operations: std::cell::Cell::new(0),
+            trees: Vec::new(),
+            tree_bodies: HashMap::new(),
+            tree_points: Vec::new(),
         }
     }
 
@@ -243,7 +255,22 @@ impl<'a> Builder<'a> {
 
     fn point(&self, name: &str, p: &Path_) -> Result<PointMap, SpecError> {
         if self.points.contains_key(name) {
-            Ok(self.pmap(name))
+            let map = self.pmap(name);
+            if let PointMap::Expr(e) = &map
+                && e.size() > crate::expr::vector::MAX_SIZE
+            {
+                return Err(self.ctx.err(
+                    p,
+                    format!(
+                        "point '{name}' is an expression of {} operations (a body many joints \
+                         from the ground); an element on it would cost that at every step — \
+                         act on the joints' coordinates, or give the body natural coordinates \
+                         (PartData: {{ Coordinates: natural }})",
+                        e.size()
+                    ),
+                ));
+            }
+            Ok(map)
         } else {
             Err(self.ctx.err(
                 p,
@@ -549,6 +576,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<(Problem, RunPlan), SpecError
             "Rigids",
             "Bodies",
             "Joints",
+            "Coordinates",
             "Particles",
             "Chains",
             "Grids",

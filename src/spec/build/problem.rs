@@ -88,13 +88,27 @@ pub(super) fn problem_data(
     if let Some(vel) = prob.get("velocities").filter(|v| !v.is_null()) {
         let p = sub(&prob_p, "velocities");
         let m = b.ctx.map(vel, &p)?;
+        let mut bodies: super::tree::BodyVelocities = Vec::new();
         for (key, val) in b.ctx.keys(m, &p, None)? {
             let q = sub(&p, &key);
+            if let Some((body, which)) = super::tree::body_velocity_key(b, &key) {
+                let x = b.ctx.vector(val, &q, 3)?;
+                match bodies.iter_mut().find(|g| g.0 == body) {
+                    Some(g) => g.1[which] = Some(x),
+                    None => {
+                        let mut g = [None; 3];
+                        g[which] = Some(x);
+                        bodies.push((body, g, q));
+                    }
+                }
+                continue;
+            }
             for (i, x) in components(b, &key, val, &q, false)? {
                 v_guess[i] = x;
                 pinned_v.push(i);
             }
         }
+        super::tree::body_rates(b, &bodies, &q_guess, &mut v_guess, &mut pinned_v)?;
     }
 
     Ok(Guesses {
@@ -689,6 +703,10 @@ pub(super) fn finish(
     };
     let n = b.coord_names.len();
     let mut mb: ModelBuilder = Model::builder(n).coordinate_names(b.coord_names.clone());
+    for (tree, first) in &b.trees {
+        tree.add_to(&mut mb, *first)
+            .map_err(|e| b.ctx.err(&b.part_path, e.to_string()))?;
+    }
     for (idx, k) in b.terms.drain(..) {
         mb.add_boxed_term(&idx, k);
     }
@@ -724,11 +742,21 @@ pub(super) fn finish(
             .points
             .push(NamedPoint::new(name.clone(), kind, map));
     }
+    geometry.points.append(&mut b.tree_points);
     geometry.links = std::mem::take(&mut b.links);
     geometry.drives = std::mem::take(&mut b.drives);
     geometry.bodies = std::mem::take(&mut b.body_items);
     geometry.coordinate_kinds = std::mem::take(&mut b.coord_kinds);
-    geometry.momenta = Momenta::Noether;
+    geometry.momenta = match b.trees.first() {
+        None => Momenta::Noether,
+        Some((tree, first)) => {
+            let (tree, first) = (tree.clone(), *first);
+            let n = tree.n_coords();
+            Momenta::NoetherAnd(std::sync::Arc::new(move |q: &[f64], v: &[f64], _t: f64| {
+                tree.momenta(&q[first..first + n], &v[first..first + n])
+            }))
+        }
+    };
     geometry.animation = animation;
     let problem = Problem::new(model)
         .title(title)

@@ -189,11 +189,30 @@ pub(super) fn elements(b: &mut Builder, part: Parts) -> Result<(), SpecError> {
         }
     }
 
-    if let Some(v) = part("Bodies") {
-        super::joints::bodies(b, v)?;
-    }
-    if let Some(v) = part("Joints") {
-        super::joints::joints(b, v)?;
+    let joint_space = match part("Coordinates") {
+        None => true,
+        Some(v) => match v.as_str().map(str::trim) {
+            Some("joint") => true,
+            Some("natural") => false,
+            _ => {
+                return Err(b.ctx.err(
+                    &sub(&b.part_path, "Coordinates"),
+                    "expected joint (bodies in joint coordinates, the default) or natural \
+                     (each body by its origin and two unit vectors)",
+                ));
+            }
+        },
+    };
+    match (part("Bodies"), b.dim) {
+        (Some(v), 3) if joint_space => super::tree::bodies_and_joints(b, v, part("Joints"))?,
+        (bodies, _) => {
+            if let Some(v) = bodies {
+                super::joints::bodies(b, v)?;
+            }
+            if let Some(v) = part("Joints") {
+                super::joints::joints(b, v)?;
+            }
+        }
     }
 
     if let Some(pa) = part("Particles") {
@@ -366,6 +385,16 @@ pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Resu
             let m = b.ctx.map(t, &p)?;
             for (name, val) in b.ctx.keys(m, &p, None)? {
                 let q = sub(&p, &name);
+                if b.tree_bodies.contains_key(&name) {
+                    return Err(b.ctx.err(
+                        &q,
+                        format!(
+                            "'{name}' is a body in joint coordinates, which takes torques on its \
+                             joints' coordinates (AppliedForces.Forces: {{ joint: torque }}); a \
+                             torque on the body itself needs PartData: {{ Coordinates: natural }}"
+                        ),
+                    ));
+                }
                 let body = b
                     .bodies
                     .get(&name)
