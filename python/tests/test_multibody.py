@@ -190,6 +190,7 @@ def test_a_top_built_from_python_nutates_in_its_natural_coordinates(cli, tmp_pat
               orientation={"axis": [1, 0, 0], "angle": th0}, velocity=[0, 0, 0],
               angular_velocity=omega)
         .joint("tip", "spherical", "ground", "Top")
+        .yaml("PartData: { Coordinates: natural }")
     )
     # the axes' held velocities are ω × i, ω × j
     problem = top.problem()

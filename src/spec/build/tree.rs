@@ -32,6 +32,8 @@ struct BodySpec {
     path: Path_,
     body: mb::RigidBody,
     pose: Option<Pose>,
+    /// Whether the file gives the orientation too (a `position` alone places the origin).
+    oriented: bool,
     markers: Vec<(String, [f64; 3])>,
     shapes: Vec<crate::model::geometry::Shape>,
 }
@@ -45,6 +47,7 @@ fn read_body(b: &Builder, name: &str, val: &Value, p: &Path_) -> Result<BodySpec
     let tensor = inertia(b, b.ctx.required(m, p, "inertia")?, &ip)?;
     second_moment(tensor).map_err(|e| b.ctx.err(&ip, e.to_string()))?;
     let (position, orientation) = placement(b, m, p, 3, |x, q| rotation(b, x, q))?;
+    let oriented = orientation.is_some();
     let pose = position.map(|x| Pose {
         r: orientation.unwrap_or_else(Matrix3::identity),
         p: Vector3::from(x),
@@ -58,6 +61,7 @@ fn read_body(b: &Builder, name: &str, val: &Value, p: &Path_) -> Result<BodySpec
         path: p.clone(),
         body: mb::RigidBody::new(mass, [0.0; 3]).com(com).inertia(tensor),
         pose,
+        oriented,
         markers: markers(b, name, m, p, 3)?,
         shapes,
     })
@@ -299,8 +303,13 @@ fn grow(
             .then(&from_mb(&kind.pose(&q)))
             .then(&child_m.inverse());
         if let Some(pose) = &body.pose {
-            let miss =
-                (at.r - pose.r).abs().max() + (at.p - pose.p).abs().max() / (1.0 + pose.p.norm());
+            // a `position` alone places the origin; with an `orientation`, the axes too
+            let turn = if body.oriented {
+                (at.r - pose.r).abs().max()
+            } else {
+                0.0
+            };
+            let miss = turn + (at.p - pose.p).abs().max() / (1.0 + pose.p.norm());
             if !(miss < 1e-9) {
                 let how = match given {
                     Some(_) => "at its initial coordinates",
@@ -309,10 +318,18 @@ fn grow(
                 return Err(b.ctx.err(
                     &body.path,
                     format!(
-                        "body '{}' is given a position and orientation that joint '{name}' \
-                         cannot reach {how} (it places the origin at [{:.6}, {:.6}, {:.6}]): \
-                         give one of them, or make them agree",
-                        body.name, at.p[0], at.p[1], at.p[2]
+                        "body '{}' is given a {} that joint '{name}' cannot reach {how} (it \
+                         places the origin at [{:.6}, {:.6}, {:.6}]): give one of them, or make \
+                         them agree",
+                        body.name,
+                        if body.oriented {
+                            "position and orientation"
+                        } else {
+                            "position"
+                        },
+                        at.p[0],
+                        at.p[1],
+                        at.p[2]
                     ),
                 ));
             }
