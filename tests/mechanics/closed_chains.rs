@@ -274,3 +274,58 @@ fn a_position_the_joint_cannot_reach_is_refused() {
     assert!(e.message.contains("cannot reach"), "{e}");
     assert!(e.field.contains("Rod"), "{e:?}");
 }
+
+/// A torque on a body in joint coordinates (world components): a wheel on a vertical axle
+/// turns at `θ̈ = τ_z/(I_zz + m d²)`; the components across the axle are the bearing's.
+#[test]
+fn a_torque_on_a_body_turns_it_about_its_joint() {
+    let (m, d, izz, tz) = (2.0, 0.3, 0.05, 0.7);
+    let text = format!(
+        "
+Title: torqued wheel
+Dimension: 3
+PartData:
+  Bodies:
+    Wheel: {{ mass: {m}, com: [{d}, 0, 0], inertia: [0.02, 0.03, {izz}] }}
+  Joints:
+    axle: {{ type: revolute, bodies: [ground, Wheel] }}
+AppliedForces:
+  Gravity: 0
+  Torques: {{ Wheel: [0.3, -0.2*t, {tz}] }}
+ProblemData: {{ tend: 2 }}
+SolverParams: {{ integrator: dop853, tol: 1e-11 }}
+"
+    );
+    let (_, t) = run(&text);
+    let want = 0.5 * tz / (izz + m * d * d) * 4.0;
+    let got = *col(&t, "axle").last().unwrap();
+    assert!((got - want).abs() < 1e-9, "θ(2) = {got} vs {want}");
+}
+
+/// A torque on a free body changes its angular momentum at that rate, `L̇ = τ`, and leaves
+/// its linear momentum alone.
+#[test]
+fn a_torque_on_a_free_body_is_the_rate_of_its_angular_momentum() {
+    let text = "
+Title: torqued box
+Dimension: 3
+PartData:
+  Bodies:
+    Box: { mass: 2, inertia: [0.1, 0.2, 0.3], position: [0.5, 0, 1], orientation: { axis: [0, 1, 1], angle: 0.7 } }
+AppliedForces:
+  Gravity: 0
+  Torques: { Box: [0.1, -0.05, 0.2] }
+ProblemData: { tend: 1.5, velocities: { Box: [0, 0.2, 0] } }
+SolverParams: { integrator: dop853, tol: 1e-11 }
+Output: { columns: [positions, momenta] }
+";
+    let (_, t) = run(text);
+    let time = col(&t, "t");
+    for (name, tau) in [("Lx", 0.1), ("Ly", -0.05), ("Lz", 0.2)] {
+        let l = col(&t, name);
+        for (ti, li) in time.iter().zip(&l) {
+            assert!((li - l[0] - tau * ti).abs() < 1e-9, "{name} at {ti}: {li}");
+        }
+    }
+    assert!(col(&t, "Py").iter().all(|p| (p - 0.4).abs() < 1e-10));
+}

@@ -386,14 +386,8 @@ pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Resu
             for (name, val) in b.ctx.keys(m, &p, None)? {
                 let q = sub(&p, &name);
                 if b.tree_bodies.contains_key(&name) {
-                    return Err(b.ctx.err(
-                        &q,
-                        format!(
-                            "'{name}' is a body in joint coordinates, which takes torques on its \
-                             joints' coordinates (AppliedForces.Forces: {{ joint: torque }}); a \
-                             torque on the body itself needs PartData: {{ Coordinates: natural }}"
-                        ),
-                    ));
+                    super::tree::torque(b, &name, val, &q)?;
+                    continue;
                 }
                 let body = b
                     .bodies

@@ -659,3 +659,48 @@ pub(super) fn body_rates(
     }
     Ok(())
 }
+
+/// `Torques: { Body: [τx, τy, τz] }` on a body in joint coordinates (world components;
+/// expressions of time, positions and velocities): the couple of forces `½ τ × e_k` at
+/// `o + e_k` and `−½ τ × (e₀ + e₁ + e₂)` at the origin `o` — no net force, moment
+/// `Σ e_k × ½ (τ × e_k) = ½ (3τ − τ) = τ`, power `τ · ω`.
+pub(super) fn torque(b: &mut Builder, name: &str, v: &Value, p: &Path_) -> Result<(), SpecError> {
+    let list = v.as_sequence().filter(|l| l.len() == 3).ok_or_else(|| {
+        b.ctx
+            .err(p, "a torque on a body is [τx, τy, τz] (world components)")
+    })?;
+    let mut tau = Vec::new();
+    for x in list {
+        let e = b.vexpr_with_velocities(x, p)?;
+        if e.is_vector() {
+            return Err(b.ctx.err(p, "each component of a torque is a scalar"));
+        }
+        tau.push(e);
+    }
+    let tau = VExpr::pack([tau[0].clone(), tau[1].clone(), tau[2].clone()]);
+    let frame = b.frames[name].clone();
+    let ok = |r: Result<VExpr, String>| r.expect("a torque's couple is well-typed");
+    let half = |e: VExpr| ok(VExpr::product(VExpr::constant(0.5), e));
+    let parts = |f: VExpr| [0, 1, 2].map(|k| ok(VExpr::comp(f.clone(), k)));
+    let mut sum = frame.axes[0].clone();
+    for e in &frame.axes[1..] {
+        sum = ok(VExpr::sum(sum, e.clone(), false));
+    }
+    let mut loads = vec![(
+        frame.origin.clone(),
+        ok(VExpr::product(
+            VExpr::constant(-1.0),
+            half(ok(VExpr::cross(tau.clone(), sum))),
+        )),
+    )];
+    for e in &frame.axes {
+        let at = ok(VExpr::sum(frame.origin.clone(), e.clone(), false));
+        loads.push((at, half(ok(VExpr::cross(tau.clone(), e.clone())))));
+    }
+    for (at, f) in loads {
+        let placed = place::force_at(3, &PointMap::Expr(at), parts(f))
+            .map_err(|e| b.ctx.err(p, e.to_string()))?;
+        b.place(Ok(placed), p)?;
+    }
+    Ok(())
+}
