@@ -3,13 +3,14 @@
 //!
 //! A [`Multibody`] holds bodies by mass, centre of mass and inertia ([`Body`]), joints between
 //! them ([`Joint`]: revolute, prismatic, cylindrical, spherical, universal, planar, fixed, and
-//! gears between joint coordinates), gravity, drives and forces along joint coordinates. It
-//! writes itself as a mechanism file ([`Multibody::to_yaml`]) and [`Multibody::problem`] reads
-//! that file: one builder for files and Rust, so a body or joint built here has exactly the
-//! equations, coordinates, names and checks of the file's (a wrong joint is refused with the
-//! file's message, which names the joint and the key, at its line and column in the text
-//! [`to_yaml`](Multibody::to_yaml) gives). The file can be saved and run with the
-//! command line (`lagrangian run arm.yaml`) or sent to someone who uses Python.
+//! gears between joint coordinates), gravity, drives and forces along joint coordinates.
+//! [`Multibody::problem`] hands the document these values stand for to the file reader's
+//! builder — no text in between —, so a body or joint built here has exactly the coordinates
+//! (joint coordinates in space: a `multibody::Tree`), equations, names and checks of the
+//! file's, and a wrong joint is refused with the file's message, which names the joint and the
+//! key, at its line and column in the text [`to_yaml`](Multibody::to_yaml) gives. That text
+//! can be saved and run with the command line (`lagrangian run arm.yaml`) or sent to someone
+//! who uses Python.
 //!
 //! Numbers are `f64`s; drive motions and forces are expressions of the file language
 //! (`"0.4*sin(1.5*t)"`, `"-k*shoulder - c*shoulder'"`), with parameters from
@@ -542,14 +543,38 @@ impl Multibody {
         serde_yaml::to_string(&doc).map_err(|e| self.error(format!("cannot write it: {e}")))
     }
 
-    /// The [`Problem`] of the mechanism (the file reader's, on [`to_yaml`](Self::to_yaml)).
+    /// The [`Problem`] of the mechanism (the file reader's builder, on the document
+    /// [`to_yaml`](Self::to_yaml) writes).
     pub fn problem(&self) -> Result<Problem, SpecError> {
         self.problem_and_plan().map(|(p, _)| p)
     }
 
-    /// The [`Problem`] and the [`RunPlan`] the mechanism's `SolverParams` and `Output` ask for.
+    /// The [`Problem`] and the [`RunPlan`] the mechanism's `SolverParams` and `Output` ask for:
+    /// the file reader's builder on the document these values stand for (no text in between;
+    /// a mistake is placed in [`to_yaml`](Self::to_yaml)'s text). Its parameters can be
+    /// changed afterwards (sensitivities, `fit`, sweeps) like a file's.
     pub fn problem_and_plan(&self) -> Result<(Problem, RunPlan), SpecError> {
-        super::parse(&self.to_yaml()?, "multibody.yaml")
+        self.build_with(&[])
+    }
+
+    fn build_with(&self, sets: &[(String, f64)]) -> Result<(Problem, RunPlan), SpecError> {
+        let doc = Value::Mapping(self.document()?);
+        let ctx = super::Ctx {
+            text: "",
+            file: "multibody.yaml",
+            scope: crate::expr::Scope::default(),
+            names: Vec::new(),
+            sets: sets.to_vec(),
+        };
+        let (mut problem, plan) = super::build::build(ctx, &doc).map_err(|mut e| {
+            if let Ok(text) = serde_yaml::to_string(&doc) {
+                let path: Vec<String> = e.field.split('.').map(String::from).collect();
+                (e.line, e.column) = super::locate::locate(&text, &path);
+            }
+            e
+        })?;
+        problem.source = Some(std::sync::Arc::new(self.clone()));
+        Ok((problem, plan))
     }
 
     fn error(&self, message: String) -> SpecError {
@@ -709,5 +734,11 @@ fn yaml_key(k: &Value) -> String {
             .unwrap_or_default()
             .trim()
             .to_string(),
+    }
+}
+
+impl crate::problem::Rebuild for Multibody {
+    fn rebuild(&self, parameters: &[(String, f64)]) -> Result<Problem, crate::error::Error> {
+        Ok(self.build_with(parameters)?.0)
     }
 }

@@ -293,3 +293,28 @@ fn rates_and_angular_velocities_start_the_motion() {
         "{e}"
     );
 }
+
+/// The builder hands its document to the file reader without text: its problem takes other
+/// parameter values like a file's (sensitivities, fit, sweeps), and a mistake is placed at
+/// its line in `to_yaml`'s text.
+#[test]
+fn a_built_problem_takes_new_parameters_and_places_its_mistakes() {
+    let wheel = Body::new(1.0).inertia([0.1, 0.1, 0.2]);
+    let mech = Multibody::new(3)
+        .parameter("k", 3.0)
+        .body("W", wheel.clone())
+        .joint("axle", Joint::revolute("ground", "W").initial(0.1))
+        .force("axle", "-k*axle");
+    let p = mech.problem().unwrap();
+    assert_eq!(p.parameters, [("k".to_string(), 3.0)]);
+    let q = p.with_parameters(&[("k", 5.0)]).unwrap();
+    assert_eq!(q.parameters, [("k".to_string(), 5.0)]);
+    let e = Multibody::new(3)
+        .body("W", wheel)
+        .joint("axle", Joint::revolute("ground", "V"))
+        .problem()
+        .unwrap_err();
+    assert_eq!(e.field, "PartData.Joints.axle.bodies");
+    assert!(e.line > 1, "{e}");
+    assert!(e.message.contains("unknown body 'V'"), "{e}");
+}
