@@ -120,6 +120,18 @@ def test_a_joint_spring_and_a_gear_from_python():
     assert abs(mode["omega"] - w) < 1e-9 * w
 
 
+def test_bodies_in_space_run_in_joint_coordinates():
+    # one coordinate per revolute joint (a tree of bodies), not ten per body
+    mech = (
+        Multibody(t_end=1.0)
+        .body("Upper", 1.0, com=[0.5, 0, 0], inertia=[0.01, 0.1, 0.1])
+        .body("Lower", 0.5, com=[0.4, 0, 0], inertia=[0.01, 0.05, 0.05])
+        .joint("shoulder", "revolute", "ground", "Upper", initial=0.3)
+        .joint("elbow", "revolute", "Upper", "Lower", parent_frame={"at": [1, 0, 0]})
+    )
+    assert mech.problem().coordinates == ["shoulder", "elbow"]
+
+
 def test_a_hinge_started_at_a_rate_turns_at_it():
     # gravity along the axle: no torque, so the wheel keeps its rate
     mech = (
