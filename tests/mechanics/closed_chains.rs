@@ -329,3 +329,32 @@ Output: { columns: [positions, momenta] }
     }
     assert!(col(&t, "Py").iter().all(|p| (p - 0.4).abs() < 1e-10));
 }
+
+/// A chain of 2,000 bodies on revolute joints written as a file: 2,000 coordinates, and its
+/// model and consistent start built in linear memory (the bodies' frames are shared
+/// expressions; no body's angular velocity is differentiated unless it is small enough to use).
+#[test]
+fn a_file_chain_of_two_thousand_bodies_starts() {
+    let n = 2000;
+    let mut text = String::from("Title: chain\nDimension: 3\nPartData:\n  Bodies:\n");
+    for i in 0..n {
+        text += &format!("    L{i}: {{ mass: 1, com: [0.5, 0, 0], inertia: [0.01, 0.1, 0.1] }}\n");
+    }
+    text += "  Joints:\n";
+    for i in 0..n {
+        match i {
+            0 => text += "    j0: { type: revolute, bodies: [ground, L0], initial: 0.1 }\n",
+            _ => {
+                text += &format!(
+                    "    j{i}: {{ type: revolute, bodies: [L{}, L{i}], parent: {{ at: [1, 0, 0] }} }}\n",
+                    i - 1
+                )
+            }
+        }
+    }
+    text += "AppliedForces: { Gravity: [0, -9.81, 0] }\nProblemData: { tend: 0.001 }\n";
+    let (p, _) = spec::parse(&text, "chain.yaml").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.model.n_coords(), n);
+    let sim = Simulation::new(p, Dop853Options::new(1e-6)).expect("start");
+    assert_eq!(sim.state().q.len(), n);
+}

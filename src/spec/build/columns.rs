@@ -60,7 +60,14 @@ pub(super) fn vocabulary(b: &Builder) -> Result<Vocabulary, String> {
     }
     for (name, f) in &b.frames {
         let axes = f.axes().clone();
-        words.item(format!("{name}.omega"), angular_velocity(&axes)?);
+        // a body many joints from the ground has axes too large to differentiate for a column
+        // (and building their rates for every body of a long chain would cost its square)
+        if axes
+            .iter()
+            .all(|a| a.size() <= crate::expr::vector::MAX_SIZE)
+        {
+            words.item(format!("{name}.omega"), angular_velocity(&axes)?);
+        }
         words.frame(name.clone(), axes);
     }
     Ok(words)
