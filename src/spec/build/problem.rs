@@ -752,9 +752,16 @@ pub(super) fn finish(
         Some((tree, first)) => {
             let (tree, first) = (tree.clone(), *first);
             let n = tree.n_coords();
-            Momenta::NoetherAnd(std::sync::Arc::new(move |q: &[f64], v: &[f64], _t: f64| {
+            let f = std::sync::Arc::new(move |q: &[f64], v: &[f64], _t: f64| {
                 tree.momenta(&q[first..first + n], &v[first..first + n])
-            }))
+            });
+            // the Noether charges (p = M v of the whole model) only where points carry some
+            let points =
+                (geometry.coordinate_kinds.iter()).any(|k| !matches!(k, CoordKind::Scalar));
+            match points {
+                true => Momenta::NoetherAnd(f),
+                false => Momenta::Custom(f),
+            }
         }
     };
     geometry.animation = animation;

@@ -400,6 +400,13 @@ fn body_items(b: &mut Builder, body: &BodySpec, f: Frame, pose: Pose) -> Result<
     Ok(())
 }
 
+/// The last state's forward kinematics (positions and rates on dual numbers), shared by a
+/// tree's points.
+struct KinematicsCache {
+    state: Vec<f64>,
+    ws: mb::Workspace<num_dual::Dual64>,
+}
+
 /// The bodies in the pictures and columns: origins and markers as points, `i` and `j` as
 /// directions, all from the tree's forward kinematics.
 fn add_pictures(
@@ -410,14 +417,33 @@ fn add_pictures(
     first: usize,
 ) {
     let n = tree.n_coords();
+    // one forward-kinematics pass per state for all the points of a row (each point alone
+    // would cost the whole tree: a row of a long chain its square)
+    let cache = Arc::new(std::sync::Mutex::new(KinematicsCache {
+        state: Vec::new(),
+        ws: mb::Workspace::new(tree),
+    }));
     let point = |i: usize, local: [f64; 3], direction: Option<usize>| {
-        let tree = tree.clone();
+        let (tree, cache) = (tree.clone(), cache.clone());
         let f = move |q: &[f64], v: &[f64], _t: f64| {
             let (q, v) = (&q[first..first + n], &v[first..first + n]);
-            match direction {
-                None => tree.body_point(i, local, q, v),
-                Some(k) => tree.body_axis(i, k, q, v),
+            let mut c = cache.lock().unwrap_or_else(|p| p.into_inner());
+            let fresh = c.state.len() == 2 * n && c.state[..n] == *q && c.state[n..] == *v;
+            if !fresh {
+                c.state.clear();
+                c.state.extend_from_slice(q);
+                c.state.extend_from_slice(v);
+                let qq: Vec<num_dual::Dual64> = (q.iter().zip(v))
+                    .map(|(&x, &d)| num_dual::Dual64::new(x, d))
+                    .collect();
+                tree.kinematics(&mut c.ws, &qq);
             }
+            let x = tree.body_pose(&c.ws, i);
+            let e = match direction {
+                None => x.point_const(local),
+                Some(k) => [x.r[0][k], x.r[1][k], x.r[2][k]],
+            };
+            (e.map(|d| d.re), e.map(|d| d.eps))
         };
         PointMap::Custom(CustomPoint(Arc::new(f)))
     };
