@@ -81,17 +81,6 @@ impl Tree {
         let x = self.body_pose(&ws, i).point(local.map(Dual64::from));
         (x.map(|d| d.re), x.map(|d| d.eps))
     }
-    /// The world direction and its rate of axis `k` (0: `x`, 1: `y`, 2: `z`) of link `i`'s
-    /// body frame at `(q, q̇)` — for columns (allocates).
-    pub fn body_axis(&self, i: usize, k: usize, q: &[f64], qd: &[f64]) -> ([f64; 3], [f64; 3]) {
-        use num_dual::Dual64;
-        let mut ws = Workspace::<Dual64>::new(self);
-        let qq: Vec<Dual64> = q.iter().zip(qd).map(|(&x, &v)| Dual64::new(x, v)).collect();
-        self.kinematics(&mut ws, &qq);
-        let r = self.body_pose(&ws, i).r;
-        let e = [r[0][k], r[1][k], r[2][k]];
-        (e.map(|d| d.re), e.map(|d| d.eps))
-    }
     /// The world velocity of link `i`'s body-frame origin and the body's world angular
     /// velocity at `(q, q̇)` (`ω× = Ṙ Rᵀ`) — for starting values (allocates).
     pub fn body_velocity(&self, i: usize, q: &[f64], qd: &[f64]) -> ([f64; 3], [f64; 3]) {

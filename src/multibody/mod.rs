@@ -31,5 +31,5 @@ mod tree;
 
 pub use algorithms::{Articulated, Workspace};
 pub use joint::{JointKind, KINDS, MAX_COORDS, quat_rotation};
-pub use model::Coupling;
+pub use model::{Coupling, TreePoints};
 pub use tree::{Joint, Link, RigidBody, Tree, frame};

@@ -12,6 +12,7 @@ use super::algorithms::{Articulated, Workspace};
 use super::tree::Tree;
 use crate::error::ModelError;
 use crate::expr::taylor::Taylor;
+use crate::model::geometry::{CustomPoint, PointMap};
 use crate::model::group::{Point, TaylorPoint, Terms};
 use crate::model::{ConstraintBlocks, ConstraintKernel, KernelCoefficients, Model, ModelBuilder};
 use nalgebra::{DMatrix, SMatrix, SVector};
@@ -478,6 +479,73 @@ impl Tree {
             Model::builder(self.n_coords()).coordinate_names(self.coordinate_names().to_vec());
         self.add_to(&mut b, 0)?;
         b.build()
+    }
+}
+
+/// Points and axes of a tree's bodies as [`PointMap`]s for pictures and columns, all reading
+/// one forward-kinematics pass per state `(q, q̇)` (each point on its own would cost the whole
+/// tree: a row of a long chain its square). The tree's coordinates start at `first` among the
+/// model's.
+pub struct TreePoints {
+    tree: Arc<Tree>,
+    first: usize,
+    last: Mutex<LastState>,
+}
+
+/// The state last evaluated and its kinematics (positions and rates on dual numbers).
+struct LastState {
+    state: Vec<f64>,
+    duals: Vec<Dual64>,
+    ws: Workspace<Dual64>,
+}
+
+impl TreePoints {
+    /// The points of `tree`, whose coordinates start at `first`.
+    pub fn new(tree: Arc<Tree>, first: usize) -> Arc<TreePoints> {
+        let ws = Workspace::new(&tree);
+        Arc::new(TreePoints {
+            tree,
+            first,
+            last: Mutex::new(LastState {
+                state: Vec::new(),
+                duals: Vec::new(),
+                ws,
+            }),
+        })
+    }
+    /// The point `local` of link `i`'s body (body frame).
+    pub fn point(self: &Arc<Self>, i: usize, local: [f64; 3]) -> PointMap {
+        self.map(i, Err(local))
+    }
+    /// Axis `k` (0: `x`, 1: `y`, 2: `z`) of link `i`'s body frame.
+    pub fn axis(self: &Arc<Self>, i: usize, k: usize) -> PointMap {
+        self.map(i, Ok(k))
+    }
+    fn map(self: &Arc<Self>, i: usize, what: Result<usize, [f64; 3]>) -> PointMap {
+        let me = self.clone();
+        let f = move |q: &[f64], v: &[f64], _t: f64| {
+            let n = me.tree.n_coords();
+            let (q, v) = (&q[me.first..me.first + n], &v[me.first..me.first + n]);
+            let mut guard = me.last.lock().unwrap_or_else(|p| p.into_inner());
+            let c = &mut *guard;
+            let fresh = c.state.len() == 2 * n && c.state[..n] == *q && c.state[n..] == *v;
+            if !fresh {
+                c.state.clear();
+                c.state.extend_from_slice(q);
+                c.state.extend_from_slice(v);
+                c.duals.clear();
+                c.duals
+                    .extend(q.iter().zip(v).map(|(&x, &d)| Dual64::new(x, d)));
+                me.tree.kinematics(&mut c.ws, &c.duals);
+            }
+            let x = me.tree.body_pose(&c.ws, i);
+            let e = match what {
+                Err(local) => x.point_const(local),
+                Ok(k) => [x.r[0][k], x.r[1][k], x.r[2][k]],
+            };
+            (e.map(|d| d.re), e.map(|d| d.eps))
+        };
+        PointMap::Custom(CustomPoint(Arc::new(f)))
     }
 }
 

@@ -13,8 +13,7 @@
 
 use crate::error::{ModelError, SpecError};
 use crate::model::geometry::{
-    Affine, CustomPoint, Geometry, Link as GeoLink, LinkKind, Momenta, NamedPoint, PointKind,
-    PointMap,
+    Affine, Geometry, Link as GeoLink, LinkKind, Momenta, NamedPoint, PointKind, PointMap,
 };
 use crate::multibody::spatial::{Pose, mat_mul, rot_axis};
 use crate::multibody::{Joint, JointKind, RigidBody, Tree, frame};
@@ -526,13 +525,12 @@ impl Urdf {
             PointKind::Fixed,
             PointMap::Affine(Affine::fixed([0.0; 3])),
         ));
+        let points = crate::multibody::TreePoints::new(self.tree.clone(), 0);
         for (i, l) in self.tree.links().iter().enumerate() {
-            let tree = self.tree.clone();
-            let f = move |q: &[f64], v: &[f64], _t: f64| tree.body_point(i, [0.0; 3], q, v);
             g.points.push(NamedPoint::new(
                 l.name.clone(),
                 PointKind::Derived,
-                PointMap::Custom(CustomPoint(Arc::new(f))),
+                points.point(i, [0.0; 3]),
             ));
             let from = l
                 .parent

@@ -2,7 +2,7 @@
 //! frequencies, a fixed–free spring–mass chain's spectrum with its zero transverse modes, and an
 //! inverted pendulum reported unstable.
 
-use lagrangian::analysis::{Linearization, ModeKind};
+use lagrangian::analysis::{Linearization, Mode, ModeKind};
 use lagrangian::spec;
 
 fn modes_of(text: &str) -> Vec<lagrangian::analysis::Mode> {
@@ -24,24 +24,7 @@ fn double_pendulum_frequencies_match_the_closed_form() {
         l1 + l2
     );
     let modes = modes_of(&text);
-    // angles: M = [[(m1+m2) l1², m2 l1 l2], [m2 l1 l2, m2 l2²]], K = diag((m1+m2) g l1, m2 g l2)
-    let (a, b, c) = ((m1 + m2) * l1 * l1, m2 * l1 * l2, m2 * l2 * l2);
-    let (k1, k2) = ((m1 + m2) * g * l1, m2 * g * l2);
-    // det(K − ω² M) = 0: (ac − b²) x² − (a k2 + c k1) x + k1 k2 = 0
-    let (qa, qb, qc) = (a * c - b * b, -(a * k2 + c * k1), k1 * k2);
-    let disc = (qb * qb - 4.0 * qa * qc).sqrt();
-    let want = [(-qb - disc) / (2.0 * qa), (-qb + disc) / (2.0 * qa)];
-    assert_eq!(modes.len(), 2);
-    for (m, w2) in modes.iter().zip(want) {
-        assert_eq!(m.kind, ModeKind::Oscillating);
-        assert!(
-            (m.omega_squared / w2 - 1.0).abs() < 1e-12,
-            "{} vs {w2}",
-            m.omega_squared
-        );
-        assert!((m.hz - w2.sqrt() / (2.0 * std::f64::consts::PI)).abs() < 1e-12);
-        assert_eq!(m.damping_ratio, 0.0);
-    }
+    check_double_pendulum(&modes, m1, m2, l1, l2, g);
     // mass-normalized shapes: δq = N φ with φᵀ M_r φ = 1 means δqᵀ M δq = 1 (M = diag of masses)
     for m in &modes {
         let s = &m.shape;
@@ -251,4 +234,25 @@ fn a_model_too_large_for_dense_modes_is_refused() {
         e.contains("2100 coordinates is above the limit of 2000"),
         "{e}"
     );
+}
+
+/// The two frequencies of a double pendulum of point masses `m1`, `m2` on massless rods `l1`,
+/// `l2`: in the angles `M = [[(m1+m2) l1², m2 l1 l2], [m2 l1 l2, m2 l2²]]`,
+/// `K = diag((m1+m2) g l1, m2 g l2)`, and `det(K − ω² M) = 0` is
+/// `(ac − b²) x² − (a k2 + c k1) x + k1 k2 = 0` — both modes oscillating at these `ω²` to 1e-12.
+pub(crate) fn check_double_pendulum(modes: &[Mode], m1: f64, m2: f64, l1: f64, l2: f64, g: f64) {
+    let (a, b, c) = ((m1 + m2) * l1 * l1, m2 * l1 * l2, m2 * l2 * l2);
+    let (k1, k2) = ((m1 + m2) * g * l1, m2 * g * l2);
+    let (qa, qb, qc) = (a * c - b * b, -(a * k2 + c * k1), k1 * k2);
+    let disc = (qb * qb - 4.0 * qa * qc).sqrt();
+    let want = [(-qb - disc) / (2.0 * qa), (-qb + disc) / (2.0 * qa)];
+    assert_eq!(modes.len(), 2);
+    for (m, w2) in modes.iter().zip(want) {
+        assert_eq!(m.kind, ModeKind::Oscillating);
+        assert!(
+            (m.omega_squared / w2 - 1.0).abs() < 1e-12,
+            "{} vs {w2}",
+            m.omega_squared
+        );
+    }
 }

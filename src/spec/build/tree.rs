@@ -21,7 +21,6 @@ use super::joints::{
 use super::kinematics::{Frame, Vx};
 use super::*;
 use crate::model::elements::second_moment;
-use crate::model::geometry::CustomPoint;
 use crate::multibody::{self as mb, JointKind, Tree};
 use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 use std::sync::Arc;
@@ -100,12 +99,12 @@ fn quaternion(r: &Matrix3<f64>) -> [f64; 4] {
     [q.w, q.i, q.j, q.k]
 }
 
-/// The coordinates of a joint of `kind` whose child frame sits at `rel` in its parent frame,
-/// and how far the joint's own pose at them is from `rel` (0 when the joint allows it).
-fn coordinates_of(kind: JointKind, rel: &Pose) -> (Vec<f64>, f64) {
+/// The coordinates of a joint of `kind` whose child frame sits at `rel` in its parent frame
+/// (the closest the joint allows; the caller checks the pose they give).
+fn coordinates_of(kind: JointKind, rel: &Pose) -> Vec<f64> {
     let r = &rel.r;
     let angle = || r[(1, 0)].atan2(r[(0, 0)]);
-    let q = match kind {
+    match kind {
         JointKind::Revolute => vec![angle()],
         JointKind::Prismatic => vec![rel.p[2]],
         JointKind::Cylindrical => vec![angle(), rel.p[2]],
@@ -119,10 +118,7 @@ fn coordinates_of(kind: JointKind, rel: &Pose) -> (Vec<f64>, f64) {
             q
         }
         JointKind::Fixed => Vec::new(),
-    };
-    let at = from_mb(&kind.pose(&q));
-    let miss = (at.r - r).abs().max() + (at.p - rel.p).abs().max() / (1.0 + rel.p.norm());
-    (q, miss)
+    }
 }
 
 /// One link of the spanning tree: a body and the joint that carries it (`None`: a free joint
@@ -295,7 +291,7 @@ fn grow(
             (Some(q), _) => q.clone(),
             (None, Some(pose)) => {
                 let rel = outer.inverse().then(pose).then(&child_m);
-                coordinates_of(kind, &rel).0
+                coordinates_of(kind, &rel)
             }
             (None, None) => kind.zero_coords(),
         };
@@ -400,13 +396,6 @@ fn body_items(b: &mut Builder, body: &BodySpec, f: Frame, pose: Pose) -> Result<
     Ok(())
 }
 
-/// The last state's forward kinematics (positions and rates on dual numbers), shared by a
-/// tree's points.
-struct KinematicsCache {
-    state: Vec<f64>,
-    ws: mb::Workspace<num_dual::Dual64>,
-}
-
 /// The bodies in the pictures and columns: origins and markers as points, `i` and `j` as
 /// directions, all from the tree's forward kinematics.
 fn add_pictures(
@@ -416,36 +405,10 @@ fn add_pictures(
     edges: &[Edge],
     first: usize,
 ) {
-    let n = tree.n_coords();
-    // one forward-kinematics pass per state for all the points of a row (each point alone
-    // would cost the whole tree: a row of a long chain its square)
-    let cache = Arc::new(std::sync::Mutex::new(KinematicsCache {
-        state: Vec::new(),
-        ws: mb::Workspace::new(tree),
-    }));
-    let point = |i: usize, local: [f64; 3], direction: Option<usize>| {
-        let (tree, cache) = (tree.clone(), cache.clone());
-        let f = move |q: &[f64], v: &[f64], _t: f64| {
-            let (q, v) = (&q[first..first + n], &v[first..first + n]);
-            let mut c = cache.lock().unwrap_or_else(|p| p.into_inner());
-            let fresh = c.state.len() == 2 * n && c.state[..n] == *q && c.state[n..] == *v;
-            if !fresh {
-                c.state.clear();
-                c.state.extend_from_slice(q);
-                c.state.extend_from_slice(v);
-                let qq: Vec<num_dual::Dual64> = (q.iter().zip(v))
-                    .map(|(&x, &d)| num_dual::Dual64::new(x, d))
-                    .collect();
-                tree.kinematics(&mut c.ws, &qq);
-            }
-            let x = tree.body_pose(&c.ws, i);
-            let e = match direction {
-                None => x.point_const(local),
-                Some(k) => [x.r[0][k], x.r[1][k], x.r[2][k]],
-            };
-            (e.map(|d| d.re), e.map(|d| d.eps))
-        };
-        PointMap::Custom(CustomPoint(Arc::new(f)))
+    let points = mb::TreePoints::new(tree.clone(), first);
+    let point = |i: usize, local: [f64; 3], axis: Option<usize>| match axis {
+        None => points.point(i, local),
+        Some(k) => points.axis(i, k),
     };
     for (i, e) in edges.iter().enumerate() {
         let body = &bodies[e.body];
@@ -499,7 +462,7 @@ fn close(b: &mut Builder, j: &JointSpec) -> Result<(), SpecError> {
             let kind = tree_kind(j.kind);
             match kind.quaternion() {
                 Some(_) => Vec::new(),
-                None => coordinates_of(kind, &rel).0,
+                None => coordinates_of(kind, &rel),
             }
         }
     };
