@@ -102,7 +102,8 @@ def load(
 
 
 class Problem:
-    """A mechanism built from its file text, with parameter overrides.
+    """A mechanism built from its file text (or a :class:`Multibody` builder), with parameter
+    overrides.
 
     A problem pickles as its text, name and overrides, so it travels to other processes
     (Dask workers) and is rebuilt there."""
@@ -110,10 +111,33 @@ class Problem:
     def __init__(
         self, text: str, name: str = "<text>", set: Optional[Mapping[str, float]] = None
     ) -> None:
-        self.text = text
+        self._text: Optional[str] = text
+        self._builder: Any = None
         self.name = name
         self.overrides: Dict[str, float] = {k: float(v) for k, v in (set or {}).items()}
         self._native = _native.Problem(text, name, list(self.overrides.items()))
+
+    @classmethod
+    def _from_builder(
+        cls, builder: Any, name: str, set: Optional[Mapping[str, float]] = None
+    ) -> "Problem":
+        """The problem of a native ``Multibody`` builder (a copy the caller no longer
+        changes), built from its values by the file reader's builder."""
+        p = cls.__new__(cls)
+        p._text = None
+        p._builder = builder
+        p.name = name
+        p.overrides = {k: float(v) for k, v in (set or {}).items()}
+        p._native = _native.Problem.from_multibody(builder, list(p.overrides.items()))
+        return p
+
+    @property
+    def text(self) -> str:
+        """The mechanism file's text (for a :class:`Multibody`'s problem, the file it stands
+        for, written when asked)."""
+        if self._text is None:
+            self._text = str(self._builder.to_yaml())
+        return self._text
 
     def __reduce__(self) -> Tuple[Any, ...]:
         return (Problem, (self.text, self.name, self.overrides))
@@ -151,6 +175,8 @@ class Problem:
 
     def with_parameters(self, **values: float) -> "Problem":
         """The same file with more parameter values replaced."""
+        if self._builder is not None:
+            return Problem._from_builder(self._builder, self.name, {**self.overrides, **values})
         return Problem(self.text, self.name, {**self.overrides, **values})
 
     def check(self) -> "Check":

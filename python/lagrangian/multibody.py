@@ -14,11 +14,12 @@ joints and gears, with drives and forces along the joint coordinates::
     result = arm.problem().run(t_end=2.0)
     result["hinge"], result["Rod.Tip.z"]
 
-It is the Rust builder (``lagrangian::spec::multibody``): it writes the mechanism file it
-stands for (:meth:`Multibody.to_yaml`, :meth:`Multibody.save`) and :meth:`Multibody.problem`
-reads that file, so the bodies and joints have the file's equations, names and checks — a
-mistake the reader finds raises :class:`MechanismError` naming the joint or body and the key,
-at its line in :meth:`to_yaml`'s text. docs/yaml.md ("Bodies and joints") says what each
+It is the Rust builder (``lagrangian::spec::multibody``): :meth:`Multibody.problem` builds
+the bodies and joints from its values with the file reader's builder (a tree of bodies runs in
+joint coordinates), so they have the file's equations, names and checks — a mistake the reader
+finds raises :class:`MechanismError` naming the joint or body and the key, at its line in
+:meth:`to_yaml`'s text. It also writes the mechanism file it stands for
+(:meth:`Multibody.to_yaml`, :meth:`Multibody.save`). docs/yaml.md ("Bodies and joints") says what each
 keyword means; anything else a file may hold (springs between markers, outputs, solver
 settings) goes in with :meth:`Multibody.yaml`.
 """
@@ -270,12 +271,14 @@ class Multibody:
             f.write(self.to_yaml())
 
     def problem(self, set: Optional[Mapping[str, float]] = None) -> "Problem":
-        """The :class:`Problem` of the mechanism, with ``set`` replacing parameter values.
-        A mistake the file reader finds raises :class:`MechanismError`; its ``line`` and
-        ``column`` are in :meth:`to_yaml`'s text."""
+        """The :class:`Problem` of the mechanism, with ``set`` replacing parameter values,
+        built from the builder's values by the file reader's builder (no text in between; the
+        problem keeps a copy, so later calls on this builder do not change it). A mistake the
+        reader finds raises :class:`MechanismError`; its ``line`` and ``column`` are in
+        :meth:`to_yaml`'s text."""
         from . import Problem
 
-        return Problem(self.to_yaml(), name="multibody.yaml", set=set)
+        return Problem._from_builder(self._native.copy(), name="multibody.yaml", set=set)
 
 
 def _orientation(o: Any, what: str) -> dict[str, Any]:

@@ -1,13 +1,15 @@
 //! `lagrangian._lagrangian.Multibody`: the Rust builder of bodies and joints
-//! (`lagrangian::spec::multibody`) for Python. It writes the mechanism file it stands for;
-//! `lagrangian.Multibody` (python/lagrangian/multibody.py) gives it Python's keywords and builds
-//! a `Problem` on that text, so a body or joint from Python has the file's equations and checks.
+//! (`lagrangian::spec::multibody`) for Python. `lagrangian.Multibody`
+//! (python/lagrangian/multibody.py) gives it Python's keywords; `Problem.from_multibody` builds
+//! the problem from its values with the file reader's builder (no text in between), so a body
+//! or joint from Python has the file's equations and checks. It can also write the mechanism
+//! file it stands for.
 
 use lagrangian::spec::multibody as mb;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-/// Bodies and joints, written out as a mechanism file.
+/// Bodies and joints, the Rust builder's values.
 #[pyclass(module = "lagrangian._lagrangian")]
 pub struct Multibody {
     inner: mb::Multibody,
@@ -65,8 +67,22 @@ fn side(mut j: mb::Joint, (at, z, x, angle): Side, parent: bool) -> mb::Joint {
     j
 }
 
+impl Multibody {
+    /// The Rust builder.
+    pub fn builder(&self) -> &mb::Multibody {
+        &self.inner
+    }
+}
+
 #[pymethods]
 impl Multibody {
+    /// An independent copy (a `Problem` holds one, so later calls do not change it).
+    fn copy(&self) -> Multibody {
+        Multibody {
+            inner: self.inner.clone(),
+        }
+    }
+
     #[new]
     fn new(dim: usize) -> PyResult<Self> {
         if dim != 2 && dim != 3 {

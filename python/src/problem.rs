@@ -66,6 +66,23 @@ impl Problem {
         Ok(Problem { problem, plan })
     }
 
+    /// Build the mechanism a `Multibody` builder stands for, directly from its values (no
+    /// file text in between), with `sets` replacing parameter values. Raises
+    /// `MechanismError` placed in the builder's `to_yaml` text.
+    #[staticmethod]
+    #[pyo3(signature = (builder, sets = Vec::new()))]
+    fn from_multibody(
+        py: Python<'_>,
+        builder: PyRef<'_, crate::multibody::Multibody>,
+        sets: Vec<(String, f64)>,
+    ) -> PyResult<Self> {
+        let builder = builder.builder().clone();
+        let (problem, plan) = py
+            .detach(|| builder.build_with(&sets))
+            .map_err(|e| crate::spec_error(py, e))?;
+        Ok(Problem { problem, plan })
+    }
+
     /// The title.
     #[getter]
     fn title(&self) -> String {

@@ -152,6 +152,27 @@ def test_a_built_problem_pickles_as_its_file():
     problem = rod(1.0, 1.0, -1.0).problem(set={})
     again = pickle.loads(pickle.dumps(problem))
     assert again.text == problem.text and again.coordinates == problem.coordinates
+    a, b = problem.run(t_end=0.5), again.run(t_end=0.5)
+    assert np.array_equal(a["hinge"], b["hinge"])
+
+
+def test_a_built_problem_holds_its_own_copy_of_the_builder():
+    # built from the builder's values: later calls on the builder change neither the problem
+    # nor the problems it makes for other parameter values
+    mech = (
+        Multibody(dim=3, gravity=[0, 0, 0], parameters={"k": 2.0})
+        .body("W", 1.0, inertia=[0.3, 0.3, 0.5], position=[0, 0, 0])
+        .joint("a", "revolute", "ground", "W", initial=0.1)
+        .force("a", "-k*a")
+    )
+    problem = mech.problem()
+    mech.body("Other", 1.0, inertia=[1, 1, 1]).joint("b", "revolute", "W", "Other")
+    assert problem.coordinates == ["a"]
+    stiffer = problem.with_parameters(k=8.0)
+    assert stiffer.coordinates == ["a"] and stiffer.parameters["k"] == 8.0
+    (mode,) = stiffer.modes()["modes"]
+    assert abs(mode["omega"] - math.sqrt(8.0 / 0.5)) < 1e-9
+    assert mech.problem().coordinates == ["a", "b"]
 
 
 def test_mistakes_are_named_where_they_are_made():

@@ -557,7 +557,9 @@ impl Multibody {
         self.build_with(&[])
     }
 
-    fn build_with(&self, sets: &[(String, f64)]) -> Result<(Problem, RunPlan), SpecError> {
+    /// [`problem_and_plan`](Self::problem_and_plan) with `sets` replacing parameter values
+    /// (`lagrangian run --set k=2` for a builder); a name that is not a parameter is refused.
+    pub fn build_with(&self, sets: &[(String, f64)]) -> Result<(Problem, RunPlan), SpecError> {
         let doc = Value::Mapping(self.document()?);
         let ctx = super::Ctx {
             text: "",
