@@ -1,4 +1,5 @@
-//! Design by optimization: named parameters adjusted so that coordinates of a mechanism pass
+//! Design by optimization: named parameters adjusted so that coordinates of a mechanism (or
+//! any other column of its trajectory: a body's marker, a velocity, a user's column) pass
 //! through targets at given times, by Levenberg–Marquardt ([`argmin`] drives the iterations)
 //! with the exact Jacobian of the computed trajectory from the forward sensitivities of the
 //! generalized-α scheme ([`SensitivityRecorder`]) — one run per iteration, whatever the number
@@ -26,8 +27,10 @@
 //! ```
 
 use crate::error::{Error, SolveError};
+use crate::output::columns::Columns;
 use crate::output::folder::RunFolder;
 use crate::output::sensitivity::SensitivityRecorder;
+use crate::output::sink::ColumnRecorder;
 use crate::output::{Interrupt, Recorder};
 use crate::run::{RunOptions, RunReport, run_to_folder};
 use crate::simulation::Simulation;
@@ -38,12 +41,13 @@ use argmin::core::{
 };
 use nalgebra::{DMatrix, DVector};
 
-/// A coordinate's wanted value at a time.
+/// A trajectory column's wanted value at a time.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Target {
     /// Time.
     pub t: f64,
-    /// The coordinate's name (`A.x`, `theta`).
+    /// The column's name: a coordinate (`A.x`, `theta`) or any other column of the
+    /// trajectory the plan's outputs write (`Arm.Tip.x`, `A.vx`, a user's column).
     pub coordinate: String,
     /// The wanted value.
     pub value: f64,
@@ -230,8 +234,11 @@ type Table = Vec<(f64, Vec<f64>)>;
 /// The chosen coordinates' names and rows `(t, their values)`.
 type Rows = (Vec<String>, Table);
 
-/// A run of `problem` by `plan`'s method at every step: the coordinates `names` and, for
-/// `params`, the rows of their sensitivities `(t, [parameter][coordinate])`.
+/// A run of `problem` by `plan`'s method at every step: the columns `names` and, for
+/// `params`, the rows of their sensitivities `(t, [parameter][column])`. Coordinates come
+/// from the state and its sensitivities; any other trajectory column (a body's marker
+/// `Arm.Tip.x`, a velocity, a user's column) from the columns of the plan's outputs and their
+/// sensitivities (`SensitivityRecorder::columns`).
 fn trajectory(
     problem: &Problem,
     plan: &RunPlan,
@@ -240,20 +247,12 @@ fn trajectory(
     interrupt: &Interrupt,
 ) -> Result<(Rows, Table), Error> {
     let coords = problem.model.coordinate_names();
-    let idx: Vec<usize> = (names.iter())
-        .map(|n| {
-            coords.iter().position(|c| c == n).ok_or_else(|| {
-                Error::from(SolveError::UnknownName {
-                    kind: "coordinate",
-                    name: n.to_string(),
-                    message: format!(
-                        "no coordinate '{n}' to fit; the coordinates are: {}",
-                        coords.join(", ")
-                    ),
-                })
-            })
-        })
-        .collect::<Result<_, _>>()?;
+    let idx: Option<Vec<usize>> = (names.iter())
+        .map(|n| coords.iter().position(|c| c == n))
+        .collect();
+    let Some(idx) = idx else {
+        return column_trajectory(problem, plan, names, params, interrupt);
+    };
     let plan = RunPlan::new(plan.method.clone());
     let mut rec = Recorder::every(1);
     let mut sim = Simulation::new(problem.clone(), &plan)?;
@@ -284,6 +283,82 @@ fn trajectory(
             })
             .collect(),
         None => Vec::new(),
+    };
+    Ok(((names.iter().map(|s| s.to_string()).collect(), rows), srows))
+}
+
+/// [`trajectory`] for targets that are not all coordinates: the columns of the plan's
+/// outputs (without the ledger, whose integrals are not functions of the state).
+fn column_trajectory(
+    problem: &Problem,
+    plan: &RunPlan,
+    names: &[&str],
+    params: Option<&[&str]>,
+    interrupt: &Interrupt,
+) -> Result<(Rows, Table), Error> {
+    let mut run_plan = RunPlan::new(plan.method.clone());
+    run_plan.outputs = plan.outputs.clone();
+    run_plan.outputs.ledger = false;
+    let schema = Columns::new(problem, &run_plan.outputs);
+    let available = schema.names();
+    let fixed = ["t", "max_constraint_residual"];
+    for n in names {
+        if fixed.contains(n) || !available.iter().any(|c| c == n) {
+            let listed: Vec<&str> = (available.iter().map(String::as_str))
+                .filter(|c| !fixed.contains(c))
+                .collect();
+            return Err(SolveError::UnknownName {
+                kind: "column",
+                name: n.to_string(),
+                message: format!(
+                    "no column '{n}' to fit; the trajectory's columns are: {}",
+                    listed.join(", ")
+                ),
+            }
+            .into());
+        }
+    }
+    let mut rec = ColumnRecorder::every(1);
+    let mut sim = Simulation::new(problem.clone(), &run_plan)?;
+    let mut sens = match params {
+        Some(p) => Some(SensitivityRecorder::columns(problem, &run_plan, p)?),
+        None => None,
+    };
+    let mut stop = interrupt.clone();
+    match &mut sens {
+        Some(s) => sim.run(&mut [&mut rec, s, &mut stop])?,
+        None => sim.run(&mut [&mut rec, &mut stop])?,
+    };
+    if interrupt.raised() {
+        return Err(SolveError::option("interrupt", "the fit was interrupted").into());
+    }
+    let at = |list: &[String], name: &str| list.iter().position(|c| c == name);
+    let t = at(rec.names(), "t").unwrap_or(0);
+    let idx: Vec<usize> = (names.iter())
+        .map(|n| at(rec.names(), n).unwrap_or(0))
+        .collect();
+    let rows = (rec.rows.iter())
+        .map(|r| (r[t], idx.iter().map(|&i| r[i]).collect()))
+        .collect();
+    let srows = match (&sens, params) {
+        (Some(s), Some(params)) => {
+            let mut sidx = Vec::new();
+            for p in params {
+                for n in names {
+                    let name = format!("d({n})/d({p})");
+                    sidx.push(at(s.names(), &name).ok_or_else(|| {
+                        SolveError::option(
+                            "targets",
+                            format!("column '{n}' is not differentiable in '{p}'"),
+                        )
+                    })?);
+                }
+            }
+            (s.times.iter().zip(&s.rows))
+                .map(|(&t, row)| (t, sidx.iter().map(|&i| row[i]).collect()))
+                .collect()
+        }
+        _ => Vec::new(),
     };
     Ok(((names.iter().map(|s| s.to_string()).collect(), rows), srows))
 }

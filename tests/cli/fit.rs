@@ -121,7 +121,7 @@ fn fit_mistakes(dir: &Path, f: &str, target: &Path, out: &Path) {
         );
     };
     bad("q", "t,A.x\n0.5,1.2\n", "unknown parameter 'q'");
-    bad("k", "t,Q.x\n0.5,1.2\n", "no coordinate 'Q.x' to fit");
+    bad("k", "t,Q.x\n0.5,1.2\n", "no column 'Q.x' to fit");
     bad(
         "k",
         "t,A.x\n0.5,1.2\n0.7,x\n",

@@ -66,10 +66,36 @@ fn a_fit_says_what_it_cannot_use() {
     let problem = spec::parse(&text, "mechanism0.yaml").unwrap().0.t_end(0.1);
     let plan = RunPlan::new(GenAlphaOptions::new(1e-3));
     let err = Target::from_run(&problem, &plan, &["Z.x"], &[0.05]).unwrap_err();
-    assert!(err.to_string().contains("no coordinate 'Z.x'"), "{err}");
+    assert!(err.to_string().contains("no column 'Z.x' to fit"), "{err}");
     let err = Target::from_run(&problem, &plan, &["B.x"], &[0.5]).unwrap_err();
     assert!(err.to_string().contains("outside the run"), "{err}");
     let targets = Target::from_run(&problem, &plan, &["B.x"], &[0.05]).unwrap();
     let err = fit(&problem, &plan, &["q"], &targets, &FitOptions::default()).unwrap_err();
     assert!(err.to_string().contains("unknown parameter 'q'"), "{err}");
+}
+
+#[test]
+fn a_tree_of_bodies_is_designed_to_meet_its_targets() {
+    // the two-link arm in joint coordinates: choose the upper link's length l (its inertia and
+    // the elbow's place) and the elbow spring k so that the tip passes where it passes with
+    // l = 1.2, k = 5
+    let (problem, plan) = spec::parse(crate::sensitivity::ARM, "arm.yaml").unwrap();
+    let design = problem.with_parameters(&[("l", 1.2), ("k", 5.0)]).unwrap();
+    let times: Vec<f64> = (1..=10).map(|i| 0.05 * i as f64).collect();
+    let targets =
+        Target::from_run(&design, &plan, &["Lower.Tip.x", "Lower.Tip.z"], &times).unwrap();
+    let report = fit(
+        &problem,
+        &plan,
+        &["l", "k"],
+        &targets,
+        &FitOptions::default(),
+    )
+    .unwrap();
+    assert!(report.cost <= 1e-20 * report.initial_cost, "{report:?}");
+    let (l, k) = (report.parameters[0].1, report.parameters[1].1);
+    assert!(
+        (l - 1.2).abs() < 1e-8 && (k - 5.0).abs() < 1e-6,
+        "l = {l}, k = {k}"
+    );
 }

@@ -88,6 +88,34 @@ fn a_constrained_mechanism_against_two_perturbed_runs() {
     check_against_perturbed_runs(&problem, &plan, &["L", "k", "m"], 1e-6);
 }
 
+/// A two-link arm of bodies on hinges in a file (joint coordinates, no constraints): the
+/// upper link's mass `m1` and length `l` enter its inertia and the elbow's place, `k` an elbow
+/// spring.
+pub const ARM: &str = r#"
+Title: two-link arm
+Dimension: 3
+PhysicalParams: { m1: 1.0, l: 1.0, k: 3.0 }
+PartData:
+  Bodies:
+    Upper: { mass: m1, com: [l/2, 0, 0], inertia: [0.01, m1*l*l/12, m1*l*l/12] }
+    Lower: { mass: 0.5, com: [0.4, 0, 0], inertia: [0.01, 0.05, 0.05], markers: { Tip: [0.8, 0, 0] } }
+  Joints:
+    shoulder: { type: revolute, bodies: [ground, Upper], parent: { z: [0, 1, 0] }, child: { z: [0, 1, 0] }, initial: 0.3 }
+    elbow: { type: revolute, bodies: [Upper, Lower], parent: { at: [l, 0, 0], z: [0, 1, 0] }, child: { z: [0, 1, 0] }, initial: 0.5 }
+AppliedForces:
+  Gravity: [0, 0, -9.81]
+  Forces: { elbow: -k*elbow }
+ProblemData: { tend: 0.5 }
+SolverParams: { step: 1e-3 }
+"#;
+
+#[test]
+fn a_tree_of_bodies_against_perturbed_runs() {
+    let (problem, plan) = spec::parse(ARM, "arm.yaml").unwrap();
+    assert_eq!(problem.model.coordinate_names(), ["shoulder", "elbow"]);
+    check_against_perturbed_runs(&problem, &plan, &["m1", "l", "k"], 1e-6);
+}
+
 /// The last row of every trajectory column of a run of `problem` with `name` set to `value`.
 fn final_columns(
     problem: &Problem,
