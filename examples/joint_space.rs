@@ -5,6 +5,7 @@
 //! cargo run --release --example joint_space -- inverse      # PUMA 560 inverse dynamics per instant
 //! cargo run --release --example joint_space -- fall 1e-10   # the free PUMA 560, 5 s from rest
 //! cargo run --release --example joint_space -- chain 100    # a chain of revolute links, 1 s
+//! cargo run --release --example joint_space -- chain 1000 0.1 genalpha   # 0.1 s, gen.-α h = 1e-3
 //! cargo run --release --example joint_space -- setup 2000   # a chain's model and start, no run
 //! cargo run --release --example joint_space -- gravity      # the PUMA's gravity torques at the start
 //! ```
@@ -120,18 +121,24 @@ fn chain_tree(n: usize) -> Arc<Tree> {
     Arc::new(tree)
 }
 
-fn chain(n: usize) {
+/// The chain of `n` links falling for `t_end` by `method` (DOP853 at 1e-8 or generalized-α
+/// at a fixed step of 1e-3): the seconds per step.
+fn chain(n: usize, t_end: f64, method: &str) {
     let tree = chain_tree(n);
     let q0 = vec![0.0; n];
     let problem = Problem::new(tree.model().expect("model"))
         .guess(&q0, &vec![0.0; n])
-        .t_end(1.0);
+        .t_end(t_end);
+    let plan = match method {
+        "genalpha" => RunPlan::new(GenAlphaOptions::new(1e-3)),
+        _ => RunPlan::new(Dop853Options::new(1e-8)),
+    };
     let start = Instant::now();
-    let sol = simulate(&problem, Dop853Options::new(1e-8)).expect("run");
+    let sol = simulate(&problem, plan).expect("run");
     let secs = start.elapsed().as_secs_f64();
     let steps = sol.stats.steps.max(1);
     println!(
-        "{{\"case\": \"chain\", \"links\": {n}, \"seconds\": {secs:.4}, \"steps\": {}, \"seconds_per_step\": {:.3e}}}",
+        "{{\"case\": \"chain\", \"method\": \"{method}\", \"links\": {n}, \"t_end\": {t_end}, \"seconds\": {secs:.4}, \"steps\": {}, \"seconds_per_step\": {:.3e}}}",
         sol.stats.steps,
         secs / steps as f64
     );
@@ -168,7 +175,11 @@ fn main() {
         Some("inverse") => inverse(),
         Some("gravity") => gravity(),
         Some("fall") => fall(arg(1).map_or(1e-10, |s| s.parse().expect("tol"))),
-        Some("chain") => chain(arg(1).map_or(100, |s| s.parse().expect("links"))),
+        Some("chain") => chain(
+            arg(1).map_or(100, |s| s.parse().expect("links")),
+            arg(2).map_or(1.0, |s| s.parse().expect("t_end")),
+            arg(3).unwrap_or("dop853"),
+        ),
         Some("setup") => setup(arg(1).map_or(2000, |s| s.parse().expect("links"))),
         _ => {
             inverse();
@@ -176,7 +187,11 @@ fn main() {
                 fall(tol);
             }
             for n in [10, 100] {
-                chain(n);
+                chain(n, 1.0, "dop853");
+            }
+            for n in [10, 100, 1000] {
+                chain(n, 0.02, "dop853");
+                chain(n, 0.1, "genalpha");
             }
             setup(2000);
         }
