@@ -6,6 +6,7 @@
 //! cargo run --release --example joint_space -- fall 1e-10   # the free PUMA 560, 5 s from rest
 //! cargo run --release --example joint_space -- chain 100    # a chain of revolute links, 1 s
 //! cargo run --release --example joint_space -- chain 1000 0.1 genalpha   # 0.1 s, gen.-α h = 1e-3
+//! TOL=1e-6 cargo run --release --example joint_space -- chain 1000 0.4   # DOP853 at 1e-6
 //! cargo run --release --example joint_space -- setup 2000   # a chain's model and start, no run
 //! cargo run --release --example joint_space -- gravity      # the PUMA's gravity torques at the start
 //! ```
@@ -124,6 +125,7 @@ fn chain_tree(n: usize) -> Arc<Tree> {
 /// The chain of `n` links falling for `t_end` by `method` (DOP853 at 1e-8 or generalized-α
 /// at a fixed step of 1e-3): the seconds per step.
 fn chain(n: usize, t_end: f64, method: &str) {
+    let tol: f64 = std::env::var("TOL").map_or(1e-8, |s| s.parse().expect("TOL"));
     let tree = chain_tree(n);
     let q0 = vec![0.0; n];
     let problem = Problem::new(tree.model().expect("model"))
@@ -131,7 +133,7 @@ fn chain(n: usize, t_end: f64, method: &str) {
         .t_end(t_end);
     let plan = match method {
         "genalpha" => RunPlan::new(GenAlphaOptions::new(1e-3)),
-        _ => RunPlan::new(Dop853Options::new(1e-8)),
+        _ => RunPlan::new(Dop853Options::new(tol)),
     };
     let start = Instant::now();
     let sol = simulate(&problem, plan).expect("run");
