@@ -328,6 +328,45 @@ pub enum SolveError {
         /// The error estimate over the tolerance.
         error: f64,
     },
+    /// Error control met the rounding of the forces: shrinking the step no longer lowers the
+    /// error estimate, so no step meets the tolerance (a stiff mechanism's fast mode, or a
+    /// tolerance below what the forces' rounding allows).
+    #[error(
+        "at t = {t}: the {method} error estimate stays near {error:.2e} times the tolerance \
+         while the step fell from {h_from:.3e} to {h:.3e}: it is the rounding of the forces, \
+         not the method's error, and no step meets the tolerance here; a stiff mechanism \
+         takes the method radau (--integrator radau), otherwise loosen the tolerance"
+    )]
+    ErrorFloor {
+        /// The method (`dop853`).
+        method: &'static str,
+        /// Time of the attempts' start.
+        t: f64,
+        /// The first rejected step of the streak.
+        h_from: f64,
+        /// The last attempted step.
+        h: f64,
+        /// The error estimate over the tolerance at `h`.
+        error: f64,
+    },
+    /// An explicit method the user chose rejected a large share of its attempts for a long
+    /// stretch: a fast mode ringing at the edge of its step's accuracy and stability.
+    #[error(
+        "at t = {t}: {method} rejected at least 40 % of each of its last {attempts} attempts \
+         (steps near {h:.3e}): a fast mode rings at the edge of the step's stability — the \
+         mechanism is stiff; take the method radau (--integrator radau), or leave the method \
+         to the tolerance alone (it switches), or loosen the tolerance"
+    )]
+    Struggling {
+        /// The method (`dop853`).
+        method: &'static str,
+        /// Time of the last attempt's start.
+        t: f64,
+        /// The attempts of the struggling stretch.
+        attempts: usize,
+        /// The last attempted step.
+        h: f64,
+    },
     /// Projecting a state (an output between steps) onto the constraints failed.
     #[error("at t = {t}: the projection of the interpolated state onto the constraints {detail}")]
     Projection {

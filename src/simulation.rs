@@ -377,6 +377,11 @@ impl Simulation {
                 Err(e) => return Err(self.singularity(e.into())),
             }
             rejected += 1;
+            // an integrator that found the mechanism stiff in a rejected attempt goes on
+            // with the method it asks for, from the same state
+            if let Some((next, why)) = self.integrator.switch() {
+                self.switch_method(next, why)?;
+            }
             if rejected > 1000 {
                 return Err(SolveError::TooManyRejections {
                     t: self.integrator.t(),

@@ -204,6 +204,76 @@ pub(crate) fn check_step_options(
 
 /// The smallest step an error-controlled method takes at `t`: `h_min` if given, else ten units
 /// of round-off of `t` (or of the last step, at `t = 0`).
+/// Tells an error estimate that no smaller step reduces — the rounding of the forces, not the
+/// method's truncation error — from the method's own, over one streak of rejected attempts.
+/// A truncation error falls at least as fast as the step (a kink in the forces: `O(h)` per
+/// unit step), so a step shrunk `10³`-fold over at least four rejections with the error still
+/// above a tenth of the streak's first is at the floor: no step meets the tolerance there.
+///
+/// It also counts the attempts in windows of [`WINDOW`](Self::WINDOW): a window with
+/// [`STRUGGLING`](Self::STRUGGLING) of them rejected is a method struggling (a fast mode
+/// ringing at the edge of its accuracy or stability; smooth problems reject a few in a
+/// hundred).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ErrorFloor {
+    /// The streak's first rejected step and its error.
+    first: Option<(f64, f64)>,
+    rejections: usize,
+    /// Attempts and rejections in the current window.
+    window: (usize, usize),
+    /// Whether a whole window was struggling.
+    struggled: bool,
+    /// Struggling windows in a row (the last ones).
+    in_a_row: usize,
+}
+
+impl ErrorFloor {
+    /// Attempts per window.
+    pub(crate) const WINDOW: usize = 200;
+    /// Rejections in a window that make it struggling.
+    pub(crate) const STRUGGLING: usize = 80;
+
+    /// An accepted step ends the streak.
+    pub(crate) fn accepted(&mut self) {
+        self.first = None;
+        self.rejections = 0;
+        self.count(false);
+    }
+    /// A rejection that is not of the error (the attempt refused for another reason).
+    pub(crate) fn count_rejection(&mut self) {
+        self.count(true);
+    }
+    /// Whether a window of attempts was struggling.
+    pub(crate) fn struggled(&self) -> bool {
+        self.struggled
+    }
+    /// The attempts of the struggling windows in a row that end here.
+    pub(crate) fn struggling_attempts(&self) -> usize {
+        self.in_a_row * Self::WINDOW
+    }
+    fn count(&mut self, rejected: bool) {
+        self.window.0 += 1;
+        self.window.1 += usize::from(rejected);
+        if self.window.0 == Self::WINDOW {
+            let struggling = self.window.1 >= Self::STRUGGLING;
+            self.struggled |= struggling;
+            self.in_a_row = if struggling { self.in_a_row + 1 } else { 0 };
+            self.window = (0, 0);
+        }
+    }
+    /// A rejected attempt of size `h` with error `err` (over the tolerance): the streak's
+    /// first step and error when the error has shown itself to be at the floor.
+    pub(crate) fn rejected(&mut self, h: f64, err: f64) -> Option<(f64, f64)> {
+        self.count(true);
+        if !err.is_finite() {
+            return None;
+        }
+        let (h0, e0) = *self.first.get_or_insert((h, err));
+        self.rejections += 1;
+        (self.rejections >= 4 && h <= 1e-3 * h0 && err >= 0.1 * e0).then_some((h0, e0))
+    }
+}
+
 pub(crate) fn smallest_step(h_min: f64, t: f64, h_old: f64) -> f64 {
     if h_min > 0.0 {
         h_min
@@ -226,5 +296,60 @@ impl Method {
             Method::Radau(o) => Box::new(Radau::new(model, state, o.clone())?),
             Method::Taylor(o) => Box::new(TaylorSeries::new(model, state, o.clone())?),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ErrorFloor;
+
+    #[test]
+    fn an_error_that_falls_with_the_step_is_not_the_floor() {
+        // a truncation error of order 8 per unit step: err ∝ h⁷
+        let mut f = ErrorFloor::default();
+        let mut h = 1e-2;
+        for _ in 0..20 {
+            assert_eq!(f.rejected(h, 1e6 * (h / 1e-2f64).powi(7) + 1.5), None);
+            h /= 3.0;
+        }
+        // an error that stays while the step falls 1000-fold is the forces' rounding
+        let mut f = ErrorFloor::default();
+        let mut found = None;
+        let mut h = 1e-6;
+        for k in 0..12 {
+            found = found.or(f.rejected(h, 50.0 + 30.0 * (k as f64).sin()));
+            h /= 2.5;
+        }
+        assert_eq!(found.map(|x| x.0), Some(1e-6));
+        // an accepted step ends the streak
+        let mut f = ErrorFloor::default();
+        for _ in 0..3 {
+            f.rejected(1e-6, 10.0);
+        }
+        f.accepted();
+        assert_eq!(f.rejected(1e-10, 10.0), None);
+    }
+
+    #[test]
+    fn a_window_with_many_rejections_is_struggling() {
+        let mut f = ErrorFloor::default();
+        for k in 0..ErrorFloor::WINDOW {
+            if k % 2 == 0 {
+                f.accepted();
+            } else {
+                f.rejected(1e-3, 2.0);
+            }
+        }
+        assert!(f.struggled());
+        assert_eq!(f.struggling_attempts(), ErrorFloor::WINDOW);
+        let mut g = ErrorFloor::default();
+        for k in 0..ErrorFloor::WINDOW {
+            if k % 10 == 0 {
+                g.rejected(1e-3, 2.0);
+            } else {
+                g.accepted();
+            }
+        }
+        assert!(!g.struggled() && g.struggling_attempts() == 0);
     }
 }

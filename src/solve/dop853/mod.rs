@@ -25,8 +25,17 @@
 //! Stiffness is detected as in `dop853.f` (but tested after every accepted step, a pass over
 //! `2n` values against twelve evaluations of `f`): the estimate `h·|λ| ≈ h‖k₁₂ − k₁₁‖/‖y₁ − Y₁₁‖` of
 //! the step against the fastest mode exceeds the method's stability boundary (6.1) in 15
-//! accepted steps without 6 below it in a row; the integrator then says so
-//! ([`Integrator::advice`]) — an implicit method would take far fewer steps.
+//! accepted steps without 6 below it in a row, once beyond 100 times the boundary (a fast
+//! mode not yet excited let the error test pass: the attempt is refused and the next one is
+//! at the boundary, so the mode is not rung), or when 80 of 200 attempts in a
+//! row were rejected (a fast mode ringing at the edge of the step's accuracy and stability:
+//! smooth problems reject a few in a hundred); the integrator then says so
+//! ([`Integrator::advice`]) — an implicit method would take far fewer steps. When shrinking a
+//! rejected step `10³`-fold no longer lowers the error (the forces' rounding, not the method's
+//! error: a stiff mode ringing), the run goes on with Radau IIA when the method was chosen
+//! for it (`switch_when_stiff`), and stops with [`SolveError::ErrorFloor`] when the user
+//! named DOP853 — never an endless search for a step; likewise a named DOP853 struggling for
+//! five windows in a row stops with [`SolveError::Struggling`] and its advice.
 
 mod tableau;
 
@@ -34,7 +43,7 @@ use crate::error::{Error, InitError, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{Dop853Options, LinearSolverKind, Method};
 use crate::solve::integrator::{
-    Integrator, Landing, StepOutcome, check_step_options, smallest_step,
+    ErrorFloor, Integrator, Landing, StepOutcome, check_step_options, smallest_step,
 };
 use crate::solve::{StateSolver, Stats};
 use std::sync::Arc;
@@ -42,6 +51,10 @@ use tableau::{A, C, D, E3, E5, STAGES, STAGES_DENSE};
 
 /// The stability boundary of DOP853 on the negative real axis, as `dop853.f` uses it.
 const STIFF_BOUNDARY: f64 = 6.1;
+
+/// Attempts in struggling windows in a row after which a run the user gave DOP853 stops with
+/// [`SolveError::Struggling`] (a run left to the tolerance switches to Radau IIA at the first).
+const STRUGGLING_REFUSED: usize = 5 * ErrorFloor::WINDOW;
 
 /// A DOP853 stepper over a [`Model`] (with or without constraints).
 ///
@@ -94,6 +107,8 @@ pub struct Dop853 {
     stiff_count: usize,
     non_stiff_count: usize,
     stiff_at: Option<f64>,
+    /// Rejections whose error no smaller step lowers.
+    floor: ErrorFloor,
     stats: Stats,
 }
 
@@ -183,6 +198,7 @@ impl Dop853 {
             stiff_count: 0,
             non_stiff_count: 0,
             stiff_at: None,
+            floor: ErrorFloor::default(),
             stats: Stats::default(),
             y,
             model,
@@ -366,9 +382,9 @@ impl Dop853 {
         }
     }
 
-    /// Hairer's stiffness test on the accepted attempt: `h‖k₁₂ − k₁₁‖/‖y₁ − Y₁₁‖` against the
-    /// stability boundary.
-    fn stiffness_test(&mut self, h: f64) {
+    /// `h·|λ| ≈ h‖k₁₂ − k₁₁‖/‖y₁ − Y₁₁‖` of the attempt of size `h` (0 when the stages
+    /// coincide).
+    fn h_lambda(&self, h: f64) -> f64 {
         let len = self.y.len();
         let (mut num, mut den) = (0.0, 0.0);
         for i in 0..len {
@@ -377,7 +393,17 @@ impl Dop853 {
             num += dk * dk;
             den += dy * dy;
         }
-        if den > 0.0 && h.abs() * (num / den).sqrt() > STIFF_BOUNDARY {
+        if den > 0.0 {
+            h.abs() * (num / den).sqrt()
+        } else {
+            0.0
+        }
+    }
+
+    /// Hairer's stiffness test on the accepted attempt's `h·|λ|` against the stability
+    /// boundary.
+    fn stiffness_test(&mut self, h_lambda: f64) {
+        if h_lambda > STIFF_BOUNDARY {
             self.non_stiff_count = 0;
             self.stiff_count += 1;
             if self.stiff_count == 15 && self.stiff_at.is_none() {
@@ -393,8 +419,8 @@ impl Dop853 {
 
     /// Take the accepted attempt of size `h`: the new state (projected onto the constraints)
     /// and its slope.
-    fn accept(&mut self, h: f64) -> Result<(), SolveError> {
-        self.stiffness_test(h);
+    fn accept(&mut self, h: f64, h_lambda: f64) -> Result<(), SolveError> {
+        self.stiffness_test(h_lambda);
         std::mem::swap(&mut self.y_old, &mut self.y);
         self.y.copy_from_slice(&self.y1);
         self.t_old = self.t;
@@ -489,16 +515,54 @@ impl Dop853 {
         let err = self.error(h);
         self.err = err;
         let fac11 = err.powf(self.exponent());
+        let h_lambda = if err <= 1.0 { self.h_lambda(h) } else { 0.0 };
+        if err <= 1.0 && h_lambda > 100.0 * STIFF_BOUNDARY {
+            // far past the stability boundary: a fast mode not yet excited let the error test
+            // pass, and the step amplified it `(hλ)⁸`-fold — refused, the next attempt at the
+            // boundary (or Radau IIA, for a run left to the tolerance)
+            self.stiff_at.get_or_insert(self.t);
+            self.h = h * STIFF_BOUNDARY / h_lambda;
+            self.stats.rejected_steps += 1;
+            self.last_rejected = true;
+            self.floor.count_rejection();
+            return Ok(StepOutcome::Rejected);
+        }
         if err <= 1.0 {
             let mut h_new = h / (fac11 / 0.9).clamp(1.0 / 6.0, 3.0);
             if self.last_rejected {
                 h_new = h_new.min(h);
             }
-            self.accept(h)?;
+            self.accept(h, h_lambda)?;
             self.h = h_new;
             self.last_rejected = false;
+            self.floor.accepted();
             Ok(StepOutcome::Accepted)
         } else {
+            if let Some((h_from, _)) = self.floor.rejected(h, err) {
+                if !self.opts.switch_when_stiff {
+                    return Err(SolveError::ErrorFloor {
+                        method: "dop853",
+                        t: self.t,
+                        h_from,
+                        h,
+                        error: err,
+                    });
+                }
+                // the run loop goes on with Radau IIA from here (`switch`)
+                self.stiff_at.get_or_insert(self.t);
+            }
+            if self.floor.struggled() {
+                self.stiff_at.get_or_insert(self.t);
+            }
+            let attempts = self.floor.struggling_attempts();
+            if !self.opts.switch_when_stiff && attempts >= STRUGGLING_REFUSED {
+                return Err(SolveError::Struggling {
+                    method: "dop853",
+                    t: self.t,
+                    attempts,
+                    h,
+                });
+            }
             let shrink = if err.is_finite() {
                 (fac11 / 0.9).min(3.0)
             } else {

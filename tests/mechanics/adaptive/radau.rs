@@ -262,3 +262,63 @@ fn radau_error_follows_the_tolerance_on_kepler_s_eccentric_orbit() {
         assert!(e < 10.0 * tol, "tol {tol:e}: {e:e}");
     }
 }
+
+/// A soft pendulum spring carrying a light mass on a stiff spring (ω = 10⁶ rad/s, the fast
+/// mode barely excited) to `t_end`, given only a tolerance.
+fn stiff_pair(t_end: f64) -> (Problem, RunPlan) {
+    let text = format!(
+        "Dimension: 2\nPartData:\n  Fixed: {{ O: [0, 0] }}\n  Particles: {{ A: 1, B: 1e-6 }}\n  \
+         Springs: {{ OA: [10, 1], AB: [1e6, 1] }}\nAppliedForces: {{ Gravity: }}\n\
+         ProblemData: {{ tend: {t_end}, positions: {{ A: [1, 0], B: [2, 0] }} }}\n\
+         SolverParams: {{ tol: 1e-8 }}\n"
+    );
+    lagrangian::spec::parse(&text, "stiff_pair.yaml").unwrap()
+}
+
+#[test]
+fn a_stiff_mechanism_given_only_a_tolerance_switches_to_radau_and_finishes() {
+    // issue 70 item 11: DOP853 took a step far past its stability boundary (the fast mode not
+    // yet excited passed the error test), rang the mode and then crawled at steps of 1e-12 s
+    // (t = 2.2e-3 after minutes). Now the step is refused and the run goes on with Radau IIA,
+    // as from the start.
+    for t_end in [0.01, 1.0] {
+        let (problem, plan) = stiff_pair(t_end);
+        let mut sim = lagrangian::simulation::Simulation::new(problem.clone(), &plan).unwrap();
+        sim.run(&mut []).unwrap();
+        assert_eq!(sim.switches().len(), 1, "t_end {t_end}");
+        let radau = simulate(&problem, RadauOptions::new(1e-8)).unwrap();
+        let (s, r) = (sim.state(), &radau.last().state);
+        assert!((s.t - t_end).abs() < 1e-12);
+        for i in 0..4 {
+            // positions to the tolerance; B's fast velocity not rung (1e-6 before the fix)
+            assert!(
+                (s.q[i] - r.q[i]).abs() < 1e-8,
+                "q[{i}]: {} vs {}",
+                s.q[i],
+                r.q[i]
+            );
+        }
+        if t_end < 0.1 {
+            assert!((s.v[2] - r.v[2]).abs() < 1e-10, "{} vs {}", s.v[2], r.v[2]);
+        }
+    }
+}
+
+#[test]
+fn dop853_named_by_the_user_stops_where_it_cannot_go_on() {
+    // the same mechanism with the user's DOP853: a typed error with the advice, not a crawl
+    let (problem, _) = stiff_pair(1.0);
+    let e = simulate(&problem, Dop853Options::new(1e-8)).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        matches!(
+            e,
+            Error::Solve(
+                lagrangian::error::SolveError::Struggling { .. }
+                    | lagrangian::error::SolveError::ErrorFloor { .. }
+            )
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("radau") && msg.contains("at t = "), "{msg}");
+}
