@@ -27,6 +27,12 @@ pub fn check(p: &Problem, plan: &RunPlan, verbose: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// `Err` when the mechanism file `file` is one of the files a command writes into `out`
+/// (`lagrangian run DIR/summary.json --out DIR`): it would be replaced by a result.
+pub fn refuse_input(out: &Path, file: &Path) -> Result<(), String> {
+    lagrangian::output::folder::refuse_inputs_among_results(out, &[file]).map_err(|e| e.to_string())
+}
+
 /// `out/<file stem>`.
 pub fn default_out(file: &Path) -> PathBuf {
     let stem = file
@@ -214,8 +220,9 @@ pub fn fit(a: &cli::FitArgs) -> Result<(), String> {
 /// written into the output folder.
 pub fn linearize(a: &cli::LinearizeArgs) -> Result<(), String> {
     use lagrangian::run::linear::state_space_to_folder;
-    let (p, _) = spec::load_with(&a.file, &a.set.sets).map_err(|e| e.to_string())?;
     let out = (a.out.clone()).unwrap_or_else(|| default_out(&a.file).join("linear"));
+    refuse_input(&out, &a.file)?;
+    let (p, _) = spec::load_with(&a.file, &a.set.sets).map_err(|e| e.to_string())?;
     let inputs: Vec<&str> = a.inputs.iter().map(|s| s.trim()).collect();
     let outputs: Vec<&str> = a.outputs.iter().map(|s| s.trim()).collect();
     let ss = state_space_to_folder(&p, a.at.into(), &inputs, &outputs, &out)

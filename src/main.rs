@@ -28,7 +28,8 @@ mod cli;
 mod commands;
 use cli::{Cli, Cmd, RunArgs};
 use commands::{
-    NEXT, check, default_out, equilibrium, fit, linearize, modes, sweep, write_animation, wrote,
+    NEXT, check, default_out, equilibrium, fit, linearize, modes, refuse_input, sweep,
+    write_animation, wrote,
 };
 
 const DEFAULT_NAME: &str = "mechanisms/mechanism0.yaml";
@@ -78,6 +79,7 @@ fn run(
 /// `lagrangian run FILE`: the file with its `--set`s, the flags over its settings, into `--out`.
 fn run_file(a: &RunArgs, start: Instant) -> Result<(), String> {
     let out = a.out.clone().unwrap_or_else(|| default_out(&a.file));
+    refuse_input(&out, &a.file)?;
     let base = RunOptions {
         source: Some(a.file.display().to_string()),
         started: Some(start),
@@ -155,8 +157,8 @@ fn execute(cli: Cli) -> ExitCode {
             amplitude,
         }) => {
             let out = out.unwrap_or_else(|| default_out(&file));
-            spec::load_with(&file, &set.sets)
-                .map_err(|e| e.to_string())
+            refuse_input(&out, &file)
+                .and_then(|()| spec::load_with(&file, &set.sets).map_err(|e| e.to_string()))
                 .and_then(|(p, _)| modes(&p, &out, at, animate, amplitude))
         }
         Some(Cmd::Equilibrium {
@@ -173,8 +175,8 @@ fn execute(cli: Cli) -> ExitCode {
                 max_iterations,
                 ..EquilibriumOptions::default()
             };
-            spec::load_with(&file, &set.sets)
-                .map_err(|e| e.to_string())
+            refuse_input(&out, &file)
+                .and_then(|()| spec::load_with(&file, &set.sets).map_err(|e| e.to_string()))
                 .and_then(|(p, _)| {
                     equilibrium(&p, &out, &opts, file.display().to_string(), animate)
                 })
@@ -185,8 +187,8 @@ fn execute(cli: Cli) -> ExitCode {
             let flag = interrupt.flag();
             let _ =
                 ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
-            spec::load(&args.file)
-                .map_err(|e| e.to_string())
+            refuse_input(&out, &args.file)
+                .and_then(|()| spec::load(&args.file).map_err(|e| e.to_string()))
                 .and_then(|(p, plan)| sweep(&p, &plan, &args.options(interrupt), &out, args.quiet))
         }
         Some(Cmd::Fit(args)) => fit(&args),

@@ -331,3 +331,57 @@ fn targets_saved_by_excel_are_read() {
     assert_eq!(key(&read), key(&plain));
     assert_eq!(read.len(), 3);
 }
+
+/// Every command that reads a mechanism file and writes a folder refuses a file that is one
+/// of the folder's result files (issue 70 item 12), and leaves it as it was.
+#[test]
+fn no_command_writes_over_the_file_it_reads() {
+    let dir = tmp("own-input");
+    let d = dir.to_str().unwrap();
+    let text = "Dimension: 1\nPartData: { Particles: { A: 1 } }\n\
+                ProblemData: { tend: 0.1, positions: { A: [1] } }\n";
+    let file = dir.join("scene.json");
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_str().unwrap();
+    let commands: [&[&str]; 5] = [
+        &["run", f, "--out", d],
+        &["modes", f, "--out", d],
+        &["sweep", f, "--set", "x=1,2", "--out", d],
+        &["equilibrium", f, "--out", d],
+        &[
+            "linearize",
+            f,
+            "--inputs",
+            "u",
+            "--outputs",
+            "A.x",
+            "--out",
+            d,
+        ],
+    ];
+    for args in commands {
+        let o = run(args, None);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && e.contains("is one of the files it writes into"),
+            "{args:?}: {e}"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    }
+    let args = [
+        "linearize",
+        f,
+        "--inputs",
+        "u",
+        "--outputs",
+        "A.x",
+        "--out",
+        d,
+    ];
+    let o = run(&args, None);
+    assert!(!o.status.success());
+    let args = ["equilibrium", f, "--out", d];
+    let o = run(&args, None);
+    assert!(!o.status.success());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+}
