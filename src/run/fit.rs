@@ -255,19 +255,11 @@ fn trajectory(
     };
     let plan = RunPlan::new(plan.method.clone());
     let mut rec = Recorder::every(1);
-    let mut sim = Simulation::new(problem.clone(), &plan)?;
     let mut sens = match params {
         Some(p) => Some(SensitivityRecorder::new(problem, &plan, p)?),
         None => None,
     };
-    let mut stop = interrupt.clone();
-    match &mut sens {
-        Some(s) => sim.run(&mut [&mut rec, s, &mut stop])?,
-        None => sim.run(&mut [&mut rec, &mut stop])?,
-    };
-    if interrupt.raised() {
-        return Err(SolveError::option("interrupt", "the fit was interrupted").into());
-    }
+    record(problem, &plan, &mut rec, sens.as_mut(), interrupt)?;
     let rows = (rec.records.iter())
         .map(|r| (r.state.t, idx.iter().map(|&i| r.state.q[i]).collect()))
         .collect();
@@ -285,6 +277,27 @@ fn trajectory(
         None => Vec::new(),
     };
     Ok(((names.iter().map(|s| s.to_string()).collect(), rows), srows))
+}
+
+/// A run of `problem` by `plan` seen by `rec` and, when given, the sensitivities `sens`;
+/// `Err` when `interrupt` stopped it.
+fn record(
+    problem: &Problem,
+    plan: &RunPlan,
+    rec: &mut dyn crate::output::Observer,
+    sens: Option<&mut SensitivityRecorder>,
+    interrupt: &Interrupt,
+) -> Result<(), Error> {
+    let mut sim = Simulation::new(problem.clone(), plan)?;
+    let mut stop = interrupt.clone();
+    match sens {
+        Some(s) => sim.run(&mut [rec, s, &mut stop])?,
+        None => sim.run(&mut [rec, &mut stop])?,
+    };
+    if interrupt.raised() {
+        return Err(SolveError::option("interrupt", "the fit was interrupted").into());
+    }
+    Ok(())
 }
 
 /// [`trajectory`] for targets that are not all coordinates: the columns of the plan's
@@ -319,19 +332,11 @@ fn column_trajectory(
         }
     }
     let mut rec = ColumnRecorder::every(1);
-    let mut sim = Simulation::new(problem.clone(), &run_plan)?;
     let mut sens = match params {
         Some(p) => Some(SensitivityRecorder::columns(problem, &run_plan, p)?),
         None => None,
     };
-    let mut stop = interrupt.clone();
-    match &mut sens {
-        Some(s) => sim.run(&mut [&mut rec, s, &mut stop])?,
-        None => sim.run(&mut [&mut rec, &mut stop])?,
-    };
-    if interrupt.raised() {
-        return Err(SolveError::option("interrupt", "the fit was interrupted").into());
-    }
+    record(problem, &run_plan, &mut rec, sens.as_mut(), interrupt)?;
     let at = |list: &[String], name: &str| list.iter().position(|c| c == name);
     let t = at(rec.names(), "t").unwrap_or(0);
     let idx: Vec<usize> = (names.iter())
