@@ -179,11 +179,14 @@ pub enum InitError {
     /// The augmented matrix `[M C_qᵀ; C_q 0]` is singular.
     #[error(
         "cannot solve for accelerations and multipliers: [M C_qᵀ; C_q 0] is singular \
-         (a singular mass matrix on the constraint manifold, or redundant constraints{redundant})"
+         (a singular mass matrix on the constraint manifold, or redundant constraints{redundant}){culprit}"
     )]
     SingularAugmented {
         /// Names of redundant rows, if any.
         redundant: String,
+        /// What was found singular, when a diagnosis named it (`": joint 'j' cannot
+        /// accelerate body 'B'…"`), else empty.
+        culprit: String,
     },
     /// Constraint rows that depend on earlier ones: the index-3 system with them is singular.
     #[error(
@@ -452,6 +455,33 @@ pub enum SolveError {
         residual: f64,
         /// The largest coordinate.
         scale: f64,
+    },
+    /// The velocities miss a driven constraint's rate by a large part of it: the drive's motion
+    /// changes faster than the step follows (generalized-α at a fixed step, `ωh` near 1 or
+    /// beyond), so positions meet the drive only at the steps and everything between is wrong.
+    #[error(
+        "at t = {t} (step {step}): the step h = {h:.3e} does not resolve the motion of {row}: \
+         the velocities miss its rate C_t by {residual:.3e} where the rate reaches \
+         {rate:.3e} ({percent:.0}%); its motion changes faster than the step follows — take \
+         a smaller step (--step {suggest:.1e} or less) or an error-controlled method (--tol)"
+    )]
+    DriveUnresolved {
+        /// Time of the state.
+        t: f64,
+        /// Step number.
+        step: usize,
+        /// The step size.
+        h: f64,
+        /// The driven constraint, named.
+        row: String,
+        /// `|C_q v + C_t|` of the row.
+        residual: f64,
+        /// The largest `|C_t|` of the row seen so far.
+        rate: f64,
+        /// `100 · residual / rate`.
+        percent: f64,
+        /// A step that would resolve it (a quarter of `h`).
+        suggest: f64,
     },
     /// The energy of a mechanism without applied forces, dissipation, time dependence or
     /// driving constraints grew by more than half of the most energy it exchanged: a step jumped

@@ -23,8 +23,8 @@ use crate::model::{Model, State, StateView};
 use crate::output::{Control, Event, Observer, Recorder, Solution};
 use crate::problem::{OutputTimes, RunPlan};
 use crate::solve::{
-    DenseOutput, END_MARGIN, EnergyWatch, InitReport, Integrator, MassCheck, Method, MethodSwitch,
-    Problem, Stats, StepOutcome,
+    DenseOutput, DriveWatch, END_MARGIN, EnergyWatch, InitReport, Integrator, MassCheck, Method,
+    MethodSwitch, Problem, Stats, StepOutcome,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -72,6 +72,8 @@ pub struct Simulation {
     energy: EnergyWatch,
     /// The constraints' values at a checked state.
     c: Vec<f64>,
+    /// Whether the step resolves the driven constraints' motion.
+    drives: DriveWatch,
 }
 
 /// Steps between two checks of the physics during a run: the mass matrix of a model whose `M`
@@ -242,6 +244,7 @@ impl Simulation {
         let forces0 = start_forces(&problem.model, init.state.view());
         let energy = watch(&problem.model, init.state.view(), 0);
         let model_constraints = problem.model.n_constraints();
+        let drives = DriveWatch::new(&problem.model);
         plan.method = spanned(plan.method, &problem);
         let integrator = plan.method.integrator(problem.model.clone(), &init.state)?;
         Ok(Simulation {
@@ -260,6 +263,7 @@ impl Simulation {
             forces0,
             energy,
             c: vec![0.0; model_constraints],
+            drives,
         })
     }
 
@@ -279,6 +283,7 @@ impl Simulation {
         let forces0 = start_forces(&problem.model, state.view());
         let energy = watch(&problem.model, state.view(), 0);
         let model_constraints = problem.model.n_constraints();
+        let drives = DriveWatch::new(&problem.model);
         plan.method = spanned(plan.method, &problem);
         let integrator = plan.method.integrator(problem.model.clone(), state)?;
         Ok(Simulation {
@@ -297,6 +302,7 @@ impl Simulation {
             forces0,
             energy,
             c: vec![0.0; model_constraints],
+            drives,
         })
     }
 
@@ -428,6 +434,16 @@ impl Simulation {
                 )
             })
             .flatten();
+        if failed && grown.is_none() {
+            // a fixed step that cannot follow a drive fails as Newton's divergence or a
+            // singular matrix: name the drive when the last accepted state already missed it
+            let mut drives = self.drives.clone();
+            let h = self.integrator.h();
+            let limit = 0.1 * crate::solve::DRIVE_UNRESOLVED;
+            if let Err(d) = drives.check_at(&self.problem.model, state, self.step, h, limit) {
+                return d;
+            }
+        }
         match grown {
             Some((term, force, growth)) => SolveError::Singularity {
                 t: state.t,
@@ -453,6 +469,8 @@ impl Simulation {
         if let Some(e) = constraints_lost(model, state, self.step, &mut self.c) {
             return Err(e);
         }
+        let h = self.integrator.h();
+        self.drives.check(model, state, self.step, h)?;
         self.energy
             .check(model, state.t, state.q, state.v, self.step)?;
         if self.energy.is_on() {

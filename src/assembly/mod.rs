@@ -499,6 +499,11 @@ impl ConstraintElement {
     pub fn indices<'m>(&self, model: &'m Model) -> &'m [usize] {
         model.constraints[self.group].indices(self.element)
     }
+    /// Its first row in the model's constraints and its number of rows.
+    pub fn rows(&self, model: &Model) -> (usize, usize) {
+        let g = &model.constraints[self.group];
+        (g.row(self.element), g.rows())
+    }
     /// Its `C_q` (`rows × indices().len()`, row-major) into `out`.
     pub fn jacobian(&self, model: &Model, t: f64, q: &[f64], out: &mut [f64]) {
         model.constraints[self.group].local_jacobian(self.element, t, q, out)

@@ -227,6 +227,11 @@ pub trait Terms: Send + Sync {
     fn solve_mass(&self, _q: &[f64], _x: &mut [f64]) -> Result<(), String> {
         Err("the group has no mass solve of its own".into())
     }
+    /// Where the group's own mass matrix cannot accelerate a part of it at `q` (`x` global),
+    /// named for a message — a diagnosis once a solve has failed (`None`: nothing found).
+    fn singular_mass(&self, _q: &[f64]) -> Option<String> {
+        None
+    }
 }
 
 /// The inputs of an evaluation on Taylor series in time, as global arrays of series.

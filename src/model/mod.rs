@@ -497,6 +497,11 @@ impl Model {
     pub fn solve_articulated(&self, g: usize, q: &[f64], x: &mut [f64]) -> Result<(), String> {
         self.terms[g].solve_mass(q, x)
     }
+    /// The first group that names where its own mass matrix is singular at `q`
+    /// (a tree names the joint and body): a diagnosis for the message of a singular system.
+    pub fn singular_mass(&self, q: &[f64]) -> Option<String> {
+        self.terms.iter().find_map(|g| g.singular_mass(q))
+    }
     /// Number of Lagrangian terms.
     pub fn n_terms(&self) -> usize {
         self.terms.iter().map(|g| g.len()).sum()

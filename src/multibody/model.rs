@@ -292,6 +292,39 @@ impl Terms for TreeTerms {
     fn solves_mass(&self) -> bool {
         self.tree.quaternions().is_empty()
     }
+    fn singular_mass(&self, q: &[f64]) -> Option<String> {
+        let mut s = self.lock();
+        let s = &mut *s;
+        self.gather(q, &mut s.q);
+        let n = s.q.len();
+        self.tree.crba(&mut s.f, &s.q, &mut s.m);
+        // each joint's diagonal block `Sᵀ I^c S`: the inertia of its subtree along its own
+        // coordinates; a quaternion's scale moves nothing — its constraint holds it, so the
+        // block gains `c q̂ q̂ᵀ` along it before the test
+        (0..self.tree.links().len()).find_map(|l| {
+            let link = &self.tree.links()[l];
+            let r = link.coordinates();
+            let k = r.len();
+            let mut d: Vec<f64> = (r.clone())
+                .flat_map(|i| r.clone().map(move |j| (i, j)))
+                .map(|(i, j)| s.m[i * n + j])
+                .collect();
+            if let Some(o) = link.kind.quaternion() {
+                let qn = &s.q[r.start + o..r.start + o + 4];
+                let nq = qn.iter().map(|x| x * x).sum::<f64>();
+                let c = (0..k).map(|i| d[i * k + i]).fold(0.0f64, f64::max).max(1.0);
+                for a in 0..4 {
+                    for b in 0..4 {
+                        d[(o + a) * k + o + b] += c * qn[a] * qn[b] / nq;
+                    }
+                }
+            }
+            let mut x = vec![0.0; k];
+            cholesky_solve(&mut d, k, &mut x)
+                .is_err()
+                .then(|| self.singular_link(l))
+        })
+    }
     fn solve_mass(&self, q: &[f64], x: &mut [f64]) -> Result<(), String> {
         let mut s = self.lock();
         let s = &mut *s;

@@ -85,6 +85,26 @@ pub fn lift_m<D: Real>(x: &[[f64; 3]; 3]) -> M3<D> {
 pub fn zero<D: Real>() -> V3<D> {
     [D::from(0.0); 3]
 }
+/// The unit vector along `x`, `x/|x|`, or `None` when `x` is zero or not finite. Scaled by
+/// its largest component first, so a direction written as `[0, 1e200, 0]` or `[0, 1e-200, 0]`
+/// is `[0, 1, 0]` (the plain `|x|` overflows or underflows there).
+///
+/// ```
+/// use lagrangian::multibody::spatial::direction;
+/// assert_eq!(direction([0.0, 1e200, 0.0]), Some([0.0, 1.0, 0.0]));
+/// assert_eq!(direction([3e-200, 4e-200, 0.0]).map(|u| u[1]), Some(0.8));
+/// assert_eq!(direction([0.0; 3]), None);
+/// assert_eq!(direction([f64::INFINITY, 0.0, 0.0]), None);
+/// ```
+pub fn direction(x: [f64; 3]) -> Option<[f64; 3]> {
+    let s = x.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    if !(s > 0.0 && s.is_finite()) {
+        return None;
+    }
+    let w = x.map(|c| c / s);
+    let n = dot(w, w).sqrt();
+    Some(w.map(|c| c / n))
+}
 /// The identity.
 pub fn identity<D: Real>() -> M3<D> {
     let (o, z) = (D::from(1.0), D::from(0.0));

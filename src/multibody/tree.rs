@@ -2,7 +2,7 @@
 //! from the scratch one evaluation writes ([`super::Workspace`]).
 
 use super::joint::JointKind;
-use super::spatial::{Inertia, Pose, Real, cross, dot, identity, mat_mul, rot_axis};
+use super::spatial::{Inertia, Pose, Real, cross, direction, dot, identity, mat_mul, rot_axis};
 use crate::error::ModelError;
 use crate::model::elements::second_moment;
 
@@ -172,26 +172,28 @@ pub fn frame(
     z: [f64; 3],
     x: Option<[f64; 3]>,
 ) -> Result<Pose<f64>, ModelError> {
-    let nz = dot(z, z).sqrt();
-    if !(nz > 1e-12 * at.iter().fold(1.0f64, |m, a| m.max(a.abs()))) || !nz.is_finite() {
+    let Some(ez) = direction(z) else {
         return Err(ModelError::BadGeometry {
             element: what.to_string(),
-            detail: format!("the joint axis {z:?} has no direction"),
+            detail: format!("the joint axis {z:?} has no direction (zero or not finite)"),
         });
-    }
-    let ez = z.map(|c| c / nz);
+    };
     let trial = x.unwrap_or(if ez[0].abs() < 0.9 {
         [1.0, 0.0, 0.0]
     } else {
         [0.0, 1.0, 0.0]
     });
-    let along = dot(trial, ez);
-    let mut ex = [0, 1, 2].map(|k| trial[k] - along * ez[k]);
-    let nx = dot(ex, ex).sqrt();
-    if !(nx > 1e-9 * dot(trial, trial).sqrt()) {
+    let ex = match direction(trial) {
+        Some(t) => {
+            let along = dot(t, ez);
+            let w = [0, 1, 2].map(|k| t[k] - along * ez[k]);
+            direction(w).filter(|_| dot(w, w).sqrt() > 1e-9)
+        }
+        None => None,
+    };
+    let Some(ex) = ex else {
         return frame(what, at, z, None);
-    }
-    ex = ex.map(|c| c / nx);
+    };
     let ey = cross(ez, ex);
     Ok(Pose {
         r: std::array::from_fn(|i| [ex[i], ey[i], ez[i]]),

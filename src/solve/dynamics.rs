@@ -20,6 +20,7 @@ use crate::solve::linear::LinearSolver;
 fn singular<E>(_: E) -> InitError {
     InitError::SingularAugmented {
         redundant: String::new(),
+        culprit: String::new(),
     }
 }
 
@@ -259,6 +260,7 @@ impl StateSolver {
             lin.solve(&mut self.x)
                 .map_err(|_| InitError::SingularAugmented {
                     redundant: String::new(),
+                    culprit: String::new(),
                 })?;
         }
         for (xi, d) in x.iter_mut().zip(&self.x[..n]) {

@@ -342,8 +342,14 @@ fn accelerations(
     let (n, m) = (model.n, model.m);
     if redundant.is_empty() {
         let mut solver = StateSolver::new(model, kind);
-        let (qdd, lambda) = solver.solve(model, t, q, v)?;
-        return Ok((qdd.to_vec(), lambda.to_vec()));
+        return match solver.solve(model, t, q, v) {
+            Ok((qdd, lambda)) => Ok((qdd.to_vec(), lambda.to_vec())),
+            Err(Error::Init(InitError::SingularAugmented { redundant, .. })) => {
+                let culprit = singular_culprit(model, t, q, jac);
+                Err(InitError::SingularAugmented { redundant, culprit }.into())
+            }
+            Err(e) => Err(e),
+        };
     }
     let zeros_n = vec![0.0; n];
     let zeros_m = vec![0.0; m];
@@ -380,11 +386,67 @@ fn accelerations(
     if !(r <= 1e-8 * (1.0 + x.amax())) {
         return Err(InitError::SingularAugmented {
             redundant: format!("; redundant: {}", redundant.join(", ")),
+            culprit: singular_culprit(model, t, q, jac),
         }
         .into());
     }
     let x = x.as_slice();
     Ok((x[..n].to_vec(), x[n..].to_vec()))
+}
+
+/// Largest model (`n + m`) whose singular acceleration-level matrix is searched for the motion
+/// it cannot resolve (a dense SVD, `O((n + m)³)`).
+const DIAGNOSE_UP_TO: usize = 600;
+
+/// What makes `[M C_qᵀ; C_q 0]` singular at `q`, for the message (`": …"`, or empty): a tree
+/// names the joint and body that cannot be accelerated; otherwise, for models of up to
+/// [`DIAGNOSE_UP_TO`] unknowns, the coordinates of the motion with neither inertia nor a
+/// constraint holding it (the null vector's largest `q̈` components).
+fn singular_culprit(model: &Model, t: f64, q: &[f64], jac: &DMatrix<f64>) -> String {
+    if let Some(s) = model.singular_mass(q) {
+        return format!(": {s}");
+    }
+    let (n, m) = (model.n, model.m);
+    if n + m > DIAGNOSE_UP_TO || n == 0 {
+        return String::new();
+    }
+    let zeros = vec![0.0; n];
+    let [_, mm, _, _] = assembly::dense_term_blocks(model, t, q, &zeros, &zeros);
+    let mut a = DMatrix::zeros(n + m, n + m);
+    a.view_mut((0, 0), (n, n)).copy_from(&mm);
+    a.view_mut((n, 0), (m, n)).copy_from(jac);
+    a.view_mut((0, n), (n, m)).copy_from(&jac.transpose());
+    if a.iter().any(|x| !x.is_finite()) {
+        return String::new();
+    }
+    let Some(svd) = nalgebra::SVD::try_new(a, false, true, f64::EPSILON, 10_000) else {
+        return String::new();
+    };
+    let Some(vt) = svd.v_t else {
+        return String::new();
+    };
+    let k = svd.singular_values.imin();
+    let x: Vec<f64> = (0..n).map(|j| vt[(k, j)]).collect();
+    let big = x.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    if !(big > 1e-3) {
+        // the null vector lies in the multipliers: dependent constraint rows
+        return String::new();
+    }
+    let mut idx: Vec<usize> = (0..n).filter(|&j| x[j].abs() >= 0.3 * big).collect();
+    idx.sort_by(|&a, &b| x[b].abs().total_cmp(&x[a].abs()));
+    let names = model.coordinate_names();
+    let mut list: Vec<&str> = idx.iter().take(6).map(|&j| names[j].as_str()).collect();
+    let more = idx.len().saturating_sub(6);
+    let tail = match more {
+        0 => String::new(),
+        _ => format!(" and {more} more"),
+    };
+    list.dedup();
+    format!(
+        ": the motion along {}{tail} has neither inertia nor a constraint holding it (a body \
+         without mass or inertia where it can move)",
+        list.join(", ")
+    )
 }
 
 /// Least-norm least-squares solution `A⁺ b`: by a Householder QR when `A` has full rank and is

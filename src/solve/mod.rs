@@ -4,6 +4,7 @@
 mod adaptive;
 mod dense;
 mod dop853;
+mod drive_watch;
 mod dynamics;
 mod energy_watch;
 mod genalpha;
@@ -24,6 +25,7 @@ pub use crate::problem::{
 };
 pub use dense::DenseOutput;
 pub use dop853::Dop853;
+pub use drive_watch::{DRIVE_UNRESOLVED, DriveWatch};
 pub use dynamics::StateSolver;
 pub use energy_watch::EnergyWatch;
 pub use genalpha::{GENALPHA_TIGHTEST, GenAlpha, GenAlphaParams};

@@ -1,6 +1,7 @@
 //! Hostile and careless input: each is refused quickly with its place named, or (long sums) just
 //! works — never a stack overflow, a panic, a run without end or unbounded memory.
 
+mod culprits;
 mod files;
 mod memory;
 mod physics;

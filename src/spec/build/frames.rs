@@ -2,6 +2,7 @@
 //! on their bodies, and inertia tensors, read from YAML for `Bodies` and `Joints`.
 
 use super::*;
+use crate::multibody::spatial::direction;
 use nalgebra::{Matrix3, Vector3};
 
 /// A rigid transformation: the rotation (columns: the frame's axes in the outer frame) and
@@ -91,15 +92,13 @@ pub(super) fn rotation(b: &Builder, v: &Value, p: &Path_) -> Result<Matrix3<f64>
     b.ctx.keys(m, p, Some(&["z", "x", "axis", "angle"]))?;
     if let Some(axis) = m.get("axis") {
         let ap = sub(p, "axis");
-        let a = Vector3::from(b.ctx.vector(axis, &ap, 3)?);
-        let n = a.norm();
-        if !(n > 0.0) {
-            return Err(b.ctx.err(&ap, "the axis must not be zero"));
-        }
+        let a = direction(b.ctx.vector(axis, &ap, 3)?)
+            .map(Vector3::from)
+            .ok_or_else(|| b.ctx.err(&ap, "the axis must be finite and not zero"))?;
         let angle = b
             .ctx
             .num(b.ctx.required(m, p, "angle")?, &sub(p, "angle"))?;
-        let rot = nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(a), angle);
+        let rot = nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_unchecked(a), angle);
         return Ok(*rot.matrix());
     }
     let (z, x) = frame_axes(b, m, p)?;
@@ -116,17 +115,16 @@ fn frame_axes(
     let z = match m.get("z") {
         Some(v) => {
             let zp = sub(p, "z");
-            let z = Vector3::from(b.ctx.vector(v, &zp, 3)?);
-            if !(z.norm() > 0.0) {
-                return Err(b.ctx.err(&zp, "the z axis must not be zero"));
-            }
-            z.normalize()
+            direction(b.ctx.vector(v, &zp, 3)?)
+                .map(Vector3::from)
+                .ok_or_else(|| b.ctx.err(&zp, "the z axis must be finite and not zero"))?
         }
         None => Vector3::z(),
     };
     let from_x = |x: Vector3<f64>| {
+        let x = Vector3::from(direction(x.into())?);
         let w = x - z * z.dot(&x);
-        (w.norm() > 1e-9 * x.norm().max(1e-300)).then(|| w.normalize())
+        (w.norm() > 1e-9).then(|| w.normalize())
     };
     let x = match m.get("x") {
         Some(v) => {
