@@ -24,7 +24,7 @@ use crate::output::{Control, Event, Observer, Recorder, Solution};
 use crate::problem::{OutputTimes, RunPlan};
 use crate::solve::{
     DenseOutput, DriveWatch, END_MARGIN, EnergyWatch, InitReport, Integrator, MassCheck, Method,
-    MethodSwitch, Problem, Stats, StepOutcome,
+    MethodSwitch, Problem, Stats, StepOutcome, StepWork,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -74,6 +74,8 @@ pub struct Simulation {
     c: Vec<f64>,
     /// Whether the step resolves the driven constraints' motion.
     drives: DriveWatch,
+    /// The ledger's works by the method's continuous extension.
+    work: StepWork,
 }
 
 /// Steps between two checks of the physics during a run: the mass matrix of a model whose `M`
@@ -245,6 +247,7 @@ impl Simulation {
         let energy = watch(&problem.model, init.state.view(), 0);
         let model_constraints = problem.model.n_constraints();
         let drives = DriveWatch::new(&problem.model);
+        let work = StepWork::new(by_extension(&plan));
         plan.method = spanned(plan.method, &problem);
         let integrator = plan.method.integrator(problem.model.clone(), &init.state)?;
         Ok(Simulation {
@@ -264,6 +267,7 @@ impl Simulation {
             energy,
             c: vec![0.0; model_constraints],
             drives,
+            work,
         })
     }
 
@@ -284,6 +288,7 @@ impl Simulation {
         let energy = watch(&problem.model, state.view(), 0);
         let model_constraints = problem.model.n_constraints();
         let drives = DriveWatch::new(&problem.model);
+        let work = StepWork::new(by_extension(&plan));
         plan.method = spanned(plan.method, &problem);
         let integrator = plan.method.integrator(problem.model.clone(), state)?;
         Ok(Simulation {
@@ -303,6 +308,7 @@ impl Simulation {
             energy,
             c: vec![0.0; model_constraints],
             drives,
+            work,
         })
     }
 
@@ -569,8 +575,13 @@ impl Simulation {
             next += usize::from(at);
             requested = Some(at);
         }
+        let t = self.t();
+        let wanted = observers.iter().any(|o| o.wants_work(&self.plan));
+        self.work.set_on(wanted && by_extension(&self.plan));
+        self.work
+            .until(&self.problem.model, self.integrator.as_mut(), t, true)?;
         let state = self.integrator.view();
-        if self.emit(observers, state, last, requested, false)? == Control::Stop {
+        if self.emit(observers, state, last, requested, false, None)? == Control::Stop {
             return Ok(RunEnd::Stopped { t: self.t() });
         }
         let start = Instant::now();
@@ -584,12 +595,13 @@ impl Simulation {
                 if times.is_some() {
                     self.dense.save(self.integrator.view());
                 }
+                self.work.save(self.integrator.view());
                 let restarts = self.done.restarts;
                 self.step()?;
                 last = !remaining(self);
                 let mut requested = None;
+                let same_model = self.done.restarts == restarts;
                 if let Some(o) = &times {
-                    let same_model = self.done.restarts == restarts;
                     let (control, at_end) =
                         self.between(observers, o, &mut next, t_end, same_model)?;
                     if control == Control::Stop {
@@ -597,8 +609,15 @@ impl Simulation {
                     }
                     requested = Some(at_end);
                 }
+                let t = self.t();
+                let work = (self.work).until(
+                    &self.problem.model,
+                    self.integrator.as_mut(),
+                    t,
+                    same_model,
+                )?;
                 let state = self.integrator.view();
-                if self.emit(observers, state, last, requested, false)? == Control::Stop {
+                if self.emit(observers, state, last, requested, false, work)? == Control::Stop {
                     return Ok(RunEnd::Stopped { t: self.t() });
                 }
             }
@@ -634,10 +653,11 @@ impl Simulation {
             if !same_model || x < self.dense.start_time() {
                 continue;
             }
+            let work = (self.work).until(&self.problem.model, self.integrator.as_mut(), x, true)?;
             self.dense
                 .at_integrator(&self.problem.model, x, self.integrator.as_mut())?;
             let state = self.dense.state();
-            if self.emit(observers, state, false, Some(true), true)? == Control::Stop {
+            if self.emit(observers, state, false, Some(true), true, work)? == Control::Stop {
                 return Ok((Control::Stop, false));
             }
         }
@@ -655,6 +675,7 @@ impl Simulation {
         last: bool,
         requested: Option<bool>,
         interpolated: bool,
+        work: Option<[f64; 4]>,
     ) -> Result<Control, Error> {
         if observers.is_empty() {
             return Ok(Control::Continue);
@@ -668,6 +689,7 @@ impl Simulation {
             stats: self.integrator.stats(),
             requested,
             interpolated,
+            work,
         };
         let mut control = Control::Continue;
         for o in observers.iter_mut() {
@@ -677,6 +699,13 @@ impl Simulation {
         }
         Ok(control)
     }
+}
+
+/// Whether the ledger's works are integrated by the method's continuous extension
+/// ([`StepWork`]) when an observer keeps the ledger: for the methods of higher order than the
+/// trapezoidal rule (every method but generalized-α, second order like the rule).
+fn by_extension(plan: &RunPlan) -> bool {
+    !matches!(plan.method, Method::GenAlpha(_))
 }
 
 /// The index of the first of `o`'s times at `t` or after it (`include`), or strictly after it.

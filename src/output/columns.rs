@@ -288,9 +288,9 @@ impl Columns {
 
     /// See the state of every accepted step (the ledger integrates over all of them, not only
     /// the rows written).
-    pub fn advance(&mut self, problem: &Problem, s: StateView<'_>) {
+    pub fn advance(&mut self, problem: &Problem, s: StateView<'_>, work: Option<[f64; 4]>) {
         if let Some(l) = &mut self.ledger {
-            l.add(problem, s);
+            l.add(problem, s, work);
         }
         if self.user {
             self.track_turns(problem, s);

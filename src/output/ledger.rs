@@ -35,6 +35,7 @@ use crate::error::Error;
 use crate::model::{Model, StateView};
 use crate::output::observe::{Control, Event, Observer};
 use crate::solve::Problem;
+use crate::solve::ledger_powers;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -103,13 +104,12 @@ impl Ledger {
         tot
     }
 
-    /// Account for the state `s` (the next accepted step, or the first state).
-    pub fn add(&mut self, problem: &Problem, s: StateView<'_>) {
+    /// Account for the state `s` (the next accepted step, or the first state); `work`: the
+    /// works since the previous state when the run integrated them ([`Event::work`]), else
+    /// the trapezoidal rule on the two states' powers.
+    pub fn add(&mut self, problem: &Problem, s: StateView<'_>, work: Option<[f64; 4]>) {
         let model = &problem.model;
-        self.ct.resize(model.n_constraints(), 0.0);
-        let [forces, dissipated, time] = assembly::powers(model, s.t, s.q, s.v);
-        let drives = assembly::drive_power(model, s.t, s.q, s.lambda, &mut self.ct);
-        let p = [forces, dissipated, time, drives];
+        let p = ledger_powers(model, s, &mut self.ct);
         if self.e0.is_none() {
             self.e0 = Some(assembly::energies(model, s.t, s.q, s.v)[2]);
         }
@@ -121,12 +121,19 @@ impl Ledger {
         self.v.clear();
         self.v.extend_from_slice(s.v);
         let tot = &mut self.totals;
-        if let Some((t0, p0)) = self.last {
-            let w = 0.5 * (s.t - t0);
-            tot.work_forces += w * (p0[0] + p[0]);
-            tot.dissipated += w * (p0[1] + p[1]);
-            tot.work_time += w * (p0[2] + p[2]);
-            tot.work_drives += w * (p0[3] + p[3]);
+        let w = match (work, self.last) {
+            (Some(w), Some(_)) => Some(w),
+            (None, Some((t0, p0))) => {
+                let h = 0.5 * (s.t - t0);
+                Some([0, 1, 2, 3].map(|k| h * (p0[k] + p[k])))
+            }
+            (_, None) => None,
+        };
+        if let Some(w) = w {
+            tot.work_forces += w[0];
+            tot.dissipated += w[1];
+            tot.work_time += w[2];
+            tot.work_drives += w[3];
         }
         self.last = Some((s.t, p));
     }
@@ -134,7 +141,10 @@ impl Ledger {
 
 impl Observer for Ledger {
     fn observe(&mut self, ev: &Event<'_>) -> Result<Control, Error> {
-        self.add(ev.problem, ev.state);
+        self.add(ev.problem, ev.state, ev.work);
         Ok(Control::Continue)
+    }
+    fn wants_work(&self, _plan: &crate::problem::RunPlan) -> bool {
+        true
     }
 }

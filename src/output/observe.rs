@@ -42,6 +42,11 @@ pub struct Event<'a> {
     pub requested: Option<bool>,
     /// The state lies between two steps (interpolated at a requested time), not at a step.
     pub interpolated: bool,
+    /// The ledger's works `∫ [Q·v, v·∂R/∂v, −∂L/∂t, λᵀC_t] dt` since the previous event,
+    /// integrated by the method's continuous extension ([`StepWork`](crate::solve::StepWork));
+    /// `None` where the ledger takes the trapezoidal rule (generalized-α, the first event, a
+    /// restart).
+    pub work: Option<[f64; 4]>,
 }
 
 impl Event<'_> {
@@ -60,6 +65,12 @@ impl Event<'_> {
 pub trait Observer {
     /// See one state; return [`Control::Stop`] to end the run.
     fn observe(&mut self, event: &Event<'_>) -> Result<Control, Error>;
+    /// Whether it keeps the energy ledger of a run by `plan` and so wants its works integrated
+    /// by the method's continuous extension ([`Event::work`]); the run computes them only
+    /// then.
+    fn wants_work(&self, _plan: &RunPlan) -> bool {
+        false
+    }
 }
 
 /// Keeps a [`Record`] of every `every`-th step (and the first and last) in memory.

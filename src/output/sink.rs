@@ -31,6 +31,7 @@ use crate::output::npy::NpySink;
 use crate::output::observe::{Control, Event, Observer};
 use crate::output::parquet::ParquetSink;
 use crate::problem::Format;
+use crate::problem::RunPlan;
 use std::io;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -221,7 +222,7 @@ fn kept_row(
     ev: &Event<'_>,
     row: &mut Vec<f64>,
 ) -> Result<bool, Error> {
-    columns.advance(ev.problem, ev.state);
+    columns.advance(ev.problem, ev.state, ev.work);
     if !ev.is_output(every) {
         return Ok(false);
     }
@@ -242,6 +243,9 @@ impl Observer for TableWriter<'_> {
             }
         }
         Ok(Control::Continue)
+    }
+    fn wants_work(&self, _plan: &RunPlan) -> bool {
+        self.columns.ledger().is_some()
     }
 }
 
@@ -303,5 +307,11 @@ impl Observer for ColumnRecorder {
             self.rows.push(self.row.clone());
         }
         Ok(Control::Continue)
+    }
+    fn wants_work(&self, plan: &RunPlan) -> bool {
+        match &self.columns {
+            Some(c) => c.ledger().is_some(),
+            None => plan.outputs.ledger,
+        }
     }
 }

@@ -66,6 +66,9 @@ impl Observer for Later<'_> {
         }
         self.inner.observe(ev)
     }
+    fn wants_work(&self, plan: &crate::problem::RunPlan) -> bool {
+        self.inner.wants_work(plan)
+    }
 }
 
 impl Running {

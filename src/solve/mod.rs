@@ -17,6 +17,7 @@ mod radau;
 mod rk4;
 pub mod sensitivity;
 mod stats;
+mod step_work;
 mod taylor;
 
 pub use crate::problem::{
@@ -38,4 +39,5 @@ pub use mass_check::{MASS_CHECK_DENSE_LIMIT, MassCheck, MassDefect};
 pub use radau::Radau;
 pub use rk4::Rk4;
 pub use stats::Stats;
+pub use step_work::{StepWork, ledger_powers};
 pub use taylor::TaylorSeries;
