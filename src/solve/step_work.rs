@@ -62,14 +62,12 @@ impl StepWork {
         for (i, b) in basis.iter_mut().enumerate() {
             // ℓᵢ(s) = Πⱼ≠ᵢ (s − xⱼ)/(xᵢ − xⱼ), multiplied out factor by factor
             b[0] = 1.0;
-            let mut degree = 0;
-            for j in (0..5).filter(|&j| j != i) {
+            for (degree, j) in (0..5).filter(|&j| j != i).enumerate() {
                 let d = NODES[i].0 - NODES[j].0;
                 for k in (0..=degree + 1).rev() {
                     let shifted = if k > 0 { b[k - 1] } else { 0.0 };
                     b[k] = (shifted - NODES[j].0 * b[k]) / d;
                 }
-                degree += 1;
             }
         }
         StepWork {
