@@ -323,12 +323,20 @@ pub struct FitArgs {
     /// Stop when a step lowers the cost by less than this fraction.
     #[arg(long, default_value_t = 1e-12)]
     pub tolerance: f64,
-    /// Step size of the runs (generalized-α; the file's step otherwise).
+    /// Step size of the runs (generalized-α unless --integrator names another; the file's
+    /// method otherwise).
     #[arg(allow_hyphen_values = true, long)]
     pub step: Option<f64>,
     /// Number of steps over the span.
     #[arg(long, conflicts_with = "step")]
     pub steps: Option<usize>,
+    /// Error tolerance of the runs (DOP853 unless --integrator names another): the runs stop
+    /// at the target times, the Jacobian is taken by differences of runs.
+    #[arg(allow_hyphen_values = true, long, conflicts_with_all = ["step", "steps"])]
+    pub tol: Option<f64>,
+    /// The runs' method: genalpha (exact sensitivities), dop853, radau, taylor or rk4.
+    #[arg(long)]
+    pub integrator: Option<String>,
     /// End time (overrides ProblemData.tend).
     #[arg(allow_hyphen_values = true, long = "t-end")]
     pub t_end: Option<f64>,

@@ -152,18 +152,13 @@ pub fn fit(a: &cli::FitArgs) -> Result<(), String> {
         step: a.step,
         steps: a.steps,
         t_end: a.t_end,
-        integrator: (a.step.is_some() || a.steps.is_some()).then(|| "genalpha".into()),
+        tol: a.tol,
+        integrator: (a.integrator.clone())
+            .or_else(|| (a.step.is_some() || a.steps.is_some()).then(|| "genalpha".into())),
         ..Default::default()
     };
     plan.apply(&mut p, &ov).map_err(|e| e.to_string())?;
-    if !matches!(plan.method, lagrangian::problem::Method::GenAlpha(_)) {
-        return Err(format!(
-            "a fit differentiates the generalized-α scheme, and {} runs {}: give --step H or \
-             --steps N",
-            a.file.display(),
-            plan.method.name()
-        ));
-    }
+    let exact = matches!(plan.method, lagrangian::problem::Method::GenAlpha(_));
     let source = a.target.display().to_string();
     let out = (a.out.clone()).unwrap_or_else(|| default_out(&a.file).join("fit"));
     lagrangian::output::folder::refuse_inputs_among_results(&out, &[&a.target, &a.file])
@@ -186,9 +181,14 @@ pub fn fit(a: &cli::FitArgs) -> Result<(), String> {
     let (report, ran) =
         fit_to_folder(&p, &plan, &names, &targets, &opts, &run).map_err(|e| e.to_string())?;
     say!(
-        "fit of {} to {} targets of {source}: Levenberg–Marquardt, exact sensitivities",
+        "fit of {} to {} targets of {source}: Levenberg–Marquardt, {} by {}",
         a.file.display(),
-        report.targets
+        report.targets,
+        match exact {
+            true => "exact sensitivities",
+            false => "Jacobian from differences of runs",
+        },
+        plan.method.name()
     );
     say!("{:<16} {:>22} {:>22}", "parameter", "start", "fitted");
     for ((name, s), (_, f)) in report.start.iter().zip(&report.parameters) {

@@ -241,8 +241,9 @@ class Problem:
         cancel: Optional[Cancel] = None,
     ) -> Dict[str, Any]:
         """Adjust the parameters ``vary`` so that the run meets ``targets`` in the least-squares
-        sense, as ``lagrangian fit`` (Levenberg–Marquardt with the exact sensitivities of the
-        generalized-α run: the file's method must be generalized-α). ``targets``: a CSV file
+        sense, as ``lagrangian fit`` (Levenberg–Marquardt by the file's method: generalized-α
+        with the exact sensitivities of its run; DOP853, Radau IIA or the Taylor method stopping
+        at the target times, the Jacobian from differences of runs). ``targets``: a CSV file
         (a column ``t``, columns named as coordinates; an empty cell is no target) or a mapping
         — a dict of arrays, a pandas DataFrame — with ``"t"`` and coordinate columns (NaN: no
         target). Returns ``parameters`` and ``start`` (name → value), ``initial_cost``,

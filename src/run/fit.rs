@@ -1,12 +1,15 @@
 //! Design by optimization: named parameters adjusted so that coordinates of a mechanism (or
 //! any other column of its trajectory: a body's marker, a velocity, a user's column) pass
-//! through targets at given times, by Levenberg–Marquardt ([`argmin`] drives the iterations)
-//! with the exact Jacobian of the computed trajectory from the forward sensitivities of the
-//! generalized-α scheme ([`SensitivityRecorder`]) — one run per iteration, whatever the number
-//! of parameters.
+//! through targets at given times, by Levenberg–Marquardt ([`argmin`] drives the iterations).
+//! With generalized-α the Jacobian is the exact one of the computed trajectory, from the forward
+//! sensitivities of the scheme ([`SensitivityRecorder`]) — one run per iteration, whatever the
+//! number of parameters; `x` is linearly interpolated between the run's (short) steps, and its
+//! sensitivities the same way, so the gradient is the cost's. With DOP853, Radau IIA, the Taylor
+//! method or RK4 the run stops at every target time by the method's continuous extension (no
+//! straight line between long steps), and the Jacobian is taken by central differences of runs
+//! at the accepted points (two runs per parameter, the relative step `∛rtol`).
 //!
-//! The cost is `½ Σᵢ wᵢ² (x_{cᵢ}(tᵢ; p) − x̂ᵢ)²`, `x` linearly interpolated between the run's
-//! steps (and its sensitivities the same way, so the gradient is the cost's). A step solves
+//! The cost is `½ Σᵢ wᵢ² (x_{cᵢ}(tᵢ; p) − x̂ᵢ)²`. A step solves
 //! `(JᵀJ + μ diag(JᵀJ)) δ = −Jᵀr` (Marquardt's scaling makes it independent of the parameters'
 //! units); `μ` falls by 3 after a step that lowers the cost and grows by 4 (the trial refused)
 //! otherwise, also when the trial run fails (a parameter out of its range).
@@ -32,6 +35,7 @@ use crate::output::folder::RunFolder;
 use crate::output::sensitivity::SensitivityRecorder;
 use crate::output::sink::ColumnRecorder;
 use crate::output::{Interrupt, Recorder};
+use crate::problem::{Method, OutputTimes};
 use crate::run::{RunOptions, RunReport, run_to_folder};
 use crate::simulation::Simulation;
 use crate::solve::{Problem, RunPlan};
@@ -64,7 +68,8 @@ impl Target {
         names: &[&str],
         times: &[f64],
     ) -> Result<Vec<Target>, Error> {
-        let (columns, rows) = trajectory(problem, plan, names, None, &Interrupt::new())?.0;
+        let interrupt = Interrupt::new();
+        let (columns, rows) = trajectory(problem, plan, names, None, &interrupt, times)?.0;
         let mut out = Vec::new();
         for &t in times {
             for (k, name) in columns.iter().enumerate() {
@@ -245,15 +250,16 @@ fn trajectory(
     names: &[&str],
     params: Option<&[&str]>,
     interrupt: &Interrupt,
+    times: &[f64],
 ) -> Result<(Rows, Table), Error> {
     let coords = problem.model.coordinate_names();
     let idx: Option<Vec<usize>> = (names.iter())
         .map(|n| coords.iter().position(|c| c == n))
         .collect();
     let Some(idx) = idx else {
-        return column_trajectory(problem, plan, names, params, interrupt);
+        return column_trajectory(problem, plan, names, params, interrupt, times);
     };
-    let plan = RunPlan::new(plan.method.clone());
+    let plan = plan_at(problem, plan, times);
     let mut rec = Recorder::every(1);
     let mut sens = match params {
         Some(p) => Some(SensitivityRecorder::new(problem, &plan, p)?),
@@ -277,6 +283,46 @@ fn trajectory(
         None => Vec::new(),
     };
     Ok(((names.iter().map(|s| s.to_string()).collect(), rows), srows))
+}
+
+/// The plan of a fit's run: `plan`'s method, every step kept; a method other than
+/// generalized-α (whose steps are long, and whose Jacobian comes from differences of runs)
+/// also stops at the target `times` inside the span, by its continuous extension — the
+/// targets are met at their times, not on a straight line between two steps.
+fn plan_at(problem: &Problem, plan: &RunPlan, times: &[f64]) -> RunPlan {
+    let mut out = RunPlan::new(plan.method.clone());
+    if !by_sensitivities(plan) {
+        let (t0, t1) = (problem.t0, problem.t_end);
+        let mut at: Vec<f64> = (times.iter().copied())
+            .filter(|&t| t >= t0 && t <= t1)
+            .collect();
+        at.sort_by(f64::total_cmp);
+        at.dedup();
+        if !at.is_empty() {
+            out.output_times = Some(OutputTimes::At(at));
+        }
+    }
+    out
+}
+
+/// Whether a fit by `plan` takes its Jacobian from the forward sensitivities of the
+/// generalized-α scheme (else from central differences of runs, [`FitProblem::jacobian`]).
+fn by_sensitivities(plan: &RunPlan) -> bool {
+    matches!(plan.method, Method::GenAlpha(_))
+}
+
+/// The relative parameter step of a central difference for `method`: `∛rtol` (between 1e-6
+/// and 1e-3) for the error-controlled methods — their runs change by about `rtol` when the
+/// steps they choose change, so a difference quotient over `δ` carries `rtol/δ` beside the
+/// truncation `δ²` — and 1e-6 for a fixed step (smooth in the parameters).
+fn difference_step(method: &Method) -> f64 {
+    let rtol = match method {
+        Method::Dop853(o) => o.rtol,
+        Method::Radau(o) => o.rtol,
+        Method::Taylor(o) => o.rtol,
+        Method::Rk4(_) | Method::GenAlpha(_) => return 1e-6,
+    };
+    rtol.cbrt().clamp(1e-6, 1e-3)
 }
 
 /// A run of `problem` by `plan` seen by `rec` and, when given, the sensitivities `sens`;
@@ -308,8 +354,9 @@ fn column_trajectory(
     names: &[&str],
     params: Option<&[&str]>,
     interrupt: &Interrupt,
+    times: &[f64],
 ) -> Result<(Rows, Table), Error> {
-    let mut run_plan = RunPlan::new(plan.method.clone());
+    let mut run_plan = plan_at(problem, plan, times);
     run_plan.outputs = plan.outputs.clone();
     run_plan.outputs.ledger = false;
     let schema = Columns::new(problem, &run_plan.outputs);
@@ -405,19 +452,30 @@ struct FitProblem<'a> {
 }
 
 impl FitProblem<'_> {
-    /// `(r, J)` at `p`.
-    fn evaluate(&self, p: &[f64]) -> Result<(DVector<f64>, DMatrix<f64>), Error> {
-        let sets: Vec<(&str, f64)> = self.names.iter().copied().zip(p.iter().copied()).collect();
-        let problem = self.problem.with_parameters(&sets)?;
-        let mut coords: Vec<&str> = self.targets.iter().map(|t| t.coordinate.as_str()).collect();
-        coords.sort();
-        coords.dedup();
+    /// `(r, J)` at `p`; `J` only when `jacobian` or when it comes with the run (the
+    /// sensitivities of generalized-α).
+    fn evaluate(
+        &self,
+        p: &[f64],
+        jacobian: bool,
+    ) -> Result<(DVector<f64>, Option<DMatrix<f64>>), Error> {
+        if !by_sensitivities(self.plan) {
+            let r = self.residual(p)?;
+            let jac = match jacobian {
+                true => Some(self.jacobian(p)?),
+                false => None,
+            };
+            return Ok((r, jac));
+        }
+        let (problem, coords) = self.at(p)?;
+        let times: Vec<f64> = self.targets.iter().map(|t| t.t).collect();
         let ((_, rows), srows) = trajectory(
             &problem,
             self.plan,
             &coords,
             Some(self.names),
             self.interrupt,
+            &times,
         )?;
         let (nt, np, nc) = (self.targets.len(), self.names.len(), coords.len());
         let mut r = DVector::zeros(nt);
@@ -431,7 +489,50 @@ impl FitProblem<'_> {
                 jac[(i, j)] = target.weight * interpolate(&srows, target.t, |x| x.1[j * nc + c])?;
             }
         }
-        Ok((r, jac))
+        Ok((r, Some(jac)))
+    }
+
+    /// The problem at parameter values `p` and the targets' columns, sorted, once each.
+    fn at(&self, p: &[f64]) -> Result<(Problem, Vec<&str>), Error> {
+        let sets: Vec<(&str, f64)> = self.names.iter().copied().zip(p.iter().copied()).collect();
+        let problem = self.problem.with_parameters(&sets)?;
+        let mut coords: Vec<&str> = self.targets.iter().map(|t| t.coordinate.as_str()).collect();
+        coords.sort();
+        coords.dedup();
+        Ok((problem, coords))
+    }
+
+    /// The weighted residuals `wᵢ (x_{cᵢ}(tᵢ; p) − x̂ᵢ)` of one run at `p`.
+    fn residual(&self, p: &[f64]) -> Result<DVector<f64>, Error> {
+        let (problem, coords) = self.at(p)?;
+        let times: Vec<f64> = self.targets.iter().map(|t| t.t).collect();
+        let interrupt = self.interrupt;
+        let ((_, rows), _) = trajectory(&problem, self.plan, &coords, None, interrupt, &times)?;
+        let mut r = DVector::zeros(self.targets.len());
+        for (i, target) in self.targets.iter().enumerate() {
+            let c = coords
+                .binary_search(&target.coordinate.as_str())
+                .expect("listed");
+            r[i] = target.weight * (interpolate(&rows, target.t, |x| x.1[c])? - target.value);
+        }
+        Ok(r)
+    }
+
+    /// `J = ∂r/∂p` by central differences of runs, `(r(p + δⱼeⱼ) − r(p − δⱼeⱼ))/2δⱼ` with
+    /// `δⱼ = ε max(|pⱼ|, 10⁻⁸)` ([`difference_step`]): two runs per parameter.
+    fn jacobian(&self, p: &[f64]) -> Result<DMatrix<f64>, Error> {
+        let eps = difference_step(&self.plan.method);
+        let mut jac = DMatrix::zeros(self.targets.len(), p.len());
+        for j in 0..p.len() {
+            let d = eps * p[j].abs().max(1e-8);
+            let mut x = p.to_vec();
+            x[j] = p[j] + d;
+            let up = self.residual(&x)?;
+            x[j] = p[j] - d;
+            let down = self.residual(&x)?;
+            jac.set_column(j, &((up - down) / (2.0 * d)));
+        }
+        Ok(jac)
     }
 }
 
@@ -440,7 +541,7 @@ impl CostFunction for FitProblem<'_> {
     type Output = f64;
     fn cost(&self, p: &Vec<f64>) -> Result<f64, ArgminError> {
         let (r, _) = self
-            .evaluate(p)
+            .evaluate(p, false)
             .map_err(|e| ArgminError::msg(e.to_string()))?;
         Ok(0.5 * r.norm_squared())
     }
@@ -474,7 +575,10 @@ impl<'a> Solver<FitProblem<'a>, FState> for Marquardt {
         let msg = |e: Error| ArgminError::msg(e.to_string());
         let (r, jac) = match self.at.take() {
             Some(x) => x,
-            None => fp.evaluate(&p).map_err(msg)?,
+            None => match fp.evaluate(&p, true).map_err(msg)? {
+                (r, Some(jac)) => (r, jac),
+                (r, None) => (r.clone(), fp.jacobian(&p).map_err(msg)?),
+            },
         };
         let cost = 0.5 * r.norm_squared();
         if self.history.is_empty() {
@@ -514,7 +618,7 @@ impl<'a> Solver<FitProblem<'a>, FState> for Marquardt {
                 )
                 .into()));
             }
-            match fp.evaluate(&trial) {
+            match fp.evaluate(&trial, false) {
                 Ok((rt, jt)) if 0.5 * rt.norm_squared() < cost => {
                     let new = 0.5 * rt.norm_squared();
                     self.mu = (self.mu / 3.0).max(1e-12);
@@ -524,6 +628,12 @@ impl<'a> Solver<FitProblem<'a>, FState> for Marquardt {
                     self.done = cost - new <= self.tol * cost
                         || new <= self.tol * self.tol * self.initial
                         || small;
+                    // the Jacobian at the accepted point (differences of runs: only now)
+                    let jt = match jt {
+                        Some(jt) => jt,
+                        None if self.done => DMatrix::zeros(rt.len(), trial.len()),
+                        None => fp.jacobian(&trial).map_err(msg)?,
+                    };
                     self.at = Some((rt, jt));
                     return Ok((state.param(trial).cost(new), None));
                 }
