@@ -102,6 +102,23 @@ pub fn consistent_initial_values(
     let t = opts.t0;
     let free_q: Vec<usize> = (0..n).filter(|i| !opts.pinned_q.contains(i)).collect();
     let free_v: Vec<usize> = (0..n).filter(|i| !opts.pinned_v.contains(i)).collect();
+    if m > 0 && n + m > super::init_sparse::SPARSE_FROM {
+        let sparse =
+            super::init_sparse::consistent(model, q_guess, v_guess, opts, &free_q, &free_v);
+        if let Some(init) = sparse? {
+            return Ok(init);
+        }
+        // the dense path decides (dependent or ill-conditioned constraints, a guess it cannot
+        // bring onto them): its matrices — C_q, the (n + m)² system and an SVD's factors
+        let unknowns = (n + m) as f64;
+        let need = 8.0 * (4.0 * unknowns * unknowns + (m * n) as f64);
+        let what = format!(
+            "initialization of {n} coordinates under {m} constraints that are dependent or ill \
+             conditioned needs dense matrices of {:.1} GB (remove the dependent constraints)",
+            need / 1e9
+        );
+        crate::problem::memory::check_bytes(need, &what).map_err(InitError::BadInput)?;
+    }
 
     // 1. positions
     let (q, iterations) = project_positions(model, t, q_guess, &free_q, opts)?;
@@ -560,7 +577,7 @@ fn qr_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
 
 /// Above this many unknowns (`|F| + m`) the tangential SQP refinement is skipped (dense SVD) and
 /// the projection point is returned.
-const SQP_LIMIT: usize = 1500;
+pub(crate) const SQP_LIMIT: usize = 1500;
 
 type PState = IterState<Vec<f64>, (), (), (), (), f64>;
 

@@ -122,3 +122,40 @@ fn a_file_larger_than_any_mechanism_is_refused_before_it_is_read() {
         .to_string();
     assert!(e.contains("at most 16 MB"), "{e}");
 }
+
+/// A large model whose constraints are dependent (a bar written twice among 600) leaves the
+/// sparse initialization for the dense one, which names the rows — and whose matrices are
+/// counted first: under a cap they do not fit, it is refused with the figure instead of
+/// allocating (the 2,000-body case aborted at 2.9 GB before).
+#[test]
+fn dense_initialization_of_a_large_dependent_model_is_refused_under_the_cap() {
+    let dir = tmp("dependent-large");
+    let n = 600;
+    let particles: Vec<String> = (1..=n).map(|i| format!("P{i}: 1")).collect();
+    let mut bars = vec!["OP1: 1".to_string(), "P2P1: 1".to_string()];
+    bars.extend((1..n).map(|i| format!("P{i}P{}: 1", i + 1)));
+    let positions: Vec<String> = (1..=n).map(|i| format!("P{i}: [{i}, 0, 0]")).collect();
+    let text = format!(
+        "Dimension: 3\nPartData:\n  Fixed: {{ O: [0, 0, 0] }}\n  Particles: {{ {} }}\n  \
+         Bars: {{ {} }}\nProblemData: {{ tend: 0.01, positions: {{ {} }} }}\n\
+         SolverParams: {{ step: 1e-3 }}\n",
+        particles.join(", "),
+        bars.join(", "),
+        positions.join(", ")
+    );
+    let file = dir.join("dependent.yaml");
+    fs::write(&file, text).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_lagrangian"))
+        .args(["check", file.to_str().unwrap()])
+        .env("LAGRANGIAN_MAX_MEMORY", "60000000")
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{e}");
+    assert!(
+        e.contains("dependent or ill conditioned needs dense matrices of 0.2 GB")
+            && e.contains("LAGRANGIAN_MAX_MEMORY=60000000")
+            && !e.contains("initial values: initial values"),
+        "{e}"
+    );
+}
