@@ -82,6 +82,14 @@ pub(super) fn chain(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
 }
 
 pub(super) fn grid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+    if b.dim < 2 {
+        // a lattice in a line: the springs across it join points at one place (no direction)
+        return Err(b.ctx.err(
+            p,
+            "a grid is a lattice in a plane: it needs Dimension 2 or 3 (in Dimension 1, \
+             a line of masses on springs is a Chains entry)",
+        ));
+    }
     let m: &Mapping = b.ctx.map(val, p)?;
     b.ctx.keys(
         m,

@@ -167,3 +167,29 @@ fn a_fixed_step_that_fails_on_a_fast_drive_names_it() {
         other => panic!("expected the drive named, got {:?}", other.err()),
     }
 }
+
+/// Earlier rounds' leftovers: a grid in Dimension 1 (its cross springs join points at one
+/// place) failed at the start as "non-finite value in the forces"; now refused at its entry. A
+/// user's column undefined at a state (the direction of a velocity that is zero) is refused
+/// naming the column and the time, not written as NaN.
+#[test]
+fn a_line_grid_and_an_undefined_column_are_named() {
+    let grid = "Dimension: 1\nPartData:\n  Grids:\n    P: { n: [3, 3], spacing: [0.1, 0.1], \
+                origin: [0], mass: 0.01, stiffness: 100 }\nProblemData: { tend: 0.1 }\n\
+                SolverParams: { step: 1e-3 }\n";
+    let e = solve(grid).err().expect("refused").to_string();
+    assert!(
+        e.contains("Grids.P") && e.contains("needs Dimension 2 or 3"),
+        "{e}"
+    );
+    // the same line of masses as a chain runs
+    let chain = "Dimension: 1\nPartData:\n  Fixed: { O: [0] }\n  Chains:\n    C: { from: O, \
+                 to: [3], n: 3, mass: 1, stiffness: 20 }\nProblemData: { tend: 0.1 }\n\
+                 SolverParams: { step: 1e-3 }\n";
+    solve(chain).unwrap();
+    let column = "Dimension: 1\nPartData:\n  Fixed: { O: [0] }\n  Particles: { A: 1 }\n  \
+                  Springs: { OA: [10, 1] }\nProblemData: { tend: 0.1, positions: { A: [2] } }\n\
+                  Output: { columns: [positions, u: unit(A')] }\nSolverParams: { step: 1e-3 }\n";
+    let e = solve(column).err().expect("refused").to_string();
+    assert!(e.contains("'u.x'") && e.contains("t = 0"), "{e}");
+}
