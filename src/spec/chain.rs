@@ -213,11 +213,16 @@ fn rod(ctx: &Ctx, pp: &Path_, i: usize, item: &Value) -> Result<Rod, SpecError> 
         num(&["theta"], None)?,
         num(&["phi"], None)?,
     );
-    if !(rod.length > 0.0) || !(rod.mass > 0.0) {
-        return Err(ctx.err(
-            &sub(pp, "length"),
-            format!("pendulum {}: length and mass must be positive", i + 1),
-        ));
+    for (key, value) in [("length", rod.length), ("mass", rod.mass)] {
+        if !(value > 0.0) {
+            return Err(ctx.err(
+                &sub(pp, key),
+                format!(
+                    "pendulum {}: the {key} must be positive, got {value}",
+                    i + 1
+                ),
+            ));
+        }
     }
     rod.theta_dot = num(&["theta_dot", "thetadot", "thetaDot"], Some(0.0))?;
     rod.phi_dot = num(&["phi_dot", "phidot", "phiDot"], Some(0.0))?;

@@ -155,8 +155,13 @@ fn toml_mistakes_name_their_place() {
         ),
         (
             &good.replace("mass = 1.0", "mass = -1.0"),
-            "c.toml",
-            "length and mass must be positive",
+            "c.toml:7:1",
+            "pendulum 1: the mass must be positive, got -1",
+        ),
+        (
+            &good.replace("length = 1.0", "length = 0.0"),
+            "c.toml:6:1",
+            "pendulum 1: the length must be positive, got 0",
         ),
         (
             &format!("{good}[system.plot]\nx = 3\n"),
