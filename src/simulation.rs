@@ -446,7 +446,8 @@ impl Simulation {
             let mut drives = self.drives.clone();
             let h = self.integrator.h();
             let limit = 0.1 * crate::solve::DRIVE_UNRESOLVED;
-            if let Err(d) = drives.check_at(&self.problem.model, state, self.step, h, limit) {
+            if let Err(d) = drives.check_at(&self.problem.model, state, self.step, h, limit, false)
+            {
                 return d;
             }
         }
