@@ -17,11 +17,8 @@ use std::path::{Path, PathBuf};
 /// degrees of freedom, consistent initial point.
 pub fn check(p: &Problem, plan: &RunPlan, verbose: bool) -> Result<(), String> {
     plan.validate(p).map_err(|e| e.to_string())?;
-    use lagrangian::error::{Error as LError, InitError};
-    let init = p.initial_values().map_err(|e| match e {
-        LError::Init(InitError::BadInput(_)) => e.to_string(),
-        e => format!("initial values: {e}"),
-    })?;
+    let init = (p.initial_values())
+        .map_err(|e| lagrangian::run::describe(&e, plan.method.h(), Default::default()))?;
     say!(
         "{}",
         lagrangian::output::check::check_report(p, &init, verbose).trim_end()

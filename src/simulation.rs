@@ -247,7 +247,7 @@ impl Simulation {
         let energy = watch(&problem.model, init.state.view(), 0);
         let model_constraints = problem.model.n_constraints();
         let drives = DriveWatch::new(&problem.model);
-        let work = StepWork::new(by_extension(&plan));
+        let work = StepWork::new();
         plan.method = spanned(plan.method, &problem);
         let integrator = plan.method.integrator(problem.model.clone(), &init.state)?;
         Ok(Simulation {
@@ -288,7 +288,7 @@ impl Simulation {
         let energy = watch(&problem.model, state.view(), 0);
         let model_constraints = problem.model.n_constraints();
         let drives = DriveWatch::new(&problem.model);
-        let work = StepWork::new(by_extension(&plan));
+        let work = StepWork::new();
         plan.method = spanned(plan.method, &problem);
         let integrator = plan.method.integrator(problem.model.clone(), state)?;
         Ok(Simulation {
@@ -579,8 +579,8 @@ impl Simulation {
         let t = self.t();
         let wanted = observers.iter().any(|o| o.wants_work(&self.plan));
         self.work.set_on(wanted && by_extension(&self.plan));
-        self.work
-            .until(&self.problem.model, self.integrator.as_mut(), t, true)?;
+        let (model, integrator) = (&self.problem.model, self.integrator.as_mut());
+        (self.work).until(model, integrator, &mut self.dense, t, true)?;
         let state = self.integrator.view();
         if self.emit(observers, state, last, requested, false, None)? == Control::Stop {
             return Ok(RunEnd::Stopped { t: self.t() });
@@ -593,10 +593,9 @@ impl Simulation {
                 if rest < self.integrator.h() * (1.0 + END_MARGIN) {
                     self.integrator.land_on(t_end);
                 }
-                if times.is_some() {
+                if times.is_some() || self.work.is_on() {
                     self.dense.save(self.integrator.view());
                 }
-                self.work.save(self.integrator.view());
                 let restarts = self.done.restarts;
                 self.step()?;
                 last = !remaining(self);
@@ -611,12 +610,8 @@ impl Simulation {
                     requested = Some(at_end);
                 }
                 let t = self.t();
-                let work = (self.work).until(
-                    &self.problem.model,
-                    self.integrator.as_mut(),
-                    t,
-                    same_model,
-                )?;
+                let (model, integrator) = (&self.problem.model, self.integrator.as_mut());
+                let work = (self.work).until(model, integrator, &mut self.dense, t, same_model)?;
                 let state = self.integrator.view();
                 if self.emit(observers, state, last, requested, false, work)? == Control::Stop {
                     return Ok(RunEnd::Stopped { t: self.t() });
@@ -654,7 +649,8 @@ impl Simulation {
             if !same_model || x < self.dense.start_time() {
                 continue;
             }
-            let work = (self.work).until(&self.problem.model, self.integrator.as_mut(), x, true)?;
+            let (model, integrator) = (&self.problem.model, self.integrator.as_mut());
+            let work = (self.work).until(model, integrator, &mut self.dense, x, true)?;
             self.dense
                 .at_integrator(&self.problem.model, x, self.integrator.as_mut())?;
             let state = self.dense.state();

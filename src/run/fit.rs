@@ -478,13 +478,12 @@ impl FitProblem<'_> {
             &times,
         )?;
         let (nt, np, nc) = (self.targets.len(), self.names.len(), coords.len());
-        let mut r = DVector::zeros(nt);
+        let r = self.residuals(&rows, &coords)?;
         let mut jac = DMatrix::zeros(nt, np);
         for (i, target) in self.targets.iter().enumerate() {
             let c = coords
                 .binary_search(&target.coordinate.as_str())
                 .expect("listed");
-            r[i] = target.weight * (interpolate(&rows, target.t, |x| x.1[c])? - target.value);
             for j in 0..np {
                 jac[(i, j)] = target.weight * interpolate(&srows, target.t, |x| x.1[j * nc + c])?;
             }
@@ -508,12 +507,17 @@ impl FitProblem<'_> {
         let times: Vec<f64> = self.targets.iter().map(|t| t.t).collect();
         let interrupt = self.interrupt;
         let ((_, rows), _) = trajectory(&problem, self.plan, &coords, None, interrupt, &times)?;
+        self.residuals(&rows, &coords)
+    }
+
+    /// The weighted residuals of a run's `rows` of the columns `coords` (sorted).
+    fn residuals(&self, rows: &Table, coords: &[&str]) -> Result<DVector<f64>, Error> {
         let mut r = DVector::zeros(self.targets.len());
         for (i, target) in self.targets.iter().enumerate() {
             let c = coords
                 .binary_search(&target.coordinate.as_str())
                 .expect("listed");
-            r[i] = target.weight * (interpolate(&rows, target.t, |x| x.1[c])? - target.value);
+            r[i] = target.weight * (interpolate(rows, target.t, |x| x.1[c])? - target.value);
         }
         Ok(r)
     }
@@ -577,7 +581,7 @@ impl<'a> Solver<FitProblem<'a>, FState> for Marquardt {
             Some(x) => x,
             None => match fp.evaluate(&p, true).map_err(msg)? {
                 (r, Some(jac)) => (r, jac),
-                (r, None) => (r.clone(), fp.jacobian(&p).map_err(msg)?),
+                (_, None) => unreachable!("asked for the Jacobian"),
             },
         };
         let cost = 0.5 * r.norm_squared();

@@ -452,13 +452,12 @@ fn singular_culprit(model: &Model, t: f64, q: &[f64], jac: &DMatrix<f64>) -> Str
     let mut idx: Vec<usize> = (0..n).filter(|&j| x[j].abs() >= 0.3 * big).collect();
     idx.sort_by(|&a, &b| x[b].abs().total_cmp(&x[a].abs()));
     let names = model.coordinate_names();
-    let mut list: Vec<&str> = idx.iter().take(6).map(|&j| names[j].as_str()).collect();
+    let list: Vec<&str> = idx.iter().take(6).map(|&j| names[j].as_str()).collect();
     let more = idx.len().saturating_sub(6);
     let tail = match more {
         0 => String::new(),
         _ => format!(" and {more} more"),
     };
-    list.dedup();
     format!(
         ": the motion along {}{tail} has neither inertia nor a constraint holding it (a body \
          without mass or inertia where it can move)",

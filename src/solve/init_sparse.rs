@@ -56,7 +56,10 @@ pub(crate) fn consistent(
         },
     };
     full.jacobian(model, t, &q);
-    if !full.finite() || !full.factorize(0.0).is_some_and(|r| r > DEPENDENT_BELOW) {
+    let independent = full.finite()
+        && full.factorize(0.0)
+        && full.conditioning().is_some_and(|r| r > DEPENDENT_BELOW);
+    if !independent {
         return Ok(None);
     }
     // velocities: the least-norm change of the free components
@@ -71,7 +74,7 @@ pub(crate) fn consistent(
     };
     if let Some(nv) = &mut own {
         nv.jacobian(model, t, &q);
-        if nv.factorize(0.0).is_none() {
+        if !nv.factorize(0.0) {
             return Ok(None);
         }
     }
@@ -163,7 +166,7 @@ fn project_positions(
         let n2 = c.iter().map(|x| x * x).sum::<f64>();
         let mut accepted = false;
         for _ in 0..40 {
-            if ne.factorize(mu).is_none() {
+            if !ne.factorize(mu) {
                 mu *= 4.0;
                 continue;
             }

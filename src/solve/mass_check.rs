@@ -23,7 +23,7 @@
 
 use crate::assembly::{self, Pattern, Point};
 use crate::model::Model;
-use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::dyn_stack::MemBuffer;
 use faer::sparse::linalg::cholesky::{
     CholeskySymbolicParams, SymbolicCholesky, SymmetricOrdering, factorize_symbolic_cholesky,
 };
@@ -160,17 +160,7 @@ impl MassCheck {
         };
         let sym = SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
         let a = SparseColMatRef::new(sym, &self.lower);
-        symbolic
-            .factorize_numeric_llt(
-                &mut self.l_values,
-                a,
-                Side::Lower,
-                Default::default(),
-                Par::Seq,
-                MemStack::new(&mut self.mem),
-                Default::default(),
-            )
-            .is_ok()
+        super::normal::numeric_llt(symbolic, a, &mut self.l_values, &mut self.mem)
     }
 
     /// Steps 2 and 3, once step 1 failed (allocates).

@@ -40,10 +40,8 @@ pub fn ledger_powers(model: &Model, s: StateView<'_>, ct: &mut Vec<f64>) -> [f64
 /// powers at the 5 Gauss nodes of each step (evaluated once per step, however many rows it
 /// holds), the works between two instants from the polynomial through them — over a whole
 /// step exactly the Gauss rule.
-#[derive(Default)]
 pub struct StepWork {
     on: bool,
-    dense: DenseOutput,
     /// The last instant reported.
     t_prev: f64,
     ct: Vec<f64>,
@@ -55,9 +53,15 @@ pub struct StepWork {
     basis: [[f64; 5]; 5],
 }
 
+impl Default for StepWork {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl StepWork {
-    /// Integrating (`on`), or leaving the ledger to its trapezoidal rule.
-    pub fn new(on: bool) -> Self {
+    /// Off until [`set_on`](Self::set_on).
+    pub fn new() -> Self {
         let mut basis = [[0.0; 5]; 5];
         for (i, b) in basis.iter_mut().enumerate() {
             // ℓᵢ(s) = Πⱼ≠ᵢ (s − xⱼ)/(xᵢ − xⱼ), multiplied out factor by factor
@@ -71,9 +75,12 @@ impl StepWork {
             }
         }
         StepWork {
-            on,
+            on: false,
+            t_prev: 0.0,
+            ct: Vec::new(),
+            step: None,
+            powers: [[0.0; 4]; 5],
             basis,
-            ..StepWork::default()
         }
     }
 
@@ -82,21 +89,21 @@ impl StepWork {
         self.on = on;
     }
 
-    /// Remember `s`, the state a step starts from (for a method without a continuous
-    /// extension of its own).
-    pub fn save(&mut self, s: StateView<'_>) {
-        if self.on {
-            self.dense.save(s);
-        }
+    /// Whether it integrates (the run then saves each step's start in its dense output).
+    pub fn is_on(&self) -> bool {
+        self.on
     }
 
     /// The works `∫ P dt` from the last reported instant to `t` (reported now), when both lie
-    /// in `integrator`'s last accepted step of `model` (`same_model`: no restart in it);
-    /// `None` otherwise (the run's first instant, a restart) or when off.
+    /// in `integrator`'s last accepted step of `model` (`same_model`: no restart in it), the
+    /// step's start saved in `dense`; `None` otherwise (the run's first instant, a restart) or
+    /// when off. Call it before `dense` makes the state of an instant inside the step (its
+    /// nodes overwrite that state).
     pub fn until(
         &mut self,
         model: &Arc<Model>,
         integrator: &mut dyn Integrator,
+        dense: &mut DenseOutput,
         t: f64,
         same_model: bool,
     ) -> Result<Option<[f64; 4]>, Error> {
@@ -104,7 +111,7 @@ impl StepWork {
         if !self.on || !same_model {
             return Ok(None);
         }
-        let (t0, t1) = (self.dense.start_time(), integrator.t());
+        let (t0, t1) = (dense.start_time(), integrator.t());
         let eps = 1e-9 * (t1 - t0).abs();
         if !(a >= t0 - eps && t > a && t <= t1 + eps) {
             return Ok(None);
@@ -112,9 +119,7 @@ impl StepWork {
         let (mid, half) = (0.5 * (t0 + t1), 0.5 * (t1 - t0));
         if self.step != Some((t0, t1)) {
             for (k, (x, _)) in NODES.iter().enumerate() {
-                let s = self
-                    .dense
-                    .at_integrator(model, mid + half * x, integrator)?;
+                let s = dense.at_integrator(model, mid + half * x, integrator)?;
                 self.powers[k] = ledger_powers(model, s, &mut self.ct);
             }
             self.step = Some((t0, t1));
@@ -150,7 +155,7 @@ mod tests {
     /// integrate a quartic exactly.
     #[test]
     fn lagrange_basis_of_the_gauss_nodes() {
-        let w = StepWork::new(true);
+        let w = StepWork::new();
         let eval = |i: usize, s: f64| {
             (0..5)
                 .map(|k| w.basis[i][k] * s.powi(k as i32))
