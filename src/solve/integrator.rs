@@ -204,11 +204,20 @@ pub(crate) fn check_step_options(
 
 /// The smallest step an error-controlled method takes at `t`: `h_min` if given, else ten units
 /// of round-off of `t` (or of the last step, at `t = 0`).
-/// Tells an error estimate that no smaller step reduces — the rounding of the forces, not the
-/// method's truncation error — from the method's own, over one streak of rejected attempts.
-/// A truncation error falls at least as fast as the step (a kink in the forces: `O(h)` per
-/// unit step), so a step shrunk `10³`-fold over at least four rejections with the error still
-/// above a tenth of the streak's first is at the floor: no step meets the tolerance there.
+/// Tells an error estimate that no smaller step reduces — the rounding of the forces, or a
+/// jump in them — from the method's own truncation error, over one streak of rejected attempts.
+///
+/// A truncation error per unit step falls as `h⁷` (DOP853); an attempt shrunk below 0.8 of the
+/// streak's last whose error fell less than a tenth of that is *unresponsive*: a jump in the
+/// forces inside the step (`V = |x|`: `O(h)` per step, `O(1)` per unit step, whatever the step)
+/// or their rounding (a stiff mode's large forces). Such an attempt is judged per step — its
+/// own local error against the tolerance, as Hairer's codes judge every step — since shrinking
+/// it further buys nothing per unit step; a jump is then crossed in one short step. When
+/// [`FLOOR_STEPS`](Self::FLOOR_STEPS) of the attempts of one window and a
+/// [`FLOOR_SHARE`](Self::FLOOR_SHARE) of its accepted steps needed it, the error is the
+/// model's rounding, not an isolated jump: no step meets the tolerance per unit step there
+/// ([`at_floor`](Self::at_floor)). A step shrunk `10³`-fold over at least four rejections with
+/// the error still above a tenth of the streak's first is at the floor at once.
 ///
 /// It also counts the attempts in windows of [`WINDOW`](Self::WINDOW): a window with
 /// [`STRUGGLING`](Self::STRUGGLING) of them rejected is a method struggling (a fast mode
@@ -218,9 +227,15 @@ pub(crate) fn check_step_options(
 pub(crate) struct ErrorFloor {
     /// The streak's first rejected step and its error.
     first: Option<(f64, f64)>,
+    /// The streak's last rejected step and its error.
+    last: Option<(f64, f64)>,
     rejections: usize,
     /// Attempts and rejections in the current window.
     window: (usize, usize),
+    /// Steps accepted per step (unresponsive error) in the current window.
+    floor_steps: usize,
+    /// Whether a window's accepted steps were the rounding's (see [`at_floor`](Self::at_floor)).
+    at_floor: bool,
     /// Whether a whole window was struggling.
     struggled: bool,
     /// Struggling windows in a row (the last ones).
@@ -233,11 +248,39 @@ impl ErrorFloor {
     /// Rejections in a window that make it struggling.
     pub(crate) const STRUGGLING: usize = 80;
 
+    /// Steps accepted per step in one window that make the window the rounding's.
+    pub(crate) const FLOOR_STEPS: usize = 8;
+    /// The share of a window's accepted steps that must have been accepted per step.
+    pub(crate) const FLOOR_SHARE: f64 = 0.2;
+
     /// An accepted step ends the streak.
     pub(crate) fn accepted(&mut self) {
         self.first = None;
+        self.last = None;
         self.rejections = 0;
         self.count(false);
+    }
+    /// Whether an attempt of size `h` whose error `err` is over the tolerance did not respond
+    /// to the step: shrunk below 0.8 of the streak's last rejected attempt `(h₀, e₀)`, its
+    /// error is still above `10 (h/h₀)^order e₀` (`order`: how the error per unit step falls).
+    pub(crate) fn unresponsive(&self, h: f64, err: f64, order: f64) -> bool {
+        self.last.is_some_and(|(h0, e0)| {
+            err.is_finite() && h < 0.8 * h0 && err >= 10.0 * (h / h0).powf(order) * e0
+        })
+    }
+    /// An unresponsive attempt accepted per step; whether the window's accepted steps are now
+    /// the rounding's.
+    pub(crate) fn accepted_per_step(&mut self) -> bool {
+        self.floor_steps += 1;
+        let accepted = self.window.0 - self.window.1 + 1;
+        self.at_floor |= self.floor_steps >= Self::FLOOR_STEPS
+            && self.floor_steps as f64 >= Self::FLOOR_SHARE * accepted as f64;
+        self.accepted();
+        self.at_floor
+    }
+    /// The streak's last rejected step, if any.
+    pub(crate) fn last_rejected(&self) -> Option<f64> {
+        self.last.map(|(h, _)| h)
     }
     /// A rejection that is not of the error (the attempt refused for another reason).
     pub(crate) fn count_rejection(&mut self) {
@@ -259,6 +302,7 @@ impl ErrorFloor {
             self.struggled |= struggling;
             self.in_a_row = if struggling { self.in_a_row + 1 } else { 0 };
             self.window = (0, 0);
+            self.floor_steps = 0;
         }
     }
     /// A rejected attempt of size `h` with error `err` (over the tolerance): the streak's
@@ -269,6 +313,7 @@ impl ErrorFloor {
             return None;
         }
         let (h0, e0) = *self.first.get_or_insert((h, err));
+        self.last = Some((h, err));
         self.rejections += 1;
         (self.rejections >= 4 && h <= 1e-3 * h0 && err >= 0.1 * e0).then_some((h0, e0))
     }
@@ -351,5 +396,42 @@ mod tests {
             }
         }
         assert!(!g.struggled() && g.struggling_attempts() == 0);
+    }
+
+    #[test]
+    fn an_error_that_does_not_fall_with_the_step_is_judged_per_step() {
+        // a jump in the forces: the error per unit step stays while the step falls threefold
+        let mut f = ErrorFloor::default();
+        f.rejected(1e-2, 3e9);
+        assert!(f.unresponsive(3e-3, 2.9e9, 7.0));
+        // a truncation error falls as h⁷: responsive, and nothing to compare the first with
+        assert!(!f.unresponsive(3e-3, 3e9 * 0.3f64.powi(7), 7.0));
+        assert!(!ErrorFloor::default().unresponsive(1e-3, 1e9, 7.0));
+        // a step barely shrunk tells nothing
+        assert!(!f.unresponsive(0.9e-2, 3e9, 7.0));
+        // one jump crossed per twenty steps is a jump; every other step is the rounding
+        let mut jumps = ErrorFloor::default();
+        for k in 0..ErrorFloor::WINDOW {
+            let at_floor = if k % 20 == 19 {
+                jumps.accepted_per_step()
+            } else {
+                jumps.accepted();
+                false
+            };
+            assert!(!at_floor, "attempt {k}");
+        }
+        let mut rounding = ErrorFloor::default();
+        let floor = (0..40).map(|k| {
+            if k % 2 == 0 {
+                rounding.accepted_per_step()
+            } else {
+                rounding.accepted();
+                false
+            }
+        });
+        assert_eq!(
+            floor.take_while(|f| !f).count(),
+            2 * (ErrorFloor::FLOOR_STEPS - 1)
+        );
     }
 }

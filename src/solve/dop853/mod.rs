@@ -372,6 +372,16 @@ impl Dop853 {
         scale * e5 / ((e5 + 0.01 * e3) * len as f64).sqrt()
     }
 
+    /// The error estimate `err` (per unit step) of an attempt of size `h` as the error of that
+    /// one step (infinite when the tolerance is already per step).
+    fn per_step_error(&self, h: f64, err: f64) -> f64 {
+        if self.opts.span > 0.0 {
+            err * h.abs() / self.opts.span
+        } else {
+            f64::INFINITY
+        }
+    }
+
     /// The exponent of the step-size rule: the error estimate goes as `h⁸`, per unit step as
     /// `h⁷`.
     fn exponent(&self) -> f64 {
@@ -515,8 +525,17 @@ impl Dop853 {
         let err = self.error(h);
         self.err = err;
         let fac11 = err.powf(self.exponent());
-        let h_lambda = if err <= 1.0 { self.h_lambda(h) } else { 0.0 };
-        if err <= 1.0 && h_lambda > 100.0 * STIFF_BOUNDARY {
+        // the error per unit step does not fall with the step (a jump in the forces, or their
+        // rounding): the attempt is judged per step, as Hairer's codes judge every step
+        let per_step = err > 1.0
+            && self.per_step_error(h, err) <= 1.0
+            && self.floor.unresponsive(h, err, 1.0 / self.exponent());
+        let h_lambda = if err <= 1.0 || per_step {
+            self.h_lambda(h)
+        } else {
+            0.0
+        };
+        if (err <= 1.0 || per_step) && h_lambda > 100.0 * STIFF_BOUNDARY {
             // far past the stability boundary: a fast mode not yet excited let the error test
             // pass, and the step amplified it `(hλ)⁸`-fold — refused, the next attempt at the
             // boundary (or Radau IIA, for a run left to the tolerance)
@@ -536,6 +555,25 @@ impl Dop853 {
             self.h = h_new;
             self.last_rejected = false;
             self.floor.accepted();
+            Ok(StepOutcome::Accepted)
+        } else if per_step {
+            let h_from = self.floor.last_rejected().unwrap_or(h);
+            if self.floor.accepted_per_step() {
+                if !self.opts.switch_when_stiff {
+                    return Err(SolveError::ErrorFloor {
+                        method: "dop853",
+                        t: self.t,
+                        h_from,
+                        h,
+                        error: err,
+                    });
+                }
+                self.stiff_at.get_or_insert(self.t);
+            }
+            // (no stiffness test: the stages straddle the jump)
+            self.accept(h, 0.0)?;
+            self.h = h;
+            self.last_rejected = false;
             Ok(StepOutcome::Accepted)
         } else {
             if let Some((h_from, _)) = self.floor.rejected(h, err) {
