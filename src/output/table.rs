@@ -49,6 +49,16 @@ fn kept_rows(n: usize, max_rows: usize) -> Vec<usize> {
     rows
 }
 
+/// Whether the file's last byte ends a line.
+fn ends_a_line(path: &Path) -> std::io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = File::open(path)?;
+    f.seek(SeekFrom::End(-1))?;
+    let mut last = [0u8];
+    f.read_exact(&mut last)?;
+    Ok(last[0] == b'\n')
+}
+
 fn cannot(path: &Path, e: impl std::fmt::Display) -> PlotError {
     PlotError::read(path, format!("cannot read {}: {e}", path.display()))
 }
@@ -83,6 +93,18 @@ impl Table {
             return Err(PlotError::read(
                 path,
                 format!("{} has no data rows", path.display()),
+            ));
+        }
+        if !ends_a_line(path).map_err(|e| cannot(path, e))? {
+            // a number cut short still reads as a number: a wrong value, not an error
+            return Err(PlotError::read(
+                path,
+                format!(
+                    "{}:{}: the last row has no line end — a table is written with one, so the \
+                     file was cut while written (add a line end if the row is whole)",
+                    path.display(),
+                    n + 1
+                ),
             ));
         }
         let kept = kept_rows(n, max_values / columns.len().max(1));

@@ -383,20 +383,38 @@ pub fn parse_size(size: &str) -> Option<(u32, u32)> {
     (ok(w) && ok(h)).then_some((w, h))
 }
 
-/// The title of the run in `dir` (from its summary.json), or the folder's name.
-pub fn run_title(dir: &std::path::Path) -> String {
-    std::fs::read_to_string(dir.join("summary.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| v["title"].as_str().map(String::from))
-        .unwrap_or_else(|| dir.display().to_string())
+/// The run's summary.json in `dir`: `None` when there is none (a table written elsewhere);
+/// refused when it is there but is not a JSON object (a damaged run folder would otherwise
+/// lose its title and its own panels without a word).
+fn run_summary(dir: &Path) -> Result<Option<serde_json::Value>, PlotError> {
+    let path = dir.join("summary.json");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(PlotError::Read {
+                path: path.display().to_string(),
+                message: format!("cannot read {}: {e}", path.display()),
+            });
+        }
+    };
+    let damaged = |what: String| PlotError::Read {
+        path: path.display().to_string(),
+        message: format!(
+            "{}: {what} (written by `lagrangian run`; remove it to plot the table alone)",
+            path.display()
+        ),
+    };
+    match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(v @ serde_json::Value::Object(_)) => Ok(Some(v)),
+        Ok(_) => Err(damaged("not a JSON object".into())),
+        Err(e) => Err(damaged(e.to_string())),
+    }
 }
 
-/// The panels the run in `dir` asks for (its summary's `outputs.plots`; none if absent).
-fn run_panels(dir: &Path) -> Vec<crate::problem::PlotPanel> {
-    std::fs::read_to_string(dir.join("summary.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+/// The panels a run's summary asks for (its `outputs.plots`; none if absent).
+fn run_panels(summary: Option<&serde_json::Value>) -> Vec<crate::problem::PlotPanel> {
+    summary
         .and_then(|v| serde_json::from_value(v["outputs"]["plots"].clone()).ok())
         .unwrap_or_default()
 }
@@ -412,8 +430,11 @@ pub fn plot_run(
     size: (u32, u32),
 ) -> Result<Vec<PathBuf>, PlotError> {
     let table = crate::output::table::run_table(dir)?;
-    let title = run_title(dir);
-    let panels = run_panels(dir);
+    let summary = run_summary(dir)?;
+    let title = (summary.as_ref())
+        .and_then(|v| v["title"].as_str().map(String::from))
+        .unwrap_or_else(|| dir.display().to_string());
+    let panels = run_panels(summary.as_ref());
     match columns.is_empty() {
         true if !panels.is_empty() => {
             let out = out.unwrap_or_else(|| dir.join("plot"));

@@ -131,6 +131,28 @@ fn the_older_layout_with_units_reads_too() {
     assert_eq!(c.title, "old");
 }
 
+/// TOML has no bare expressions: a quoted value is one, as in the YAML files (`theta = "pi/4"`,
+/// `g = "9.81"`); a quoted word that is no expression is refused at its line.
+#[test]
+fn quoted_values_are_expressions() {
+    let plain = "[system.sim]\ng = 9.81\ntimedelta = 0.001\nsteps = 10\n\
+                 [[system.sim.pendula]]\nlength = 1.0\nmass = 1.0\ntheta = 0.7853981633974483\nphi = 0.0\n";
+    let quoted = plain
+        .replace("g = 9.81", "g = \"9.81\"")
+        .replace("theta = 0.7853981633974483", "theta = \"pi/4\"")
+        .replace("steps = 10", "steps = \"2*5\"");
+    let (a, b) = (
+        lagrangian::spec::parse_chain(plain, "a.toml").unwrap(),
+        lagrangian::spec::parse_chain(&quoted, "b.toml").unwrap(),
+    );
+    assert_eq!((a.chain.g, a.steps), (b.chain.g, b.steps));
+    assert_eq!(a.chain.rods[0].theta, b.chain.rods[0].theta);
+    let e = lagrangian::spec::parse(&plain.replace("g = 9.81", "g = \"fast\""), "c.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("c.toml:2:1") && e.contains("'fast'"), "{e}");
+}
+
 #[test]
 fn toml_mistakes_name_their_place() {
     let good = "[system.sim]\ng = 9.81\ntimedelta = 0.001\nsteps = 10\n\

@@ -265,3 +265,99 @@ fn runs_in_every_format_plot_and_damaged_tables_are_refused() {
         }
     }
 }
+
+/// Run folders damaged as a crash, a copy or an editor leave them — the last row cut, a row
+/// short, a word in a number's place, bytes that are no text, an empty table, a header alone,
+/// a summary or scene that is no JSON, no scene — are refused by `plot` and `animate` with the
+/// file (and the row) named, and nothing is drawn.
+#[test]
+fn damaged_run_folders_are_refused_with_the_file_named() {
+    let dir = tmp("plot-damaged");
+    let base = dir.join("base");
+    let o = base.to_str().unwrap();
+    run_ok(&[
+        "run",
+        &common::mech("double_pendulum.yaml"),
+        "--t-end",
+        "0.2",
+        "--quiet",
+        "--out",
+        o,
+    ]);
+    let good = std::fs::read_to_string(base.join("trajectory.csv")).unwrap();
+    let row = |k: usize| good.lines().nth(k).unwrap().to_string();
+    let cut = &good[..good.len() - 7];
+    let short = good.replacen(&row(5), row(5).rsplit_once(',').unwrap().0, 1);
+    let word = good.replacen(&row(6), &row(6).replacen(',', ",abc,", 1), 1);
+    let header = format!("{}\n", row(0));
+    let csv = "trajectory.csv";
+    let damages: Vec<(&str, &[u8], &str, &[&str])> = vec![
+        (
+            csv,
+            cut.as_bytes(),
+            "the last row has no line end",
+            &["plot", "animate"],
+        ),
+        (
+            csv,
+            short.as_bytes(),
+            "trajectory.csv:6",
+            &["plot", "animate"],
+        ),
+        (
+            csv,
+            word.as_bytes(),
+            "trajectory.csv:7",
+            &["plot", "animate"],
+        ),
+        (
+            csv,
+            &[0xff, 0xfe, 0x00, 0x41],
+            "trajectory.csv",
+            &["plot", "animate"],
+        ),
+        (csv, b"", "trajectory.csv is empty", &["plot", "animate"]),
+        (csv, header.as_bytes(), "no data rows", &["plot", "animate"]),
+        ("summary.json", b"{\"title\": ", "summary.json", &["plot"]),
+        (
+            "summary.json",
+            b"[1, 2]",
+            "summary.json: not a JSON object",
+            &["plot"],
+        ),
+        ("scene.json", b"{", "scene.json", &["animate"]),
+    ];
+    for (k, (file, bytes, want, commands)) in damages.into_iter().enumerate() {
+        let d = dir.join(format!("damaged{k}"));
+        std::fs::create_dir_all(&d).unwrap();
+        for f in ["trajectory.csv", "summary.json", "scene.json"] {
+            std::fs::copy(base.join(f), d.join(f)).unwrap();
+        }
+        std::fs::write(d.join(file), bytes).unwrap();
+        for command in commands {
+            let done = bin().args([command, d.to_str().unwrap()]).output().unwrap();
+            let err = String::from_utf8_lossy(&done.stderr);
+            assert!(
+                done.status.code() == Some(1) && err.contains(want),
+                "{file} #{k}, {command}: {err}"
+            );
+        }
+        for drawn in ["diagnostics.png", "diagnostics.svg", "animation.html"] {
+            assert!(!d.join(drawn).exists(), "{file} #{k}: {drawn} written");
+        }
+    }
+    // no scene: `animate` says which file and who writes it; `plot` needs none
+    let d = dir.join("noscene");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::copy(base.join("trajectory.csv"), d.join("trajectory.csv")).unwrap();
+    let done = bin()
+        .args(["animate", d.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        !done.status.success() && err.contains("scene.json") && err.contains("lagrangian run"),
+        "{err}"
+    );
+    run_ok(&["plot", d.to_str().unwrap()]);
+}
