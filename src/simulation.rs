@@ -374,6 +374,11 @@ impl Simulation {
         &self.switches
     }
 
+    /// The check of the driven constraints (its [`DriveWatch::lag_note`] for the summary).
+    pub fn drives(&self) -> &DriveWatch {
+        &self.drives
+    }
+
     /// Take one accepted step (retrying rejected attempts), then apply the problem's restart
     /// event if it fires. Before it, switch methods if the integrator asks to
     /// ([`Integrator::switch`]). Allocates nothing unless a restart or a switch happens.

@@ -314,6 +314,7 @@ pub(crate) fn summarize(
         tally,
     );
     summary.notes.extend(sim.integrator().advice());
+    summary.notes.extend(sim.drives().lag_note());
     summary.switches = sim.switches().to_vec();
     summary
 }

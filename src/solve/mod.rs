@@ -28,7 +28,7 @@ pub use crate::problem::{
 };
 pub use dense::DenseOutput;
 pub use dop853::Dop853;
-pub use drive_watch::{DRIVE_UNRESOLVED, DriveWatch};
+pub use drive_watch::{DRIVE_LAG_NOTED, DRIVE_UNRESOLVED, DriveLag, DriveWatch};
 pub use dynamics::StateSolver;
 pub use energy_watch::EnergyWatch;
 pub use genalpha::{GENALPHA_TIGHTEST, GenAlpha, GenAlphaParams};

@@ -162,6 +162,25 @@ fn a_drive_faster_than_the_step_is_named() {
     assert!((last(&s, "crank.v") - want).abs() < 1e-5 * 1500.0);
 }
 
+/// A drive the step follows only roughly (`ωh = 0.8`: velocities 10 % off) runs, and the
+/// summary says by how much it lags and which step would bring it to half a percent.
+#[test]
+fn a_drive_the_step_barely_follows_is_noted() {
+    for (w, noted) in [(100.0, false), (800.0, true)] {
+        let (problem, plan) = spec::parse(&driven(w), "lag.yaml").unwrap();
+        let mut sim = lagrangian::simulation::Simulation::new(problem, &plan).unwrap();
+        sim.run(&mut []).unwrap();
+        let lag = sim.drives().worst_lag();
+        assert_eq!(lag.is_some(), noted, "w = {w}: {lag:?}");
+        if let Some(lag) = lag {
+            assert!(lag.row.contains("motor"), "{lag:?}");
+            assert!((2.0..10.0).contains(&lag.percent), "{lag:?}");
+            let note = sim.drives().lag_note().unwrap();
+            assert!(note.contains("a step of 2."), "{note}");
+        }
+    }
+}
+
 #[test]
 fn a_fixed_step_that_fails_on_a_fast_drive_names_it() {
     // Chebyshev's linkage rocked at 1000 rad/s: Newton diverged at step 7, unnamed
