@@ -227,6 +227,15 @@ pub trait Terms: Send + Sync {
     fn solve_mass(&self, _q: &[f64], _x: &mut [f64]) -> Result<(), String> {
         Err("the group has no mass solve of its own".into())
     }
+    /// Forward dynamics of a group that [`solves_mass`](Terms::solves_mass): `x` (global)
+    /// holds the generalized forces of the *other* terms, `−r_others(t, q, v)`, on the group's
+    /// coordinates; out comes `q̈ = M⁻¹(x − b(q, v))`, the group's own velocity and gravity
+    /// terms `b` taken inside its recursion. A long chain's bias torques are large sums that
+    /// cancel: formed apart and divided by an ill-conditioned `M` their rounding swamps `q̈`
+    /// (a 700-link chain: DOP853 at 1e-8 stalled at t = 5e-4). `Err`: `M` is singular there.
+    fn forward_dynamics(&self, _q: &[f64], _v: &[f64], _x: &mut [f64]) -> Result<(), String> {
+        Err("the group has no forward dynamics of its own".into())
+    }
     /// Where the group's own mass matrix cannot accelerate a part of it at `q` (`x` global),
     /// named for a message — a diagnosis once a solve has failed (`None`: nothing found).
     fn singular_mass(&self, _q: &[f64]) -> Option<String> {

@@ -497,6 +497,31 @@ impl Model {
     pub fn solve_articulated(&self, g: usize, q: &[f64], x: &mut [f64]) -> Result<(), String> {
         self.terms[g].solve_mass(q, x)
     }
+    /// The generalized forces `−r(t, q, v, 0)` of every group but `g` into `x` (length `n`):
+    /// the load on the [`articulated`](Model::articulated) group `g`.
+    pub(crate) fn forces_on_articulated(&self, g: usize, s: &group::Point<'_>, x: &mut [f64]) {
+        x.fill(0.0);
+        for (k, group) in self.terms.iter().enumerate() {
+            if k != g {
+                group.add_residual(s, -1.0, x);
+            }
+        }
+    }
+    /// The accelerations `q̈ = M⁻¹(x − b(q, v))` of the [`articulated`](Model::articulated)
+    /// group `g` under the other groups' forces `x` ([`forces_on_articulated`]), its own bias
+    /// and gravity inside its recursion ([`Terms::forward_dynamics`]); `q̈` replaces `x`.
+    /// `Err`: `M` is singular there.
+    ///
+    /// [`forces_on_articulated`]: Model::forces_on_articulated
+    pub fn articulated_accelerations(
+        &self,
+        g: usize,
+        q: &[f64],
+        v: &[f64],
+        x: &mut [f64],
+    ) -> Result<(), String> {
+        self.terms[g].forward_dynamics(q, v, x)
+    }
     /// The first group that names where its own mass matrix is singular at `q`
     /// (a tree names the joint and body): a diagnosis for the message of a singular system.
     pub fn singular_mass(&self, q: &[f64]) -> Option<String> {

@@ -357,6 +357,33 @@ impl Terms for TreeTerms {
             Err(l) => Err(self.singular_link(l)),
         }
     }
+    fn forward_dynamics(&self, q: &[f64], v: &[f64], x: &mut [f64]) -> Result<(), String> {
+        let mut s = self.lock();
+        let s = &mut *s;
+        self.gather(q, &mut s.q);
+        self.gather(v, &mut s.v);
+        self.gather(x, &mut s.a);
+        let tree = &self.tree;
+        let n = s.q.len();
+        if n <= DENSE_UP_TO {
+            // small trees: M q̈ = x − b(q, v) by CRBA and Cholesky (fewer operations)
+            s.qdd.fill(0.0);
+            tree.rnea(&mut s.f, &s.q, &s.v, &s.qdd, &mut s.tau);
+            for (a, b) in s.a.iter_mut().zip(&s.tau) {
+                *a -= b;
+            }
+            tree.crba(&mut s.f, &s.q, &mut s.m);
+            cholesky_solve(&mut s.m, n, &mut s.a).map_err(|k| self.singular_at(k))?;
+            s.qdd.copy_from_slice(&s.a);
+        } else {
+            tree.aba(&mut s.art, &s.q, &s.v, &s.a, true, &mut s.qdd)
+                .map_err(|l| self.singular_link(l))?;
+        }
+        for (k, &i) in self.idx.iter().enumerate() {
+            x[i] = s.qdd[k];
+        }
+        Ok(())
+    }
     fn set_parallel(&mut self, _on: bool, _n: usize) {}
     fn colors(&self) -> usize {
         0

@@ -285,7 +285,8 @@ impl StateSolver {
         Ok(())
     }
 
-    /// `q̈ = M⁻¹(−r(t, q, v, 0))` by the group that solves `M` alone (no constraints).
+    /// `q̈ = M⁻¹(−r(t, q, v, 0))` by the group that solves `M` alone (no constraints), its own
+    /// bias and gravity inside its recursion ([`Model::articulated_accelerations`]).
     fn solve_articulated(
         &mut self,
         model: &Model,
@@ -301,20 +302,20 @@ impl StateSolver {
             a: &self.zeros[..n],
             lambda: &[],
         };
-        assembly::residual(model, &pt, 1.0, &mut self.res);
-        for i in 0..n {
-            self.x[i] = -self.res[i];
-        }
-        if self.x.iter().any(|x| !x.is_finite()) {
-            return Err(InitError::NonFinite { what: "the forces" }.into());
-        }
         let Some((g, last)) = &mut self.articulated else {
             unreachable!("called on the articulated path only")
         };
         last.copy_from_slice(q);
+        model.forces_on_articulated(*g, &pt, &mut self.x[..n]);
+        if self.x[..n].iter().any(|x| !x.is_finite()) {
+            return Err(InitError::NonFinite { what: "the forces" }.into());
+        }
         model
-            .solve_articulated(*g, q, &mut self.x[..n])
+            .articulated_accelerations(*g, q, v, &mut self.x[..n])
             .map_err(|detail| InitError::SingularMass { detail })?;
+        if self.x[..n].iter().any(|x| !x.is_finite()) {
+            return Err(InitError::NonFinite { what: "the forces" }.into());
+        }
         Ok((&self.x[..n], &self.x[n..]))
     }
 
