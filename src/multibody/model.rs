@@ -43,6 +43,18 @@ pub(crate) struct TreeTerms {
     /// The model's coordinate of each of the tree's.
     idx: Vec<usize>,
     scratch: Mutex<Scratch>,
+    /// The scratch of the residual on Taylor series, made at the Taylor method's first use.
+    taylor: Mutex<Option<TaylorScratch>>,
+}
+
+/// The scratch of one residual on Taylor series: the tree's inputs and torques and its
+/// workspace, kept between the orders and steps of the Taylor method.
+struct TaylorScratch {
+    ws: Workspace<Taylor>,
+    q: Vec<Taylor>,
+    v: Vec<Taylor>,
+    a: Vec<Taylor>,
+    tau: Vec<Taylor>,
 }
 
 impl TreeTerms {
@@ -68,6 +80,7 @@ impl TreeTerms {
             tree,
             idx,
             scratch: Mutex::new(scratch),
+            taylor: Mutex::new(None),
         }
     }
     fn lock(&self) -> std::sync::MutexGuard<'_, Scratch> {
@@ -389,13 +402,23 @@ impl Terms for TreeTerms {
         0
     }
     fn add_taylor_residual(&self, s: &TaylorPoint, r: &mut [Taylor]) -> Result<(), &'static str> {
-        let pick = |x: &[Taylor]| -> Vec<Taylor> { self.idx.iter().map(|&i| x[i]).collect() };
-        let (q, v, a) = (pick(s.q), pick(s.v), pick(s.a));
-        let mut tau = vec![Taylor::from(0.0); q.len()];
-        let mut ws = Workspace::new(&self.tree);
-        self.tree.rnea(&mut ws, &q, &v, &a, &mut tau);
+        let mut guard = self.taylor.lock().unwrap_or_else(|e| e.into_inner());
+        let t = guard.get_or_insert_with(|| {
+            let zero = vec![Taylor::from(0.0); self.idx.len()];
+            TaylorScratch {
+                ws: Workspace::new(&self.tree),
+                q: zero.clone(),
+                v: zero.clone(),
+                a: zero.clone(),
+                tau: zero,
+            }
+        });
         for (k, &i) in self.idx.iter().enumerate() {
-            r[i] += tau[k];
+            (t.q[k], t.v[k], t.a[k]) = (s.q[i], s.v[i], s.a[i]);
+        }
+        self.tree.rnea(&mut t.ws, &t.q, &t.v, &t.a, &mut t.tau);
+        for (k, &i) in self.idx.iter().enumerate() {
+            r[i] += t.tau[k];
         }
         Ok(())
     }
