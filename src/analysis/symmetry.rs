@@ -26,7 +26,7 @@
 //! several give it).
 
 use crate::error::Error;
-use crate::model::geometry::CoordKind;
+use crate::model::geometry::{CoordKind, QuaternionCoords};
 use crate::problem::{LinearSolverKind, Problem};
 use crate::solve::{StateSolver, null_space};
 use nalgebra::{DMatrix, DVector};
@@ -242,10 +242,21 @@ fn candidates(problem: &Problem, v: &[f64]) -> Vec<Candidate> {
         }
         out.push(c);
     }
+    // each quaternion's body turning about an axis of its joint's parent frame (`q ↦ e ⊗ q`,
+    // its free joint's position turning with it) or of its own (`q ↦ q ⊗ e`)
+    for qc in &g.quaternions {
+        for a in 0..3 {
+            out.push(quaternion_turn(qc, a, true));
+            out.push(quaternion_turn(qc, a, false));
+        }
+    }
+    let in_quaternion =
+        |k: usize| (g.quaternions.iter()).any(|qc| (qc.first..qc.first + 4).contains(&k));
     // shifts of the scalar coordinates that move (one at rest cannot be part of the
     // generator: nothing else moves it)
     let scalars: Vec<usize> = (0..names.len())
         .filter(|&k| matches!(kinds.get(k), None | Some(CoordKind::Scalar)) && v[k] != 0.0)
+        .filter(|&k| !in_quaternion(k))
         .collect();
     if out.len() + scalars.len() <= MAX_CANDIDATES {
         for &k in &scalars {
@@ -272,6 +283,39 @@ fn candidates(problem: &Problem, v: &[f64]) -> Vec<Candidate> {
 
 /// The most candidates tried: each costs six solves for the accelerations per sample state.
 const MAX_CANDIDATES: usize = 48;
+
+/// The turn of a quaternion's body about axis `a` at unit rate: of its joint's parent frame
+/// (`parent`: `q̇ = ½ e_a ⊗ q`, a free joint's position `ṗ = e_a × p`) or of its own frame
+/// (`q̇ = ½ q ⊗ e_a`).
+fn quaternion_turn(qc: &QuaternionCoords, a: usize, parent: bool) -> Candidate {
+    let axis = ["x", "y", "z"][a];
+    let mut c = Candidate {
+        name: match parent {
+            true => format!(
+                "{} turning about {axis} of its joint's parent frame",
+                qc.body
+            ),
+            false => format!("{} turning about its own {axis}", qc.body),
+        },
+        g: Vec::new(),
+        b: Vec::new(),
+        unit: 1.0,
+    };
+    let (w, v) = (qc.first, qc.first + 1);
+    // (0, e) ⊗ (w, u) = (−e·u, w e + e × u); (w, u) ⊗ (0, e) = (−u·e, w e + u × e)
+    c.g.push((w, v + a, -0.5));
+    c.g.push((v + a, w, 0.5));
+    let (i, j) = ((a + 1) % 3, (a + 2) % 3);
+    // (e_a × u)_i = −u_j, (e_a × u)_j = u_i; u × e_a the opposite
+    let s = if parent { 0.5 } else { -0.5 };
+    c.g.push((v + i, v + j, -s));
+    c.g.push((v + j, v + i, s));
+    if let (true, Some(p)) = (parent, qc.position) {
+        c.g.push((p + i, p + j, -1.0));
+        c.g.push((p + j, p + i, 1.0));
+    }
+    c
+}
 
 fn axis_of(k: &CoordKind) -> Option<usize> {
     match k {

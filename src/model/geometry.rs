@@ -389,6 +389,18 @@ impl fmt::Debug for Momenta {
     }
 }
 
+/// A unit quaternion `(w, x, y, z)` among a model's coordinates: the orientation of a body
+/// relative to its joint's parent frame (a spherical or free joint of a tree).
+#[derive(Clone, Debug)]
+pub struct QuaternionCoords {
+    /// The body it turns.
+    pub body: String,
+    /// Its first coordinate `w` (then `x`, `y`, `z`).
+    pub first: usize,
+    /// The first of the joint's three position coordinates (a free joint), if any.
+    pub position: Option<usize>,
+}
+
 /// The geometry of a mechanism: what the output and pictures show.
 #[derive(Clone, Debug, Default)]
 pub struct Geometry {
@@ -405,6 +417,9 @@ pub struct Geometry {
     pub bodies: Vec<Body>,
     /// What each coordinate is (empty: all [`CoordKind::Scalar`]).
     pub coordinate_kinds: Vec<CoordKind>,
+    /// The quaternions among the coordinates (spherical and free joints of a tree in joint
+    /// coordinates): the turns they admit are candidate symmetries of a steady motion.
+    pub quaternions: Vec<QuaternionCoords>,
     /// How total momenta are computed.
     pub momenta: Momenta,
     /// The file's `Animation` settings, as read (JSON).

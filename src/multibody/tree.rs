@@ -340,6 +340,21 @@ impl Tree {
             .filter_map(|l| l.kind.quaternion().map(|k| l.offset + k))
             .collect()
     }
+    /// Each spherical or free joint's quaternion as a model's coordinates when the tree's
+    /// start at `first` (for the symmetries of steady motion).
+    pub fn quaternion_coords(&self, first: usize) -> Vec<crate::model::geometry::QuaternionCoords> {
+        (self.links.iter())
+            .filter_map(|l| {
+                let k = l.kind.quaternion()?;
+                let at = first + l.offset;
+                Some(crate::model::geometry::QuaternionCoords {
+                    body: l.name.clone(),
+                    first: at + k,
+                    position: (k == 3).then_some(at),
+                })
+            })
+            .collect()
+    }
     /// The coordinates with every joint at its zero (quaternions `(1, 0, 0, 0)`).
     pub fn zero_coords(&self) -> Vec<f64> {
         let mut q = vec![0.0; self.n];

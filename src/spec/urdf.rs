@@ -515,6 +515,7 @@ impl Urdf {
     /// kinematics), drawn as bars from its parent's (the root link's origin fixed).
     fn geometry(&self) -> Geometry {
         let mut g = Geometry::new(3);
+        g.quaternions = self.tree.quaternion_coords(0);
         let tree = self.tree.clone();
         g.momenta = Momenta::Custom(Arc::new(move |q: &[f64], v: &[f64], _t: f64| {
             tree.momenta(q, v)

@@ -280,6 +280,12 @@ fn a_conical_pendulum_in_cartesian_coordinates_oscillates_about_its_cone() {
 /// Mass 1, centre of mass at `l` along its `k`, `m g l` and the moments about the tip as the
 /// Euler-angle top's; tilted by `θ₀` about the world's `x`, turning at `ω = Ω z + ψ̇ k`.
 fn top_body() -> String {
+    top_body_in(true)
+}
+
+/// [`top_body`] in natural coordinates, or (`natural` false) in joint coordinates: the spherical
+/// joint's unit quaternion.
+fn top_body_in(natural: bool) -> String {
     use lagrangian::spec::multibody::{Body, Joint, Multibody};
     let (i1, i3, th0, w, w3) = (0.8f64, 0.3, 0.6f64, 1.5, 20.0);
     let mgl = i3 * w3 * w - i1 * w * w * th0.cos();
@@ -288,7 +294,7 @@ fn top_body() -> String {
     let spin = w3 - w * th0.cos();
     let omega: [f64; 3] = [0, 1, 2].map(|a| w * [0.0, 0.0, 1.0][a] + spin * k[a]);
     let side = i1 - l * l;
-    Multibody::new(3)
+    let top = Multibody::new(3)
         .title("heavy top as a body")
         .body(
             "Top",
@@ -300,10 +306,13 @@ fn top_body() -> String {
                 .velocity([0.0, 0.0, 0.0])
                 .angular_velocity(omega),
         )
-        .joint("tip", Joint::spherical("ground", "Top"))
-        .yaml("PartData: { Coordinates: natural }")
-        .to_yaml()
-        .unwrap()
+        .joint("tip", Joint::spherical("ground", "Top"));
+    match natural {
+        true => top.yaml("PartData: { Coordinates: natural }"),
+        false => top,
+    }
+    .to_yaml()
+    .unwrap()
 }
 
 #[test]
@@ -325,6 +334,40 @@ fn a_precessing_top_in_natural_coordinates_nutates_at_the_closed_form_frequency(
     );
     let spin = 20.0 - 1.5 * 0.6f64.cos();
     assert!((rate("Top turning about its k").unwrap() - spin).abs() < 1e-9 * spin);
+    let wn = nutation();
+    let oscillating: Vec<_> = (report.damped.iter())
+        .filter(|s| s.omega_n > 1e-6)
+        .collect();
+    assert_eq!(oscillating.len(), 1, "{:?}", report.damped);
+    assert!(
+        (oscillating[0].im - wn).abs() < 1e-9 * wn,
+        "{} vs {wn}",
+        oscillating[0].im
+    );
+    assert!(oscillating[0].re.abs() < 1e-9 * wn);
+}
+
+/// The same top in joint coordinates: the spherical joint's quaternion has no cyclic
+/// coordinate either; the frame is the quaternion turned about the ground's `z` (`e_z ⊗ q`)
+/// and about the top's own `k` (`q ⊗ e_z`), and the nutation is the closed form's.
+#[test]
+fn a_precessing_top_on_a_quaternion_nutates_at_the_closed_form_frequency() {
+    let (problem, _) = spec::parse(&top_body_in(false), "top.yaml").unwrap();
+    assert_eq!(problem.model.n_coords(), 4);
+    let report = ModesReport::motion(&problem).unwrap();
+    assert!(
+        report.max_acceleration < 1e-9,
+        "{}",
+        report.max_acceleration
+    );
+    let frame = &report.moving_frame;
+    let rate = |name: &str| frame.iter().find(|(n, _)| n == name).map(|(_, r)| *r);
+    assert_eq!(frame.len(), 2, "{frame:?}");
+    let precession = rate("Top turning about z of its joint's parent frame");
+    assert!((precession.unwrap() - 1.5).abs() < 1e-10, "{frame:?}");
+    let spin = 20.0 - 1.5 * 0.6f64.cos();
+    let own = rate("Top turning about its own z").unwrap();
+    assert!((own - spin).abs() < 1e-9 * spin, "{frame:?}");
     let wn = nutation();
     let oscillating: Vec<_> = (report.damped.iter())
         .filter(|s| s.omega_n > 1e-6)

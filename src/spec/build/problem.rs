@@ -747,6 +747,7 @@ pub(super) fn finish(
     geometry.drives = std::mem::take(&mut b.drives);
     geometry.bodies = std::mem::take(&mut b.body_items);
     geometry.coordinate_kinds = std::mem::take(&mut b.coord_kinds);
+    geometry.quaternions = super::tree::quaternion_coords(&b.trees);
     geometry.momenta = match b.trees.first() {
         None => Momenta::Noether,
         Some((tree, first)) => {

@@ -693,3 +693,13 @@ pub(super) fn torque(b: &mut Builder, name: &str, v: &Value, p: &Path_) -> Resul
     }
     Ok(())
 }
+
+/// The unit quaternions among the coordinates of `trees` (each tree with its first coordinate),
+/// for the symmetries of steady motion.
+pub(super) fn quaternion_coords(
+    trees: &[(Arc<Tree>, usize)],
+) -> Vec<crate::model::geometry::QuaternionCoords> {
+    (trees.iter())
+        .flat_map(|(tree, first)| tree.quaternion_coords(*first))
+        .collect()
+}
