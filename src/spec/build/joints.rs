@@ -73,14 +73,21 @@ impl Kind {
 fn ok<T>(r: Result<T, String>) -> T {
     r.expect("joint equations are well-typed by construction")
 }
-fn dot(a: &VExpr, b: &VExpr) -> VExpr {
+pub(super) fn dot(a: &VExpr, b: &VExpr) -> VExpr {
     ok(VExpr::dot(a.clone(), b.clone()))
 }
-fn minus(a: &VExpr, b: &VExpr) -> VExpr {
+pub(super) fn minus(a: &VExpr, b: &VExpr) -> VExpr {
     ok(VExpr::sum(a.clone(), b.clone(), true))
 }
 fn times(a: VExpr, b: VExpr) -> VExpr {
     ok(VExpr::product(a, b))
+}
+/// `cos θ (u·b) − sin θ (u·a) = 0`: `u` turned by `θ` from `a` towards `b` (the angle row of a
+/// revolute joint, in space and in the plane).
+pub(super) fn turned_by(th: &VExpr, u: &VExpr, a: &VExpr, b: &VExpr) -> VExpr {
+    let cos = ok(VExpr::func(Func::Cos, th.clone()));
+    let sin = ok(VExpr::func(Func::Sin, th.clone()));
+    minus(&times(cos, dot(u, b)), &times(sin, dot(u, a)))
 }
 /// `Σ_k c_k a_k` (zero terms left out, unit ones not multiplied).
 fn combine(axes: &[VExpr; 3], c: [f64; 3]) -> VExpr {
@@ -453,12 +460,7 @@ pub(super) fn equations(
     let comp = |k| ok(VExpr::comp(d.clone(), k));
     let at_point = || vec![("x", comp(0)), ("y", comp(1)), ("z", comp(2))];
     let aligned = || vec![("axis x", dot(zp, xc)), ("axis y", dot(zp, yc))];
-    let cos = |e: &VExpr| ok(VExpr::func(Func::Cos, e.clone()));
-    let sin = |e: &VExpr| ok(VExpr::func(Func::Sin, e.clone()));
-    // cos θ (u·b) − sin θ (u·a) = 0: u turned by θ from a towards b
-    let angle = |th: &VExpr, u: &VExpr, a: &VExpr, b: &VExpr| {
-        minus(&times(cos(th), dot(u, b)), &times(sin(th), dot(u, a)))
-    };
+    let angle = turned_by;
     let slide = |s: &VExpr| minus(&dot(zp, &d), s);
     let mut out = Vec::new();
     match kind {

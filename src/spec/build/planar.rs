@@ -10,7 +10,8 @@
 
 use super::frames::Pose;
 use super::joints::{
-    BODY_KEYS, BodyFrame, Kind, Side, markers, mass_and_centre, origin, place_body, placement,
+    BODY_KEYS, BodyFrame, Kind, Side, dot, markers, mass_and_centre, minus, origin, place_body,
+    placement, turned_by,
 };
 use super::*;
 use crate::model::elements::PlanarBody;
@@ -145,29 +146,22 @@ pub(super) fn equations(
     ch: &Side,
     q: &[VExpr],
 ) -> Vec<(&'static str, VExpr)> {
-    let ok = |r: Result<VExpr, String>| r.expect("joint equations are well-typed by construction");
-    let d = ok(VExpr::sum(ch.origin.clone(), pa.origin.clone(), true));
+    let d = minus(&ch.origin, &pa.origin);
     let [xp, yp, _] = &pa.axes;
     let xc = &ch.axes[0];
-    let dot = |a: &VExpr, b: &VExpr| ok(VExpr::dot(a.clone(), b.clone()));
-    let comp = |k| ok(VExpr::comp(d.clone(), k));
+    let comp = |k| VExpr::comp(d.clone(), k).expect("a joint's offset is a vector");
     let twist = ("twist", dot(yp, xc));
     match kind {
-        Kind::Revolute => {
-            let cos = ok(VExpr::func(Func::Cos, q[0].clone()));
-            let sin = ok(VExpr::func(Func::Sin, q[0].clone()));
-            // cos θ (x_C·y_P) − sin θ (x_C·x_P) = 0: x_C turned by θ from x_P
-            let angle = ok(VExpr::sum(
-                ok(VExpr::product(cos, dot(xc, yp))),
-                ok(VExpr::product(sin, dot(xc, xp))),
-                true,
-            ));
-            vec![("x", comp(0)), ("y", comp(1)), ("angle", angle)]
-        }
+        // x_C turned by θ from x_P
+        Kind::Revolute => vec![
+            ("x", comp(0)),
+            ("y", comp(1)),
+            ("angle", turned_by(&q[0], xc, xp, yp)),
+        ],
         Kind::Prismatic => vec![
             ("offset", dot(yp, &d)),
             twist,
-            ("slide", ok(VExpr::sum(dot(xp, &d), q[0].clone(), true))),
+            ("slide", minus(&dot(xp, &d), &q[0])),
         ],
         _ => vec![("x", comp(0)), ("y", comp(1)), twist],
     }
