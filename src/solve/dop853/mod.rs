@@ -559,16 +559,7 @@ impl Dop853 {
         } else if per_step {
             let h_from = self.floor.last_rejected().unwrap_or(h);
             if self.floor.accepted_per_step() {
-                if !self.opts.switch_when_stiff {
-                    return Err(SolveError::ErrorFloor {
-                        method: "dop853",
-                        t: self.t,
-                        h_from,
-                        h,
-                        error: err,
-                    });
-                }
-                self.stiff_at.get_or_insert(self.t);
+                self.at_floor(h_from, h, err)?;
             }
             // (no stiffness test: the stages straddle the jump)
             self.accept(h, 0.0)?;
@@ -577,17 +568,7 @@ impl Dop853 {
             Ok(StepOutcome::Accepted)
         } else {
             if let Some((h_from, _)) = self.floor.rejected(h, err) {
-                if !self.opts.switch_when_stiff {
-                    return Err(SolveError::ErrorFloor {
-                        method: "dop853",
-                        t: self.t,
-                        h_from,
-                        h,
-                        error: err,
-                    });
-                }
-                // the run loop goes on with Radau IIA from here (`switch`)
-                self.stiff_at.get_or_insert(self.t);
+                self.at_floor(h_from, h, err)?;
             }
             if self.floor.struggled() {
                 self.stiff_at.get_or_insert(self.t);
@@ -611,6 +592,23 @@ impl Dop853 {
             self.last_rejected = true;
             Ok(StepOutcome::Rejected)
         }
+    }
+
+    /// The error estimate is the forces' rounding (shown from the step `h_from` down to `h`,
+    /// error `err`): a DOP853 the user named stops with [`SolveError::ErrorFloor`]; one left
+    /// to the tolerance goes on with Radau IIA from here (the run loop's `switch`).
+    fn at_floor(&mut self, h_from: f64, h: f64, err: f64) -> Result<(), SolveError> {
+        if !self.opts.switch_when_stiff {
+            return Err(SolveError::ErrorFloor {
+                method: "dop853",
+                t: self.t,
+                h_from,
+                h,
+                error: err,
+            });
+        }
+        self.stiff_at.get_or_insert(self.t);
+        Ok(())
     }
 
     /// Where stiffness was detected (the time of the 15th stiff step), if it was.
