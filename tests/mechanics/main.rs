@@ -29,6 +29,7 @@ mod multibody_builder;
 mod parallel;
 mod pendulum_exact;
 mod planar_bodies;
+mod planar_trees;
 mod potentials;
 mod rigid3d;
 mod rigid_body_rust;

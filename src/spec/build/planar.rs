@@ -27,14 +27,7 @@ pub(super) fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
     };
     b.check_name(name, ItemKind::Point, p)?;
     let (mass, com) = mass_and_centre(b, m, p, 2)?;
-    let ip = sub(p, "inertia");
-    let inertia = b.ctx.num(b.ctx.required(m, p, "inertia")?, &ip)?;
-    if !(inertia >= 0.0) {
-        return Err(b.ctx.err(
-            &ip,
-            "a planar body's inertia is its moment about the centre of mass, a number ≥ 0",
-        ));
-    }
+    let inertia = moment(b, m, p)?;
     let (position, angle) = placement(b, m, p, 2, |x, q| b.ctx.num(x, q))?;
 
     // the coordinates: the origin (a point named as the body) and the unit vector i
@@ -97,6 +90,119 @@ pub(super) fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
         place_body(b, &mut frame, pose);
     }
     b.frames.insert(name.to_string(), frame);
+    Ok(())
+}
+
+/// A planar body's `inertia`: its moment about the centre of mass, a number ≥ 0.
+fn moment(b: &Builder, m: &Mapping, p: &Path_) -> Result<f64, SpecError> {
+    let ip = sub(p, "inertia");
+    let inertia = b.ctx.num(b.ctx.required(m, p, "inertia")?, &ip)?;
+    if !(inertia >= 0.0) {
+        return Err(b.ctx.err(
+            &ip,
+            "a planar body's inertia is its moment about the centre of mass, a number ≥ 0",
+        ));
+    }
+    Ok(inertia)
+}
+
+/// A body of `Bodies` in the plane for the tree in joint coordinates (docs/maths.md §20): a
+/// lamina in the xy plane — mass, centre `[x, y, 0]`, inertia `diag(I/2, I/2, I)` about its
+/// centre (a plane figure's `I_zz = I_xx + I_yy`; the two in-plane moments never act, as the
+/// motion keeps `ω` along `z`) — posed by `position: [x, y]` and `orientation` (an angle).
+pub(super) fn tree_body(
+    b: &Builder,
+    name: &str,
+    val: &Value,
+    p: &Path_,
+) -> Result<super::tree::BodySpec, SpecError> {
+    let m = b.ctx.map(val, p)?;
+    b.ctx.keys(m, p, Some(BODY_KEYS))?;
+    b.check_name(name, ItemKind::Point, p)?;
+    let (mass, com) = mass_and_centre(b, m, p, 2)?;
+    let inertia = moment(b, m, p)?;
+    let (position, angle) = placement(b, m, p, 2, |x, q| b.ctx.num(x, q))?;
+    let shapes = match m.get("shapes").filter(|v| !v.is_null()) {
+        Some(v) => super::shapes::shapes(b, v, &sub(p, "shapes"))?,
+        None => Vec::new(),
+    };
+    let tensor = [
+        [0.5 * inertia, 0.0, 0.0],
+        [0.0, 0.5 * inertia, 0.0],
+        [0.0, 0.0, inertia],
+    ];
+    Ok(super::tree::BodySpec {
+        name: name.to_string(),
+        path: p.clone(),
+        body: crate::multibody::RigidBody::new(mass, [0.0; 3])
+            .com(com)
+            .inertia(tensor),
+        pose: position.map(|x| Pose {
+            r: Pose::rot(2, angle.unwrap_or(0.0)).r,
+            p: Vector3::new(x[0], x[1], 0.0),
+        }),
+        oriented: angle.is_some(),
+        markers: markers(b, name, m, p, 2)?,
+        shapes,
+    })
+}
+
+/// The frames of a planar joint as a tree joint (turning about, sliding along its frames'
+/// `z`): a prismatic joint slides along its frames' `x`, so both are turned by +90° about `y`
+/// (their `z` onto `x`); the others keep theirs.
+pub(super) fn tree_frames(kind: Kind, parent: Pose, child: Pose) -> (Pose, Pose) {
+    if kind != Kind::Prismatic {
+        return (parent, child);
+    }
+    let z_onto_x = Pose {
+        r: nalgebra::Matrix3::new(0.0, 0.0, 1.0, 0.0, 1.0, 0.0, -1.0, 0.0, 0.0),
+        p: Vector3::zeros(),
+    };
+    (parent.then(&z_onto_x), child.then(&z_onto_x))
+}
+
+/// The coordinate of a planar joint whose child frame sits at `rel` in its parent's frame
+/// (the closest the joint allows): the angle of a revolute joint, the slide along `x` of a
+/// prismatic one.
+pub(super) fn coordinates(kind: Kind, rel: &Pose) -> Vec<f64> {
+    match kind {
+        Kind::Revolute => vec![rel.r[(1, 0)].atan2(rel.r[(0, 0)])],
+        Kind::Prismatic => vec![rel.p[0]],
+        _ => Vec::new(),
+    }
+}
+
+/// `Torques: { Body: tau }` on a planar body in joint coordinates (an expression of time,
+/// positions and velocities; positive counter-clockwise): the couple `τ j` at `o + i` and
+/// `−τ j` at the origin `o` — no net force, moment `i × τ j = τ k`, power `τ ω`.
+pub(super) fn tree_torque(
+    b: &mut Builder,
+    name: &str,
+    v: &Value,
+    p: &Path_,
+) -> Result<(), SpecError> {
+    let tau = b.vexpr_with_velocities(v, p)?;
+    if tau.is_vector() {
+        return Err(b.ctx.err(
+            p,
+            "a torque on a planar body is a number (about the plane's normal z)",
+        ));
+    }
+    let frame = b.frames[name].clone();
+    let ok = |r: Result<VExpr, String>| r.expect("a torque's couple is well-typed");
+    let f = ok(VExpr::product(tau, frame.axes[1].clone()));
+    let minus_f = ok(VExpr::product(VExpr::constant(-1.0), f.clone()));
+    let tip = ok(VExpr::sum(
+        frame.origin.clone(),
+        frame.axes[0].clone(),
+        false,
+    ));
+    for (at, f) in [(tip, f), (frame.origin.clone(), minus_f)] {
+        let parts = [0, 1, 2].map(|k| ok(VExpr::comp(f.clone(), k)));
+        let placed = place::force_at(2, &PointMap::Expr(at), parts)
+            .map_err(|e| b.ctx.err(p, e.to_string()))?;
+        b.place(Ok(placed), p)?;
+    }
     Ok(())
 }
 

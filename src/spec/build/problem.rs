@@ -92,7 +92,7 @@ pub(super) fn problem_data(
         for (key, val) in b.ctx.keys(m, &p, None)? {
             let q = sub(&p, &key);
             if let Some((body, which)) = super::tree::body_velocity_key(b, &key) {
-                let x = b.ctx.vector(val, &q, 3)?;
+                let x = b.ctx.vector(val, &q, b.dim)?;
                 match bodies.iter_mut().find(|g| g.0 == body) {
                     Some(g) => g.1[which] = Some(x),
                     None => {

@@ -204,7 +204,7 @@ pub(super) fn elements(b: &mut Builder, part: Parts) -> Result<(), SpecError> {
         },
     };
     match (part("Bodies"), b.dim) {
-        (Some(v), 3) if joint_space => super::tree::bodies_and_joints(b, v, part("Joints"))?,
+        (Some(v), 2 | 3) if joint_space => super::tree::bodies_and_joints(b, v, part("Joints"))?,
         (bodies, _) => {
             if let Some(v) = bodies {
                 super::joints::bodies(b, v)?;

@@ -26,18 +26,21 @@ use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 use std::sync::Arc;
 
 /// A body of `Bodies`, read.
-struct BodySpec {
-    name: String,
-    path: Path_,
-    body: mb::RigidBody,
-    pose: Option<Pose>,
+pub(super) struct BodySpec {
+    pub(super) name: String,
+    pub(super) path: Path_,
+    pub(super) body: mb::RigidBody,
+    pub(super) pose: Option<Pose>,
     /// Whether the file gives the orientation too (a `position` alone places the origin).
-    oriented: bool,
-    markers: Vec<(String, [f64; 3])>,
-    shapes: Vec<crate::model::geometry::Shape>,
+    pub(super) oriented: bool,
+    pub(super) markers: Vec<(String, [f64; 3])>,
+    pub(super) shapes: Vec<crate::model::geometry::Shape>,
 }
 
 fn read_body(b: &Builder, name: &str, val: &Value, p: &Path_) -> Result<BodySpec, SpecError> {
+    if b.dim == 2 {
+        return super::planar::tree_body(b, name, val, p);
+    }
     let m = b.ctx.map(val, p)?;
     b.ctx.keys(m, p, Some(BODY_KEYS))?;
     b.check_name(name, ItemKind::Point, p)?;
@@ -271,10 +274,17 @@ fn grow(
         let (kind, parent_m, child_m, name, path) = match e.joint {
             Some(k) => {
                 let j = &joints[k];
-                (tree_kind(j.kind), j.parent_m, j.child_m, &j.name, &j.path)
+                let (parent_m, child_m) = match b.dim {
+                    2 => super::planar::tree_frames(j.kind, j.parent_m, j.child_m),
+                    _ => (j.parent_m, j.child_m),
+                };
+                (tree_kind(j.kind), parent_m, child_m, &j.name, &j.path)
             }
             None => (
-                JointKind::Free,
+                match b.dim {
+                    2 => JointKind::Planar,
+                    _ => JointKind::Free,
+                },
                 Pose::identity(),
                 Pose::identity(),
                 &body.name,
@@ -373,7 +383,8 @@ fn body_items(b: &mut Builder, body: &BodySpec, f: Frame, pose: Pose) -> Result<
     let name = &body.name;
     b.points
         .insert(name.clone(), Point::General(f.origin.expr()));
-    for (k, axis) in ["i", "j", "k"].iter().enumerate() {
+    // in the plane a body's axes are `i` and `j` (`k` is the plane's normal)
+    for (k, axis) in ["i", "j", "k"].iter().enumerate().take(b.dim) {
         b.vectors
             .insert(format!("{name}.{axis}"), Point::General(f.axes[k].expr()));
     }
@@ -460,9 +471,10 @@ fn close(b: &mut Builder, j: &JointSpec) -> Result<(), SpecError> {
                 .inverse()
                 .then(&pose_of(&j.pair[1], &j.child_m));
             let kind = tree_kind(j.kind);
-            match kind.quaternion() {
-                Some(_) => Vec::new(),
-                None => coordinates_of(kind, &rel),
+            match (b.dim, kind.quaternion()) {
+                (2, _) => super::planar::coordinates(j.kind, &rel),
+                (_, Some(_)) => Vec::new(),
+                (_, None) => coordinates_of(kind, &rel),
             }
         }
     };
@@ -593,11 +605,20 @@ pub(super) fn body_rates(
                 tree.body_velocity(i, q, &e)
             })
             .collect();
+        let ax = |k: usize| Vector3::new(pose.r[0][k], pose.r[1][k], pose.r[2][k]);
+        let (di, dj) = match (b.dim, di, dj) {
+            // in the plane `Arm.i`'s rate alone is the body's turn: i̇ = ω k × i
+            (2, Some(a), None) => {
+                let w = ax(0).cross(&Vector3::from(*a))[2];
+                let dj = Vector3::z().cross(&ax(1)) * w;
+                (Some(*a), Some([dj[0], dj[1], dj[2]]))
+            }
+            _ => (*di, *dj),
+        };
         match (di, dj) {
             (Some(a), Some(c)) => {
-                let ax = |k: usize| Vector3::new(pose.r[0][k], pose.r[1][k], pose.r[2][k]);
                 let (ei, ej, ek) = (ax(0), ax(1), ax(2));
-                let (a, c) = (Vector3::from(*a), Vector3::from(*c));
+                let (a, c) = (Vector3::from(a), Vector3::from(c));
                 let dk = a.cross(&ej) + ei.cross(&c);
                 let w = 0.5 * (ei.cross(&a) + ej.cross(&c) + ek.cross(&dk));
                 for k in 0..3 {
@@ -654,6 +675,9 @@ pub(super) fn body_rates(
 /// `o + e_k` and `−½ τ × (e₀ + e₁ + e₂)` at the origin `o` — no net force, moment
 /// `Σ e_k × ½ (τ × e_k) = ½ (3τ − τ) = τ`, power `τ · ω`.
 pub(super) fn torque(b: &mut Builder, name: &str, v: &Value, p: &Path_) -> Result<(), SpecError> {
+    if b.dim == 2 {
+        return super::planar::tree_torque(b, name, v, p);
+    }
     let list = v.as_sequence().filter(|l| l.len() == 3).ok_or_else(|| {
         b.ctx
             .err(p, "a torque on a body is [τx, τy, τz] (world components)")

@@ -1,0 +1,183 @@
+//! Planar `Bodies` and `Joints` in joint coordinates (issue 73: Dimension 2 builds the same
+//! `multibody::Tree` as space): a two-link arm against its natural-coordinate twin, a free body
+//! against the closed-form flight of a spinning lamina, a slider-crank's loop against its
+//! closure.
+
+use crate::common::{column as col, record};
+use lagrangian::output::sink::ColumnRecorder;
+use lagrangian::problem::Problem;
+use lagrangian::spec;
+
+fn run(text: &str) -> (Problem, ColumnRecorder) {
+    let (p, plan) = spec::parse(text, "plane.yaml").unwrap_or_else(|e| panic!("{e}"));
+    (p.clone(), record(p, plan))
+}
+
+const ARM: &str = "
+Dimension: 2
+PartData:
+  COORDS
+  Bodies:
+    Upper: { mass: 1.5, com: [0.4, 0.05], inertia: 0.08, markers: { Elbow: [0.9, 0] } }
+    Lower: { mass: 0.7, com: [0.3, 0], inertia: 0.02, markers: { Tip: [0.6, 0] } }
+  Joints:
+    shoulder: { type: revolute, bodies: [ground, Upper], initial: -1 }
+    elbow: { type: revolute, bodies: [Upper, Lower], parent: { at: [0.9, 0] }, initial: 1.3 }
+  Fixed: { O: [0.5, -1.5] }
+  Springs:
+    Lower.Tip-O: { stiffness: 20, length: 0.5 }
+AppliedForces:
+  Gravity:
+  Torques: { Upper: 0.3*sin(2*t) }
+ProblemData:
+  tend: 3
+  velocities: { shoulder: 0, elbow: 0.7 }
+SolverParams: { integrator: dop853, tol: 1e-11 }
+";
+
+/// The arm is two coordinates and no constraint in joint coordinates (ten and eight in natural
+/// ones); its markers, axes and velocities under gravity, a spring on a marker and a torque
+/// on a body equal the natural-coordinate run's.
+#[test]
+fn a_planar_arm_in_joint_coordinates_equals_its_natural_twin() {
+    let (tree, joint) = run(&ARM.replace("COORDS", ""));
+    let (natural, nat) = run(&ARM.replace("COORDS", "Coordinates: natural"));
+    assert_eq!(tree.model.n_coords(), 2);
+    assert_eq!(tree.model.coordinate_names(), ["shoulder", "elbow"]);
+    assert_eq!(tree.model.n_constraints(), 0);
+    assert_eq!(natural.model.n_coords(), 10);
+    let mut worst = 0.0f64;
+    for c in [
+        "Lower.Tip.x",
+        "Lower.Tip.y",
+        "Lower.Tip.vx",
+        "Upper.Elbow.vy",
+        "Lower.i.x",
+        "Lower.i.y",
+        "Upper.i.vx",
+        "shoulder",
+        "elbow",
+    ] {
+        let (a, b) = (col(&joint, c), col(&nat, c));
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(&b) {
+            worst = worst.max((x - y).abs());
+        }
+    }
+    assert!(worst < 1e-8, "joint against natural coordinates: {worst:e}");
+    let moved = col(&joint, "elbow");
+    assert!(
+        (moved[0] - moved[moved.len() - 1]).abs() > 0.1,
+        "the arm swung"
+    );
+}
+
+/// A body no joint carries floats on a planar joint (`Puck_x`, `Puck_y`, `Puck_angle`); its
+/// centre of mass flies the parabola and it spins at the rate its axis was given (`Puck.i`'s
+/// rate `ω k × i`), its origin off the centre of mass.
+#[test]
+fn a_free_planar_body_flies_a_parabola_spinning() {
+    let (th0, w, c) = (0.3f64, 2.5f64, [0.2f64, 0.1f64]);
+    let (vx, vy) = (2.0, 3.0);
+    let text = format!(
+        "Dimension: 2
+PartData:
+  Bodies:
+    Puck: {{ mass: 2, com: [{}, {}], inertia: 0.03, position: [1, 2], orientation: {th0} }}
+AppliedForces: {{ Gravity: }}
+ProblemData:
+  tend: 1
+  velocities: {{ Puck: [{vx}, {vy}], Puck.i: [{}, {}] }}
+SolverParams: {{ integrator: dop853, tol: 1e-12 }}
+",
+        c[0],
+        c[1],
+        -w * th0.sin(),
+        w * th0.cos()
+    );
+    let (p, t) = run(&text);
+    assert_eq!(
+        p.model.coordinate_names(),
+        ["Puck_x", "Puck_y", "Puck_angle"]
+    );
+    let turned = |th: f64| {
+        let (s, k) = th.sin_cos();
+        [k * c[0] - s * c[1], s * c[0] + k * c[1]]
+    };
+    let rc0 = turned(th0);
+    let centre0 = [1.0 + rc0[0], 2.0 + rc0[1]];
+    let vc0 = [vx - w * rc0[1], vy + w * rc0[0]];
+    let (ts, xs, ys, ths) = (
+        col(&t, "t"),
+        col(&t, "Puck.x"),
+        col(&t, "Puck.y"),
+        col(&t, "Puck_angle"),
+    );
+    let mut worst = 0.0f64;
+    for k in 0..ts.len() {
+        let tt = ts[k];
+        let th = th0 + w * tt;
+        let rc = turned(th);
+        let x = centre0[0] + vc0[0] * tt - rc[0];
+        let y = centre0[1] + vc0[1] * tt - 0.5 * 9.81 * tt * tt - rc[1];
+        worst = worst
+            .max((xs[k] - x).abs())
+            .max((ys[k] - y).abs())
+            .max((ths[k] - th).abs());
+    }
+    assert!(worst < 1e-9, "off the closed-form flight by {worst:e}");
+    assert!(ts[ts.len() - 1] > 0.999);
+}
+
+/// A slider-crank in the plane: the crank driven at 3 rad/s, the slider on a prismatic joint
+/// along the ground's `x`, the loop closed by the revolute joint between rod and slider
+/// (its angle a coordinate of its own, its three rows held by the index-3 machinery). The
+/// slider sits at `x = r cos θ + √(l² − r² sin² θ)`.
+#[test]
+fn a_planar_slider_crank_closes_its_loop() {
+    let (r, l) = (1.0f64, 3.0f64);
+    let text = format!(
+        "Dimension: 2
+PartData:
+  Bodies:
+    Crank: {{ mass: 1, com: [0.5, 0], inertia: 0.1 }}
+    Rod: {{ mass: 2, com: [1.5, 0], inertia: 1.5 }}
+    Slider: {{ mass: 3, inertia: 0.1 }}
+  Joints:
+    crank: {{ type: revolute, bodies: [ground, Crank] }}
+    wrist: {{ type: revolute, bodies: [Crank, Rod], parent: {{ at: [{r}, 0] }} }}
+    slide: {{ type: prismatic, bodies: [ground, Slider], initial: {} }}
+    pin: {{ type: revolute, bodies: [Rod, Slider], parent: {{ at: [{l}, 0] }} }}
+  Drives:
+    motor: {{ quantity: crank, motion: 3*t }}
+AppliedForces: {{ Gravity: }}
+ProblemData: {{ tend: 2.5 }}
+SolverParams: {{ integrator: radau, tol: 1e-10 }}
+",
+        r + l
+    );
+    let (p, t) = run(&text);
+    assert_eq!(p.model.n_coords(), 4, "crank, wrist, slide and pin's angle");
+    let (th, x) = (col(&t, "crank"), col(&t, "slide"));
+    let mut worst = 0.0f64;
+    for (th, x) in th.iter().zip(&x) {
+        let want = r * th.cos() + (l * l - (r * th.sin()).powi(2)).sqrt();
+        worst = worst.max((x - want).abs());
+    }
+    assert!(worst < 1e-8, "slider off its closed form by {worst:.3e}");
+    assert!(th[th.len() - 1] > 7.0, "the crank turned past a full turn");
+}
+
+/// A torque on a planar body in joint coordinates is a number about `z` (an expression); a list
+/// is refused at its place.
+#[test]
+fn a_planar_torque_is_a_number() {
+    let text = ARM
+        .replace("COORDS", "")
+        .replace("0.3*sin(2*t)", "[0, 0, 1]");
+    let e = spec::parse(&text, "plane.yaml").unwrap_err().to_string();
+    assert!(
+        e.contains("AppliedForces.Torques.Upper") && e.contains("expected an expression"),
+        "{e}"
+    );
+}
