@@ -14,6 +14,7 @@
 //! ```
 
 use super::columns::{UserColumn, Vocabulary};
+use super::elements::ChainPoint;
 use crate::expr::{VExpr, Val};
 use num_dual::Dual64;
 use serde::Serialize;
@@ -94,6 +95,10 @@ pub enum PointMap {
     Expr(VExpr),
     /// Rust code (e.g. the bobs of a pendulum chain in angle coordinates).
     Custom(CustomPoint),
+    /// A point carried by a chain of joints (a body's point in a tree in joint coordinates),
+    /// evaluated in `O(depth)`; with the same point as an expression where files use it in
+    /// their own expressions.
+    Chain(Arc<ChainPoint>, Option<VExpr>),
 }
 
 impl PointMap {
@@ -106,6 +111,7 @@ impl PointMap {
                 Val::S(x) => [x, 0.0, 0.0],
             },
             PointMap::Custom(f) => f.0.position_velocity(q, &vec![0.0; q.len()], t).0,
+            PointMap::Chain(c, _) => c.eval(q),
         }
     }
     /// The affine map, if it is one.
@@ -123,6 +129,7 @@ impl PointMap {
                 VExpr::affine(a.c, &coef)
             }
             PointMap::Expr(e) => e.clone(),
+            PointMap::Chain(_, e) => return e.clone(),
             PointMap::Custom(_) => return None,
         })
     }
@@ -136,6 +143,7 @@ impl PointMap {
                 s
             }
             PointMap::Custom(_) => BTreeSet::new(),
+            PointMap::Chain(c, _) => c.coords(),
         }
     }
     /// Whether it never moves (no coordinates, no time; Rust code counts as moving).
@@ -145,6 +153,7 @@ impl PointMap {
                 PointMap::Affine(_) => true,
                 PointMap::Expr(e) => !e.uses_time(),
                 PointMap::Custom(_) => false,
+                PointMap::Chain(..) => true,
             }
     }
 }
@@ -182,6 +191,7 @@ impl PointMap {
                 }
             }
             PointMap::Custom(f) => f.0.position_velocity(q, v, t),
+            PointMap::Chain(c, _) => c.pos_tangent(&|j| q[j], &|j| v[j]),
         }
     }
 }

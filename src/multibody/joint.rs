@@ -12,6 +12,7 @@
 //! residual along `q` vanishes identically (docs/maths.md §20).
 
 use super::spatial::*;
+use crate::model::elements::Factor;
 
 /// What a joint allows, and its coordinates.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,30 +67,9 @@ fn quat_g<D: Real>(q: &[D]) -> [[D; 4]; 3] {
     [[-x, w, z, -y], [-y, -z, w, x], [-z, y, -x, w]]
 }
 
-/// The rotation of `q/|q|` (the child's coordinates into the parent's).
-#[inline(always)]
-pub fn quat_rotation<D: Real>(q: &[D]) -> M3<D> {
-    let (w, x, y, z) = (q[0], q[1], q[2], q[3]);
-    let s = (w * w + x * x + y * y + z * z).recip();
-    let two = |a: D| (a + a) * s;
-    [
-        [
-            (w * w + x * x - y * y - z * z) * s,
-            two(x * y - w * z),
-            two(x * z + w * y),
-        ],
-        [
-            two(x * y + w * z),
-            (w * w - x * x + y * y - z * z) * s,
-            two(y * z - w * x),
-        ],
-        [
-            two(x * z - w * y),
-            two(y * z + w * x),
-            (w * w - x * x - y * y + z * z) * s,
-        ],
-    ]
-}
+/// The rotation of `q/|q|` (the child's coordinates into the parent's; the one the model's
+/// chain points use).
+pub use crate::model::elements::quat_rotation;
 
 /// The angular velocity (child's axes) of a quaternion's rate, and `2/|q|²`.
 #[inline(always)]
@@ -193,6 +173,38 @@ impl JointKind {
                 p: [q[0], q[1], q[2]],
             },
             JointKind::Fixed => Pose::identity(),
+        }
+    }
+    /// The joint's motion as factors of a chain ([`Factor`]) on the coordinates `first..`:
+    /// the product of the factors is [`pose`](Self::pose).
+    pub fn factors(self, first: usize) -> Vec<Factor> {
+        let turn = |axis: usize, k: usize| Factor::Turn {
+            axis,
+            coord: first + k,
+        };
+        let slide = |axis: usize, k: usize, scale: f64| Factor::Slide {
+            axis,
+            coord: first + k,
+            scale,
+        };
+        let quaternion = |k: usize| Factor::Quaternion {
+            coords: std::array::from_fn(|m| first + k + m),
+        };
+        match self {
+            JointKind::Revolute => vec![turn(2, 0)],
+            JointKind::Prismatic => vec![slide(2, 0, 1.0)],
+            JointKind::Cylindrical => vec![slide(2, 1, 1.0), turn(2, 0)],
+            JointKind::Screw { pitch } => vec![slide(2, 0, pitch), turn(2, 0)],
+            JointKind::Universal => vec![turn(0, 0), turn(1, 1)],
+            JointKind::Planar => vec![slide(0, 0, 1.0), slide(1, 1, 1.0), turn(2, 2)],
+            JointKind::Spherical => vec![quaternion(0)],
+            JointKind::Free => vec![
+                slide(0, 0, 1.0),
+                slide(1, 1, 1.0),
+                slide(2, 2, 1.0),
+                quaternion(3),
+            ],
+            JointKind::Fixed => Vec::new(),
         }
     }
     /// The motion subspace `S(q)` in `C`'s axes, given the joint's pose `x` at `q` (the free
@@ -301,7 +313,24 @@ fn quat_columns<D: Real>(q: &[D], s: &mut [Motion<D>]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::elements::ChainPoint;
     use num_dual::Dual64;
+
+    /// Each kind's chain factors place a point where its pose does.
+    #[test]
+    fn factors_are_the_pose() {
+        for (i, kind) in KINDS_TESTED.into_iter().enumerate() {
+            let (q, _, _) = sample(kind, 0.9 + 0.1 * i as f64);
+            let local = [0.3, -0.7, 0.4];
+            let x = kind.pose(&q).point_const(local);
+            let mut padded = vec![0.5; 2];
+            padded.extend(&q);
+            let y = ChainPoint::new(kind.factors(2), local).eval(&padded);
+            for k in 0..3 {
+                assert!((x[k] - y[k]).abs() < 1e-15, "{kind:?}: {x:?} vs {y:?}");
+            }
+        }
+    }
 
     const KINDS_TESTED: [JointKind; 9] = [
         JointKind::Revolute,

@@ -665,6 +665,31 @@ mod tests {
         Arc::new(t)
     }
 
+    /// A body's point as a chain of the joints from the root: at its pose and moving at its
+    /// velocity (the tree's own kinematics on dual numbers, [`TreePoints`]), on a model whose
+    /// tree starts at coordinate 3.
+    #[test]
+    fn chain_points_are_the_kinematics() {
+        let tree = tree();
+        let n = tree.n_coords();
+        let first = 3;
+        let f = |k: usize, a: f64| ((k as f64 + 1.0) * a).sin();
+        let q: Vec<f64> = (0..first + n).map(|k| f(k, 1.3)).collect();
+        let v: Vec<f64> = (0..first + n).map(|k| f(k, 2.1)).collect();
+        let points = TreePoints::new(tree.clone(), first);
+        for i in 0..tree.links().len() {
+            let local = [0.2, -0.1 * i as f64, 0.3];
+            let chain = tree.chain_point(i, local, first);
+            let (x, xd) = points.point(i, local).position_velocity(&q, &v, 0.0);
+            let (y, yd) = chain.pos_tangent(&|j| q[j], &|j| v[j]);
+            for k in 0..3 {
+                assert!((x[k] - y[k]).abs() < 1e-14, "link {i}: {x:?} vs {y:?}");
+                assert!((xd[k] - yd[k]).abs() < 1e-13, "link {i}: {xd:?} vs {yd:?}");
+            }
+            assert!(chain.coords().iter().all(|&j| j >= first && j < first + n));
+        }
+    }
+
     /// The group's `M`, `∂τ/∂q̇` and `∂τ/∂q` (one dual pass per column, and CRBA) against
     /// central differences of its residual.
     #[test]

@@ -111,16 +111,8 @@ pub fn identity<D: Real>() -> M3<D> {
     [[o, z, z], [z, o, z], [z, z, o]]
 }
 /// The rotation by `angle` about axis `k` (0: x, 1: y, 2: z): maps the turned frame's
-/// coordinates into the first's.
-pub fn rot_axis<D: Real>(k: usize, angle: D) -> M3<D> {
-    let (s, c) = angle.sin_cos();
-    let (o, z) = (D::from(1.0), D::from(0.0));
-    match k {
-        0 => [[o, z, z], [z, c, -s], [z, s, c]],
-        1 => [[c, z, s], [z, o, z], [-s, z, c]],
-        _ => [[c, -s, z], [s, c, z], [z, z, o]],
-    }
-}
+/// coordinates into the first's (the one the model's chain points use).
+pub use crate::model::elements::rot_axis;
 
 /// A spatial motion vector: angular velocity `w` and the velocity `v` of the point at the
 /// frame's origin.

@@ -4,7 +4,7 @@
 use super::joint::JointKind;
 use super::spatial::{Inertia, Pose, Real, cross, direction, dot, identity, mat_mul, rot_axis};
 use crate::error::ModelError;
-use crate::model::elements::second_moment;
+use crate::model::elements::{ChainPoint, Factor, second_moment};
 
 /// A rigid body: mass, centre of mass and inertia tensor about the centre, in its own frame.
 #[derive(Clone, Debug, PartialEq)]
@@ -362,6 +362,24 @@ impl Tree {
             q[l.coordinates()].copy_from_slice(&l.kind.zero_coords());
         }
         q
+    }
+    /// The point `local` (body frame) of link `i`'s body as a chain of the joints from the
+    /// root ([`ChainPoint`]: evaluated in `O(depth)`), the tree's coordinates starting at
+    /// `first` among a model's.
+    pub fn chain_point(&self, i: usize, local: [f64; 3], first: usize) -> ChainPoint {
+        let mut path = vec![i];
+        while let Some(p) = self.links[path[path.len() - 1]].parent {
+            path.push(p);
+        }
+        let place = |x: &Pose<f64>| Factor::Place { r: x.r, p: x.p };
+        let mut factors = Vec::new();
+        for &l in path.iter().rev() {
+            let link = &self.links[l];
+            factors.push(place(&link.tree_pose));
+            factors.extend(link.kind.factors(first + link.offset));
+        }
+        factors.push(place(&self.links[i].body_in_link));
+        ChainPoint::new(factors, local)
     }
     /// Total mass.
     pub fn mass(&self) -> f64 {

@@ -181,3 +181,103 @@ fn a_planar_torque_is_a_number() {
         "{e}"
     );
 }
+
+/// A chain of `n` unit links in the plane (`dim` 2) or in space (3, the joints' axes
+/// alternating between the world's z and y), its tip on a spring to a fixed point, a torque
+/// of time on its last body and a force at its tip; the same file in natural coordinates
+/// when `natural`.
+fn deep_chain(dim: usize, n: usize, natural: bool) -> String {
+    let mut s = format!("Dimension: {dim}\nPartData:\n");
+    if natural {
+        s += "  Coordinates: natural\n";
+    }
+    s += "  Bodies:\n";
+    let last = n - 1;
+    for i in 0..n {
+        s += &match dim {
+            2 => format!(
+                "    L{i}: {{ mass: 1, com: [0.5, 0], inertia: 0.08, markers: {{ Tip: [1, 0] }} }}\n"
+            ),
+            _ => format!(
+                "    L{i}: {{ mass: 1, com: [0.5, 0, 0], inertia: [0.01, 0.08, 0.08], markers: \
+                 {{ Tip: [1, 0, 0] }} }}\n"
+            ),
+        };
+    }
+    s += "  Joints:\n";
+    for i in 0..n {
+        let parent = if i == 0 {
+            "ground".into()
+        } else {
+            format!("L{}", i - 1)
+        };
+        let frames = match (dim, i) {
+            (_, 0) => String::new(),
+            (2, _) => ", parent: { at: [1, 0] }".into(),
+            (_, _) if i % 2 == 1 => {
+                ", parent: { at: [1, 0, 0], z: [0, 1, 0] }, child: { z: [0, 1, 0] }".into()
+            }
+            _ => ", parent: { at: [1, 0, 0] }".into(),
+        };
+        let q0 = if i == 0 { -1.2 } else { 0.1 };
+        s += &format!(
+            "    j{i}: {{ type: revolute, bodies: [{parent}, L{i}]{frames}, initial: {q0} }}\n"
+        );
+    }
+    let (fixed, torque, force) = match dim {
+        2 => ("[3, -5]", "0.5*cos(3*t)", "[0.2, -1]"),
+        _ => ("[3, -5, 1]", "[0, 0.3, '0.5*cos(3*t)']", "[0.2, -1, 0.3]"),
+    };
+    s += &format!(
+        "  Fixed: {{ O: {fixed} }}\n  Springs:\n    L{last}.Tip-O: {{ stiffness: 50, length: 1 }}\n\
+         AppliedForces:\n  Gravity:\n  Torques: {{ L{last}: {torque} }}\n  Forces: {{ L{last}.Tip: {force} }}\n\
+         ProblemData: {{ tend: 0.3 }}\nSolverParams: {{ integrator: dop853, tol: 1e-10 }}\n"
+    );
+    s
+}
+
+/// Elements on points deep in a tree — a spring at the tip of a chain of 16 links in the plane
+/// and of 10 in space, a torque on its last body, a force at its tip — act along the joints
+/// (before, the tip's expression of the joint coordinates grew 2.6× per joint and was refused
+/// past about eight): the motion equals the natural-coordinate twin's, where each element acts
+/// on its own body's coordinates.
+#[test]
+fn elements_deep_in_a_chain_act_as_in_natural_coordinates() {
+    for (dim, n) in [(2, 16), (3, 10)] {
+        let (tree, joint) = run(&deep_chain(dim, n, false));
+        let (_, nat) = run(&deep_chain(dim, n, true));
+        assert_eq!(tree.model.n_coords(), n);
+        let tip = format!("L{}.Tip", n - 1);
+        let mut worst = 0.0f64;
+        for c in ["x", "y", "vx", "vy"] {
+            let name = format!("{tip}.{c}");
+            for (x, y) in col(&joint, &name).iter().zip(&col(&nat, &name)) {
+                worst = worst.max((x - y).abs());
+            }
+        }
+        let moved = col(&joint, &format!("{tip}.x"));
+        assert!(
+            (moved[0] - moved[moved.len() - 1]).abs() > 0.05,
+            "the chain moved"
+        );
+        assert!(
+            worst < 1e-7,
+            "dimension {dim}: joint against natural coordinates {worst:e}"
+        );
+    }
+}
+
+/// An element on more coordinates than an element may have is refused at its place, saying
+/// why a point of a deep body brings so many and what to do.
+#[test]
+fn an_element_deeper_than_an_element_may_reach_is_refused_with_the_way_out() {
+    let e = spec::parse(&deep_chain(2, 24, false), "deep.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("PartData.Springs.L23.Tip-O")
+            && e.contains("24 coordinates")
+            && e.contains("Coordinates: natural"),
+        "{e}"
+    );
+}

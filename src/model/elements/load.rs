@@ -126,7 +126,7 @@ impl<const N: usize> Term<N> for PointForce {
                     }
                 }
             }
-            LocalPoint::Expr(_) => {
+            LocalPoint::Expr(_) | LocalPoint::Chain(_) => {
                 for (j, o) in out.iter_mut().enumerate() {
                     *o = p.dot(&fv, &p.partial(0, q, j, t));
                 }

@@ -27,6 +27,8 @@ pub enum LocalPoint {
     },
     /// An expression on the local coordinates and time.
     Expr(VExpr),
+    /// A point carried by a chain of joints on the local coordinates.
+    Chain(std::sync::Arc<super::ChainPoint>),
 }
 
 impl LocalPoint {
@@ -103,6 +105,7 @@ impl Points {
                 x
             }
             LocalPoint::Expr(e) => e.eval_vector(&|j| q[j], t),
+            LocalPoint::Chain(c) => c.pos(&|j| q[j]),
         }
     }
 
@@ -130,6 +133,7 @@ impl Points {
                 x
             }
             LocalPoint::Expr(e) => e.tangent(&|j| q[j], dq, t, dt),
+            LocalPoint::Chain(c) => c.pos_tangent(&|j| q[j], dq).1,
         }
     }
 
@@ -155,6 +159,7 @@ impl Points {
         match &self.list[p] {
             LocalPoint::Affine { .. } => (self.pos(p, q, t), self.vel(p, q, v, t)),
             LocalPoint::Expr(e) => e.value_and_tangent(&|j| q[j], &|j| v[j], t, D::from(1.0)),
+            LocalPoint::Chain(c) => c.pos_tangent(&|j| q[j], &|j| v[j]),
         }
     }
 
@@ -222,6 +227,7 @@ pub fn localize_with(
                 a: p.a.iter().map(|(j, v)| (at(*j), *v)).collect(),
             }),
             PointMap::Expr(e) => Ok(LocalPoint::Expr(e.remap(&at))),
+            PointMap::Chain(c, _) => Ok(LocalPoint::Chain(std::sync::Arc::new(c.remap(&at)))),
             PointMap::Custom(_) => Err(ModelError::NotDifferentiable),
         })
         .collect::<Result<_, _>>()?;

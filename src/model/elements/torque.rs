@@ -59,7 +59,7 @@ impl<const N: usize> Term<N> for PlanarTorque {
                         out[*j] += (rd[0] * a[0] + rd[1] * a[1]) * (s * tv);
                     }
                 }
-                LocalPoint::Expr(_) => {
+                LocalPoint::Expr(_) | LocalPoint::Chain(_) => {
                     for (j, o) in out.iter_mut().enumerate() {
                         let dx = p.partial(k, q, j, t);
                         *o += (rd[0] * dx[0] + rd[1] * dx[1]) * (s * tv);

@@ -92,6 +92,8 @@ struct Builder<'a> {
     /// pictures and columns (from the trees' forward kinematics).
     tree_bodies: HashMap<String, usize>,
     tree_points: Vec<NamedPoint>,
+    /// The points of tree bodies (origins and markers) as chains of joints, for elements.
+    chains: HashMap<String, std::sync::Arc<crate::model::elements::ChainPoint>>,
 }
 
 /// The most operations all expressions of a file may expand to together (each one at most
@@ -153,6 +155,7 @@ impl<'a> Builder<'a> {
             trees: Vec::new(),
             tree_bodies: HashMap::new(),
             tree_points: Vec::new(),
+            chains: HashMap::new(),
         }
     }
 
@@ -174,7 +177,10 @@ impl<'a> Builder<'a> {
     }
 
     fn pmap(&self, name: &str) -> PointMap {
-        to_map(&self.points[name])
+        match (self.chains.get(name), &self.points[name]) {
+            (Some(c), Point::General(e)) => PointMap::Chain(c.clone(), Some(e.clone())),
+            (_, p) => to_map(p),
+        }
     }
 
     /// Whether `name` is taken by a parameter, point, vector or scalar.
@@ -420,10 +426,28 @@ impl<'a> Builder<'a> {
         placed: Result<Option<place::PlacedTerm>, ModelError>,
         p: &Path_,
     ) -> Result<(), SpecError> {
-        if let Some(t) = placed.map_err(|e| self.ctx.err(p, e.to_string()))? {
+        if let Some(t) = placed.map_err(|e| self.element_error(e, p))? {
             self.terms.push(t);
         }
         Ok(())
+    }
+
+    /// An element's error at `p`; one on too many coordinates says where they come from when
+    /// the element is on bodies in joint coordinates.
+    fn element_error(&self, e: ModelError, p: &Path_) -> SpecError {
+        match e {
+            ModelError::TooManyCoordinates { n, max } if !self.chains.is_empty() => self.ctx.err(
+                p,
+                format!(
+                    "an element on {n} coordinates: at most {max} are supported, and a point of a \
+                     body in joint coordinates brings every joint between it and the ground: \
+                     act on the joints' coordinates, or give the bodies natural coordinates \
+                     (PartData: {{ Coordinates: natural }}), where an element acts on its bodies' \
+                     coordinates only"
+                ),
+            ),
+            e => self.ctx.err(p, e.to_string()),
+        }
     }
 
     /// Add a placed constraint named `name`; `none` is the error when it involves no coordinate.
@@ -434,7 +458,7 @@ impl<'a> Builder<'a> {
         none: &str,
         p: &Path_,
     ) -> Result<(), SpecError> {
-        match placed.map_err(|e| self.ctx.err(p, e.to_string()))? {
+        match placed.map_err(|e| self.element_error(e, p))? {
             Some((idx, k)) => {
                 self.cons.push((name.to_string(), idx, k));
                 Ok(())

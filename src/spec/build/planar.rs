@@ -188,6 +188,18 @@ pub(super) fn tree_torque(
             "a torque on a planar body is a number (about the plane's normal z)",
         ));
     }
+    if super::tree::of_time_only(&tau) {
+        // the body by its origin and the point one unit along `i`, along the joints
+        let basic = super::tree::frame_points(b, name, 2);
+        let placed = place::point_load_on(2, &[&basic[0], &basic[1]], |basic| {
+            crate::model::elements::PlanarTorque {
+                basic,
+                torque: tau,
+                length: 1.0,
+            }
+        });
+        return b.place(placed, p);
+    }
     let frame = b.frames[name].clone();
     let ok = |r: Result<VExpr, String>| r.expect("a torque's couple is well-typed");
     let f = ok(VExpr::product(tau, frame.axes[1].clone()));

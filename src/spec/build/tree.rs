@@ -241,8 +241,15 @@ pub(super) fn bodies_and_joints(
     }
     let leaves: Vec<VExpr> = (first..first + q0.len()).map(VExpr::coord).collect();
     let (frames, worlds) = frames_of(&tree, &leaves, &q0);
-    for (e, (frame, world)) in edges.iter().zip(frames.into_iter().zip(worlds)) {
-        body_items(b, &bodies[e.body], frame, from_mb(&world))?;
+    for (i, (e, (frame, world))) in edges.iter().zip(frames.into_iter().zip(worlds)).enumerate() {
+        let body = &bodies[e.body];
+        body_items(b, body, frame, from_mb(&world))?;
+        // elements on the body's points evaluate them along the joints, in O(depth)
+        let origin = std::iter::once((&body.name, [0.0; 3]));
+        for (name, local) in origin.chain(body.markers.iter().map(|(n, x)| (n, *x))) {
+            let chain = Arc::new(tree.chain_point(i, local, first));
+            b.chains.insert(name.clone(), chain);
+        }
     }
     add_pictures(b, &tree, &bodies, &edges, first);
     for k in closing {
@@ -690,6 +697,19 @@ pub(super) fn torque(b: &mut Builder, name: &str, v: &Value, p: &Path_) -> Resul
         }
         tau.push(e);
     }
+    if tau.iter().all(of_time_only) {
+        // the body's frame by three of its points, each along the joints (`O(depth)`)
+        let items = frame_points(b, name, 3);
+        let torque = [tau[0].clone(), tau[1].clone(), tau[2].clone()];
+        let placed = place::point_load_on(3, &[&items[0], &items[1], &items[2]], |items| {
+            crate::model::elements::BodyTorque {
+                items,
+                frame: crate::model::elements::Frame::points(1.0, [0.0, 1.0]),
+                torque,
+            }
+        });
+        return b.place(placed, p);
+    }
     let tau = VExpr::pack([tau[0].clone(), tau[1].clone(), tau[2].clone()]);
     let frame = b.frames[name].clone();
     let ok = |r: Result<VExpr, String>| r.expect("a torque's couple is well-typed");
@@ -716,6 +736,29 @@ pub(super) fn torque(b: &mut Builder, name: &str, v: &Value, p: &Path_) -> Resul
         b.place(Ok(placed), p)?;
     }
     Ok(())
+}
+
+/// Whether `e` depends on time alone (no coordinate, no velocity).
+pub(super) fn of_time_only(e: &VExpr) -> bool {
+    let mut coords = std::collections::BTreeSet::new();
+    e.coords(&mut coords);
+    coords.is_empty()
+}
+
+/// A tree body's origin and the points one unit along its first `count − 1` axes, as chains
+/// of the joints from the ground.
+pub(super) fn frame_points(b: &Builder, name: &str, count: usize) -> Vec<PointMap> {
+    let (tree, first) = b.trees.first().expect("a tree body is in the tree");
+    let i = b.tree_bodies[name];
+    (0..count)
+        .map(|k| {
+            let mut local = [0.0; 3];
+            if k > 0 {
+                local[k - 1] = 1.0;
+            }
+            PointMap::Chain(Arc::new(tree.chain_point(i, local, *first)), None)
+        })
+        .collect()
 }
 
 /// The unit quaternions among the coordinates of `trees` (each tree with its first coordinate),
