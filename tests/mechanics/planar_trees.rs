@@ -281,3 +281,70 @@ fn an_element_deeper_than_an_element_may_reach_is_refused_with_the_way_out() {
         "{e}"
     );
 }
+
+/// A hanging loop of `2 down + 2` unit links from the ground at the origin back to the ground
+/// at `[2, 0]` (down, right, up), the last joint closing it with no `initial`.
+fn hanging_loop(down: usize, natural: bool) -> String {
+    let turns: Vec<f64> = std::iter::repeat_n(-std::f64::consts::FRAC_PI_2, down)
+        .chain([0.0, 0.0])
+        .chain(std::iter::repeat_n(std::f64::consts::FRAC_PI_2, down))
+        .collect();
+    let mut s = String::from("Dimension: 2\nPartData:\n");
+    if natural {
+        s += "  Coordinates: natural\n";
+    }
+    s += "  Bodies:\n";
+    for i in 0..turns.len() {
+        s += &format!("    L{i}: {{ mass: 1, com: [0.5, 0], inertia: 0.08 }}\n");
+    }
+    s += "  Joints:\n";
+    let mut before = 0.0;
+    for (i, a) in turns.iter().enumerate() {
+        let parent = if i == 0 {
+            "ground".into()
+        } else {
+            format!("L{}", i - 1)
+        };
+        let at = if i == 0 {
+            ""
+        } else {
+            ", parent: { at: [1, 0] }"
+        };
+        s += &format!(
+            "    j{i}: {{ type: revolute, bodies: [{parent}, L{i}]{at}, initial: {} }}\n",
+            a - before
+        );
+        before = *a;
+    }
+    s += &format!(
+        "    close: {{ type: revolute, bodies: [ground, L{}], parent: {{ at: [2, 0] }}, child: \
+         {{ at: [1, 0] }} }}\nAppliedForces: {{ Gravity: }}\nProblemData: {{ tend: 0.5 }}\n\
+         SolverParams: {{ integrator: radau, tol: 1e-9 }}\n",
+        turns.len() - 1
+    );
+    s
+}
+
+/// A loop closed by a joint whose coordinate the file does not give starts where the bodies'
+/// frames put it, in joint and in natural coordinates (natural coordinates took 0 and the
+/// start moved the whole loop by 3.9 to meet it); the two swing alike.
+#[test]
+fn a_loop_closing_joint_starts_where_its_bodies_are() {
+    let (_, joint) = run(&hanging_loop(3, false));
+    let (_, nat) = run(&hanging_loop(3, true));
+    // the bottom links start where the file puts them: L3 at (0, -3), L4 at (1, -3)
+    for t in [&joint, &nat] {
+        assert!((col(t, "L3.x")[0]).abs() < 1e-12 && (col(t, "L3.y")[0] + 3.0).abs() < 1e-12);
+        assert!((col(t, "L4.x")[0] - 1.0).abs() < 1e-12);
+        assert!((col(t, "close")[0] - std::f64::consts::FRAC_PI_2).abs() < 1e-12);
+    }
+    let mut worst = 0.0f64;
+    for c in ["L3.x", "L3.y", "L4.vx", "L7.y"] {
+        for (x, y) in col(&joint, c).iter().zip(&col(&nat, c)) {
+            worst = worst.max((x - y).abs());
+        }
+    }
+    assert!(worst < 1e-7, "joint against natural coordinates: {worst:e}");
+    let y = col(&joint, "L3.y");
+    assert!((y[0] - y[y.len() - 1]).abs() > 1e-3, "the loop swung");
+}

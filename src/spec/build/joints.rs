@@ -380,9 +380,9 @@ pub(super) fn joints(b: &mut Builder, v: &Value) -> Result<(), SpecError> {
     loop {
         let pending = std::mem::take(&mut b.unplaced);
         let before = pending.len();
-        for (kind, pa, ch, q0) in pending {
-            if !place_through(b, kind, &pa, &ch, &q0) {
-                b.unplaced.push((kind, pa, ch, q0));
+        for w in pending {
+            if !place_through(b, &w) {
+                b.unplaced.push(w);
             }
         }
         if b.unplaced.len() == before {
@@ -421,10 +421,38 @@ fn joint(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), Spec
     let parent = side(b, &j.pair[0], j.parent_m, &bp)?;
     let child = side(b, &j.pair[1], j.child_m, &bp)?;
     joint_equations(b, &j, &parent, &child, &q)?;
-    if !place_through(b, j.kind, &parent, &child, &initial) {
-        b.unplaced.push((j.kind, parent, child, initial));
+    let unset = match j.initial {
+        Some(_) => Vec::new(),
+        None => (j.cnames.iter())
+            .filter_map(|n| match b.scalars.get(n) {
+                Some(Point::Free(idx)) => Some(idx[0]),
+                _ => None,
+            })
+            .collect(),
+    };
+    let w = Unplaced {
+        kind: j.kind,
+        parent,
+        child,
+        q0: initial,
+        unset,
+    };
+    if !place_through(b, &w) {
+        b.unplaced.push(w);
     }
     Ok(())
+}
+
+/// A joint waiting for one of its bodies to be placed.
+pub(super) struct Unplaced {
+    kind: Kind,
+    parent: Side,
+    child: Side,
+    /// The coordinates' values (zero where the file gives none).
+    q0: Vec<f64>,
+    /// The coordinates the file gives no value: taken from the bodies' frames when both are
+    /// placed by other joints (a joint closing a loop).
+    unset: Vec<usize>,
 }
 
 /// A joint's equations between its two sides, added to the model.
@@ -510,7 +538,8 @@ pub(super) fn equations(
 /// Place the child from the parent (or the parent from the child) through the joint at its
 /// initial coordinates, when one of them has a pose and the other not; `false` when neither
 /// has one yet.
-fn place_through(b: &mut Builder, kind: Kind, pa: &Side, ch: &Side, q0: &[f64]) -> bool {
+fn place_through(b: &mut Builder, w: &Unplaced) -> bool {
+    let (kind, pa, ch, q0) = (w.kind, &w.parent, &w.child, &w.q0[..]);
     let pose_of = |b: &Builder, s: &Side| match &s.body {
         None => Some(Pose::identity()),
         Some(n) => b.frames[n].placed,
@@ -531,7 +560,20 @@ fn place_through(b: &mut Builder, kind: Kind, pa: &Side, ch: &Side, q0: &[f64]) 
                 .then(&motion.inverse())
                 .then(&pa.marker.inverse()),
         ),
-        (Some(_), Some(_)) => return true,
+        (Some(tp), Some(tc)) => {
+            // a joint closing a loop starts where the bodies' frames put it
+            if !w.unset.is_empty() {
+                let rel = tp.then(&pa.marker).inverse().then(&tc.then(&ch.marker));
+                let x = match b.dim {
+                    2 => super::planar::coordinates(kind, &rel),
+                    _ => super::tree::coordinates_of(super::tree::tree_kind(kind), &rel),
+                };
+                for (&i, x) in w.unset.iter().zip(x) {
+                    b.guess[i] = Some(x);
+                }
+            }
+            return true;
+        }
         (None, None) => return false,
     };
     if let Some(n) = target {

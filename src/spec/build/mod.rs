@@ -80,7 +80,9 @@ struct Builder<'a> {
     /// The bodies of `Bodies`: their frames and poses (`joints`).
     frames: HashMap<String, joints::BodyFrame>,
     /// Joints that could not place a body yet (neither side had a pose when read).
-    unplaced: Vec<(joints::Kind, joints::Side, joints::Side, Vec<f64>)>,
+    /// Joints waiting for one of their bodies to be placed: kind, sides, coordinates' values
+    /// and, when the file gives none, the coordinates to take from the bodies' frames.
+    unplaced: Vec<joints::Unplaced>,
     /// Names only columns use: the members of elements (`AB.force`, `AB.length`).
     members: Vec<(String, VExpr)>,
     /// Operations of the expressions parsed so far that the model evaluates (terms,

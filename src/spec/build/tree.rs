@@ -84,7 +84,7 @@ fn from_mb(x: &mb::spatial::Pose<f64>) -> Pose {
 }
 
 /// The tree's kind of a file's joint kind.
-fn tree_kind(k: Kind) -> JointKind {
+pub(super) fn tree_kind(k: Kind) -> JointKind {
     match k {
         Kind::Revolute => JointKind::Revolute,
         Kind::Prismatic => JointKind::Prismatic,
@@ -104,7 +104,7 @@ fn quaternion(r: &Matrix3<f64>) -> [f64; 4] {
 
 /// The coordinates of a joint of `kind` whose child frame sits at `rel` in its parent frame
 /// (the closest the joint allows; the caller checks the pose they give).
-fn coordinates_of(kind: JointKind, rel: &Pose) -> Vec<f64> {
+pub(super) fn coordinates_of(kind: JointKind, rel: &Pose) -> Vec<f64> {
     let r = &rel.r;
     let angle = || r[(1, 0)].atan2(r[(0, 0)]);
     match kind {
