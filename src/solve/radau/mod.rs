@@ -44,6 +44,11 @@ const SAFE: f64 = 0.9;
 const KEEP_H: (f64, f64) = (1.0, 1.2);
 /// A Newton contraction above this (after more than two iterations) asks for a new Jacobian.
 const THETA_JAC: f64 = 1e-3;
+/// After Newton failed to converge, the steps stay within the size that then converged,
+/// growing by this factor per accepted step (CVODE's rule of holding the step after a
+/// convergence failure, relaxed gradually): where the nonlinearity, not the error, bounds the
+/// step, the controller otherwise grows it into the failure again and again.
+const NEWTON_RELAX: f64 = 1.2;
 
 /// A Radau IIA stepper over a [`Model`].
 ///
@@ -116,6 +121,10 @@ pub struct Radau {
     theta: f64,
     first: bool,
     last_rejected: bool,
+    /// The largest step Newton is trusted with (see [`NEWTON_RELAX`]), and whether it failed
+    /// since the last accepted step.
+    h_newton: f64,
+    newton_failed: bool,
     /// The last accepted step's size and error (the predictive controller).
     h_acc: f64,
     err_acc: f64,
@@ -235,6 +244,8 @@ impl Radau {
             theta: 1.0,
             first: true,
             last_rejected: false,
+            h_newton: f64::INFINITY,
+            newton_failed: false,
             h_acc: 0.0,
             err_acc: 1e-2,
             err: 0.0,

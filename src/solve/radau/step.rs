@@ -2,7 +2,7 @@
 //! (with Gustafsson's predictive controller), acceptance; and the [`Integrator`] interface.
 
 use super::tableau::P;
-use super::{GROW, KEEP_H, Newton, Radau, SAFE, SHRINK, THETA_JAC};
+use super::{GROW, KEEP_H, NEWTON_RELAX, Newton, Radau, SAFE, SHRINK, THETA_JAC};
 use crate::error::SolveError;
 use crate::model::{Model, StateView};
 use crate::solve::Stats;
@@ -36,6 +36,7 @@ impl Radau {
             Newton::Converged { iterations } => iterations,
             Newton::Failed { factor } => {
                 // radau5.f: a shorter step, with a fresh Jacobian unless it is one already
+                self.newton_failed = true;
                 self.reject(h * factor);
                 if !self.jac_current {
                     self.jacobian();
@@ -68,6 +69,13 @@ impl Radau {
         if self.last_rejected {
             h_new = h_new.min(h);
         }
+        // the step Newton converged at after failing, relaxed slowly
+        self.h_newton = match self.newton_failed {
+            true => h,
+            false => self.h_newton * NEWTON_RELAX,
+        };
+        self.newton_failed = false;
+        h_new = h_new.min(self.h_newton);
         self.accept(h);
         // a smaller step is a wish after an accepted one, not a must: h_min bounds it
         if self.opts.h_min > 0.0 {

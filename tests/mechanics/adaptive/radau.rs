@@ -164,6 +164,38 @@ fn radau_takes_few_steps_where_dop853_is_held_down_by_stiffness() {
     );
 }
 
+/// Where Newton's convergence, not the error, bounds the step (the stiff spring pair of
+/// benches/stiff_pair.yaml: a 1e6 N/m spring turning in the plane), the step stays near the
+/// size Newton converged at: before, the error estimate (1e-4 of the tolerance) grew it eight
+/// times, Newton diverged three times in a row, and rejected attempts outnumbered accepted steps
+/// (4,382 against 3,128 at tol 1e-6). The motion is that of a tight DOP853 run.
+#[test]
+fn radau_does_not_grow_its_step_into_newton_failures() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/stiff_pair.yaml"
+    ))
+    .unwrap();
+    let (problem, _) = lagrangian::spec::parse(&text, "stiff_pair.yaml").unwrap();
+    let sol = simulate(&problem, RadauOptions::new(1e-6)).unwrap();
+    let reference = simulate(&problem, RadauOptions::new(1e-11)).unwrap();
+    let st = &sol.stats;
+    eprintln!(
+        "stiff pair to t = 1, Radau 1e-6: {} steps, {} rejected, {} Newton iterations, {} \
+         factorizations",
+        st.steps, st.rejected_steps, st.newton_iterations, st.factorizations
+    );
+    assert!(
+        2 * st.rejected_steps < st.steps,
+        "{} rejected attempts for {} steps",
+        st.rejected_steps,
+        st.steps
+    );
+    let (r, s) = (&reference.last().state, &sol.last().state);
+    let err = (0..s.q.len()).fold(0.0f64, |m, i| m.max((s.q[i] - r.q[i]).abs()));
+    assert!(err < 1e-4, "{err:e}");
+}
+
 #[test]
 fn radau_output_between_steps_and_refusals() {
     // rows every 0.25 s from the collocation polynomial (order 3 between the nodes, then
