@@ -26,7 +26,7 @@
 //! **`asin`, `acos`.** A cosine computed as the dot product of unit vectors can exceed 1 by a
 //! rounding; within four units of rounding of `±1` the argument is taken as `±1`.
 //!
-//! On the Taylor series of [`Taylor`](super::taylor::Taylor) each function is that type's own,
+//! On the Taylor series of [`Taylor`] each function is that type's own,
 //! which already follows these rules.
 //!
 //! ```

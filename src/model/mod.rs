@@ -508,11 +508,9 @@ impl Model {
         }
     }
     /// The accelerations `q̈ = M⁻¹(x − b(q, v))` of the [`articulated`](Model::articulated)
-    /// group `g` under the other groups' forces `x` ([`forces_on_articulated`]), its own bias
+    /// group `g` under the other groups' forces `x` (`forces_on_articulated`), its own bias
     /// and gravity inside its recursion ([`Terms::forward_dynamics`]); `q̈` replaces `x`.
     /// `Err`: `M` is singular there.
-    ///
-    /// [`forces_on_articulated`]: Model::forces_on_articulated
     pub fn articulated_accelerations(
         &self,
         g: usize,

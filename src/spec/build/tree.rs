@@ -1,4 +1,5 @@
-//! `Bodies` and `Joints` in space as a [`Tree`] in joint coordinates (docs/maths.md §20).
+//! `Bodies` and `Joints` in space and in the plane as a [`Tree`] in joint coordinates
+//! (docs/maths.md §20; the plane's bodies, frames and torques are [`super::planar`]'s).
 //!
 //! The joints are read first, then a spanning tree grown from the ground: a joint whose parent
 //! is the ground or a body already in the tree carries its child (joints in file order); a body
@@ -198,8 +199,8 @@ fn span(
     Ok((edges, closing))
 }
 
-/// `Bodies` and `Joints` of a spatial file: the tree, its coordinates, points and pictures,
-/// the closing joints and the gears.
+/// `Bodies` and `Joints` of a file: the tree, its coordinates, points (as expressions, and as
+/// chains for elements) and pictures, the closing joints and the gears.
 pub(super) fn bodies_and_joints(
     b: &mut Builder,
     bodies_v: &Value,
@@ -681,6 +682,8 @@ pub(super) fn body_rates(
 /// expressions of time, positions and velocities): the couple of forces `½ τ × e_k` at
 /// `o + e_k` and `−½ τ × (e₀ + e₁ + e₂)` at the origin `o` — no net force, moment
 /// `Σ e_k × ½ (τ × e_k) = ½ (3τ − τ) = τ`, power `τ · ω`.
+/// A torque of time alone acts instead on three of the body's points as chains of the joints
+/// (the same virtual work, `BodyTorque`): its cost does not grow with the body's depth.
 pub(super) fn torque(b: &mut Builder, name: &str, v: &Value, p: &Path_) -> Result<(), SpecError> {
     if b.dim == 2 {
         return super::planar::tree_torque(b, name, v, p);
