@@ -17,6 +17,7 @@
 //! assert!(e.message.contains("'M'") && e.offset == 0);
 //! ```
 
+pub mod chain;
 pub mod exact;
 pub mod taylor;
 pub mod vector;

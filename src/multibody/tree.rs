@@ -4,7 +4,8 @@
 use super::joint::JointKind;
 use super::spatial::{Inertia, Pose, Real, cross, direction, dot, identity, mat_mul, rot_axis};
 use crate::error::ModelError;
-use crate::model::elements::{ChainPoint, Factor, second_moment};
+use crate::model::elements::{ChainLink, ChainPoint, Factor, second_moment};
+use std::sync::Arc;
 
 /// A rigid body: mass, centre of mass and inertia tensor about the centre, in its own frame.
 #[derive(Clone, Debug, PartialEq)]
@@ -365,21 +366,29 @@ impl Tree {
     }
     /// The point `local` (body frame) of link `i`'s body as a chain of the joints from the
     /// root ([`ChainPoint`]: evaluated in `O(depth)`), the tree's coordinates starting at
-    /// `first` among a model's.
+    /// `first` among a model's. For the points of many bodies, [`chain_links`](Self::chain_links)
+    /// once and [`ChainPoint::on`] share the links.
     pub fn chain_point(&self, i: usize, local: [f64; 3], first: usize) -> ChainPoint {
-        let mut path = vec![i];
-        while let Some(p) = self.links[path[path.len() - 1]].parent {
-            path.push(p);
-        }
+        ChainPoint::on(self.chain_links(first).swap_remove(i), local)
+    }
+    /// Each link's body frame as the last link of a chain from the root (the chains share
+    /// their links: `O(n)` memory for the whole tree).
+    pub fn chain_links(&self, first: usize) -> Vec<Arc<ChainLink>> {
         let place = |x: &Pose<f64>| Factor::Place { r: x.r, p: x.p };
-        let mut factors = Vec::new();
-        for &l in path.iter().rev() {
-            let link = &self.links[l];
-            factors.push(place(&link.tree_pose));
+        let mut joints: Vec<Arc<ChainLink>> = Vec::with_capacity(self.links.len());
+        let mut bodies = Vec::with_capacity(self.links.len());
+        for link in &self.links {
+            let parent = link.parent.map(|p| joints[p].clone());
+            let mut factors = vec![place(&link.tree_pose)];
             factors.extend(link.kind.factors(first + link.offset));
+            let joint = ChainLink::new(parent, factors);
+            bodies.push(ChainLink::new(
+                Some(joint.clone()),
+                vec![place(&link.body_in_link)],
+            ));
+            joints.push(joint);
         }
-        factors.push(place(&self.links[i].body_in_link));
-        ChainPoint::new(factors, local)
+        bodies
     }
     /// Total mass.
     pub fn mass(&self) -> f64 {

@@ -263,6 +263,49 @@ fn elements_deep_in_a_chain_act_as_in_natural_coordinates() {
     }
 }
 
+/// Expressions on points of bodies deep in a chain — a potential and a Rayleigh function of
+/// the tip of 16 links in space, columns of its last body's angular velocity, orientation and
+/// tip velocity — read the points along the joints (the written-out tip was refused: "the
+/// expression expands to …"), and the motion and columns equal the natural-coordinate twin's.
+#[test]
+fn expressions_on_points_deep_in_a_chain_equal_natural_coordinates() {
+    let n = 16;
+    let last = n - 1;
+    let extra = format!(
+        "  Potentials: {{ pull: \"2.5*dot(L{last}.Tip - O, L{last}.Tip - O)\" }}\n  \
+         Dissipation: {{ drag: \"0.05*dot(L{last}.Tip', L{last}.Tip')\" }}\n"
+    );
+    let columns = format!(
+        "Output:\n  columns:\n    - w: L{last}.omega\n    - r: norm(L{last}.Tip - O)\n    \
+         - v: L{last}.Tip'\n    - ypr: euler(L{last}, ZYX)\n    - tip: L{last}.Tip\n"
+    );
+    let file = |natural: bool| {
+        let text = deep_chain(3, n, natural)
+            .replace(
+                "  Springs:\n    L15.Tip-O: { stiffness: 50, length: 1 }\n",
+                "",
+            )
+            .replace("  Forces: {", &format!("{extra}  Forces: {{"))
+            .replace("tend: 0.3", "tend: 0.2");
+        text + &columns
+    };
+    let (tree, joint) = run(&file(false));
+    let (_, nat) = run(&file(true));
+    assert_eq!(tree.model.n_coords(), n);
+    let mut worst = 0.0f64;
+    let names = [
+        "w.x", "w.y", "w.z", "r", "v.x", "v.z", "ypr.1", "ypr.2", "ypr.3", "tip.x", "tip.z",
+    ];
+    for c in names {
+        for (x, y) in col(&joint, c).iter().zip(&col(&nat, c)) {
+            worst = worst.max((x - y).abs());
+        }
+    }
+    let w = col(&joint, "w.z");
+    assert!(w.iter().any(|x| x.abs() > 0.5), "the last body turns");
+    assert!(worst < 1e-8, "joint against natural coordinates {worst:e}");
+}
+
 /// An element on more coordinates than an element may have is refused at its place, saying
 /// why a point of a deep body brings so many and what to do.
 #[test]

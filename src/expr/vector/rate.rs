@@ -77,6 +77,10 @@ fn node_rate(e: &VExpr, d: &dyn Fn(&VExpr) -> VExpr) -> Result<VExpr, String> {
             return Err("an expression with velocities has no rate here".into());
         }
         Node::Coord(j) => VExpr::velocity(*j),
+        Node::Chain(_, true) => {
+            return Err("an expression with velocities has no rate here".into());
+        }
+        Node::Chain(p, false) => VExpr::new(Node::Chain(p.clone(), true), true),
         Node::Time => c(1.0),
         Node::Const(_) => c(0.0),
         Node::ConstVec(_) => zero(true),

@@ -17,8 +17,11 @@
 
 use super::Func;
 use super::VELOCITY;
+use super::chain_leaf;
 use super::tape::{Op, Program};
+use crate::expr::chain::ChainPoint;
 use std::cell::RefCell;
+use std::sync::Arc;
 
 /// No operand.
 const NONE: u32 = u32::MAX;
@@ -70,6 +73,8 @@ enum Ins {
     /// `x ** y`.
     Pow(u32, u32),
     Atan2(u32, u32),
+    /// Chain point `c` of the sweep's list (with `true` its velocity).
+    Chain(u32, bool),
 }
 
 /// A program ready for the sweeps.
@@ -81,6 +86,8 @@ pub(super) struct Sweep {
     valid: bool,
     /// The keys of the program's leaves (an invalid program reports NaN for each).
     leaves: Vec<u32>,
+    /// The chain points read, each with its coordinates.
+    chains: Vec<(Arc<ChainPoint>, Vec<usize>)>,
 }
 
 /// Each instruction's operands (instruction indices, left to right) and whether its value is a
@@ -94,7 +101,7 @@ fn operands(ops: &[(Op, bool)], registers: usize) -> (Vec<[u32; 3]>, Vec<bool>, 
         let mut pop = || stack.pop().unwrap_or(NONE);
         let (a, v) = match op {
             Op::Coord(_) | Op::Time | Op::Const(_) => ([NONE; 3], false),
-            Op::ConstVec(_) => ([NONE; 3], true),
+            Op::ConstVec(_) | Op::Chain(..) => ([NONE; 3], true),
             Op::Load(r) => ([reg[r], NONE, NONE], vector[reg[r] as usize]),
             Op::Store(r) => {
                 let k = *stack.last().unwrap_or(&NONE);
@@ -155,16 +162,28 @@ fn key_coord(key: u32) -> usize {
 }
 
 impl Sweep {
-    pub(super) fn of(ops: &[(Op, bool)], registers: usize) -> Sweep {
+    pub(super) fn of(ops: &[(Op, bool)], registers: usize, chains: &[Arc<ChainPoint>]) -> Sweep {
         let (args, vector, mut valid) = operands(ops, registers);
+        let chains: Vec<_> = (chains.iter())
+            .map(|c| (c.clone(), c.coords().into_iter().collect::<Vec<_>>()))
+            .collect();
         let key = |k: u32| match ops[k as usize].0 {
             Op::Coord(j) => leaf_key(j),
             _ => None,
         };
         let mut leaves = Vec::new();
         for (op, _) in ops {
-            if let Op::Coord(j) = op {
-                match leaf_key(*j) {
+            let read: Vec<usize> = match op {
+                Op::Coord(j) => vec![*j],
+                Op::Chain(c, rate) => {
+                    let coords = &chains[*c as usize].1;
+                    let v = coords.iter().map(|j| VELOCITY + j).filter(|_| *rate);
+                    coords.iter().copied().chain(v).collect()
+                }
+                _ => continue,
+            };
+            for j in read {
+                match leaf_key(j) {
                     Some(k) => leaves.push(k),
                     None => valid = false,
                 }
@@ -175,6 +194,7 @@ impl Sweep {
                 ins: Vec::new(),
                 valid,
                 leaves,
+                chains,
             };
         }
         let mut uses = vec![0u32; ops.len()];
@@ -240,9 +260,15 @@ impl Sweep {
                 Op::Pow(Some(p)) => Ins::PowF(p, x),
                 Op::Pow(None) => Ins::Pow(x, y),
                 Op::Atan2 => Ins::Atan2(x, y),
+                Op::Chain(c, rate) => Ins::Chain(c, rate),
             });
         }
-        Sweep { ins, valid, leaves }
+        Sweep {
+            ins,
+            valid,
+            leaves,
+            chains,
+        }
     }
 
     /// The sweeps on `s`'s arrays: the value, with every leaf's adjoint given to `leaves`.
@@ -254,25 +280,48 @@ impl Sweep {
         }
         let (val, adj) = (&mut s.val[..n], &mut s.adj[..n]);
         for i in 0..n {
-            let x = forward(self.ins[i], val, leaves, t);
+            let x = match self.ins[i] {
+                Ins::Chain(c, rate) => {
+                    let get = |j: usize| leaves.get(leaf_key(j).unwrap_or(0));
+                    chain_leaf::value(&self.chains[c as usize].0, rate, &get)
+                }
+                ins => forward(ins, val, leaves, t),
+            };
             val[i] = x;
         }
         adj.fill([0.0; 3]);
         adj[n - 1] = [1.0, 0.0, 0.0];
         for i in (0..n).rev() {
             let a = adj[i];
-            if a != [0.0; 3] {
-                back(self.ins[i], i, a, val, adj, leaves);
+            match self.ins[i] {
+                _ if a == [0.0; 3] => {}
+                Ins::Chain(c, rate) => self.chain_adjoint(c, rate, a, leaves),
+                ins => back(ins, i, a, val, adj, leaves),
             }
         }
         val[n - 1][0]
     }
+
+    /// A chain point's adjoint `a` carried to its coordinates (and velocities).
+    fn chain_adjoint<L: Leaves>(&self, c: u32, rate: bool, a: [f64; 3], leaves: &mut L) {
+        let (chain, coords) = &self.chains[c as usize];
+        leaves.split(&mut |get, add| {
+            let get = |j: usize| get(leaf_key(j).unwrap_or(0));
+            let mut give = |j: usize, d: f64| add(leaf_key(j).unwrap_or(0), d);
+            chain_leaf::adjoint(chain, coords, rate, a, &get, &mut give);
+        });
+    }
 }
+
+/// A reader of leaves' values and an adder of their adjoints, lent together.
+type Split<'a> = &'a mut dyn FnMut(&dyn Fn(u32) -> f64, &mut dyn FnMut(u32, f64));
 
 /// Where the sweeps read the leaves' values and give their adjoints.
 trait Leaves {
     fn get(&self, key: u32) -> f64;
     fn add(&mut self, key: u32, d: f64);
+    /// `f` with the reader and the adder at once.
+    fn split(&mut self, f: Split<'_>);
 }
 
 /// Leaves in slices: `q`, `v` read, `∂f/∂q` added to `gq`, `∂f/∂v` to `gv`.
@@ -298,6 +347,18 @@ impl Leaves for Slices<'_> {
             _ => self.gv[(key & !VBIT) as usize] += d,
         }
     }
+    fn split(&mut self, f: Split<'_>) {
+        let (q, v) = (self.q, self.v);
+        let get = |key: u32| match key & VBIT {
+            0 => q[key as usize],
+            _ => v[(key & !VBIT) as usize],
+        };
+        let (gq, gv) = (&mut *self.gq, &mut *self.gv);
+        f(&get, &mut |key, d| match key & VBIT {
+            0 => gq[key as usize] += d,
+            _ => gv[(key & !VBIT) as usize] += d,
+        });
+    }
 }
 
 /// Leaves through callbacks on coordinate numbers.
@@ -312,6 +373,13 @@ impl Leaves for Callbacks<'_, '_> {
     }
     fn add(&mut self, key: u32, d: f64) {
         (self.grad)(key_coord(key), d)
+    }
+    fn split(&mut self, f: Split<'_>) {
+        let q = self.q;
+        let grad = &mut *self.grad;
+        f(&|key| q(key_coord(key)), &mut |key, d| {
+            grad(key_coord(key), d)
+        });
     }
 }
 
@@ -368,7 +436,7 @@ thread_local! {
 impl Program {
     fn sweep(&self) -> &Sweep {
         self.sweep
-            .get_or_init(|| Sweep::of(&self.ops, self.registers))
+            .get_or_init(|| Sweep::of(&self.ops, self.registers, &self.chains))
     }
 
     /// The sweeps with `leaves`, on the thread's scratch arrays.
@@ -457,6 +525,7 @@ fn forward<L: Leaves>(ins: Ins, val: &[[f64; 3]], leaves: &L, t: f64) -> [f64; 3
         Ins::PowF(p, x) => s(at(x)[0].powf(p)),
         Ins::Pow(x, y) => s((at(x)[0].ln() * at(y)[0]).exp()),
         Ins::Atan2(x, y) => s(at(x)[0].atan2(at(y)[0])),
+        Ins::Chain(..) => unreachable!("the sweep evaluates chain points"),
     }
 }
 
@@ -604,6 +673,7 @@ fn back<L: Leaves>(
             add(adj, x, sc(a[0] * r / d));
             add(adj, y, sc(-a[0] * l / d));
         }
+        Ins::Chain(..) => unreachable!("the sweep carries chain points' adjoints"),
     }
 }
 

@@ -12,7 +12,7 @@
 //! are [`exact`]'s (num-dual's own derivatives are wrong near `x = 0`).
 
 use super::tangent::TANGENT_TEMPS;
-use super::tape::BM;
+use super::tape::CB;
 use super::{Func, apply};
 use crate::expr::exact;
 use num_dual::DualNum;
@@ -64,7 +64,7 @@ pub(super) trait Slots {
 
 /// The most slots a store has (the largest program's pairs of value and tangent, and their
 /// temporaries), a whole number of the written-bitmask's words.
-pub(super) const MAX_SLOTS: usize = (2 * BM + TANGENT_TEMPS).next_multiple_of(64);
+pub(super) const MAX_SLOTS: usize = (2 * CB + TANGENT_TEMPS).next_multiple_of(64);
 
 /// A scratch store of numbers of type `D`, with the coordinates and time they are read from.
 ///

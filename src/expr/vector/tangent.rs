@@ -10,7 +10,7 @@
 //! second set of number types as large as the first — and the same interpreter runs both.
 
 use super::slots::{Scratch, Slots};
-use super::tape::{BF, BIG, BM, FEW, Kind, Program, SF, SM, SMALL, TEMPS};
+use super::tape::{BF, BIG, BM, CB, CS, FEW, Kind, Program, SF, SM, SMALL, TEMPS};
 use super::{Func, Val};
 use num_dual::DualNum;
 use std::mem::MaybeUninit;
@@ -24,11 +24,15 @@ pub(super) const DT: usize = usize::MAX;
 /// Scratch slots of the underlying store after the pairs.
 pub(super) const TANGENT_TEMPS: usize = 4;
 
-/// A store of (value, tangent) pairs on `m`: pair `i` in slots `2i`, `2i + 1`; the temporaries
-/// from slot `temps` on.
+/// A store of (value, tangent) pairs on `m`: pair `i` in slots `base + 2i`, `base + 2i + 1`;
+/// the temporaries from slot `temps` on. Coordinate `j`'s tangent is read as coordinate
+/// `deriv + j` of `m` ([`DERIV`]: the direction `dq`; [`VELOCITY`](super::VELOCITY): the
+/// velocity, for the rate of a chain point).
 pub(super) struct Tangent<'a> {
     pub(super) m: &'a mut dyn Slots,
+    pub(super) base: usize,
     pub(super) temps: usize,
+    pub(super) deriv: usize,
 }
 
 impl Program {
@@ -47,6 +51,12 @@ impl Program {
             j if j >= DERIV => dq(j - DERIV),
             j => q(j),
         };
+        if !self.chains.is_empty() {
+            return match self.need as usize <= SMALL {
+                true => self.tangent_on::<D, { 2 * CS + T }>(&read, t, SMALL, CS),
+                false => self.tangent_on::<D, { 2 * CB + T }>(&read, t, BIG, CB),
+            };
+        }
         match (self.need as usize <= SMALL, self.registers <= FEW) {
             (true, true) => self.tangent_on::<D, { 2 * SF + T }>(&read, t, SMALL, SF),
             (true, false) => self.tangent_on::<D, { 2 * SM + T }>(&read, t, SMALL, SM),
@@ -67,7 +77,9 @@ impl Program {
         let mut scratch = Scratch::new(&mut s, read, t);
         let mut m = Tangent {
             m: &mut scratch,
+            base: 0,
             temps: 2 * pairs,
+            deriv: DERIV,
         };
         let kind = self.interpret(&mut m, stack, pairs - TEMPS);
         let get = |i: usize| scratch.get(i);
@@ -81,17 +93,17 @@ impl Program {
     }
 }
 
-/// The value slot of pair `i`.
-fn v(i: usize) -> usize {
-    2 * i
-}
-
-/// The tangent slot of pair `i`.
-fn d(i: usize) -> usize {
-    2 * i + 1
-}
-
 impl Tangent<'_> {
+    /// The value slot of pair `i`.
+    fn v(&self, i: usize) -> usize {
+        self.base + 2 * i
+    }
+
+    /// The tangent slot of pair `i`.
+    fn d(&self, i: usize) -> usize {
+        self.base + 2 * i + 1
+    }
+
     fn u(&self, k: usize) -> usize {
         self.temps + k
     }
@@ -99,19 +111,19 @@ impl Tangent<'_> {
     /// `ẋ_i ← ẋ_i · f′` with `f′` in temporary `k`.
     fn times(&mut self, i: usize, k: usize) {
         let u = self.u(k);
-        self.m.mul(d(i), u);
+        self.m.mul(self.d(i), u);
     }
 
     /// Temporary `k` ← `x_i`.
     fn load(&mut self, k: usize, i: usize) {
         let u = self.u(k);
-        self.m.copy(u, v(i));
+        self.m.copy(u, self.v(i));
     }
 
     /// Temporary `k` ← `1 / √(1 − x_i²)`.
     fn inverse_root_of_one_minus_square(&mut self, k: usize, i: usize) {
         let u = self.u(k);
-        self.m.mul_to(u, v(i), v(i));
+        self.m.mul_to(u, self.v(i), self.v(i));
         self.m.neg(u);
         self.m.shift(u, 1.0);
         self.m.func(u, Func::Sqrt);
@@ -121,32 +133,32 @@ impl Tangent<'_> {
 
 impl Slots for Tangent<'_> {
     fn coord(&mut self, i: usize, j: usize) {
-        self.m.coord(v(i), j);
-        self.m.coord(d(i), DERIV + j);
+        self.m.coord(self.v(i), j);
+        self.m.coord(self.d(i), self.deriv + j);
     }
     fn time(&mut self, i: usize) {
-        self.m.time(v(i));
-        self.m.coord(d(i), DT);
+        self.m.time(self.v(i));
+        self.m.coord(self.d(i), DT);
     }
     fn constant(&mut self, i: usize, c: f64) {
-        self.m.constant(v(i), c);
-        self.m.constant(d(i), 0.0);
+        self.m.constant(self.v(i), c);
+        self.m.constant(self.d(i), 0.0);
     }
     fn copy(&mut self, i: usize, j: usize) {
-        self.m.copy(v(i), v(j));
-        self.m.copy(d(i), d(j));
+        self.m.copy(self.v(i), self.v(j));
+        self.m.copy(self.d(i), self.d(j));
     }
     fn neg(&mut self, i: usize) {
-        self.m.neg(v(i));
-        self.m.neg(d(i));
+        self.m.neg(self.v(i));
+        self.m.neg(self.d(i));
     }
     fn add(&mut self, i: usize, j: usize) {
-        self.m.add(v(i), v(j));
-        self.m.add(d(i), d(j));
+        self.m.add(self.v(i), self.v(j));
+        self.m.add(self.d(i), self.d(j));
     }
     fn sub(&mut self, i: usize, j: usize) {
-        self.m.sub(v(i), v(j));
-        self.m.sub(d(i), d(j));
+        self.m.sub(self.v(i), self.v(j));
+        self.m.sub(self.d(i), self.d(j));
     }
     fn mul(&mut self, i: usize, j: usize) {
         self.mul_to(i, i, j);
@@ -154,51 +166,51 @@ impl Slots for Tangent<'_> {
     // (x y)˙ = ẋ y + ẏ x
     fn mul_to(&mut self, i: usize, j: usize, k: usize) {
         let (u0, u1) = (self.u(0), self.u(1));
-        self.m.mul_to(u0, d(j), v(k));
-        self.m.mul_to(u1, d(k), v(j));
+        self.m.mul_to(u0, self.d(j), self.v(k));
+        self.m.mul_to(u1, self.d(k), self.v(j));
         self.m.add(u0, u1);
-        self.m.mul_to(v(i), v(j), v(k));
-        self.m.copy(d(i), u0);
+        self.m.mul_to(self.v(i), self.v(j), self.v(k));
+        self.m.copy(self.d(i), u0);
     }
     // (x / y)˙ = (ẋ y − ẏ x) / y²
     fn div_to(&mut self, i: usize, j: usize, k: usize) {
         let (u0, u1, u2) = (self.u(0), self.u(1), self.u(2));
-        self.m.recip_to(u2, v(k));
-        self.m.mul_to(u0, d(j), v(k));
-        self.m.mul_to(u1, d(k), v(j));
+        self.m.recip_to(u2, self.v(k));
+        self.m.mul_to(u0, self.d(j), self.v(k));
+        self.m.mul_to(u1, self.d(k), self.v(j));
         self.m.sub(u0, u1);
         self.m.mul(u0, u2);
         self.m.mul(u0, u2);
-        self.m.mul_to(v(i), v(j), u2);
-        self.m.copy(d(i), u0);
+        self.m.mul_to(self.v(i), self.v(j), u2);
+        self.m.copy(self.d(i), u0);
     }
     // (1 / x)˙ = −ẋ / x²
     fn recip_to(&mut self, i: usize, j: usize) {
         let (u0, u1) = (self.u(0), self.u(1));
-        self.m.recip_to(u0, v(j));
+        self.m.recip_to(u0, self.v(j));
         self.m.mul_to(u1, u0, u0);
         self.m.neg(u1);
-        self.m.mul_to(d(i), d(j), u1);
-        self.m.copy(v(i), u0);
+        self.m.mul_to(self.d(i), self.d(j), u1);
+        self.m.copy(self.v(i), u0);
     }
     fn scale(&mut self, i: usize, c: f64) {
-        self.m.scale(v(i), c);
-        self.m.scale(d(i), c);
+        self.m.scale(self.v(i), c);
+        self.m.scale(self.d(i), c);
     }
     fn div_by(&mut self, i: usize, c: f64) {
-        self.m.div_by(v(i), c);
-        self.m.div_by(d(i), c);
+        self.m.div_by(self.v(i), c);
+        self.m.div_by(self.d(i), c);
     }
     fn shift(&mut self, i: usize, c: f64) {
-        self.m.shift(v(i), c);
+        self.m.shift(self.v(i), c);
     }
     fn func(&mut self, i: usize, f: Func) {
         let u0 = self.u(0);
         match f {
             // ½ / √x
             Func::Sqrt => {
-                self.m.func(v(i), Func::Sqrt);
-                self.m.recip_to(u0, v(i));
+                self.m.func(self.v(i), Func::Sqrt);
+                self.m.recip_to(u0, self.v(i));
                 self.m.scale(u0, 0.5);
                 self.times(i, 0);
             }
@@ -206,19 +218,19 @@ impl Slots for Tangent<'_> {
                 self.load(0, i);
                 self.m.func(u0, Func::Cos);
                 self.times(i, 0);
-                self.m.func(v(i), Func::Sin);
+                self.m.func(self.v(i), Func::Sin);
             }
             Func::Cos => {
                 self.load(0, i);
                 self.m.func(u0, Func::Sin);
                 self.m.neg(u0);
                 self.times(i, 0);
-                self.m.func(v(i), Func::Cos);
+                self.m.func(self.v(i), Func::Cos);
             }
             // 1 + tan²x
             Func::Tan => {
-                self.m.func(v(i), Func::Tan);
-                self.m.mul_to(u0, v(i), v(i));
+                self.m.func(self.v(i), Func::Tan);
+                self.m.mul_to(u0, self.v(i), self.v(i));
                 self.m.shift(u0, 1.0);
                 self.times(i, 0);
             }
@@ -228,40 +240,40 @@ impl Slots for Tangent<'_> {
                     self.m.neg(u0);
                 }
                 self.times(i, 0);
-                self.m.func(v(i), f);
+                self.m.func(self.v(i), f);
             }
             // 1 / (1 + x²)
             Func::Atan => {
-                self.m.mul_to(u0, v(i), v(i));
+                self.m.mul_to(u0, self.v(i), self.v(i));
                 self.m.shift(u0, 1.0);
                 self.m.recip_to(u0, u0);
                 self.times(i, 0);
-                self.m.func(v(i), Func::Atan);
+                self.m.func(self.v(i), Func::Atan);
             }
             Func::Exp => {
-                self.m.func(v(i), Func::Exp);
-                self.m.mul(d(i), v(i));
+                self.m.func(self.v(i), Func::Exp);
+                self.m.mul(self.d(i), self.v(i));
             }
             Func::Ln => {
-                self.m.recip_to(u0, v(i));
+                self.m.recip_to(u0, self.v(i));
                 self.times(i, 0);
-                self.m.func(v(i), Func::Ln);
+                self.m.func(self.v(i), Func::Ln);
             }
             // the sign of the value, as `abs` takes it
             Func::Abs => {
-                if self.m.sign_negative(v(i)) {
-                    self.m.neg(d(i));
+                if self.m.sign_negative(self.v(i)) {
+                    self.m.neg(self.d(i));
                 }
-                self.m.func(v(i), Func::Abs);
+                self.m.func(self.v(i), Func::Abs);
             }
             // whole turns taken off: the derivative is 1
-            Func::Wrap => self.m.func(v(i), Func::Wrap),
+            Func::Wrap => self.m.func(self.v(i), Func::Wrap),
         }
     }
     // (xⁿ)˙ = n xⁿ⁻¹ ẋ
     fn powi(&mut self, i: usize, n: i32) {
         match n {
-            0 => self.m.constant(d(i), 0.0),
+            0 => self.m.constant(self.d(i), 0.0),
             1 => {}
             _ => {
                 let u0 = self.u(0);
@@ -271,12 +283,12 @@ impl Slots for Tangent<'_> {
                 self.times(i, 0);
             }
         }
-        self.m.powi(v(i), n);
+        self.m.powi(self.v(i), n);
     }
     // (xᵖ)˙ = p xᵖ⁻¹ ẋ
     fn powf(&mut self, i: usize, p: f64) {
         if p == 0.0 {
-            self.m.constant(d(i), 0.0);
+            self.m.constant(self.d(i), 0.0);
         } else {
             let u0 = self.u(0);
             self.load(0, i);
@@ -284,41 +296,41 @@ impl Slots for Tangent<'_> {
             self.m.scale(u0, p);
             self.times(i, 0);
         }
-        self.m.powf(v(i), p);
+        self.m.powf(self.v(i), p);
     }
     // z = exp(y ln x): ż = z (ẏ ln x + y ẋ / x)
     fn pow_to(&mut self, i: usize, j: usize, k: usize) {
         let (u0, u1, u2, u3) = (self.u(0), self.u(1), self.u(2), self.u(3));
-        self.m.copy(u0, v(j));
+        self.m.copy(u0, self.v(j));
         self.m.func(u0, Func::Ln);
-        self.m.mul_to(u1, u0, v(k));
+        self.m.mul_to(u1, u0, self.v(k));
         self.m.func(u1, Func::Exp);
-        self.m.mul_to(u2, d(k), u0);
-        self.m.recip_to(u3, v(j));
-        self.m.mul(u3, d(j));
-        self.m.mul(u3, v(k));
+        self.m.mul_to(u2, self.d(k), u0);
+        self.m.recip_to(u3, self.v(j));
+        self.m.mul(u3, self.d(j));
+        self.m.mul(u3, self.v(k));
         self.m.add(u2, u3);
         self.m.mul(u2, u1);
-        self.m.copy(v(i), u1);
-        self.m.copy(d(i), u2);
+        self.m.copy(self.v(i), u1);
+        self.m.copy(self.d(i), u2);
     }
     // atan2(y, x)˙ = (x ẏ − y ẋ) / (x² + y²)
     fn atan2_to(&mut self, i: usize, j: usize, k: usize) {
         let (u0, u1, u2) = (self.u(0), self.u(1), self.u(2));
-        self.m.mul_to(u0, v(k), v(k));
-        self.m.mul_to(u1, v(j), v(j));
+        self.m.mul_to(u0, self.v(k), self.v(k));
+        self.m.mul_to(u1, self.v(j), self.v(j));
         self.m.add(u0, u1);
         self.m.recip_to(u0, u0);
-        self.m.mul_to(u1, v(k), d(j));
-        self.m.mul_to(u2, v(j), d(k));
+        self.m.mul_to(u1, self.v(k), self.d(j));
+        self.m.mul_to(u2, self.v(j), self.d(k));
         self.m.sub(u1, u2);
         self.m.mul(u1, u0);
-        self.m.atan2_to(u2, v(j), v(k));
-        self.m.copy(v(i), u2);
-        self.m.copy(d(i), u1);
+        self.m.atan2_to(u2, self.v(j), self.v(k));
+        self.m.copy(self.v(i), u2);
+        self.m.copy(self.d(i), u1);
     }
     fn sign_negative(&self, i: usize) -> bool {
-        self.m.sign_negative(v(i))
+        self.m.sign_negative(self.v(i))
     }
 }
 

@@ -17,7 +17,8 @@
 //! Jacobian pass a vector value is kilobytes, and copies would cost more than the arithmetic.
 
 use super::slots::{Scratch, Slots};
-use super::{Func, Node, VExpr, Val};
+use super::{Func, Node, VExpr, Val, chain_leaf};
+use crate::expr::chain::ChainPoint;
 use num_dual::DualNum;
 use std::collections::HashMap;
 use std::mem::MaybeUninit;
@@ -76,6 +77,8 @@ pub(super) enum Op {
     Store(usize),
     /// Push the value kept in register `r`.
     Load(usize),
+    /// Push chain point `c` of the program's list (with `true` its velocity).
+    Chain(u32, bool),
 }
 
 /// A compiled expression: postfix instructions, each with whether its two operands were
@@ -85,6 +88,8 @@ pub(super) struct Program {
     pub(super) ops: Vec<(Op, bool)>,
     pub(super) need: u32,
     pub(super) registers: usize,
+    /// The chain points its `Chain` instructions read.
+    pub(super) chains: Vec<Arc<ChainPoint>>,
     /// The program in the form of the gradient's sweeps (built on first use).
     pub(super) sweep: std::sync::OnceLock<super::reverse::Sweep>,
 }
@@ -123,6 +128,7 @@ fn op_of(node: &Node) -> Op {
         Node::Perp(_) => Op::Perp,
         Node::Norm(_) => Op::Norm,
         Node::Comp(_, k) => Op::Comp(*k),
+        Node::Chain(..) => unreachable!("a chain point is emitted with its index"),
     }
 }
 
@@ -156,7 +162,7 @@ fn shared_nodes(e: &VExpr) -> Vec<*const Node> {
     let mut uses: HashMap<*const Node, (u32, u64)> = HashMap::new();
     let mut todo = vec![e];
     while let Some(x) = todo.pop() {
-        if x.children().is_empty() {
+        if x.children().is_empty() && !matches!(&*x.node, Node::Chain(..)) {
             continue;
         }
         let entry = uses.entry(key(x)).or_insert((0, x.size));
@@ -176,8 +182,9 @@ fn shared_nodes(e: &VExpr) -> Vec<*const Node> {
     many.into_iter().map(|(p, _)| p).collect()
 }
 
-/// Postfix instructions of `e`, the nodes of `shared` kept in virtual registers (one each).
-fn emit(e: &VExpr, shared: &[*const Node]) -> Vec<(Op, bool)> {
+/// Postfix instructions of `e`, the nodes of `shared` kept in virtual registers (one each);
+/// the chain points read are listed in `chains`.
+fn emit(e: &VExpr, shared: &[*const Node], chains: &mut Vec<Arc<ChainPoint>>) -> Vec<(Op, bool)> {
     enum Task<'a> {
         Visit(&'a VExpr),
         Emit(Op, bool),
@@ -206,6 +213,17 @@ fn emit(e: &VExpr, shared: &[*const Node]) -> Vec<(Op, bool)> {
         }
         if let Some((operand, op)) = immediate(&x.node) {
             tasks.extend([Task::Emit(op, false), Task::Visit(operand)]);
+            continue;
+        }
+        if let Node::Chain(c, rate) = &*x.node {
+            let k = match chains.iter().position(|d| Arc::ptr_eq(c, d)) {
+                Some(k) => k,
+                None => {
+                    chains.push(c.clone());
+                    chains.len() - 1
+                }
+            };
+            ops.push((Op::Chain(k as u32, *rate), false));
             continue;
         }
         let op = op_of(&x.node);
@@ -263,13 +281,15 @@ impl Program {
     pub(super) fn compile(e: &VExpr) -> Program {
         let mut shared = shared_nodes(e);
         loop {
-            let mut ops = emit(e, &shared);
+            let mut chains = Vec::new();
+            let mut ops = emit(e, &shared, &mut chains);
             let registers = allocate(&mut ops, shared.len());
             if registers <= MAX_SHARED {
                 return Program {
                     ops,
                     need: e.need,
                     registers,
+                    chains,
                     sweep: std::sync::OnceLock::new(),
                 };
             }
@@ -289,6 +309,12 @@ impl Program {
         q: &dyn Fn(usize) -> D,
         t: D,
     ) -> Val<D> {
+        if !self.chains.is_empty() {
+            return match self.need as usize <= SMALL {
+                true => self.run_on::<D, CS>(q, t, SMALL),
+                false => self.run_on::<D, CB>(q, t, BIG),
+            };
+        }
         match (self.need as usize <= SMALL, self.registers <= FEW) {
             (true, true) => self.run_on::<D, SF>(q, t, SMALL),
             (true, false) => self.run_on::<D, SM>(q, t, SMALL),
@@ -349,6 +375,11 @@ impl Program {
                 Op::Load(r) => {
                     copy_value(m, top, reg(r), kept[r]);
                     Some(kept[r])
+                }
+                Op::Chain(c, rate) => {
+                    let chain = &self.chains[c as usize];
+                    chain_leaf::eval(m, top, chain, rate, tmp - chain_leaf::SLOTS);
+                    Some(Kind::V)
                 }
                 _ => None,
             };
@@ -411,6 +442,10 @@ pub(super) const SF: usize = 3 * (SMALL + FEW) + TEMPS;
 pub(super) const SM: usize = 3 * (SMALL + MAX_SHARED) + TEMPS;
 pub(super) const BF: usize = 3 * (BIG + FEW) + TEMPS;
 pub(super) const BM: usize = 3 * (BIG + MAX_SHARED) + TEMPS;
+/// The sizes for programs that read chain points: small or big stack, many registers, and
+/// the chain's slots before the temporaries.
+pub(super) const CS: usize = SM + chain_leaf::SLOTS;
+pub(super) const CB: usize = BM + chain_leaf::SLOTS;
 
 /// The kind of a value on the interpreter's stack or in a register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

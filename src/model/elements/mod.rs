@@ -12,7 +12,6 @@
 //! for every `N`, so one value serves whatever local coordinate list it is placed on.
 
 mod body3;
-mod chain;
 mod distance;
 mod equation;
 mod kinds;
@@ -24,8 +23,8 @@ mod potential;
 mod spring;
 mod torque;
 
+pub use crate::expr::chain::{ChainLink, ChainPoint, Factor, quat_rotation, rot_axis};
 pub use body3::{RigidBody3, Rigidity3, RigidityRow, second_moment};
-pub use chain::{ChainPoint, Factor, quat_rotation, rot_axis};
 pub use distance::{
     AnchoredDistance, AnchoredDistanceKernel, AnchoredRod, Distance, DistanceBetween,
     DistanceKernel, Rod,

@@ -109,7 +109,7 @@ pub(super) fn forces(b: &mut Builder, value: &Value, p: &Path_) -> Result<(), Sp
         let (at, on_scalar) = target(b, &name, &q)?;
         let force = components(b, val, &q, on_scalar)?;
         let dim = b.dim;
-        let placed = place::force_at(dim, &at, force).map_err(|e| b.ctx.err(&q, e.to_string()))?;
+        let placed = place::force_at(dim, &at, force).map_err(|e| b.element_error(e, &q))?;
         if placed.is_none() {
             return Err(b.ctx.err(
                 &q,

@@ -11,8 +11,8 @@
 
 use crate::expr::VExpr;
 use crate::expr::vector::Func;
-use crate::multibody::JointKind;
 use crate::multibody::spatial::Pose;
+use crate::multibody::{JointKind, Tree};
 
 /// A scalar: a constant, or an expression.
 #[derive(Clone, Debug)]
@@ -269,6 +269,25 @@ impl Frame {
             None => self.origin.clone(),
         }
     }
+}
+
+/// Each link's body frame as expressions of the leaves `q`, and its pose at `q0`.
+pub(super) fn frames_of(tree: &Tree, q: &[VExpr], q0: &[f64]) -> (Vec<Frame>, Vec<Pose<f64>>) {
+    let mut ws = crate::multibody::Workspace::<f64>::new(tree);
+    tree.kinematics(&mut ws, q0);
+    let (mut links, mut frames, mut worlds): (Vec<Frame>, _, _) =
+        (Vec::new(), Vec::new(), Vec::new());
+    for (i, l) in tree.links().iter().enumerate() {
+        let outer = match l.parent {
+            None => Frame::world(),
+            Some(p) => links[p].clone(),
+        };
+        let link = outer.then(&l.tree_pose).joint(l.kind, &q[l.coordinates()]);
+        frames.push(link.then(&l.body_in_link));
+        links.push(link);
+        worlds.push(tree.body_pose(&ws, i));
+    }
+    (frames, worlds)
 }
 
 #[cfg(test)]

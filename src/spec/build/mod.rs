@@ -436,7 +436,7 @@ impl<'a> Builder<'a> {
 
     /// An element's error at `p`; one on too many coordinates says where they come from when
     /// the element is on bodies in joint coordinates.
-    fn element_error(&self, e: ModelError, p: &Path_) -> SpecError {
+    pub(super) fn element_error(&self, e: ModelError, p: &Path_) -> SpecError {
         match e {
             ModelError::TooManyCoordinates { n, max } if !self.chains.is_empty() => self.ctx.err(
                 p,

@@ -211,8 +211,8 @@ pub(super) fn tree_torque(
     ));
     for (at, f) in [(tip, f), (frame.origin.clone(), minus_f)] {
         let parts = [0, 1, 2].map(|k| ok(VExpr::comp(f.clone(), k)));
-        let placed = place::force_at(2, &PointMap::Expr(at), parts)
-            .map_err(|e| b.ctx.err(p, e.to_string()))?;
+        let placed =
+            place::force_at(2, &PointMap::Expr(at), parts).map_err(|e| b.element_error(e, p))?;
         b.place(Ok(placed), p)?;
     }
     Ok(())

@@ -480,7 +480,7 @@ pub(super) fn place_energy(
     energy: ExprEnergy,
     q: &Path_,
 ) -> Result<(), SpecError> {
-    let placed = place::energy(energy).map_err(|e| b.ctx.err(q, e.to_string()))?;
+    let placed = place::energy(energy).map_err(|e| b.element_error(e, q))?;
     let Some(t) = placed else {
         return Err(b.ctx.err(
             q,

@@ -19,9 +19,9 @@ use super::joint_spec::{JointSpec, create_coordinates, is_gear, read_joint};
 use super::joints::{
     BODY_KEYS, BodyFrame, Kind, equations, markers, mass_and_centre, placement, side,
 };
-use super::kinematics::{Frame, Vx};
+use super::kinematics::{Frame, frames_of};
 use super::*;
-use crate::model::elements::second_moment;
+use crate::model::elements::{ChainLink, ChainPoint, second_moment};
 use crate::multibody::{self as mb, JointKind, Tree};
 use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 use std::sync::Arc;
@@ -242,14 +242,15 @@ pub(super) fn bodies_and_joints(
     }
     let leaves: Vec<VExpr> = (first..first + q0.len()).map(VExpr::coord).collect();
     let (frames, worlds) = frames_of(&tree, &leaves, &q0);
+    let links = tree.chain_links(first);
     for (i, (e, (frame, world))) in edges.iter().zip(frames.into_iter().zip(worlds)).enumerate() {
         let body = &bodies[e.body];
-        body_items(b, body, frame, from_mb(&world))?;
+        body_items(b, body, frame, from_mb(&world), &links[i])?;
         // elements on the body's points evaluate them along the joints, in O(depth)
         let origin = std::iter::once((&body.name, [0.0; 3]));
         for (name, local) in origin.chain(body.markers.iter().map(|(n, x)| (n, *x))) {
-            let chain = Arc::new(tree.chain_point(i, local, first));
-            b.chains.insert(name.clone(), chain);
+            let chain = ChainPoint::on(links[i].clone(), local);
+            b.chains.insert(name.clone(), Arc::new(chain));
         }
     }
     add_pictures(b, &tree, &bodies, &edges, first);
@@ -366,35 +367,44 @@ fn grow(
     Ok((tree, q0, names))
 }
 
-/// Each link's body frame as expressions of the leaves `q`, and its pose at `q0`.
-fn frames_of(tree: &Tree, q: &[VExpr], q0: &[f64]) -> (Vec<Frame>, Vec<mb::spatial::Pose<f64>>) {
-    let mut ws = mb::Workspace::<f64>::new(tree);
-    tree.kinematics(&mut ws, q0);
-    let (mut links, mut frames, mut worlds): (Vec<Frame>, _, _) =
-        (Vec::new(), Vec::new(), Vec::new());
-    for (i, l) in tree.links().iter().enumerate() {
-        let outer = match l.parent {
-            None => Frame::world(),
-            Some(p) => links[p].clone(),
-        };
-        let link = outer.then(&l.tree_pose).joint(l.kind, &q[l.coordinates()]);
-        frames.push(link.then(&l.body_in_link));
-        links.push(link);
-        worlds.push(tree.body_pose(&ws, i));
-    }
-    (frames, worlds)
-}
+/// Bodies whose frame written out in the joint coordinates would take more operations than
+/// this are read along their chain of joints instead ([`VExpr::chain`]): the written-out frame
+/// grows about 2.6× per joint, the chain linearly.
+const CHAIN_ABOVE: u64 = 4_000;
 
 /// A body's origin, axes and markers as points and vectors of the file; its frame for
-/// closing joints and columns.
-fn body_items(b: &mut Builder, body: &BodySpec, f: Frame, pose: Pose) -> Result<(), SpecError> {
+/// closing joints and columns. Deep in a tree (see [`CHAIN_ABOVE`]) they are chain points on
+/// `link`, the body's frame.
+fn body_items(
+    b: &mut Builder,
+    body: &BodySpec,
+    f: Frame,
+    pose: Pose,
+    link: &Arc<ChainLink>,
+) -> Result<(), SpecError> {
     let name = &body.name;
+    let deep = f.origin.expr().size().max(f.axes[0].expr().size()) > CHAIN_ABOVE;
+    let chain = |local: [f64; 3]| VExpr::chain(Arc::new(ChainPoint::on(link.clone(), local)));
+    let point = |local: [f64; 3]| match deep {
+        true => chain(local),
+        false => f.point(local).expr(),
+    };
+    let axes: [VExpr; 3] = std::array::from_fn(|k| match deep {
+        true => {
+            let e = std::array::from_fn(|m| if m == k { 1.0 } else { 0.0 });
+            VExpr::chain(Arc::new(
+                ChainPoint::on(link.clone(), [0.0; 3]).direction(e),
+            ))
+        }
+        false => f.axes[k].expr(),
+    });
+    let origin = point([0.0; 3]);
     b.points
-        .insert(name.clone(), Point::General(f.origin.expr()));
+        .insert(name.clone(), Point::General(origin.clone()));
     // in the plane a body's axes are `i` and `j` (`k` is the plane's normal)
     for (k, axis) in ["i", "j", "k"].iter().enumerate().take(b.dim) {
         b.vectors
-            .insert(format!("{name}.{axis}"), Point::General(f.axes[k].expr()));
+            .insert(format!("{name}.{axis}"), Point::General(axes[k].clone()));
     }
     for (full, local) in &body.markers {
         if b.taken(full).is_some() {
@@ -402,12 +412,11 @@ fn body_items(b: &mut Builder, body: &BodySpec, f: Frame, pose: Pose) -> Result<
                 .ctx
                 .err(&body.path, format!("point '{full}' is defined twice")));
         }
-        b.points
-            .insert(full.clone(), Point::General(f.point(*local).expr()));
+        b.points.insert(full.clone(), Point::General(point(*local)));
     }
     let frame = BodyFrame {
-        origin: f.origin.expr(),
-        axes: f.axes.clone().map(|a: Vx| a.expr()),
+        origin,
+        axes,
         coords: Vec::new(),
         placed: Some(pose),
     };
@@ -734,8 +743,8 @@ pub(super) fn torque(b: &mut Builder, name: &str, v: &Value, p: &Path_) -> Resul
         loads.push((at, half(ok(VExpr::cross(tau.clone(), e.clone())))));
     }
     for (at, f) in loads {
-        let placed = place::force_at(3, &PointMap::Expr(at), parts(f))
-            .map_err(|e| b.ctx.err(p, e.to_string()))?;
+        let placed =
+            place::force_at(3, &PointMap::Expr(at), parts(f)).map_err(|e| b.element_error(e, p))?;
         b.place(Ok(placed), p)?;
     }
     Ok(())
@@ -751,15 +760,14 @@ pub(super) fn of_time_only(e: &VExpr) -> bool {
 /// A tree body's origin and the points one unit along its first `count − 1` axes, as chains
 /// of the joints from the ground.
 pub(super) fn frame_points(b: &Builder, name: &str, count: usize) -> Vec<PointMap> {
-    let (tree, first) = b.trees.first().expect("a tree body is in the tree");
-    let i = b.tree_bodies[name];
+    let link = b.chains[name].link().clone();
     (0..count)
         .map(|k| {
             let mut local = [0.0; 3];
             if k > 0 {
                 local[k - 1] = 1.0;
             }
-            PointMap::Chain(Arc::new(tree.chain_point(i, local, *first)), None)
+            PointMap::Chain(Arc::new(ChainPoint::on(link.clone(), local)), None)
         })
         .collect()
 }

@@ -3,14 +3,20 @@
 //! on one or four coordinates, applied to a point fixed in the last frame. Evaluated in
 //! `O(depth)` on any number type — where the same point written as an expression of the
 //! coordinates grows about 2.6× per joint (each frame's axes are products of the frame's
-//! before) — so elements (springs, forces, particles) may sit on points of bodies deep in a
-//! tree of joints (docs/maths.md §20).
+//! before) — so elements (springs, forces, particles) and expressions may use points of bodies
+//! deep in a tree of joints (docs/maths.md §20).
+//!
+//! A chain is a list of [`ChainLink`]s, each holding its own factors and its parent: the links
+//! of a tree are built once and shared by every point on them, so the points of all `n` bodies
+//! of a chain take `O(n)` memory, not `O(n²)`. A point is evaluated from its own frame outwards
+//! (`x ← F x`, a vector per factor, not a matrix product).
 //!
 //! The rotation primitives [`rot_axis`] and [`quat_rotation`] are the ones the joint-coordinate
 //! trees of [`crate::multibody`] use.
 
 use num_dual::DualNum;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// A 3×3 matrix, row-major.
 type M3<D> = [[D; 3]; 3];
@@ -94,7 +100,69 @@ pub enum Factor {
     },
 }
 
-/// A point fixed in the last frame of a chain of factors: `x(q) = F₁(q) F₂(q) ⋯ F_k(q) ℓ`.
+impl Factor {
+    /// The same factor on renamed coordinates.
+    fn remap(&self, f: &dyn Fn(usize) -> usize) -> Factor {
+        match self {
+            Factor::Turn { axis, coord } => Factor::Turn {
+                axis: *axis,
+                coord: f(*coord),
+            },
+            Factor::Slide { axis, coord, scale } => Factor::Slide {
+                axis: *axis,
+                coord: f(*coord),
+                scale: *scale,
+            },
+            Factor::Quaternion { coords } => Factor::Quaternion {
+                coords: coords.map(f),
+            },
+            place => place.clone(),
+        }
+    }
+}
+
+/// One link of a chain: its factors, applied after its parent's.
+#[derive(Debug)]
+pub struct ChainLink {
+    parent: Option<Arc<ChainLink>>,
+    factors: Vec<Factor>,
+    /// Factors from the root to this link's last.
+    depth: usize,
+}
+
+impl ChainLink {
+    /// A link after `parent` (consecutive placements merged).
+    pub fn new(parent: Option<Arc<ChainLink>>, factors: Vec<Factor>) -> Arc<ChainLink> {
+        let mut out: Vec<Factor> = Vec::with_capacity(factors.len());
+        for f in factors {
+            match (out.last_mut(), f) {
+                (Some(Factor::Place { r, p }), Factor::Place { r: r2, p: p2 }) => {
+                    let pr = apply_c(r, &p2);
+                    *p = add(*p, pr);
+                    *r = mul_c(r, &r2);
+                }
+                (_, f) => out.push(f),
+            }
+        }
+        let depth = parent.as_ref().map_or(0, |p| p.depth) + out.len();
+        Arc::new(ChainLink {
+            parent,
+            factors: out,
+            depth,
+        })
+    }
+    /// The links from this one to the root.
+    fn outwards(&self) -> impl Iterator<Item = &ChainLink> {
+        std::iter::successors(Some(self), |l| l.parent.as_deref())
+    }
+    /// The factors from this link's last to the root's first (the order a point is carried).
+    pub(crate) fn factors_outwards(&self) -> impl Iterator<Item = &Factor> {
+        self.outwards().flat_map(|l| l.factors.iter().rev())
+    }
+}
+
+/// A point fixed in the last frame of a chain of factors, `x(q) = F₁(q) F₂(q) ⋯ F_k(q) ℓ`, or
+/// a direction fixed there (`R₁(q) ⋯ R_k(q) ℓ`: the factors' rotations alone).
 ///
 /// ```
 /// use lagrangian::model::elements::{ChainPoint, Factor};
@@ -114,29 +182,31 @@ pub enum Factor {
 /// // the velocity at rates (1, 0): ω × x about the origin
 /// let (_, v) = arm.pos_tangent(&|j| [q0, q1][j], &|j| [1.0, 0.0][j]);
 /// assert!((v[0] + x[1]).abs() < 1e-15 && (v[1] - x[0]).abs() < 1e-15);
+/// // the last link's x axis
+/// let i = arm.direction([1.0, 0.0, 0.0]).eval(&[q0, q1]);
+/// assert!((i[0] - (q0 + q1).cos()).abs() < 1e-15 && (i[1] - (q0 + q1).sin()).abs() < 1e-15);
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct ChainPoint {
-    factors: Vec<Factor>,
+    link: Arc<ChainLink>,
     local: [f64; 3],
+    direction: bool,
 }
 
-/// `a b` for a matrix on `D` and a constant one.
-fn mul_c<D: DualNum<Primitive = f64> + Copy>(a: &M3<D>, b: &[[f64; 3]; 3]) -> M3<D> {
+/// `a b` for constant matrices.
+fn mul_c(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
     std::array::from_fn(|i| {
         std::array::from_fn(|k| a[i][0] * b[0][k] + a[i][1] * b[1][k] + a[i][2] * b[2][k])
     })
 }
 
-/// `a b` on `D`.
-fn mul<D: DualNum<Primitive = f64> + Copy>(a: &M3<D>, b: &M3<D>) -> M3<D> {
-    std::array::from_fn(|i| {
-        std::array::from_fn(|k| a[i][0] * b[0][k] + a[i][1] * b[1][k] + a[i][2] * b[2][k])
-    })
+/// `a x` for a constant `a` and `x` on `D`.
+fn apply_c<D: DualNum<Primitive = f64> + Copy>(a: &[[f64; 3]; 3], x: &[D; 3]) -> [D; 3] {
+    std::array::from_fn(|i| x[0] * a[i][0] + x[1] * a[i][1] + x[2] * a[i][2])
 }
 
-/// `a x` for a constant `x`.
-fn apply_c<D: DualNum<Primitive = f64> + Copy>(a: &M3<D>, x: &[f64; 3]) -> [D; 3] {
+/// `a x` on `D`.
+fn apply<D: DualNum<Primitive = f64> + Copy>(a: &M3<D>, x: &[D; 3]) -> [D; 3] {
     std::array::from_fn(|i| a[i][0] * x[0] + a[i][1] * x[1] + a[i][2] * x[2])
 }
 
@@ -145,49 +215,64 @@ fn add<D: DualNum<Primitive = f64> + Copy>(a: [D; 3], b: [D; 3]) -> [D; 3] {
     std::array::from_fn(|i| a[i] + b[i])
 }
 
-/// `a [e_k]×` (the derivative of `a · rot_axis(k, θ)` in `θ`, given `a · rot_axis(k, θ)`).
-fn times_skew<D: DualNum<Primitive = f64> + Copy>(a: &M3<D>, k: usize) -> M3<D> {
+/// `x` turned by `(sin, cos)` about axis `k` (`rot_axis(k, θ) x`).
+fn turn<D: DualNum<Primitive = f64> + Copy>(k: usize, s: D, c: D, x: &mut [D; 3]) {
     let (i, j) = ((k + 1) % 3, (k + 2) % 3);
-    let z = D::from(0.0);
-    // [e_k]× maps e_i to e_j and e_j to −e_i: column i of a[e_k]× is a's column j, column j is
-    // −a's column i
-    std::array::from_fn(|r| {
-        let mut row = [z; 3];
-        row[i] = a[r][j];
-        row[j] = -a[r][i];
-        row
-    })
+    let (a, b) = (x[i], x[j]);
+    x[i] = c * a - s * b;
+    x[j] = s * a + c * b;
 }
 
 impl ChainPoint {
     /// The point `local` in the last frame of `factors` (consecutive placements merged).
     pub fn new(factors: Vec<Factor>, local: [f64; 3]) -> ChainPoint {
-        let mut out: Vec<Factor> = Vec::with_capacity(factors.len());
-        for f in factors {
-            match (out.last_mut(), f) {
-                (Some(Factor::Place { r, p }), Factor::Place { r: r2, p: p2 }) => {
-                    let pr = apply_c(r, &p2);
-                    *p = add(*p, pr);
-                    *r = mul_c(r, &r2);
-                }
-                (_, f) => out.push(f),
-            }
-        }
+        ChainPoint::on(ChainLink::new(None, factors), local)
+    }
+    /// The point `local` in the last frame of `link`.
+    pub fn on(link: Arc<ChainLink>, local: [f64; 3]) -> ChainPoint {
         ChainPoint {
-            factors: out,
+            link,
             local,
+            direction: false,
         }
     }
-    /// The factors.
-    pub fn factors(&self) -> &[Factor] {
-        &self.factors
+    /// The direction `d` fixed in the same last frame (the frame's rotation applied to `d`).
+    pub fn direction(&self, d: [f64; 3]) -> ChainPoint {
+        ChainPoint {
+            link: self.link.clone(),
+            local: d,
+            direction: true,
+        }
+    }
+    /// Whether this is a direction (translations left out).
+    pub fn is_direction(&self) -> bool {
+        self.direction
+    }
+    /// The point (or direction) in the last frame.
+    pub fn local(&self) -> [f64; 3] {
+        self.local
+    }
+    /// The last link.
+    pub fn link(&self) -> &Arc<ChainLink> {
+        &self.link
+    }
+    /// The factors from the root to the last frame.
+    pub fn factors(&self) -> Vec<&Factor> {
+        let mut all: Vec<&Factor> = self.link.factors_outwards().collect();
+        all.reverse();
+        all
+    }
+    /// How many factors carry the point (its evaluation's length).
+    pub fn depth(&self) -> usize {
+        self.link.depth
     }
     /// The coordinates it depends on.
     pub fn coords(&self) -> BTreeSet<usize> {
         let mut s = BTreeSet::new();
-        for f in &self.factors {
+        for f in self.link.factors_outwards() {
             match f {
                 Factor::Place { .. } => {}
+                Factor::Slide { .. } if self.direction => {}
                 Factor::Turn { coord, .. } | Factor::Slide { coord, .. } => {
                     s.insert(*coord);
                 }
@@ -196,28 +281,13 @@ impl ChainPoint {
         }
         s
     }
-    /// The same chain on renamed coordinates (`j → f(j)`).
+    /// The same chain on renamed coordinates (`j → f(j)`), as one link of its own.
     pub fn remap(&self, f: &dyn Fn(usize) -> usize) -> ChainPoint {
-        let factors = (self.factors.iter())
-            .map(|x| match x {
-                Factor::Turn { axis, coord } => Factor::Turn {
-                    axis: *axis,
-                    coord: f(*coord),
-                },
-                Factor::Slide { axis, coord, scale } => Factor::Slide {
-                    axis: *axis,
-                    coord: f(*coord),
-                    scale: *scale,
-                },
-                Factor::Quaternion { coords } => Factor::Quaternion {
-                    coords: coords.map(f),
-                },
-                place => place.clone(),
-            })
-            .collect();
+        let factors = self.factors().into_iter().map(|x| x.remap(f)).collect();
         ChainPoint {
-            factors,
+            link: ChainLink::new(None, factors),
             local: self.local,
+            direction: self.direction,
         }
     }
     /// The position at coordinates `q` (global, as the chain is written).
@@ -226,80 +296,76 @@ impl ChainPoint {
     }
     /// The position at coordinates `q(j)`.
     pub fn pos<D: DualNum<Primitive = f64> + Copy>(&self, q: &dyn Fn(usize) -> D) -> [D; 3] {
-        let (o, z) = (D::from(1.0), D::from(0.0));
-        let mut r = [[o, z, z], [z, o, z], [z, z, o]];
-        let mut p = [z; 3];
-        for f in &self.factors {
+        let mut x = self.local.map(D::from);
+        for f in self.link.factors_outwards() {
             match f {
-                Factor::Place { r: c, p: cp } => {
-                    p = add(p, apply_c(&r, cp));
-                    r = mul_c(&r, c);
+                Factor::Place { r, p } => {
+                    x = apply_c(r, &x);
+                    if !self.direction {
+                        x = std::array::from_fn(|i| x[i] + p[i]);
+                    }
                 }
-                Factor::Turn { axis, coord } => r = mul(&r, &rot_axis(*axis, q(*coord))),
-                Factor::Slide { axis, coord, scale } => {
-                    let s = q(*coord) * *scale;
-                    p = std::array::from_fn(|i| p[i] + r[i][*axis] * s);
+                Factor::Turn { axis, coord } => {
+                    let (s, c) = q(*coord).sin_cos();
+                    turn(*axis, s, c, &mut x);
                 }
-                Factor::Quaternion { coords } => {
-                    r = mul(&r, &quat_rotation(&coords.map(q)));
-                }
+                Factor::Slide { .. } if self.direction => {}
+                Factor::Slide { axis, coord, scale } => x[*axis] += q(*coord) * *scale,
+                Factor::Quaternion { coords } => x = apply(&quat_rotation(&coords.map(q)), &x),
             }
         }
-        add(p, apply_c(&r, &self.local))
+        x
     }
     /// The position and its derivative along `dq`: `(x(q), ∂x/∂q · dq)`.
+    ///
+    /// Carried outwards with `d(F x) = F dx + (dF) x`: a turn adds `dθ e_k × (F x)`, a slide
+    /// `ds e_a`, a quaternion `(dQ) x`.
     pub fn pos_tangent<D: DualNum<Primitive = f64> + Copy>(
         &self,
         q: &dyn Fn(usize) -> D,
         dq: &dyn Fn(usize) -> D,
     ) -> ([D; 3], [D; 3]) {
-        let (o, z) = (D::from(1.0), D::from(0.0));
-        let mut r = [[o, z, z], [z, o, z], [z, z, o]];
-        let (mut p, mut dr, mut dp) = ([z; 3], [[z; 3]; 3], [z; 3]);
-        for f in &self.factors {
+        let mut x = self.local.map(D::from);
+        let mut dx = [D::from(0.0); 3];
+        for f in self.link.factors_outwards() {
             match f {
-                Factor::Place { r: c, p: cp } => {
-                    p = add(p, apply_c(&r, cp));
-                    dp = add(dp, apply_c(&dr, cp));
-                    r = mul_c(&r, c);
-                    dr = mul_c(&dr, c);
+                Factor::Place { r, p } => {
+                    x = apply_c(r, &x);
+                    dx = apply_c(r, &dx);
+                    if !self.direction {
+                        x = std::array::from_fn(|i| x[i] + p[i]);
+                    }
                 }
                 Factor::Turn { axis, coord } => {
-                    let turn = rot_axis(*axis, q(*coord));
-                    r = mul(&r, &turn);
-                    let spin = times_skew(&r, *axis);
+                    let (s, c) = q(*coord).sin_cos();
+                    turn(*axis, s, c, &mut x);
+                    turn(*axis, s, c, &mut dx);
+                    // dθ e_k × x
+                    let (i, j) = ((axis + 1) % 3, (axis + 2) % 3);
                     let rate = dq(*coord);
-                    let dr1 = mul(&dr, &turn);
-                    dr = std::array::from_fn(|i| {
-                        std::array::from_fn(|k| dr1[i][k] + spin[i][k] * rate)
-                    });
+                    dx[i] -= rate * x[j];
+                    dx[j] += rate * x[i];
                 }
+                Factor::Slide { .. } if self.direction => {}
                 Factor::Slide { axis, coord, scale } => {
-                    let (s, ds) = (q(*coord) * *scale, dq(*coord) * *scale);
-                    for i in 0..3 {
-                        dp[i] += dr[i][*axis] * s + r[i][*axis] * ds;
-                        p[i] += r[i][*axis] * s;
-                    }
+                    x[*axis] += q(*coord) * *scale;
+                    dx[*axis] += dq(*coord) * *scale;
                 }
                 Factor::Quaternion { coords } => {
                     let (a, da) = (coords.map(q), coords.map(dq));
                     let n = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2] + a[3] * a[3]).recip();
                     let dn = (a[0] * da[0] + a[1] * da[1] + a[2] * da[2] + a[3] * da[3]) * n;
-                    let turn = quat(&a, &a).map(|row| row.map(|x| x * n));
-                    let (b1, b2) = (quat(&a, &da), quat(&da, &a));
-                    let dturn: M3<D> = std::array::from_fn(|i| {
-                        std::array::from_fn(|k| (b1[i][k] + b2[i][k]) * n - turn[i][k] * (dn + dn))
+                    let turned = apply(&quat(&a, &a), &x).map(|y| y * n);
+                    let (b1, b2) = (apply(&quat(&a, &da), &x), apply(&quat(&da, &a), &x));
+                    let dturned = apply(&quat(&a, &a), &dx);
+                    dx = std::array::from_fn(|i| {
+                        (b1[i] + b2[i] + dturned[i]) * n - turned[i] * (dn + dn)
                     });
-                    let (dr1, dr2) = (mul(&dr, &turn), mul(&r, &dturn));
-                    dr = std::array::from_fn(|i| std::array::from_fn(|k| dr1[i][k] + dr2[i][k]));
-                    r = mul(&r, &turn);
+                    x = turned;
                 }
             }
         }
-        (
-            add(p, apply_c(&r, &self.local)),
-            add(dp, apply_c(&dr, &self.local)),
-        )
+        (x, dx)
     }
 }
 
@@ -350,6 +416,7 @@ mod tests {
     fn placements_merge_and_the_tangent_is_the_derivative() {
         let c = chain();
         assert_eq!(c.factors().len(), 9, "the two placements in a row are one");
+        assert_eq!(c.depth(), 9);
         let q = [0.4, -0.2, 0.9, -1.3, 0.5, 0.8, 0.3, -0.5, 0.6];
         let dq = [0.3, 1.1, -0.4, 0.7, -0.2, 0.5, -0.9, 0.2, 0.4];
         let (x, dx) = c.pos_tangent(&|j| q[j], &|j| dq[j]);
