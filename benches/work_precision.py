@@ -7,6 +7,11 @@ they are not test dependencies):
     cargo build --release --example high_order
     /tmp/wp/bin/python benches/work_precision.py [--cases pendulum,kepler] [--repeat 3] [--merge]
 
+With `--compiled` the compiled anchors run beside them on the pendulum, Kepler and the outer
+solar system: Hairer's DOP853 from the crate `ode_solvers` with hand-written right-hand sides in
+minimal coordinates (`benches/compiled_peers`, a crate outside the workspace, built first with
+`cargo build --release --manifest-path benches/compiled_peers/Cargo.toml`).
+
 For each problem and each tolerance 1e-4 … 1e-11 it runs the toolkit (`examples/high_order.rs`:
 DOP853 on the index-1 form with projection; Radau IIA on the index-3 equations; the
 Taylor-series method of order 20 (not on the stiff problem);
@@ -35,6 +40,8 @@ from scipy.integrate import solve_ivp
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, 'target', 'release', 'examples', 'high_order')
+COMPILED = os.path.join(ROOT, 'benches', 'compiled_peers', 'target', 'release', 'compiled-peers')
+COMPILED_CASES = ('pendulum', 'kepler', 'solar')
 TOLS = [1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11]
 
 # ---------------------------------------------------------------- problems as scipy ODEs
@@ -299,31 +306,49 @@ def toolkit_run(case, method, tol, repeat):
     return d
 
 
+def compiled_run(case, tol, repeat):
+    out = subprocess.run([COMPILED, '--case', case, '--tol', str(tol), '--repeat', str(repeat)],
+                         capture_output=True, text=True, cwd=ROOT)
+    if out.returncode != 0:
+        return {'failed': out.stderr.strip()}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--cases', default=','.join(PROBLEMS))
     ap.add_argument('--repeat', type=int, default=3)
     ap.add_argument('--genalpha-down-to', type=float, default=1e-6,
                     help='generalized-α under error control only at tolerances from this up')
+    ap.add_argument('--compiled', action='store_true',
+                    help='run the compiled DOP853 of benches/compiled_peers beside them')
+    ap.add_argument('--tols', default=','.join(f'{t:.0e}' for t in TOLS))
+    ap.add_argument('--out', default=os.path.join(ROOT, 'benches', 'work_precision'),
+                    help='where the table goes: OUT.json and OUT.png')
+    ap.add_argument('--dop853-only', action='store_true',
+                    help='only the DOP853s (the toolkit, scipy and with --compiled the compiled one)')
     ap.add_argument('--merge', action='store_true',
                     help="keep the other problems' rows of the existing work_precision.json")
     args = ap.parse_args()
     rows = []
-    path = os.path.join(ROOT, 'benches', 'work_precision.json')
+    path = args.out + '.json'
     for case in args.cases.split(','):
         prob = PROBLEMS[case]()
         ref = np.array(prob[4]())
         err = lambda q: float(np.max(np.abs(np.array(q) - ref)))
-        for tol in TOLS:
+        for tol in [float(t) for t in args.tols.split(',')]:
             runs = [('lagrangian dop853', toolkit_run(case, 'dop853', tol, args.repeat)),
                     ('scipy DOP853', scipy_run(prob, 'DOP853', tol, args.repeat))]
-            if case in ('andrews', 'mechanism0', 'stiff', 'caraxis') or tol >= 1e-7:
+            if args.compiled and case in COMPILED_CASES:
+                runs.append(('compiled DOP853', compiled_run(case, tol, args.repeat)))
+            others = not args.dop853_only
+            if others and (case in ('andrews', 'mechanism0', 'stiff', 'caraxis') or tol >= 1e-7):
                 runs.append(('scipy Radau', scipy_run(prob, 'Radau', tol, 1)))
-            if case != 'solar' and tol >= 1e-11:
+            if others and case != 'solar' and tol >= 1e-11:
                 runs.append(('lagrangian radau', toolkit_run(case, 'radau', tol, args.repeat)))
-            if case != 'stiff':
+            if others and case != 'stiff':
                 runs.append(('lagrangian taylor', toolkit_run(case, 'taylor', tol, args.repeat)))
-            if tol >= args.genalpha_down_to and case != 'solar':
+            if others and tol >= args.genalpha_down_to and case != 'solar':
                 runs.append(('lagrangian genalpha', toolkit_run(case, 'genalpha', tol, 1)))
             for name, r in runs:
                 row = {'case': case, 'tol': tol, 'method': name}
@@ -370,7 +395,7 @@ def main():
         ax.grid(True, which='both', alpha=0.3)
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(os.path.join(ROOT, 'benches', 'work_precision.png'), dpi=110)
+    fig.savefig(args.out + '.png', dpi=110)
 
 
 if __name__ == '__main__':
