@@ -3,25 +3,36 @@
 //!
 //! Without a kinetic energy the residual is `r = ∂V/∂q + ∂R/∂v`: gradients of scalar
 //! expressions, which reverse accumulation on the compiled program gives in a few evaluations'
-//! work on `f64` ([`VExpr::gradient`]) — what an explicit method asks for at every stage. The
-//! Jacobians, the energies and a kinetic energy's residual take forward AD ([`TermAd`]).
+//! work on `f64` ([`VExpr::gradient`]) — what an explicit method asks for at every stage. A
+//! potential of the distance between two points alone, `V = g(t, |x − y|)` (gravitation, a
+//! spring written out), takes `∂V/∂x = g′(r) (x − y)/r = −∂V/∂y` from one derivative of `g`
+//! ([`VExpr::distance_form`]). The Jacobians, the energies and a kinetic energy's residual take
+//! forward AD ([`TermAd`]).
 
 use crate::ad::TermAd;
 use crate::expr::VExpr;
 use crate::expr::taylor::Taylor;
+use crate::expr::vector::{DistanceForm, Part};
 use crate::model::elements::ExprEnergy;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use nalgebra::{SMatrix, SVector};
+use num_dual::Dual64;
 
 /// [`TermAd`] of an [`ExprEnergy`] with the residual of `V` and `R` by reverse accumulation.
 pub struct ExprKernel<const N: usize> {
     ad: TermAd<ExprEnergy, N>,
+    /// The potential as a function of one distance, when it is one.
+    distance: Option<DistanceForm>,
 }
 
 impl<const N: usize> ExprKernel<N> {
     /// The kernel of `e` on its `N` local coordinates.
     pub fn new(e: ExprEnergy) -> Self {
-        ExprKernel { ad: TermAd::new(e) }
+        let distance = (e.potential.as_ref()).and_then(VExpr::distance_form);
+        ExprKernel {
+            ad: TermAd::new(e),
+            distance,
+        }
     }
 
     /// The energy when it has no kinetic energy (its residual is `∂V/∂q + ∂R/∂v`); `None`
@@ -32,9 +43,10 @@ impl<const N: usize> ExprKernel<N> {
     }
 }
 
-/// `∂V/∂q + ∂R/∂v` at `(t, q, v)`.
+/// `∂V/∂q + ∂R/∂v` at `(t, q, v)`, the potential's part from `distance` when it is one.
 fn gradient_residual<const N: usize>(
     potential: &Option<VExpr>,
+    distance: &Option<DistanceForm>,
     dissipation: &Option<VExpr>,
     t: f64,
     q: &SVector<f64, N>,
@@ -43,13 +55,48 @@ fn gradient_residual<const N: usize>(
     let mut r = SVector::<f64, N>::zeros();
     // the parts a potential's `v` and a dissipation's `q` would give, not used
     let mut unused = [0.0; N];
-    if let Some(p) = potential {
-        p.gradient_into(t, q.as_slice(), v.as_slice(), r.as_mut_slice(), &mut unused);
+    match (distance, potential) {
+        (Some(form), _) => distance_gradient(form, t, q, &mut r),
+        (None, Some(p)) => {
+            p.gradient_into(t, q.as_slice(), v.as_slice(), r.as_mut_slice(), &mut unused);
+        }
+        (None, None) => {}
     }
     if let Some(d) = dissipation {
         d.gradient_into(t, q.as_slice(), v.as_slice(), &mut unused, r.as_mut_slice());
     }
     r
+}
+
+/// `∂V/∂q` of `V = g(t, |x − y|)` added to `r`: `g′(r) d/r` at `x`, its opposite at `y`.
+fn distance_gradient<const N: usize>(
+    form: &DistanceForm,
+    t: f64,
+    q: &SVector<f64, N>,
+    r: &mut SVector<f64, N>,
+) {
+    let at = |p: Part| match p {
+        Part::Coord(j) => q[j],
+        Part::Const(c) => c,
+    };
+    let d: [f64; 3] = std::array::from_fn(|k| at(form.x[k]) - at(form.y[k]));
+    let len = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+    // g′(r)/r
+    let slope = match form.inverse {
+        Some(c) => -c / (len * len * len),
+        None => {
+            let g = (form.g).eval_scalar::<Dual64>(&|_| Dual64::new(len, 1.0), Dual64::from(t));
+            g.eps / len
+        }
+    };
+    for k in 0..3 {
+        if let Part::Coord(j) = form.x[k] {
+            r[j] += slope * d[k];
+        }
+        if let Part::Coord(j) = form.y[k] {
+            r[j] -= slope * d[k];
+        }
+    }
 }
 
 impl<const N: usize> TermKernel<N> for ExprKernel<N> {
@@ -65,7 +112,7 @@ impl<const N: usize> TermKernel<N> for ExprKernel<N> {
         a: &SVector<f64, N>,
     ) -> SVector<f64, N> {
         match self.without_kinetic() {
-            Some(e) => gradient_residual(&e.potential, &e.dissipation, t, q, v),
+            Some(e) => gradient_residual(&e.potential, &self.distance, &e.dissipation, t, q, v),
             None => self.ad.residual(t, q, v, a),
         }
     }
@@ -80,7 +127,7 @@ impl<const N: usize> TermKernel<N> for ExprKernel<N> {
         match self.without_kinetic() {
             // M = 0: the matrix of a state's accelerations needs the residual alone
             Some(e) if c.stiffness == 0.0 && c.damping == 0.0 => (
-                gradient_residual(&e.potential, &e.dissipation, t, q, v),
+                gradient_residual(&e.potential, &self.distance, &e.dissipation, t, q, v),
                 SMatrix::zeros(),
             ),
             _ => self.ad.jacobian(t, q, v, a, c),
@@ -150,6 +197,42 @@ mod tests {
             let (x2, j2) = ad.jacobian(0.8, &q, &v, &a, &c);
             assert!((x1 - x2).norm() < 1e-14 * x2.norm());
             assert!((j1 - j2).norm() <= 1e-14 * j2.norm());
+        }
+    }
+
+    /// Potentials of one distance — between two points, anchored at a constant one, in the
+    /// plane — take the distance's path, and equal forward AD; one that reads a coordinate
+    /// beside the distance does not.
+    #[test]
+    fn potentials_of_one_distance_equal_forward_ad() {
+        let sym = |n: &str| {
+            let p = |o: usize| VExpr::pack([0, 1, 2].map(|k| VExpr::coord(o + k)));
+            Some(Sym::Item(match n {
+                "A" => p(0),
+                "B" => p(3),
+                "P" => VExpr::pack([VExpr::coord(1), VExpr::coord(4), VExpr::constant(0.0)]),
+                _ => return None,
+            }))
+        };
+        let q = SVector::<f64, 6>::from([0.1, -0.4, 0.3, 1.2, 0.5, -0.7]);
+        let v = SVector::<f64, 6>::from([0.3, 0.2, -0.1, -0.5, 0.4, 0.6]);
+        let a = SVector::<f64, 6>::zeros();
+        for (text, distance) in [
+            ("-2/norm(B - A) + t*(norm(B - A) - 1.5)**2", true),
+            ("-2/norm(B - A)", true),
+            ("exp(-norm(A - [1, 2, 3]))*(1 + t)", true),
+            ("0.5*norm(P - [0, 1, 0])**2", true),
+            ("-2/norm(B - A) + A.y", false),
+        ] {
+            let energy = ExprEnergy {
+                potential: Some(VExpr::parse(text, 3, &sym).unwrap()),
+                ..Default::default()
+            };
+            let fast = ExprKernel::<6>::new(energy.clone());
+            assert_eq!(fast.distance.is_some(), distance, "{text}");
+            let ad = TermAd::<_, 6>::new(energy);
+            let (r1, r2) = (fast.residual(0.8, &q, &v, &a), ad.residual(0.8, &q, &v, &a));
+            assert!((r1 - r2).norm() < 1e-14 * r2.norm(), "{text}: {r1} vs {r2}");
         }
     }
 }

@@ -29,6 +29,7 @@
 //! ```
 
 mod chain_leaf;
+mod distance;
 mod parse;
 mod rate;
 mod reverse;
@@ -37,6 +38,7 @@ mod tangent;
 mod tape;
 
 use crate::expr::chain::ChainPoint;
+pub use distance::{DistanceForm, Part};
 use num_dual::DualNum;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, OnceLock};
