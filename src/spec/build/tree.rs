@@ -246,12 +246,6 @@ pub(super) fn bodies_and_joints(
     for (i, (e, (frame, world))) in edges.iter().zip(frames.into_iter().zip(worlds)).enumerate() {
         let body = &bodies[e.body];
         body_items(b, body, frame, from_mb(&world), &links[i])?;
-        // elements on the body's points evaluate them along the joints, in O(depth)
-        let origin = std::iter::once((&body.name, [0.0; 3]));
-        for (name, local) in origin.chain(body.markers.iter().map(|(n, x)| (n, *x))) {
-            let chain = ChainPoint::on(links[i].clone(), local);
-            b.chains.insert(name.clone(), Arc::new(chain));
-        }
     }
     add_pictures(b, &tree, &bodies, &edges, first);
     for k in closing {
@@ -373,8 +367,9 @@ fn grow(
 const CHAIN_ABOVE: u64 = 4_000;
 
 /// A body's origin, axes and markers as points and vectors of the file; its frame for
-/// closing joints and columns. Deep in a tree (see [`CHAIN_ABOVE`]) they are chain points on
-/// `link`, the body's frame.
+/// closing joints and columns. Its origin and markers are also chain points on `link`, the
+/// body's frame, for the elements on them (evaluated along the joints, in `O(depth)`); deep in
+/// a tree (see [`CHAIN_ABOVE`]) expressions read them as chain points too.
 fn body_items(
     b: &mut Builder,
     body: &BodySpec,
@@ -384,11 +379,17 @@ fn body_items(
 ) -> Result<(), SpecError> {
     let name = &body.name;
     let deep = f.origin.expr().size().max(f.axes[0].expr().size()) > CHAIN_ABOVE;
-    let chain = |local: [f64; 3]| VExpr::chain(Arc::new(ChainPoint::on(link.clone(), local)));
-    let point = |local: [f64; 3]| match deep {
-        true => chain(local),
-        false => f.point(local).expr(),
+    // the point `local` as an expression, and as a chain recorded for elements
+    let point = |b: &mut Builder, full: &str, local: [f64; 3]| {
+        let chain = Arc::new(ChainPoint::on(link.clone(), local));
+        let e = match deep {
+            true => VExpr::chain(chain.clone()),
+            false => f.point(local).expr(),
+        };
+        b.chains.insert(full.to_string(), chain);
+        e
     };
+    let origin = point(b, name, [0.0; 3]);
     let axes: [VExpr; 3] = std::array::from_fn(|k| match deep {
         true => {
             let e = std::array::from_fn(|m| if m == k { 1.0 } else { 0.0 });
@@ -398,7 +399,6 @@ fn body_items(
         }
         false => f.axes[k].expr(),
     });
-    let origin = point([0.0; 3]);
     b.points
         .insert(name.clone(), Point::General(origin.clone()));
     // in the plane a body's axes are `i` and `j` (`k` is the plane's normal)
@@ -412,7 +412,8 @@ fn body_items(
                 .ctx
                 .err(&body.path, format!("point '{full}' is defined twice")));
         }
-        b.points.insert(full.clone(), Point::General(point(*local)));
+        let e = point(b, full, *local);
+        b.points.insert(full.clone(), Point::General(e));
     }
     let frame = BodyFrame {
         origin,
