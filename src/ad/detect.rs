@@ -11,6 +11,7 @@
 //! set of bits when they run (`model::defaults`), and a method a term overrides never runs its
 //! default body. One call of each on zeros tells which are defaults.
 
+use super::sampled;
 use crate::model::{Structure, Term, defaults, half_quadratic_form};
 use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
@@ -29,6 +30,9 @@ pub(crate) struct Detected<T> {
     force: bool,
     /// `kinetic` is the default, `½ vᵀ M v` over the matrices written: (`mass`, `mass_matrix`).
     kinetic_default: Option<(bool, bool)>,
+    /// Not declared translation invariant, but found so at sample states (`sampled`): the
+    /// reduced passes in points of dimension `sampled::point_dimension::<N>()`.
+    pub(crate) invariant: bool,
 }
 
 /// Whether the term's kinetic energy equals `½ vᵀ M v` over the matrices it writes
@@ -114,13 +118,29 @@ impl<T> Detected<T> {
         let force = written(defaults::FORCE, &|| {
             term.force(0.0, &z, &z);
         });
-        Detected {
+        let mut me = Detected {
             term,
             structure,
             dissipation,
             force,
             kinetic_default,
+            invariant: false,
+        };
+        // `kinetic` written: ½ m v·v is a constant mass matrix however it is written (tested
+        // on the wrapped term: the same instances of its passes as the kernels run)
+        if declared == Structure::General
+            && lagrangian_default
+            && kinetic_default.is_none()
+            && !T::__NO_KINETIC
+            && sampled::constant_quadratic_kinetic(&me)
+        {
+            me.structure = Structure::ConstantMass;
         }
+        // the reduced passes serve the structured derivations (not a general Lagrangian's)
+        me.invariant = T::TRANSLATION_INVARIANT.is_none()
+            && matches!(me.structure, Structure::NoKinetic | Structure::ConstantMass)
+            && sampled::translation_invariant(&me, dissipation, force);
+        me
     }
 
     /// `½ vᵀ M v` over the matrices the term writes. Not inlined: a term that writes `kinetic`
@@ -417,8 +437,9 @@ mod tests {
             }),
             (Structure::NoKinetic, false)
         );
+        // `T = v·v`, a constant mass matrix written as `kinetic`: found at sample states
         let t = Detected::new(WithKinetic);
-        assert_eq!(Term::<2>::structure(&t), Structure::General);
+        assert_eq!(Term::<2>::structure(&t), Structure::ConstantMass);
         assert!(!Term::<2>::has_dissipation_or_force(&t));
         let t = Detected::new(OwnLagrangian);
         assert_eq!(Term::<2>::structure(&t), Structure::General);
@@ -452,7 +473,7 @@ mod tests {
         assert_eq!(Term::<2>::structure(&t), Structure::General);
         assert_eq!(t.kinetic(0.0, &SVector::from([3.0, 0.0]), &v), 0.5 + 18.0);
         let t = Detected::new(Forwards(Lumped));
-        assert_eq!(Term::<2>::structure(&t), Structure::General);
+        assert_eq!(Term::<2>::structure(&t), Structure::ConstantMass);
         let hook = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));
         let t = Detected::new(Fragile);

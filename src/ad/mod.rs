@@ -30,6 +30,7 @@ mod passes;
 pub mod place;
 mod quadratic;
 mod relative;
+mod sampled;
 mod structured;
 mod verify;
 
@@ -86,7 +87,11 @@ pub fn term_residual<T: Term<N>, const N: usize>(
         Structure::NoKinetic | Structure::ConstantMass => {}
     }
     let mass = structured::constant_mass(term, t, &q, &v);
-    structured::residual::<T, N, Untagged>(term, Some(&mass), t, &q, &v, &a)
+    let known = structured::Known {
+        mass: Some(&mass),
+        invariant: false,
+    };
+    structured::residual::<T, N, Untagged>(term, known, t, &q, &v, &a)
 }
 
 /// Local blocks of one term: residual `r`, mass matrix `M = ∂r/∂a = L_vv`,
@@ -203,13 +208,17 @@ fn term_blocks_static<T: Term<N>, const N: usize>(
         Structure::NoKinetic | Structure::ConstantMass
     ) {
         let mass = structured::constant_mass(term, t, q, v);
+        let known = structured::Known {
+            mass: Some(&mass),
+            invariant: false,
+        };
         let w = |mass, damping, stiffness| KernelCoefficients {
             mass,
             damping,
             stiffness,
         };
-        let (r, stiffness) = structured::weighted(term, Some(&mass), t, q, v, a, &w(0.0, 0.0, 1.0));
-        let (_, damping) = structured::weighted(term, Some(&mass), t, q, v, a, &w(0.0, 1.0, 0.0));
+        let (r, stiffness) = structured::weighted(term, known, t, q, v, a, &w(0.0, 0.0, 1.0));
+        let (_, damping) = structured::weighted(term, known, t, q, v, a, &w(0.0, 1.0, 0.0));
         return TermBlocks {
             r,
             mass,
@@ -407,6 +416,16 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
         }
     }
 
+    /// What the structured passes take beside the term: `mass`, and translation invariance
+    /// found at sample states.
+    #[inline(always)]
+    fn known<'a>(&self, mass: Option<&'a SMatrix<f64, N, N>>) -> structured::Known<'a, N> {
+        structured::Known {
+            mass,
+            invariant: self.term.invariant,
+        }
+    }
+
     /// The residual of a `General` or `PointMasses` term. The inputs are taken by value: the
     /// assembly's loop gathers them into registers, and a reference passed to a function that
     /// is not inlined would keep them in memory on every path — the structured passes would then
@@ -442,14 +461,15 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
         a: &SVector<f64, N>,
     ) -> SVector<f64, N> {
         if T::__NO_KINETIC {
-            return structured::residual::<_, N, Tag>(&self.term, None, t, q, v, a);
+            return structured::residual::<_, N, Tag>(&self.term, self.known(None), t, q, v, a);
         }
         match self.term.structure {
             Structure::General | Structure::PointMasses | Structure::MassMatrix => {
                 self.residual_general::<Tag>(t, *q, *v, *a)
             }
             Structure::NoKinetic | Structure::ConstantMass => {
-                let mut r = structured::residual::<_, N, Tag>(&self.term, None, t, q, v, a);
+                let mut r =
+                    structured::residual::<_, N, Tag>(&self.term, self.known(None), t, q, v, a);
                 if self.term.structure == Structure::ConstantMass {
                     // a written matrix by value, in registers: behind the pointer `mass` gives
                     // (borrowed or owned), a point mass's `m·I` went to the stack number by
@@ -478,7 +498,7 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
     ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
         if T::__NO_KINETIC {
             // a constant: the paths of a kinetic energy are not compiled for this type
-            return structured::weighted(&self.term, None, t, q, v, a, c);
+            return structured::weighted(&self.term, self.known(None), t, q, v, a, c);
         }
         match self.term.structure {
             Structure::MassMatrix if T::__MASS_MATRIX => {
@@ -495,7 +515,8 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
             }
             Structure::NoKinetic | Structure::ConstantMass => {}
         }
-        structured::weighted(&self.term, self.mass(t, q, v).as_deref(), t, q, v, a, c)
+        let mass = self.mass(t, q, v);
+        structured::weighted(&self.term, self.known(mass.as_deref()), t, q, v, a, c)
     }
 
     /// The constant mass matrix (`None` for `NoKinetic`).

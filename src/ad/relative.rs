@@ -15,7 +15,7 @@
 //! instead of 43.
 
 use super::dense::Untagged;
-use super::passes;
+use super::{passes, sampled};
 use crate::model::Term;
 use crate::model::kernel::KernelCoefficients;
 use nalgebra::{Dim, SMatrix, SVector};
@@ -123,34 +123,50 @@ fn weighted_h<T: Term<N>, const N: usize, const H: usize>(
     (expand_vec(&g) - p.force, expand_mat(&a, Some(&p.b)))
 }
 
-/// Calls `$call` with `H` the reduced size of a translation-invariant term, chosen at compile
-/// time (`if const`: the other branches are dead code); `None` for other terms.
+/// The number of seeded coordinates of a term found translation invariant at sample states
+/// (`sampled::translation_invariant`: points of dimension `sampled::point_dimension`), for a
+/// term that declares nothing (0: no test for `N` coordinates).
+const fn found<T: Term<N>, const N: usize>() -> usize {
+    let d = sampled::point_dimension::<N>();
+    match T::TRANSLATION_INVARIANT {
+        None if d > 0 => N - d,
+        _ => 0,
+    }
+}
+
+/// Calls `$call` with `H` the reduced size of a translation-invariant term, declared (chosen at
+/// compile time: `if const`, the other branches are dead code) or found (`$found`, at run time:
+/// one more instance of the reduced passes, only for sizes a test exists for); `None` for other
+/// terms.
 macro_rules! by_reduced_size {
-    ($t:ident, $n:ident, $h:ident => $call:expr) => {
-        by_reduced_size!(@sizes $t, $n, $h => $call; 1 2 3 4 6 9)
+    ($t:ident, $n:ident, $found:expr, $h:ident => $call:expr) => {
+        by_reduced_size!(@sizes $t, $n, $found, $h => $call; 1 2 3 4 6 9)
     };
-    (@sizes $t:ident, $n:ident, $h:ident => $call:expr; $($size:literal)*) => {{
+    (@sizes $t:ident, $n:ident, $found:expr, $h:ident => $call:expr; $($size:literal)*) => {{
         $(
-            if const { reduced::<$t, $n>() == $size } {
-                const $h: usize = $size;
-                return Some($call);
+            if const { reduced::<$t, $n>() == $size || found::<$t, $n>() == $size } {
+                if const { reduced::<$t, $n>() == $size } || $found {
+                    const $h: usize = $size;
+                    return Some($call);
+                }
             }
         )*
         None
     }};
 }
 
-/// `∇V + ∂R/∂v − Q` of a term declared translation invariant (`None`: not declared, or a
-/// reduced size without an instance here; the caller takes the full passes), on numbers
-/// tagged `Tag`. Always inlined, as [`residual_h`] (see `structured::residual`).
+/// `∇V + ∂R/∂v − Q` of a term declared translation invariant or found so (`found`) (`None`:
+/// neither, or a reduced size without an instance here; the caller takes the full passes), on
+/// numbers tagged `Tag`. Always inlined, as [`residual_h`] (see `structured::residual`).
 #[inline(always)]
 pub(crate) fn residual<T: Term<N>, const N: usize, Tag: Dim>(
     term: &T,
+    found: bool,
     t: f64,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
 ) -> Option<SVector<f64, N>> {
-    by_reduced_size!(T, N, H => residual_h::<T, N, H, Tag>(term, t, q, v))
+    by_reduced_size!(T, N, found, H => residual_h::<T, N, H, Tag>(term, t, q, v))
 }
 
 /// The residual's `V`, `R`, `Q` part and its weighted Jacobian (no mass term) of a term declared
@@ -158,12 +174,13 @@ pub(crate) fn residual<T: Term<N>, const N: usize, Tag: Dim>(
 #[inline]
 pub(crate) fn weighted<T: Term<N>, const N: usize>(
     term: &T,
+    found: bool,
     t: f64,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
     c: &KernelCoefficients,
 ) -> Option<(SVector<f64, N>, SMatrix<f64, N, N>)> {
-    by_reduced_size!(T, N, H => weighted_h::<T, N, H>(term, t, q, v, c))
+    by_reduced_size!(T, N, found, H => weighted_h::<T, N, H>(term, t, q, v, c))
 }
 
 #[cfg(test)]
@@ -208,13 +225,13 @@ mod tests {
             SVector::<f64, 6>::repeat(0.1),
         );
         assert_eq!(reduced::<Spring<3>, 6>(), 3);
-        assert!(residual::<_, 6, Untagged>(&s, 0.0, &q, &v).is_some());
+        assert!(residual::<_, 6, Untagged>(&s, false, 0.0, &q, &v).is_some());
         let c = KernelCoefficients {
             mass: 1.0,
             damping: 1.0,
             stiffness: 1.0,
         };
-        assert!(weighted(&s, 0.0, &q, &v, &c).is_some());
+        assert!(weighted(&s, false, 0.0, &q, &v, &c).is_some());
         // a spring to a fixed anchor is not translation invariant
         let a = AnchoredSpring::<3> {
             anchor: [0.0; 3],
@@ -226,6 +243,7 @@ mod tests {
         assert!(
             residual::<_, 3, Untagged>(
                 &a,
+                false,
                 0.0,
                 &q.fixed_rows::<3>(0).into(),
                 &v.fixed_rows::<3>(0).into()

@@ -29,6 +29,16 @@ use crate::model::{Structure, Term};
 use nalgebra::{Const, Dim, SMatrix, SVector, U1};
 use num_dual::{Dual2, Dual2SVec, DualSVec};
 
+/// What a structured term's derivation takes beside its energies: its constant mass matrix
+/// (`None`: no kinetic energy, or added by the caller) and whether it was found translation
+/// invariant at sample states (`sampled`; a declaration is known from the type): then its
+/// passes are seeded on all points but the first ([`relative`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Known<'a, const N: usize> {
+    pub(crate) mass: Option<&'a SMatrix<f64, N, N>>,
+    pub(crate) invariant: bool,
+}
+
 /// `∂R/∂v − Q` by one first-order pass of `R` seeded on `v`, on numbers tagged `Tag`.
 #[inline(always)]
 fn dissipation_force<T: Term<N>, const N: usize, Tag: Dim>(
@@ -65,13 +75,14 @@ pub(crate) fn constant_mass<T: Term<N>, const N: usize>(
 #[inline(always)]
 pub(crate) fn residual<T: Term<N>, const N: usize, Tag: Dim>(
     term: &T,
-    mass: Option<&SMatrix<f64, N, N>>,
+    known: Known<'_, N>,
     t: f64,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
     a: &SVector<f64, N>,
 ) -> SVector<f64, N> {
-    let mut r = relative::residual::<T, N, Tag>(term, t, q, v).unwrap_or_else(|| {
+    let Known { mass, invariant } = known;
+    let mut r = relative::residual::<T, N, Tag>(term, invariant, t, q, v).unwrap_or_else(|| {
         let mut r = passes::potential_gradient::<T, N, N, Tag>(term, t, q);
         if term.has_dissipation_or_force() {
             r += dissipation_force::<T, N, Tag>(term, t, q, v);
@@ -85,18 +96,19 @@ pub(crate) fn residual<T: Term<N>, const N: usize, Tag: Dim>(
 }
 
 /// The residual and `J = c_M M + c_D ∂r/∂v + c_K ∂r/∂q` of a term with constant mass matrix
-/// `mass` (`None`: no kinetic energy), with only the passes the weights need.
+/// `known.mass` (`None`: no kinetic energy), with only the passes the weights need.
 #[inline]
 pub(crate) fn weighted<T: Term<N>, const N: usize>(
     term: &T,
-    mass: Option<&SMatrix<f64, N, N>>,
+    known: Known<'_, N>,
     t: f64,
     q: &SVector<f64, N>,
     v: &SVector<f64, N>,
     a: &SVector<f64, N>,
     c: &KernelCoefficients,
 ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-    if let Some((mut r, mut j)) = relative::weighted(term, t, q, v, c) {
+    let Known { mass, invariant } = known;
+    if let Some((mut r, mut j)) = relative::weighted(term, invariant, t, q, v, c) {
         if let Some(m) = mass {
             r += m * a;
             j += m * c.mass;

@@ -16,6 +16,7 @@ mod coordinate_elements;
 mod double_pendulum;
 mod equilibrium;
 mod fit;
+mod found;
 mod inverse_dynamics;
 mod joint_space;
 mod joints;

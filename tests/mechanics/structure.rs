@@ -29,6 +29,16 @@ impl<T: Term<N>, const N: usize> Term<N> for General<T> {
     ) -> D {
         self.0.kinetic(t, q, v)
     }
+    // written: a term whose `kinetic` is found a constant quadratic form would take the
+    // structured path (ad::sampled)
+    fn lagrangian<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        t: D,
+        q: &SVector<D, N>,
+        v: &SVector<D, N>,
+    ) -> D {
+        self.0.kinetic(t, q, v) - self.0.potential(t, q)
+    }
     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, t: D, q: &SVector<D, N>) -> D {
         self.0.potential(t, q)
     }

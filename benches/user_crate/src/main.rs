@@ -60,6 +60,93 @@ impl Interaction<3> for DampedSpring {
     }
 }
 
+/// The point mass as a physicist writes it first: `T = ½ m v·v` (`--form physicist`).
+struct KineticMass {
+    m: f64,
+    g: [f64; 3],
+}
+impl Term<3> for KineticMass {
+    fn kinetic<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: D,
+        _q: &SVector<D, 3>,
+        v: &SVector<D, 3>,
+    ) -> D {
+        v.dot(v) * (0.5 * self.m)
+    }
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 3>) -> D {
+        -(q[0] * self.g[0] + q[1] * self.g[1] + q[2] * self.g[2]) * self.m
+    }
+}
+
+/// `d = x₂ − x₁` of a term's two points.
+fn ends<D: DualNum<Primitive = f64> + Copy>(q: &SVector<D, 6>) -> SVector<D, 3> {
+    q.fixed_rows::<3>(3) - q.fixed_rows::<3>(0)
+}
+
+/// A spring as a term on both ends' six coordinates (`--form physicist`).
+struct PairSpring {
+    k: f64,
+    l: f64,
+}
+impl Term<6> for PairSpring {
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 6>) -> D {
+        let d = ends(q);
+        let s = d.dot(&d).sqrt() - self.l;
+        s * s * (0.5 * self.k)
+    }
+}
+
+/// A spring with axial damping `c` on both ends' six coordinates (`--form physicist`).
+struct PairDampedSpring {
+    k: f64,
+    l: f64,
+    c: f64,
+}
+impl Term<6> for PairDampedSpring {
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 6>) -> D {
+        let d = ends(q);
+        let s = d.dot(&d).sqrt() - self.l;
+        s * s * (0.5 * self.k)
+    }
+    fn dissipation<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: D,
+        q: &SVector<D, 6>,
+        v: &SVector<D, 6>,
+    ) -> D {
+        let (d, dd) = (ends(q), ends(v));
+        let p = d.dot(&dd);
+        p * p / d.dot(&d) * (0.5 * self.c)
+    }
+}
+
+/// A spring (with axial damping `c`; none when 0) from a fixed anchor to a point, on the
+/// point's coordinates (`--form physicist`).
+struct AnchoredSpring {
+    a: [f64; 3],
+    k: f64,
+    l: f64,
+    c: f64,
+}
+impl Term<3> for AnchoredSpring {
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 3>) -> D {
+        let d = q - SVector::<f64, 3>::from(self.a).map(D::from);
+        let s = d.dot(&d).sqrt() - self.l;
+        s * s * (0.5 * self.k)
+    }
+    fn dissipation<D: DualNum<Primitive = f64> + Copy>(
+        &self,
+        _t: D,
+        q: &SVector<D, 3>,
+        v: &SVector<D, 3>,
+    ) -> D {
+        let d = q - SVector::<f64, 3>::from(self.a).map(D::from);
+        let p = d.dot(v);
+        p * p / d.dot(&d) * (0.5 * self.c)
+    }
+}
+
 /// A rod of length `l` between two points.
 struct Rod(f64);
 impl Constraint<6, 1> for Rod {
@@ -85,6 +172,22 @@ impl Constraint<3, 1> for AnchoredRod {
     }
 }
 
+/// How the user wrote the terms: the tutorial's short form (`mass`, `Interaction`s) or as a
+/// physicist writes them first (`kinetic`, springs as terms on both ends' coordinates).
+#[derive(Clone, Copy)]
+enum Form {
+    Short,
+    Physicist,
+}
+
+/// A point mass `m` under gravity `g` in the form `form`.
+fn add_mass(b: &mut ModelBuilder, form: Form, at: [usize; 3], m: f64, g: [f64; 3]) {
+    match form {
+        Form::Short => b.add_term(at, Mass { m, g }),
+        Form::Physicist => b.add_term(at, KineticMass { m, g }),
+    };
+}
+
 fn idx(i: usize) -> [usize; 3] {
     [3 * i, 3 * i + 1, 3 * i + 2]
 }
@@ -95,14 +198,24 @@ fn pair(i: usize, j: usize) -> [usize; 6] {
 
 /// The 1000-mass chain of `benchmark_chain`: masses of 1 kg 1 m apart along x on springs
 /// k = 1000 from a fixed point at the origin, gravity −9.81 along y.
-fn user_chain(n: usize) -> Result<Problem, Error> {
+fn user_chain(n: usize, form: Form) -> Result<Problem, Error> {
     let mut b = Model::builder(3 * n);
     let g = [0.0, -9.81, 0.0];
-    b.add_anchored([0.0; 3], idx(0), Spring { k: 1000.0, l: 1.0 });
+    let (k, l) = (1000.0, 1.0);
+    match form {
+        Form::Short => b.add_anchored([0.0; 3], idx(0), Spring { k, l }),
+        Form::Physicist => {
+            let a = [0.0; 3];
+            b.add_term(idx(0), AnchoredSpring { a, k, l, c: 0.0 })
+        }
+    };
     for i in 0..n {
-        b.add_term(idx(i), Mass { m: 1.0, g });
+        add_mass(&mut b, form, idx(i), 1.0, g);
         if i > 0 {
-            b.add_between(idx(i - 1), idx(i), Spring { k: 1000.0, l: 1.0 });
+            match form {
+                Form::Short => b.add_between(idx(i - 1), idx(i), Spring { k, l }),
+                Form::Physicist => b.add_term(pair(i - 1, i), PairSpring { k, l }),
+            };
         }
     }
     let q0: Vec<f64> = (0..n).flat_map(|i| [(i + 1) as f64, 0.0, 0.0]).collect();
@@ -110,7 +223,7 @@ fn user_chain(n: usize) -> Result<Problem, Error> {
 }
 
 /// The cloth of `scenes::cloth(m)`, node for node in the same order.
-fn user_cloth(m: usize) -> Result<Problem, Error> {
+fn user_cloth(m: usize, form: Form) -> Result<Problem, Error> {
     let mid = m.div_ceil(2).max(1);
     let pos = |i: usize, j: usize| [0.1 * i as f64, 0.1 * j as f64, 0.0];
     // masses numbered as the scene numbers them: interior nodes, row by row
@@ -133,17 +246,33 @@ fn user_cloth(m: usize) -> Result<Problem, Error> {
     for i in 0..m + 2 {
         for j in 0..m + 2 {
             if let Some(a) = number[i][j] {
-                b.add_term(idx(a), Mass { m: 0.01, g });
+                add_mass(&mut b, form, idx(a), 0.01, g);
             }
             for (i2, j2) in [(i + 1, j), (i, j + 1)] {
                 if i2 > m + 1 || j2 > m + 1 {
                     continue;
                 }
-                match (number[i][j], number[i2][j2]) {
-                    (Some(a), Some(b2)) => b.add_between(idx(a), idx(b2), DampedSpring { k, l, c }),
-                    (Some(a), None) => b.add_anchored(pos(i2, j2), idx(a), DampedSpring { k, l, c }),
-                    (None, Some(b2)) => b.add_anchored(pos(i, j), idx(b2), DampedSpring { k, l, c }),
-                    (None, None) => {}
+                let ends = (number[i][j], number[i2][j2]);
+                match (form, ends) {
+                    (Form::Short, (Some(a), Some(b2))) => {
+                        b.add_between(idx(a), idx(b2), DampedSpring { k, l, c });
+                    }
+                    (Form::Short, (Some(a), None)) => {
+                        b.add_anchored(pos(i2, j2), idx(a), DampedSpring { k, l, c });
+                    }
+                    (Form::Short, (None, Some(b2))) => {
+                        b.add_anchored(pos(i, j), idx(b2), DampedSpring { k, l, c });
+                    }
+                    (Form::Physicist, (Some(a), Some(b2))) => {
+                        b.add_term(pair(a, b2), PairDampedSpring { k, l, c });
+                    }
+                    (Form::Physicist, (Some(a), None)) => {
+                        b.add_term(idx(a), AnchoredSpring { a: pos(i2, j2), k, l, c });
+                    }
+                    (Form::Physicist, (None, Some(b2))) => {
+                        b.add_term(idx(b2), AnchoredSpring { a: pos(i, j), k, l, c });
+                    }
+                    (_, (None, None)) => {}
                 }
             }
         }
@@ -153,12 +282,12 @@ fn user_cloth(m: usize) -> Result<Problem, Error> {
 
 /// The 100-pendulum chain of `examples/ad_vs_hand.rs`: bobs of 0.1 kg at (0, 0, −i) on rods of
 /// length 1 from the origin, the last pushed along x at 1 m/s.
-fn user_pendulums(n: usize) -> Result<Problem, Error> {
+fn user_pendulums(n: usize, form: Form) -> Result<Problem, Error> {
     let mut b = Model::builder(3 * n);
     let g = [0.0, 0.0, -9.81];
     b.add_constraint("rod 0", idx(0), AnchoredRod(1.0));
     for i in 0..n {
-        b.add_term(idx(i), Mass { m: 0.1, g });
+        add_mass(&mut b, form, idx(i), 0.1, g);
         if i > 0 {
             b.add_constraint(format!("rod {i}"), pair(i - 1, i), Rod(1.0));
         }
@@ -190,6 +319,11 @@ fn arg(name: &str) -> Option<String> {
 fn main() -> Result<(), Error> {
     let repeat: usize = arg("--repeat").and_then(|s| s.parse().ok()).unwrap_or(3);
     let case = arg("--case").unwrap_or_else(|| "chain".into());
+    let form = match arg("--form").as_deref() {
+        None | Some("short") => Form::Short,
+        Some("physicist") => Form::Physicist,
+        Some(other) => panic!("unknown form {other}: short or physicist"),
+    };
     // `--only hand|library|user` runs one side alone (for `perf record`); the ratios need all
     let only = arg("--only");
     let runs = |side: &str| match &only {
@@ -204,19 +338,19 @@ fn main() -> Result<(), Error> {
     ) = match case.as_str() {
         "chain" => (
             Box::new(|| benchmark_chain(1000)),
-            Box::new(|| user_chain(1000)),
+            Box::new(move || user_chain(1000, form)),
             1.0,
             1000,
         ),
         "cloth" => (
             Box::new(|| cloth(90).expect("cloth").0),
-            Box::new(|| user_cloth(90)),
+            Box::new(move || user_cloth(90, form)),
             1.0,
             1000,
         ),
         "pendulums" => (
             Box::new(|| hand_pendulums(100)),
-            Box::new(|| user_pendulums(100)),
+            Box::new(move || user_pendulums(100, form)),
             2.0,
             2000,
         ),
