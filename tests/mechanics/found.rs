@@ -5,6 +5,7 @@
 //! (`mass`, `Interaction`). Terms for which the properties do not hold keep the general path.
 
 use crate::common::Lcg;
+use crate::structure::General;
 use lagrangian::ad::{TermAd, compare_term_kernels};
 use lagrangian::prelude::*;
 
@@ -99,28 +100,6 @@ impl Term<2> for Polar {
         v: &SVector<D, 2>,
     ) -> D {
         (v[0] * v[0] + q[0] * q[0] * v[1] * v[1]) * 0.5
-    }
-}
-
-/// The same term with the general derivation forced (its Lagrangian written).
-#[derive(Clone)]
-struct General<T>(T);
-impl<T: Term<N>, const N: usize> Term<N> for General<T> {
-    fn lagrangian<D: DualNum<Primitive = f64> + Copy>(
-        &self,
-        t: D,
-        q: &SVector<D, N>,
-        v: &SVector<D, N>,
-    ) -> D {
-        self.0.kinetic(t, q, v) - self.0.potential(t, q)
-    }
-    fn dissipation<D: DualNum<Primitive = f64> + Copy>(
-        &self,
-        t: D,
-        q: &SVector<D, N>,
-        v: &SVector<D, N>,
-    ) -> D {
-        self.0.dissipation(t, q, v)
     }
 }
 

@@ -17,8 +17,9 @@ use lagrangian::model::elements::{
 use lagrangian::model::{KernelCoefficients, Structure, TermKernel};
 use lagrangian::prelude::*;
 
-/// The same term with the general derivation forced.
-struct General<T>(T);
+/// The same term with the general derivation forced (its Lagrangian written).
+#[derive(Clone)]
+pub(crate) struct General<T>(pub(crate) T);
 
 impl<T: Term<N>, const N: usize> Term<N> for General<T> {
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
