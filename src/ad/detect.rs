@@ -128,16 +128,17 @@ impl<T> Detected<T> {
         };
         // `kinetic` written: ½ m v·v is a constant mass matrix however it is written (tested
         // on the wrapped term: the same instances of its passes as the kernels run)
-        if declared == Structure::General
+        // (`const`: not compiled for the library's elements, `sampled::users`)
+        if const { sampled::users::<T, N>() }
+            && declared == Structure::General
             && lagrangian_default
             && kinetic_default.is_none()
-            && !T::__NO_KINETIC
             && sampled::constant_quadratic_kinetic(&me)
         {
             me.structure = Structure::ConstantMass;
         }
         // the reduced passes serve the structured derivations (not a general Lagrangian's)
-        me.invariant = T::TRANSLATION_INVARIANT.is_none()
+        me.invariant = const { sampled::tested::<T, N>() }
             && matches!(me.structure, Structure::NoKinetic | Structure::ConstantMass)
             && sampled::translation_invariant(&me, dissipation, force);
         me

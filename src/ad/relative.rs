@@ -127,10 +127,9 @@ fn weighted_h<T: Term<N>, const N: usize, const H: usize>(
 /// (`sampled::translation_invariant`: points of dimension `sampled::point_dimension`), for a
 /// term that declares nothing (0: no test for `N` coordinates).
 const fn found<T: Term<N>, const N: usize>() -> usize {
-    let d = sampled::point_dimension::<N>();
-    match T::TRANSLATION_INVARIANT {
-        None if d > 0 => N - d,
-        _ => 0,
+    match sampled::tested::<T, N>() {
+        true => N - sampled::point_dimension::<N>(),
+        false => 0,
     }
 }
 

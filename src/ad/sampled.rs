@@ -90,6 +90,21 @@ pub(crate) const fn point_dimension<const N: usize>() -> usize {
     }
 }
 
+/// Whether the tests are compiled for terms of type `T`: a user's type, not one of the
+/// library's elements, which declare what they are (their structure and translation
+/// invariance: `Term::__MASS_MATRIX` false) or have no kinetic energy by construction (its
+/// loads and wrappers: `Term::__NO_KINETIC`). For those the tests and the reduced passes they
+/// would select are not compiled at all (`const` conditions).
+pub(crate) const fn users<T: Term<N>, const N: usize>() -> bool {
+    T::__MASS_MATRIX && !T::__NO_KINETIC
+}
+
+/// Whether a term of type `T` is tested for translation invariance: a user's type
+/// ([`users`]) that declares none, of a size with a [`point_dimension`].
+pub(crate) const fn tested<T: Term<N>, const N: usize>() -> bool {
+    users::<T, N>() && T::TRANSLATION_INVARIANT.is_none() && point_dimension::<N>() > 0
+}
+
 /// `Σ_p x_p[k]` over the points of dimension `d`, for each component `k`, against the size of
 /// the terms summed: whether the sums vanish to `tol`.
 fn sums_vanish<const N: usize>(g: &SVector<f64, N>, d: usize, tol: f64) -> bool {

@@ -144,6 +144,16 @@ impl DenseLu {
             });
         }
         let tiny = amax * 1e-14 * n as f64;
+        // the small systems of explicit methods (a constrained pendulum: 3 × 3, at every
+        // stage) in fixed sizes, their loops unrolled: the same operations in the same order
+        match n {
+            2 => return lu_fixed::<2>(&mut self.a, &mut self.piv, tiny),
+            3 => return lu_fixed::<3>(&mut self.a, &mut self.piv, tiny),
+            4 => return lu_fixed::<4>(&mut self.a, &mut self.piv, tiny),
+            5 => return lu_fixed::<5>(&mut self.a, &mut self.piv, tiny),
+            6 => return lu_fixed::<6>(&mut self.a, &mut self.piv, tiny),
+            _ => {}
+        }
         let a = &mut self.a;
         for k in 0..n {
             // pivot search in column k
@@ -188,6 +198,14 @@ impl DenseLu {
 
     fn solve(&self, b: &mut [f64]) {
         let n = self.n;
+        match n {
+            2 => return solve_fixed::<2>(&self.a, &self.piv, b),
+            3 => return solve_fixed::<3>(&self.a, &self.piv, b),
+            4 => return solve_fixed::<4>(&self.a, &self.piv, b),
+            5 => return solve_fixed::<5>(&self.a, &self.piv, b),
+            6 => return solve_fixed::<6>(&self.a, &self.piv, b),
+            _ => {}
+        }
         let b = &mut b[..n];
         for k in 0..n {
             b.swap(k, self.piv[k]);
@@ -208,6 +226,72 @@ impl DenseLu {
             for (x, u) in rest.iter_mut().zip(&col[..j]) {
                 *x -= u * bj;
             }
+        }
+    }
+}
+
+/// [`DenseLu::factorize`]'s elimination of the column-major `N × N` matrix `a` (its entries
+/// scattered, its largest checked), in fixed size.
+#[inline(always)]
+fn lu_fixed<const N: usize>(a: &mut [f64], piv: &mut [usize], tiny: f64) -> Result<(), Singular> {
+    let a = &mut a[..N * N];
+    for k in 0..N {
+        let mut p = k;
+        let mut best = a[k * N + k].abs();
+        for i in k + 1..N {
+            let x = a[k * N + i].abs();
+            if x > best {
+                best = x;
+                p = i;
+            }
+        }
+        if best <= tiny {
+            return Err(Singular {
+                detail: format!("zero pivot in column {k}"),
+            });
+        }
+        piv[k] = p;
+        if p != k {
+            for j in 0..N {
+                a.swap(j * N + k, j * N + p);
+            }
+        }
+        let d = 1.0 / a[k * N + k];
+        for i in k + 1..N {
+            a[k * N + i] *= d;
+        }
+        for j in k + 1..N {
+            let akj = a[j * N + k];
+            if akj != 0.0 {
+                for i in k + 1..N {
+                    a[j * N + i] -= a[k * N + i] * akj;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`DenseLu::solve`] in fixed size.
+#[inline(always)]
+fn solve_fixed<const N: usize>(a: &[f64], piv: &[usize], b: &mut [f64]) {
+    let (a, b) = (&a[..N * N], &mut b[..N]);
+    for k in 0..N {
+        b.swap(k, piv[k]);
+    }
+    for j in 0..N {
+        let bj = b[j];
+        if bj != 0.0 {
+            for i in j + 1..N {
+                b[i] -= a[j * N + i] * bj;
+            }
+        }
+    }
+    for j in (0..N).rev() {
+        b[j] /= a[j * N + j];
+        let bj = b[j];
+        for i in 0..j {
+            b[i] -= a[j * N + i] * bj;
         }
     }
 }
@@ -313,5 +397,81 @@ impl Jacobi {
             if finite { 0.0 } else { f64::NAN }
         });
         !non_finite.is_nan()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A dense pattern of dimension `n` (every entry a slot, column by column).
+    fn dense(n: usize) -> Pattern {
+        Pattern {
+            dim: n,
+            col_ptr: (0..=n).map(|c| c * n).collect(),
+            row_idx: (0..n * n).map(|s| s % n).collect(),
+            term_slots: Vec::new(),
+            con_slots: Vec::new(),
+            diag_slots: Vec::new(),
+        }
+    }
+
+    /// Saddle-point matrices `[M Gᵀ; G 0]` (a zero block: pivoting needed) of every size up to
+    /// 9, the fixed sizes (2–6) and the general loop alike: `A x = b` to rounding, and a
+    /// singular matrix refused.
+    #[test]
+    fn dense_lu_solves_small_saddle_point_systems() {
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 11) as f64) / ((1u64 << 53) as f64) - 0.5
+        };
+        for dim in 1..=9 {
+            let m = dim / 3;
+            let n = dim - m;
+            let mut a = vec![0.0; dim * dim];
+            for c in 0..dim {
+                for r in 0..dim {
+                    let v = match (r < n, c < n) {
+                        (true, true) if r == c => 2.0 + next(),
+                        (true, true) => 0.1 * next(),
+                        _ => 0.0,
+                    };
+                    a[c * dim + r] = v;
+                }
+            }
+            for k in 0..m {
+                for j in 0..n {
+                    let g = next() + if j == k { 1.0 } else { 0.0 };
+                    a[j * dim + n + k] = g;
+                    a[(n + k) * dim + j] = g;
+                }
+            }
+            let x: Vec<f64> = (0..dim).map(|_| next()).collect();
+            let mut b: Vec<f64> = (0..dim)
+                .map(|r| (0..dim).map(|c| a[c * dim + r] * x[c]).sum())
+                .collect();
+            let p = dense(dim);
+            let mut lu = DenseLu::new(&p);
+            lu.factorize(&a).expect("regular");
+            lu.solve(&mut b);
+            let e = b
+                .iter()
+                .zip(&x)
+                .fold(0.0f64, |w, (u, v)| w.max((u - v).abs()));
+            assert!(e < 1e-13, "dimension {dim}: {e:e}");
+            // a repeated constraint row: singular
+            if m >= 2 {
+                for j in 0..dim {
+                    a[j * dim + n + 1] = a[j * dim + n];
+                }
+                for r in 0..dim {
+                    a[(n + 1) * dim + r] = a[n * dim + r];
+                }
+                assert!(lu.factorize(&a).is_err(), "dimension {dim}");
+            }
+        }
     }
 }
