@@ -126,9 +126,9 @@ impl<T> Detected<T> {
             kinetic_default,
             invariant: false,
         };
-        // `kinetic` written: ½ m v·v is a constant mass matrix however it is written (tested
-        // on the wrapped term: the same instances of its passes as the kernels run)
-        // (`const`: not compiled for the library's elements, `sampled::users`)
+        // `kinetic` written: ½ m v·v is a constant mass matrix however it is written, tested
+        // on the wrapped term (the same instances of its passes as the kernels run) and only
+        // for a user's type (`const`: not compiled for the library's elements)
         if const { sampled::users::<T, N>() }
             && declared == Structure::General
             && lagrangian_default

@@ -133,6 +133,17 @@ const fn found<T: Term<N>, const N: usize>() -> usize {
     }
 }
 
+/// Whether a term of type `T` takes the reduced passes: declared translation invariant, or
+/// found so at sample states (`is_found`), with an instance for its reduced size (the sizes of
+/// [`by_reduced_size`]).
+pub(super) const fn takes_reduced<T: Term<N>, const N: usize>(is_found: bool) -> bool {
+    let h = match (reduced::<T, N>(), is_found) {
+        (0, true) => found::<T, N>(),
+        (h, _) => h,
+    };
+    matches!(h, 1 | 2 | 3 | 4 | 6 | 9)
+}
+
 /// Calls `$call` with `H` the reduced size of a translation-invariant term, declared (chosen at
 /// compile time: `if const`, the other branches are dead code) or found (`$found`, at run time:
 /// one more instance of the reduced passes, only for sizes a test exists for); `None` for other

@@ -198,9 +198,8 @@ impl<T: Term<N>, const N: usize> super::TermAd<T, N> {
     /// assert_eq!(TermAd::new(Coil).derivation(), (Structure::NoKinetic, true));
     /// ```
     pub fn derivation(&self) -> (Structure, bool) {
-        let declared =
-            T::TRANSLATION_INVARIANT.is_some_and(|d| d > 0 && d < N && N.is_multiple_of(d));
-        (self.term.structure, declared || self.term.invariant)
+        let reduced = super::relative::takes_reduced::<T, N>(self.term.invariant);
+        (self.term.structure, reduced)
     }
 }
 

@@ -145,101 +145,43 @@ impl DenseLu {
         }
         let tiny = amax * 1e-14 * n as f64;
         // the small systems of explicit methods (a constrained pendulum: 3 × 3, at every
-        // stage) in fixed sizes, their loops unrolled: the same operations in the same order
+        // stage) with the size a constant, their loops unrolled: the same operations
+        let (a, piv) = (&mut self.a[..], &mut self.piv[..]);
         match n {
-            2 => return lu_fixed::<2>(&mut self.a, &mut self.piv, tiny),
-            3 => return lu_fixed::<3>(&mut self.a, &mut self.piv, tiny),
-            4 => return lu_fixed::<4>(&mut self.a, &mut self.piv, tiny),
-            5 => return lu_fixed::<5>(&mut self.a, &mut self.piv, tiny),
-            6 => return lu_fixed::<6>(&mut self.a, &mut self.piv, tiny),
-            _ => {}
+            2 => eliminate(a, piv, tiny, 2),
+            3 => eliminate(a, piv, tiny, 3),
+            4 => eliminate(a, piv, tiny, 4),
+            5 => eliminate(a, piv, tiny, 5),
+            6 => eliminate(a, piv, tiny, 6),
+            _ => eliminate(a, piv, tiny, n),
         }
-        let a = &mut self.a;
-        for k in 0..n {
-            // pivot search in column k
-            let mut p = k;
-            let mut best = a[k * n + k].abs();
-            for i in k + 1..n {
-                let x = a[k * n + i].abs();
-                if x > best {
-                    best = x;
-                    p = i;
-                }
-            }
-            if best <= tiny {
-                return Err(Singular {
-                    detail: format!("zero pivot in column {k}"),
-                });
-            }
-            self.piv[k] = p;
-            if p != k {
-                for j in 0..n {
-                    a.swap(j * n + k, j * n + p);
-                }
-            }
-            // the columns right of k, updated by column k below the diagonal (slices, so
-            // the inner loops run without bounds checks and vectorize)
-            let (left, right) = a.split_at_mut((k + 1) * n);
-            let col = &mut left[k * n + k..(k + 1) * n];
-            let d = 1.0 / col[0];
-            let below = &mut col[1..];
-            below.iter_mut().for_each(|x| *x *= d);
-            for other in right.chunks_exact_mut(n) {
-                let akj = other[k];
-                if akj != 0.0 {
-                    for (x, l) in other[k + 1..].iter_mut().zip(below.iter()) {
-                        *x -= l * akj;
-                    }
-                }
-            }
-        }
-        Ok(())
     }
 
     fn solve(&self, b: &mut [f64]) {
-        let n = self.n;
-        match n {
-            2 => return solve_fixed::<2>(&self.a, &self.piv, b),
-            3 => return solve_fixed::<3>(&self.a, &self.piv, b),
-            4 => return solve_fixed::<4>(&self.a, &self.piv, b),
-            5 => return solve_fixed::<5>(&self.a, &self.piv, b),
-            6 => return solve_fixed::<6>(&self.a, &self.piv, b),
-            _ => {}
-        }
-        let b = &mut b[..n];
-        for k in 0..n {
-            b.swap(k, self.piv[k]);
-        }
-        for (j, col) in self.a.chunks_exact(n).enumerate() {
-            let (done, rest) = b.split_at_mut(j + 1);
-            let bj = done[j];
-            if bj != 0.0 {
-                for (x, l) in rest.iter_mut().zip(&col[j + 1..]) {
-                    *x -= l * bj;
-                }
-            }
-        }
-        for (j, col) in self.a.chunks_exact(n).enumerate().rev() {
-            let (rest, from) = b.split_at_mut(j);
-            from[0] /= col[j];
-            let bj = from[0];
-            for (x, u) in rest.iter_mut().zip(&col[..j]) {
-                *x -= u * bj;
-            }
+        let (a, piv) = (&self.a[..], &self.piv[..]);
+        match self.n {
+            2 => substitute(a, piv, b, 2),
+            3 => substitute(a, piv, b, 3),
+            4 => substitute(a, piv, b, 4),
+            5 => substitute(a, piv, b, 5),
+            6 => substitute(a, piv, b, 6),
+            n => substitute(a, piv, b, n),
         }
     }
 }
 
-/// [`DenseLu::factorize`]'s elimination of the column-major `N × N` matrix `a` (its entries
-/// scattered, its largest checked), in fixed size.
+/// LU with partial pivoting of the column-major `n × n` matrix `a` in place (`piv`: the row
+/// exchanged with each), a pivot at most `tiny` refused. Always inlined: called with a constant
+/// `n`, its loops unroll.
 #[inline(always)]
-fn lu_fixed<const N: usize>(a: &mut [f64], piv: &mut [usize], tiny: f64) -> Result<(), Singular> {
-    let a = &mut a[..N * N];
-    for k in 0..N {
+fn eliminate(a: &mut [f64], piv: &mut [usize], tiny: f64, n: usize) -> Result<(), Singular> {
+    let a = &mut a[..n * n];
+    for k in 0..n {
+        // pivot search in column k
         let mut p = k;
-        let mut best = a[k * N + k].abs();
-        for i in k + 1..N {
-            let x = a[k * N + i].abs();
+        let mut best = a[k * n + k].abs();
+        for i in k + 1..n {
+            let x = a[k * n + i].abs();
             if x > best {
                 best = x;
                 p = i;
@@ -252,19 +194,22 @@ fn lu_fixed<const N: usize>(a: &mut [f64], piv: &mut [usize], tiny: f64) -> Resu
         }
         piv[k] = p;
         if p != k {
-            for j in 0..N {
-                a.swap(j * N + k, j * N + p);
+            for j in 0..n {
+                a.swap(j * n + k, j * n + p);
             }
         }
-        let d = 1.0 / a[k * N + k];
-        for i in k + 1..N {
-            a[k * N + i] *= d;
-        }
-        for j in k + 1..N {
-            let akj = a[j * N + k];
+        // the columns right of k, updated by column k below the diagonal (slices, so
+        // the inner loops run without bounds checks and vectorize)
+        let (left, right) = a.split_at_mut((k + 1) * n);
+        let col = &mut left[k * n + k..(k + 1) * n];
+        let d = 1.0 / col[0];
+        let below = &mut col[1..];
+        below.iter_mut().for_each(|x| *x *= d);
+        for other in right.chunks_exact_mut(n) {
+            let akj = other[k];
             if akj != 0.0 {
-                for i in k + 1..N {
-                    a[j * N + i] -= a[k * N + i] * akj;
+                for (x, l) in other[k + 1..].iter_mut().zip(below.iter()) {
+                    *x -= l * akj;
                 }
             }
         }
@@ -272,26 +217,28 @@ fn lu_fixed<const N: usize>(a: &mut [f64], piv: &mut [usize], tiny: f64) -> Resu
     Ok(())
 }
 
-/// [`DenseLu::solve`] in fixed size.
+/// `b ← (LU)⁻¹ P b` with [`eliminate`]'s factors. Always inlined, as it.
 #[inline(always)]
-fn solve_fixed<const N: usize>(a: &[f64], piv: &[usize], b: &mut [f64]) {
-    let (a, b) = (&a[..N * N], &mut b[..N]);
-    for k in 0..N {
+fn substitute(a: &[f64], piv: &[usize], b: &mut [f64], n: usize) {
+    let b = &mut b[..n];
+    for k in 0..n {
         b.swap(k, piv[k]);
     }
-    for j in 0..N {
-        let bj = b[j];
+    for (j, col) in a[..n * n].chunks_exact(n).enumerate() {
+        let (done, rest) = b.split_at_mut(j + 1);
+        let bj = done[j];
         if bj != 0.0 {
-            for i in j + 1..N {
-                b[i] -= a[j * N + i] * bj;
+            for (x, l) in rest.iter_mut().zip(&col[j + 1..]) {
+                *x -= l * bj;
             }
         }
     }
-    for j in (0..N).rev() {
-        b[j] /= a[j * N + j];
-        let bj = b[j];
-        for i in 0..j {
-            b[i] -= a[j * N + i] * bj;
+    for (j, col) in a[..n * n].chunks_exact(n).enumerate().rev() {
+        let (rest, from) = b.split_at_mut(j);
+        from[0] /= col[j];
+        let bj = from[0];
+        for (x, u) in rest.iter_mut().zip(&col[..j]) {
+            *x -= u * bj;
         }
     }
 }

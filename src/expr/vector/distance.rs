@@ -101,8 +101,7 @@ impl VExpr {
                 if norms.contains(&Arc::as_ptr(&e.node)) {
                     return Ok(VExpr::coord(fresh));
                 }
-                let kids: Vec<VExpr> = e.children().into_iter().map(image).collect();
-                Ok(e.with_children(kids))
+                Ok(e.rebuilt(image))
             })
             .ok()?;
         let mut coords = std::collections::BTreeSet::new();
@@ -116,28 +115,5 @@ impl VExpr {
             _ => None,
         };
         Some(DistanceForm { g, x, y, inverse })
-    }
-
-    /// The same node over other children (in [`children`](Self::children)'s order).
-    fn with_children(&self, kids: Vec<VExpr>) -> VExpr {
-        let k = |i: usize| kids[i].clone();
-        let node = match &*self.node {
-            Node::Pack(_) => Node::Pack([k(0), k(1), k(2)]),
-            Node::Neg(_) => Node::Neg(k(0)),
-            Node::F(f, _) => Node::F(*f, k(0)),
-            Node::Perp(_) => Node::Perp(k(0)),
-            Node::Norm(_) => Node::Norm(k(0)),
-            Node::Comp(_, c) => Node::Comp(k(0), *c),
-            Node::Add(..) => Node::Add(k(0), k(1)),
-            Node::Sub(..) => Node::Sub(k(0), k(1)),
-            Node::Mul(..) => Node::Mul(k(0), k(1)),
-            Node::Div(..) => Node::Div(k(0), k(1)),
-            Node::Pow(..) => Node::Pow(k(0), k(1)),
-            Node::Atan2(..) => Node::Atan2(k(0), k(1)),
-            Node::Dot(..) => Node::Dot(k(0), k(1)),
-            Node::Cross(..) => Node::Cross(k(0), k(1)),
-            _ => return self.clone(),
-        };
-        VExpr::new(node, self.vector)
     }
 }

@@ -389,26 +389,36 @@ impl VExpr {
             let node = match &*e.node {
                 Node::Coord(j) => Node::Coord(f(*j)),
                 Node::Chain(c, rate) => Node::Chain(Arc::new(c.remap(f)), *rate),
-                Node::Time | Node::Const(_) | Node::ConstVec(_) => return Ok(e.clone()),
-                Node::Pack(c) => Node::Pack([r(&c[0]), r(&c[1]), r(&c[2])]),
-                Node::Neg(a) => Node::Neg(r(a)),
-                Node::F(g, a) => Node::F(*g, r(a)),
-                Node::Perp(a) => Node::Perp(r(a)),
-                Node::Norm(a) => Node::Norm(r(a)),
-                Node::Comp(a, k) => Node::Comp(r(a), *k),
-                Node::Add(a, b) => Node::Add(r(a), r(b)),
-                Node::Sub(a, b) => Node::Sub(r(a), r(b)),
-                Node::Mul(a, b) => Node::Mul(r(a), r(b)),
-                Node::Div(a, b) => Node::Div(r(a), r(b)),
-                Node::Pow(a, b) => Node::Pow(r(a), r(b)),
-                Node::Atan2(a, b) => Node::Atan2(r(a), r(b)),
-                Node::Dot(a, b) => Node::Dot(r(a), r(b)),
-                Node::Cross(a, b) => Node::Cross(r(a), r(b)),
+                _ => return Ok(e.rebuilt(r)),
             };
             Ok(VExpr::new(node, e.vector))
         };
         self.map_post_order(&mut rename)
             .expect("renaming coordinates cannot fail")
+    }
+
+    /// The same node over the images `r` of its children (a leaf as it is).
+    fn rebuilt(&self, r: Image<'_>) -> VExpr {
+        let node = match &*self.node {
+            Node::Coord(_) | Node::Chain(..) | Node::Time | Node::Const(_) | Node::ConstVec(_) => {
+                return self.clone();
+            }
+            Node::Pack(c) => Node::Pack([r(&c[0]), r(&c[1]), r(&c[2])]),
+            Node::Neg(a) => Node::Neg(r(a)),
+            Node::F(g, a) => Node::F(*g, r(a)),
+            Node::Perp(a) => Node::Perp(r(a)),
+            Node::Norm(a) => Node::Norm(r(a)),
+            Node::Comp(a, k) => Node::Comp(r(a), *k),
+            Node::Add(a, b) => Node::Add(r(a), r(b)),
+            Node::Sub(a, b) => Node::Sub(r(a), r(b)),
+            Node::Mul(a, b) => Node::Mul(r(a), r(b)),
+            Node::Div(a, b) => Node::Div(r(a), r(b)),
+            Node::Pow(a, b) => Node::Pow(r(a), r(b)),
+            Node::Atan2(a, b) => Node::Atan2(r(a), r(b)),
+            Node::Dot(a, b) => Node::Dot(r(a), r(b)),
+            Node::Cross(a, b) => Node::Cross(r(a), r(b)),
+        };
+        VExpr::new(node, self.vector)
     }
 
     // ---- construction with type checks and constant folding ----
