@@ -11,7 +11,7 @@
 
 use crate::ad::TermAd;
 use crate::expr::VExpr;
-use crate::expr::taylor::Taylor;
+use crate::expr::taylor::TaylorVar;
 use crate::expr::vector::{DistanceForm, Part};
 use crate::model::elements::ExprEnergy;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
@@ -144,11 +144,11 @@ impl<const N: usize> TermKernel<N> for ExprKernel<N> {
     }
     fn taylor_residual(
         &self,
-        t: Taylor,
-        q: &SVector<Taylor, N>,
-        v: &SVector<Taylor, N>,
-        a: &SVector<Taylor, N>,
-    ) -> Option<SVector<Taylor, N>> {
+        t: TaylorVar,
+        q: &SVector<TaylorVar, N>,
+        v: &SVector<TaylorVar, N>,
+        a: &SVector<TaylorVar, N>,
+    ) -> Option<SVector<TaylorVar, N>> {
         self.ad.taylor_residual(t, q, v, a)
     }
 }

@@ -38,7 +38,7 @@ pub use compare::{compare_constraint_kernels, compare_term_kernels};
 pub use expr::ExprKernel;
 pub use place::Derivatives;
 
-use crate::expr::taylor::Taylor;
+use crate::expr::taylor::TaylorVar;
 use crate::model::euler_lagrange::{
     constant_mass_residual, constraint_force, el_residual, series_residual,
 };
@@ -47,7 +47,7 @@ use crate::model::kernel::{ConstraintKernel, KernelCoefficients, TermKernel};
 use crate::model::{Constraint, Structure, Term};
 use dense::{Dense1S, Dense2S, Site, Untagged};
 use nalgebra::{Const, Dim, SMatrix, SVector, U1};
-use num_dual::{Dual2, Dual64, DualSVec};
+use num_dual::{Dual2, Dual64, DualSVec, DualStruct};
 use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
@@ -690,18 +690,18 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
     }
     fn taylor_residual(
         &self,
-        t: Taylor,
-        q: &SVector<Taylor, N>,
-        v: &SVector<Taylor, N>,
-        a: &SVector<Taylor, N>,
-    ) -> Option<SVector<Taylor, N>> {
+        t: TaylorVar,
+        q: &SVector<TaylorVar, N>,
+        v: &SVector<TaylorVar, N>,
+        a: &SVector<TaylorVar, N>,
+    ) -> Option<SVector<TaylorVar, N>> {
         if T::__NO_KINETIC {
             return Some(constant_mass_residual(&self.term, None, t, q, v, a));
         }
         Some(match self.term.structure {
             Structure::NoKinetic | Structure::ConstantMass => {
-                let re = |x: &SVector<Taylor, N>| x.map(|x| x.coeff(0));
-                let mass = self.mass(t.coeff(0), &re(q), &re(v));
+                let re = |x: &SVector<TaylorVar, N>| x.map(|x| x.re());
+                let mass = self.mass(t.re(), &re(q), &re(v));
                 constant_mass_residual(&self.term, mass.as_deref(), t, q, v, a)
             }
             Structure::MassMatrix if T::__MASS_MATRIX => {
@@ -768,15 +768,19 @@ impl<C: Constraint<N, M> + 'static, const N: usize, const M: usize> ConstraintKe
     fn gamma(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, M> {
         constraint_gamma(&self.con, t, q.as_slice(), v.as_slice())
     }
-    fn taylor_value(&self, t: Taylor, q: &SVector<Taylor, N>) -> Option<SVector<Taylor, M>> {
+    fn taylor_value(
+        &self,
+        t: TaylorVar,
+        q: &SVector<TaylorVar, N>,
+    ) -> Option<SVector<TaylorVar, M>> {
         Some(self.con.constraint(t, q))
     }
     fn taylor_force(
         &self,
-        t: Taylor,
-        q: &SVector<Taylor, N>,
-        lambda: &SVector<Taylor, M>,
-    ) -> Option<SVector<Taylor, N>> {
+        t: TaylorVar,
+        q: &SVector<TaylorVar, N>,
+        lambda: &SVector<TaylorVar, M>,
+    ) -> Option<SVector<TaylorVar, N>> {
         Some(constraint_force(&self.con, t, q, lambda))
     }
 }

@@ -10,7 +10,7 @@
 //! costs"). An element on 7 coordinates costs what one on 8 does. The kernel served is behind
 //! a pointer, so the groups of padded elements are one type for each pair of sizes.
 
-use crate::expr::taylor::Taylor;
+use crate::expr::taylor::TaylorVar;
 use crate::model::kernel::{ConstraintBlocks, ConstraintKernel, KernelCoefficients, TermKernel};
 use nalgebra::{SMatrix, SVector, Scalar};
 use num_traits::Zero;
@@ -45,7 +45,7 @@ trait TermOn<const M: usize>: Send + Sync {
     fn power(&self, t: f64, q: &Vector<M>, v: &Vector<M>) -> [f64; 3];
     fn taylor_residual(
         &self,
-        t: Taylor,
+        t: TaylorVar,
         q: &Series<M>,
         v: &Series<M>,
         a: &Series<M>,
@@ -53,7 +53,7 @@ trait TermOn<const M: usize>: Send + Sync {
 }
 
 type Vector<const M: usize> = SVector<f64, M>;
-type Series<const M: usize> = SVector<Taylor, M>;
+type Series<const M: usize> = SVector<TaylorVar, M>;
 
 impl<K: TermKernel<M>, const M: usize> TermOn<M> for K {
     fn constant_mass(&self) -> bool {
@@ -83,7 +83,7 @@ impl<K: TermKernel<M>, const M: usize> TermOn<M> for K {
     }
     fn taylor_residual(
         &self,
-        t: Taylor,
+        t: TaylorVar,
         q: &Series<M>,
         v: &Series<M>,
         a: &Series<M>,
@@ -143,11 +143,11 @@ impl<const N: usize, const M: usize> TermKernel<N> for Padded<M> {
     }
     fn taylor_residual(
         &self,
-        t: Taylor,
-        q: &SVector<Taylor, N>,
-        v: &SVector<Taylor, N>,
-        a: &SVector<Taylor, N>,
-    ) -> Option<SVector<Taylor, N>> {
+        t: TaylorVar,
+        q: &SVector<TaylorVar, N>,
+        v: &SVector<TaylorVar, N>,
+        a: &SVector<TaylorVar, N>,
+    ) -> Option<SVector<TaylorVar, N>> {
         let (q, v, a) = (pad(q), pad(v), pad(a));
         Some(cut(&self.0.taylor_residual(t, &q, &v, &a)?))
     }
@@ -161,8 +161,8 @@ trait ConstraintOn<const M: usize, const R: usize>: Send + Sync {
     fn blocks(&self, t: f64, q: &Vector<M>, lambda: &Vector<R>) -> ConstraintBlocks<M, R>;
     fn time_derivative(&self, t: f64, q: &Vector<M>) -> Vector<R>;
     fn gamma(&self, t: f64, q: &Vector<M>, v: &Vector<M>) -> Vector<R>;
-    fn taylor_value(&self, t: Taylor, q: &Series<M>) -> Option<Series<R>>;
-    fn taylor_force(&self, t: Taylor, q: &Series<M>, lambda: &Series<R>) -> Option<Series<M>>;
+    fn taylor_value(&self, t: TaylorVar, q: &Series<M>) -> Option<Series<R>>;
+    fn taylor_force(&self, t: TaylorVar, q: &Series<M>, lambda: &Series<R>) -> Option<Series<M>>;
 }
 
 impl<K: ConstraintKernel<M, R>, const M: usize, const R: usize> ConstraintOn<M, R> for K {
@@ -181,10 +181,10 @@ impl<K: ConstraintKernel<M, R>, const M: usize, const R: usize> ConstraintOn<M, 
     fn gamma(&self, t: f64, q: &Vector<M>, v: &Vector<M>) -> Vector<R> {
         ConstraintKernel::gamma(self, t, q, v)
     }
-    fn taylor_value(&self, t: Taylor, q: &Series<M>) -> Option<Series<R>> {
+    fn taylor_value(&self, t: TaylorVar, q: &Series<M>) -> Option<Series<R>> {
         ConstraintKernel::taylor_value(self, t, q)
     }
-    fn taylor_force(&self, t: Taylor, q: &Series<M>, lambda: &Series<R>) -> Option<Series<M>> {
+    fn taylor_force(&self, t: TaylorVar, q: &Series<M>, lambda: &Series<R>) -> Option<Series<M>> {
         ConstraintKernel::taylor_force(self, t, q, lambda)
     }
 }
@@ -229,15 +229,19 @@ impl<const N: usize, const M: usize, const R: usize> ConstraintKernel<N, R>
     fn gamma(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, R> {
         self.0.gamma(t, &pad(q), &pad(v))
     }
-    fn taylor_value(&self, t: Taylor, q: &SVector<Taylor, N>) -> Option<SVector<Taylor, R>> {
+    fn taylor_value(
+        &self,
+        t: TaylorVar,
+        q: &SVector<TaylorVar, N>,
+    ) -> Option<SVector<TaylorVar, R>> {
         self.0.taylor_value(t, &pad(q))
     }
     fn taylor_force(
         &self,
-        t: Taylor,
-        q: &SVector<Taylor, N>,
-        lambda: &SVector<Taylor, R>,
-    ) -> Option<SVector<Taylor, N>> {
+        t: TaylorVar,
+        q: &SVector<TaylorVar, N>,
+        lambda: &SVector<TaylorVar, R>,
+    ) -> Option<SVector<TaylorVar, N>> {
         Some(cut(&self.0.taylor_force(t, &pad(q), lambda)?))
     }
 }

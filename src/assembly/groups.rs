@@ -2,7 +2,7 @@
 //! compute its local blocks, scatter them into the global residual and the values of the fixed
 //! pattern. One loop per group, monomorphized for the kernel, so the kernel inlines into it.
 
-use crate::expr::taylor::Taylor;
+use crate::expr::taylor::TaylorVar;
 use crate::model::group::{
     ConstraintGroup, ConstraintSlots, Constraints, PARALLEL_MIN_ELEMENTS, Point, Schedule,
     TaylorPoint, TermGroup, Terms,
@@ -80,7 +80,7 @@ unsafe fn gather_checked_before<const N: usize>(
 }
 
 /// `x[idx]` as a local vector of series.
-fn series<const N: usize>(idx: &[usize; N], x: &[Taylor]) -> SVector<Taylor, N> {
+fn series<const N: usize>(idx: &[usize; N], x: &[TaylorVar]) -> SVector<TaylorVar, N> {
     SVector::from_fn(|i, _| x[idx[i]])
 }
 
@@ -314,7 +314,11 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
     fn reads_acceleration(&self) -> bool {
         K::USES_A && !self.kernels.is_empty()
     }
-    fn add_taylor_residual(&self, s: &TaylorPoint, r: &mut [Taylor]) -> Result<(), &'static str> {
+    fn add_taylor_residual(
+        &self,
+        s: &TaylorPoint,
+        r: &mut [TaylorVar],
+    ) -> Result<(), &'static str> {
         for (k, idx) in self.kernels.iter().zip(&self.indices) {
             let rl = k
                 .taylor_residual(s.t, &series(idx, s.q), &series(idx, s.v), &series(idx, s.a))
@@ -463,7 +467,7 @@ impl<K: ConstraintKernel<N, M>, const N: usize, const M: usize> Constraints
         let q = gather(true, idx, q);
         self.kernels[e].dense_blocks(t, q.as_slice(), &lambda[row..row + M])
     }
-    fn taylor_values(&self, s: &TaylorPoint, c: &mut [Taylor]) -> Result<(), &'static str> {
+    fn taylor_values(&self, s: &TaylorPoint, c: &mut [TaylorVar]) -> Result<(), &'static str> {
         for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
             let x = k
                 .taylor_value(s.t, &series(idx, s.q))
@@ -472,9 +476,9 @@ impl<K: ConstraintKernel<N, M>, const N: usize, const M: usize> Constraints
         }
         Ok(())
     }
-    fn add_taylor_force(&self, s: &TaylorPoint, r: &mut [Taylor]) -> Result<(), &'static str> {
+    fn add_taylor_force(&self, s: &TaylorPoint, r: &mut [TaylorVar]) -> Result<(), &'static str> {
         for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
-            let lambda = SVector::<Taylor, M>::from_fn(|m, _| s.lambda[row + m]);
+            let lambda = SVector::<TaylorVar, M>::from_fn(|m, _| s.lambda[row + m]);
             let f = k
                 .taylor_force(s.t, &series(idx, s.q), &lambda)
                 .ok_or(std::any::type_name::<K>())?;

@@ -13,7 +13,7 @@
 
 mod groups;
 
-use crate::expr::taylor::Taylor;
+use crate::expr::taylor::TaylorVar;
 use crate::model::Model;
 use crate::model::group::ConstraintSlots;
 pub use crate::model::group::{Point, TaylorPoint};
@@ -267,9 +267,9 @@ pub fn augmented_matrix(
 pub fn taylor_residual(
     model: &Model,
     s: &TaylorPoint,
-    res: &mut [Taylor],
+    res: &mut [TaylorVar],
 ) -> Result<(), &'static str> {
-    res.fill(Taylor::zeros(s.t.n()));
+    res.fill(TaylorVar::constant(0.0));
     for g in &model.terms {
         g.add_taylor_residual(s, res)?;
     }
@@ -284,7 +284,7 @@ pub fn taylor_residual(
 pub fn taylor_constraints(
     model: &Model,
     s: &TaylorPoint,
-    c: &mut [Taylor],
+    c: &mut [TaylorVar],
 ) -> Result<(), &'static str> {
     for g in &model.constraints {
         g.taylor_values(s, c)?;

@@ -26,7 +26,7 @@
 //! **`asin`, `acos`.** A cosine computed as the dot product of unit vectors can exceed 1 by a
 //! rounding; within four units of rounding of `±1` the argument is taken as `±1`.
 //!
-//! On the Taylor series of [`Taylor`] each function is that type's own,
+//! On the Taylor series of [`Taylor`] and [`TaylorVar`] each function is that type's own,
 //! which already follows these rules.
 //!
 //! ```
@@ -42,12 +42,13 @@
 //! assert_eq!((z.re, z.eps), (0.0, 0.0));
 //! ```
 
-use super::taylor::Taylor;
+use super::taylor::{Taylor, TaylorVar};
 use num_dual::DualNum;
 use std::any::TypeId;
 
+/// Whether `D` is a series type, whose functions already follow these rules.
 fn is_taylor<D: 'static>() -> bool {
-    TypeId::of::<D>() == TypeId::of::<Taylor>()
+    TypeId::of::<D>() == TypeId::of::<Taylor>() || TypeId::of::<D>() == TypeId::of::<TaylorVar>()
 }
 
 /// `atan2(y, x)`, the angle of the point `(x, y)` in `(−π, π]`, with derivatives

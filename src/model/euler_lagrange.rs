@@ -13,7 +13,7 @@
 //! carries the motion: `∂L/∂v` on first-order duals, and its series differentiated.
 
 use super::{Constraint, Term};
-use crate::expr::taylor::Taylor;
+use crate::expr::taylor::TaylorVar;
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::{Dual, DualNum, DualSVec};
 
@@ -147,11 +147,11 @@ where
 /// wanted to (`∂L/∂v`'s last is lost to `d/dt`).
 pub(crate) fn series_residual<T: Term<N>, const N: usize>(
     term: &T,
-    t: Taylor,
-    q: &SVector<Taylor, N>,
-    v: &SVector<Taylor, N>,
-) -> SVector<Taylor, N> {
-    let ty = DualSVec::<Taylor, N>::from_re(t);
+    t: TaylorVar,
+    q: &SVector<TaylorVar, N>,
+    v: &SVector<TaylorVar, N>,
+) -> SVector<TaylorVar, N> {
+    let ty = DualSVec::<TaylorVar, N>::from_re(t);
     let p = term
         .lagrangian(ty, &on_duals(q, false), &on_duals(v, true))
         .eps
@@ -160,7 +160,7 @@ pub(crate) fn series_residual<T: Term<N>, const N: usize>(
         .lagrangian(ty, &on_duals(q, true), &on_duals(v, false))
         .eps
         .unwrap_generic(Const::<N>, U1);
-    let mut r = SVector::<Taylor, N>::from_fn(|i, _| p[i].derivative() - lq[i]);
+    let mut r = SVector::<TaylorVar, N>::from_fn(|i, _| p[i].derivative() - lq[i]);
     if term.has_dissipation_or_force() {
         r += nonconservative(term, t, q, v);
     }
@@ -191,18 +191,15 @@ mod tests {
 
     #[test]
     fn the_series_residual_equals_the_passes_along_the_motion() {
-        // a motion as series to order 7: q(τ) = q₀ + q₁τ + …, v = q̇, a = q̈
+        use crate::expr::taylor::{Taylor, series_of};
+        // a motion as series to order 8: q(τ) = q₀ + q₁τ + …, v = q̇, a = q̈
         let n = 8;
-        let q = SVector::<Taylor, 2>::from([
-            Taylor::new(
-                &[0.3, 0.7, -0.2, 0.05, 0.01, -0.02, 0.003, 0.001, 0.0004],
-                n + 1,
-            ),
-            Taylor::new(
-                &[1.1, -0.4, 0.3, -0.1, 0.02, 0.01, -0.004, 0.002, 0.0001],
-                n + 1,
-            ),
-        ]);
+        let c = [
+            [0.3, 0.7, -0.2, 0.05, 0.01, -0.02, 0.003, 0.001, 0.0004],
+            [1.1, -0.4, 0.3, -0.1, 0.02, 0.01, -0.004, 0.002, 0.0001],
+        ];
+        // the passes along the motion on the value series
+        let q = SVector::<Taylor, 2>::from(c.map(|c| Taylor::new(&c, n + 1)));
         let v = q.map(|x| x.derivative());
         let a = v.map(|x| x.derivative());
         let t = Taylor::variable(0.4, n + 1);
@@ -214,10 +211,19 @@ mod tests {
             &a,
         )
         .0;
-        let got = series_residual(&Swing, t, &q, &v);
+        // the first-order passes recorded on the tape, `d/dt` by the series
+        let (vc0, vc1) = (v[0].coefficients().to_vec(), v[1].coefficients().to_vec());
+        let got = series_of(
+            [&[0.4, 1.0], &c[0], &c[1], &vc0, &vc1],
+            n - 1,
+            |[t, q0, q1, v0, v1]| {
+                let r = series_residual(&Swing, t, &[q0, q1].into(), &[v0, v1].into());
+                [r[0], r[1]]
+            },
+        );
         for i in 0..2 {
             for k in 0..n - 1 {
-                let (x, y) = (got[i].coeff(k), want[i].coeff(k));
+                let (x, y) = (got[i][k], want[i].coeff(k));
                 assert!(
                     (x - y).abs() < 1e-12 * (1.0 + y.abs()),
                     "r{i}, coefficient {k}: {x} vs {y}"

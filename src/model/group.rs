@@ -9,7 +9,7 @@
 //! assembly's ([`crate::assembly`]), the model only stores.
 
 use super::kernel::KernelCoefficients;
-use crate::expr::taylor::Taylor;
+use crate::expr::taylor::TaylorVar;
 use nalgebra::DMatrix;
 use std::any::Any;
 
@@ -210,7 +210,8 @@ pub trait Terms: Send + Sync {
     /// Add every element's residual on Taylor series in time into `r` (all global, length `n`;
     /// [`TermKernel::taylor_residual`](super::TermKernel::taylor_residual)). `Err` with the
     /// kernel's type name when it has no form on series.
-    fn add_taylor_residual(&self, s: &TaylorPoint, r: &mut [Taylor]) -> Result<(), &'static str>;
+    fn add_taylor_residual(&self, s: &TaylorPoint, r: &mut [TaylorVar])
+    -> Result<(), &'static str>;
     /// Whether the group's residual depends on the accelerations (its `M` is not zero).
     fn reads_acceleration(&self) -> bool {
         true
@@ -247,15 +248,15 @@ pub trait Terms: Send + Sync {
 #[derive(Clone, Copy)]
 pub struct TaylorPoint<'a> {
     /// Time.
-    pub t: Taylor,
+    pub t: TaylorVar,
     /// Coordinates.
-    pub q: &'a [Taylor],
+    pub q: &'a [TaylorVar],
     /// Velocities.
-    pub v: &'a [Taylor],
+    pub v: &'a [TaylorVar],
     /// Accelerations.
-    pub a: &'a [Taylor],
+    pub a: &'a [TaylorVar],
     /// Multipliers.
-    pub lambda: &'a [Taylor],
+    pub lambda: &'a [TaylorVar],
 }
 
 /// A group of constraint kernels as the assembly drives it (implemented in
@@ -303,10 +304,10 @@ pub trait Constraints: Send + Sync {
     fn dense_blocks(&self, e: usize, t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3];
     /// Write `C` on Taylor series in time into `c`. `Err` with the kernel's type name when it
     /// has no form on series.
-    fn taylor_values(&self, s: &TaylorPoint, c: &mut [Taylor]) -> Result<(), &'static str>;
+    fn taylor_values(&self, s: &TaylorPoint, c: &mut [TaylorVar]) -> Result<(), &'static str>;
     /// Add `C_qᵀλ` on Taylor series in time into `r`. `Err` with the kernel's type name when it
     /// has no form on series.
-    fn add_taylor_force(&self, s: &TaylorPoint, r: &mut [Taylor]) -> Result<(), &'static str>;
+    fn add_taylor_force(&self, s: &TaylorPoint, r: &mut [TaylorVar]) -> Result<(), &'static str>;
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@
 //! of the same physics with [`compare_term_kernels`](crate::ad::compare_term_kernels) /
 //! [`compare_constraint_kernels`](crate::ad::compare_constraint_kernels).
 
-use crate::expr::taylor::Taylor;
+use crate::expr::taylor::TaylorVar;
 use nalgebra::{DMatrix, SMatrix, SVector};
 
 /// Weights of the three Jacobian blocks of a term: `J = mass·M + damping·∂r/∂v +
@@ -108,11 +108,11 @@ pub trait TermKernel<const N: usize>: Send + Sync + 'static {
     /// `None`: the kernel has no form on series (a load given as a Rust closure of time).
     fn taylor_residual(
         &self,
-        _t: Taylor,
-        _q: &SVector<Taylor, N>,
-        _v: &SVector<Taylor, N>,
-        _a: &SVector<Taylor, N>,
-    ) -> Option<SVector<Taylor, N>> {
+        _t: TaylorVar,
+        _q: &SVector<TaylorVar, N>,
+        _v: &SVector<TaylorVar, N>,
+        _a: &SVector<TaylorVar, N>,
+    ) -> Option<SVector<TaylorVar, N>> {
         None
     }
     /// Whether the assembly's loop over a group computes the residual by
@@ -174,17 +174,21 @@ pub trait ConstraintKernel<const N: usize, const M: usize>: Send + Sync + 'stati
     fn gamma(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> SVector<f64, M>;
     /// `C` on Taylor series in time: the series of `C(t, q(t))` along the series `q`.
     /// `None`: the kernel has no form on series.
-    fn taylor_value(&self, _t: Taylor, _q: &SVector<Taylor, N>) -> Option<SVector<Taylor, M>> {
+    fn taylor_value(
+        &self,
+        _t: TaylorVar,
+        _q: &SVector<TaylorVar, N>,
+    ) -> Option<SVector<TaylorVar, M>> {
         None
     }
     /// `C_qᵀλ` on Taylor series in time, along the series `q` and `λ`. `None`: the kernel has
     /// no form on series.
     fn taylor_force(
         &self,
-        _t: Taylor,
-        _q: &SVector<Taylor, N>,
-        _lambda: &SVector<Taylor, M>,
-    ) -> Option<SVector<Taylor, N>> {
+        _t: TaylorVar,
+        _q: &SVector<TaylorVar, N>,
+        _lambda: &SVector<TaylorVar, M>,
+    ) -> Option<SVector<TaylorVar, N>> {
         None
     }
     /// Dense `(C, C_q, Σλ∇²C)` for checks.

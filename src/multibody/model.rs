@@ -11,7 +11,7 @@
 use super::algorithms::{Articulated, Workspace};
 use super::tree::Tree;
 use crate::error::ModelError;
-use crate::expr::taylor::Taylor;
+use crate::expr::taylor::TaylorVar;
 use crate::model::geometry::{CustomPoint, PointMap};
 use crate::model::group::{Point, TaylorPoint, Terms};
 use crate::model::{ConstraintBlocks, ConstraintKernel, KernelCoefficients, Model, ModelBuilder};
@@ -50,11 +50,11 @@ pub(crate) struct TreeTerms {
 /// The scratch of one residual on Taylor series: the tree's inputs and torques and its
 /// workspace, kept between the orders and steps of the Taylor method.
 struct TaylorScratch {
-    ws: Workspace<Taylor>,
-    q: Vec<Taylor>,
-    v: Vec<Taylor>,
-    a: Vec<Taylor>,
-    tau: Vec<Taylor>,
+    ws: Workspace<TaylorVar>,
+    q: Vec<TaylorVar>,
+    v: Vec<TaylorVar>,
+    a: Vec<TaylorVar>,
+    tau: Vec<TaylorVar>,
 }
 
 impl TreeTerms {
@@ -401,10 +401,14 @@ impl Terms for TreeTerms {
     fn colors(&self) -> usize {
         0
     }
-    fn add_taylor_residual(&self, s: &TaylorPoint, r: &mut [Taylor]) -> Result<(), &'static str> {
+    fn add_taylor_residual(
+        &self,
+        s: &TaylorPoint,
+        r: &mut [TaylorVar],
+    ) -> Result<(), &'static str> {
         let mut guard = self.taylor.lock().unwrap_or_else(|e| e.into_inner());
         let t = guard.get_or_insert_with(|| {
-            let zero = vec![Taylor::from(0.0); self.idx.len()];
+            let zero = vec![TaylorVar::from(0.0); self.idx.len()];
             TaylorScratch {
                 ws: Workspace::new(&self.tree),
                 q: zero.clone(),
@@ -453,16 +457,20 @@ impl ConstraintKernel<4, 1> for UnitQuaternion {
     fn gamma(&self, _t: f64, _q: &SVector<f64, 4>, v: &SVector<f64, 4>) -> SVector<f64, 1> {
         SVector::from([v.dot(v)])
     }
-    fn taylor_value(&self, _t: Taylor, q: &SVector<Taylor, 4>) -> Option<SVector<Taylor, 1>> {
+    fn taylor_value(
+        &self,
+        _t: TaylorVar,
+        q: &SVector<TaylorVar, 4>,
+    ) -> Option<SVector<TaylorVar, 1>> {
         let s = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
         Some(SVector::from([(s - 1.0) * 0.5]))
     }
     fn taylor_force(
         &self,
-        _t: Taylor,
-        q: &SVector<Taylor, 4>,
-        lambda: &SVector<Taylor, 1>,
-    ) -> Option<SVector<Taylor, 4>> {
+        _t: TaylorVar,
+        q: &SVector<TaylorVar, 4>,
+        lambda: &SVector<TaylorVar, 1>,
+    ) -> Option<SVector<TaylorVar, 4>> {
         Some(q.map(|x| x * lambda[0]))
     }
 }
@@ -503,15 +511,19 @@ impl ConstraintKernel<2, 1> for Coupling {
     fn gamma(&self, _t: f64, _q: &SVector<f64, 2>, _v: &SVector<f64, 2>) -> SVector<f64, 1> {
         SVector::zeros()
     }
-    fn taylor_value(&self, _t: Taylor, q: &SVector<Taylor, 2>) -> Option<SVector<Taylor, 1>> {
+    fn taylor_value(
+        &self,
+        _t: TaylorVar,
+        q: &SVector<TaylorVar, 2>,
+    ) -> Option<SVector<TaylorVar, 1>> {
         Some(SVector::from([q[0] - q[1] * self.multiplier - self.offset]))
     }
     fn taylor_force(
         &self,
-        _t: Taylor,
-        _q: &SVector<Taylor, 2>,
-        lambda: &SVector<Taylor, 1>,
-    ) -> Option<SVector<Taylor, 2>> {
+        _t: TaylorVar,
+        _q: &SVector<TaylorVar, 2>,
+        lambda: &SVector<TaylorVar, 1>,
+    ) -> Option<SVector<TaylorVar, 2>> {
         Some(SVector::from([lambda[0], lambda[0] * (-self.multiplier)]))
     }
 }

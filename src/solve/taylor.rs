@@ -17,9 +17,12 @@
 //! ```
 //!
 //! (`E⁰`, `C⁰`: with the unknown coefficients zero), `k = 0` being the state's own `(q̈, λ)`
-//! ([`StateSolver`]): one factorization per step and `K` evaluations of the residual on series
-//! of growing length (`O(K³)` arithmetic per term; DAETS' incremental evaluation of a code list
-//! is `O(K²)`).
+//! ([`StateSolver`]): one factorization per step. The residual and the constraints are
+//! evaluated once per step, on [`TaylorVar`]s recorded on a [`SeriesTape`] — the incremental
+//! evaluation of DAETS' code list: order `k` sweeps the tape for one more coefficient of every
+//! operation (`O(k)` each, `O(K²)` per step), the solve gives `Q_{k+2}` and `Λₖ`, and only the
+//! operations that read them are swept again (their coefficient `k` was computed with them
+//! zero).
 //!
 //! The step follows the radius of convergence `ρ` the last four coefficients give
 //! (`‖Qⱼ‖ ≈ s ρ⁻ʲ`, `s = max(1, ‖q‖∞)`; Jorba & Zou, Experiment. Math. 14, 2005, take two, which
@@ -41,7 +44,7 @@
 
 use crate::assembly::{self, TaylorPoint};
 use crate::error::{Error, InitError, SolveError};
-use crate::expr::taylor::Taylor;
+use crate::expr::taylor::{SeriesTape, TaylorVar};
 use crate::model::{Model, State, StateView};
 use crate::problem::{LinearSolverKind, TaylorOptions};
 use crate::solve::integrator::{
@@ -97,14 +100,14 @@ pub struct TaylorSeries {
     h_old: f64,
     /// The end time the next step is aimed at.
     land: Landing,
-    /// Series of one evaluation.
-    qs: Vec<Taylor>,
-    vs: Vec<Taylor>,
-    acc: Vec<Taylor>,
-    lam: Vec<Taylor>,
-    res: Vec<Taylor>,
-    qc: Vec<Taylor>,
-    cs: Vec<Taylor>,
+    /// The state's evaluation recorded, swept order by order.
+    tape: SeriesTape,
+    /// Its inputs (`t` first, then `q`, `v`, `a`, `λ`) and outputs (the residual, then `C`).
+    ins: Vec<TaylorVar>,
+    outs: Vec<TaylorVar>,
+    /// The leads of the outputs and the unknowns of the inputs (see [`SeriesTape::prepare`]).
+    leads: Vec<(TaylorVar, usize)>,
+    unknowns: Vec<(TaylorVar, Option<usize>)>,
     rhs: Vec<f64>,
     /// The multipliers' series of the state before the step being tried (the state itself
     /// is the old series' first coefficients), and the landing it aimed at: what a rejected
@@ -146,7 +149,7 @@ impl TaylorSeries {
             .into());
         }
         let (n, m) = (model.n_coords(), model.n_constraints());
-        let zero = Taylor::zeros(1);
+        let zero = TaylorVar::constant(0.0);
         let mut me = TaylorSeries {
             solver: StateSolver::new(&model, LinearSolverKind::Auto),
             n,
@@ -163,13 +166,11 @@ impl TaylorSeries {
             t_old: state.t,
             h_old: 0.0,
             land: Landing::default(),
-            qs: vec![zero; n],
-            vs: vec![zero; n],
-            acc: vec![zero; n],
-            lam: vec![zero; m],
-            res: vec![zero; n],
-            qc: vec![zero; n],
-            cs: vec![zero; m],
+            tape: SeriesTape::default(),
+            ins: vec![zero; 1 + 3 * n + m],
+            outs: vec![zero; n + m],
+            leads: Vec::with_capacity(n + m),
+            unknowns: Vec::with_capacity(1 + 3 * n + m),
             rhs: vec![0.0; n + m],
             lam_coef_old: vec![0.0; m * k],
             land_old: Landing::default(),
@@ -210,7 +211,12 @@ impl TaylorSeries {
         for r in 0..m {
             self.lam_coef[r * k_max] = self.lambda[r];
         }
+        self.record()?;
         self.stats.residual_evaluations += 1;
+        self.known();
+        for s in -(self.tape.max_lead() as isize)..=0 {
+            self.tape.stage(s);
+        }
         for k in 1..k_max {
             self.order(k)?;
         }
@@ -233,61 +239,117 @@ impl TaylorSeries {
         Ok(())
     }
 
-    /// `Q_{k+2}` and `Λₖ` from the residual's coefficient `k` and the constraints' `k + 2`.
+    /// The residual `r + C_qᵀλ` and the constraints `C` evaluated once at the state on
+    /// [`TaylorVar`]s, recorded on the tape, and the tape made ready for the orders: the
+    /// residual wanted to coefficient `k` and `C` to `k + 2` at order `k`, whose unknowns are
+    /// `Q_{k+2}` in `q`'s coefficient `k + 2`, `v`'s `k + 1`, `a`'s `k`, and `Λₖ`.
+    fn record(&mut self) -> Result<(), SolveError> {
+        let (n, m) = (self.n, self.m);
+        self.tape.begin();
+        self.ins[0] = TaylorVar::input(self.t);
+        let state = self
+            .q
+            .iter()
+            .chain(&self.v)
+            .chain(&self.qdd)
+            .chain(&self.lambda);
+        for (x, &value) in self.ins[1..].iter_mut().zip(state) {
+            *x = TaylorVar::input(value);
+        }
+        let (res, cs) = self.outs.split_at_mut(n);
+        let at = TaylorPoint {
+            t: self.ins[0],
+            q: &self.ins[1..1 + n],
+            v: &self.ins[1 + n..1 + 2 * n],
+            a: &self.ins[1 + 2 * n..1 + 3 * n],
+            lambda: &self.ins[1 + 3 * n..],
+        };
+        let done = assembly::taylor_residual(&self.model, &at, res).and_then(|()| match m {
+            0 => Ok(()),
+            _ => assembly::taylor_constraints(&self.model, &at, cs),
+        });
+        self.tape.end();
+        done.map_err(|kernel| SolveError::option("integrator", no_series(kernel)))?;
+        self.leads.clear();
+        let lead = |i: usize| if i < n { 0 } else { 2 };
+        self.leads
+            .extend(self.outs.iter().enumerate().map(|(i, &x)| (x, lead(i))));
+        self.unknowns.clear();
+        let unknown = |i: usize| match i {
+            0 => None,
+            i if i <= n => Some(2),
+            i if i <= 2 * n => Some(1),
+            _ => Some(0),
+        };
+        self.unknowns
+            .extend(self.ins.iter().enumerate().map(|(i, &x)| (x, unknown(i))));
+        let last = self.opts.order - 1;
+        self.tape
+            .prepare(last, &self.leads, &self.unknowns)
+            .map_err(|e| SolveError::option("integrator", format!("Taylor series: {e}")))
+    }
+
+    /// The inputs' coefficients the state gives: `t₀ + τ`, `Q₀ … Q₂` in `q`, `v = q̇` and
+    /// `a = q̈` to the same, `Λ₀`.
+    fn known(&mut self) {
+        let (n, w, k_max) = (self.n, self.coef_width(), self.opts.order);
+        let tape = &mut self.tape;
+        tape.set(self.ins[0], 0, self.t);
+        tape.set(self.ins[0], 1, 1.0);
+        for i in 0..n {
+            let c = &self.coef[i * w..i * w + 3];
+            let (q, v, a) = (
+                self.ins[1 + i],
+                self.ins[1 + n + i],
+                self.ins[1 + 2 * n + i],
+            );
+            for (k, &x) in c.iter().enumerate() {
+                tape.set(q, k, x);
+            }
+            tape.set(v, 0, c[1]);
+            tape.set(v, 1, 2.0 * c[2]);
+            tape.set(a, 0, 2.0 * c[2]);
+        }
+        for r in 0..self.m {
+            tape.set(self.ins[1 + 3 * n + r], 0, self.lam_coef[r * k_max]);
+        }
+    }
+
+    /// `Q_{k+2}` and `Λₖ` from the residual's coefficient `k` and the constraints' `k + 2`
+    /// (stage `k` of the tape with them zero), written into the tape's inputs.
     fn order(&mut self, k: usize) -> Result<(), SolveError> {
         let (n, m, w, wl) = (self.n, self.m, self.coef_width(), self.opts.order);
         let (t, step) = (self.t, self.step);
-        // the residual to coefficient k: q and v to k + 1 (the kernels' contract), the unknown
-        // Q_{k+2} (in v's coefficient k + 1 and a's k) zero
-        let len = k + 1;
-        for i in 0..n {
-            let c = &self.coef[i * w..(i + 1) * w];
-            self.qs[i] = Taylor::new(&c[..len + 1], len + 1);
-            let mut v = Taylor::zeros(len + 1);
-            for j in 0..len {
-                v.set_coeff(j, (j + 1) as f64 * c[j + 1]);
-            }
-            self.acc[i] = v.derivative();
-            self.vs[i] = v;
-            self.qc[i] = Taylor::new(&c[..k + 2], k + 3);
-        }
-        for r in 0..m {
-            self.lam[r] = Taylor::new(&self.lam_coef[r * wl..r * wl + k], len);
-        }
-        let missing = |kernel: &str| SolveError::option("integrator", no_series(kernel));
-        let at = TaylorPoint {
-            t: Taylor::variable(t, len + 1),
-            q: &self.qs,
-            v: &self.vs,
-            a: &self.acc,
-            lambda: &self.lam,
-        };
-        assembly::taylor_residual(&self.model, &at, &mut self.res).map_err(missing)?;
+        self.tape.stage(k as isize);
         let kk = ((k + 1) * (k + 2)) as f64;
         for i in 0..n {
-            self.rhs[i] = -self.res[i].coeff(k);
+            self.rhs[i] = -self.tape.coeff(self.outs[i], k);
         }
-        if m > 0 {
-            let at = TaylorPoint {
-                t: Taylor::variable(t, k + 3),
-                q: &self.qc,
-                ..at
-            };
-            assembly::taylor_constraints(&self.model, &at, &mut self.cs).map_err(missing)?;
-            for r in 0..m {
-                self.rhs[n + r] = -kk * self.cs[r].coeff(k + 2);
-            }
+        for r in 0..m {
+            self.rhs[n + r] = -kk * self.tape.coeff(self.outs[n + r], k + 2);
         }
         self.solver
             .solve_again(&self.model, &mut self.rhs)
             .map_err(|e| solve_error(e, t, step))?;
         for i in 0..n {
-            self.coef[i * w + k + 2] = self.rhs[i] / kk;
+            let x = self.rhs[i] / kk;
+            self.coef[i * w + k + 2] = x;
+            let (q, v, a) = (
+                self.ins[1 + i],
+                self.ins[1 + n + i],
+                self.ins[1 + 2 * n + i],
+            );
+            self.tape.set(q, k + 2, x);
+            self.tape.set(v, k + 1, (k + 2) as f64 * x);
+            self.tape.set(a, k, kk * x);
         }
         for r in 0..m {
             self.lam_coef[r * wl + k] = self.rhs[n + r];
+            self.tape.set(self.ins[1 + 3 * n + r], k, self.rhs[n + r]);
         }
-        self.stats.residual_evaluations += 1;
+        if k + 1 < self.opts.order {
+            self.tape.redo(k as isize);
+        }
         Ok(())
     }
 

@@ -110,39 +110,6 @@ impl Taylor {
         }
         r
     }
-
-    /// The spherical Bessel function `jₗ`: its power series near 0 (cancellation in the
-    /// closed forms), the closed forms elsewhere.
-    fn sph_j(&self, l: u32) -> Taylor {
-        if self.c[0].abs() < 1.0 {
-            // jₗ(x) = xˡ Σₘ (−1)ᵐ x²ᵐ / (2ᵐ m! (2m + 2l + 1)!!), 14 terms: < 1e-20 for |x| < 1
-            let mut coef = [0.0; 14];
-            let mut dfact = (1..=l).fold(1.0, |p, i| p * (2 * i + 1) as f64);
-            let mut c = 1.0 / dfact;
-            for (m, x) in coef.iter_mut().enumerate() {
-                *x = c;
-                let m1 = (m + 1) as f64;
-                dfact = 2.0 * m1 + 2.0 * l as f64 + 1.0;
-                c *= -1.0 / (2.0 * m1 * dfact);
-            }
-            let z = self * self;
-            let p = coef[..13]
-                .iter()
-                .rev()
-                .fold(Taylor::constant(coef[13]), |s, &x| s * z + x);
-            return p * self.powi(l as i32);
-        }
-        let (s, c) = self.sin_cos_series(false);
-        let x = *self;
-        match l {
-            0 => s / x,
-            1 => (s / x - c) / x,
-            _ => {
-                let x2 = x * x;
-                (Taylor::constant(3.0) / x2 - 1.0) * s / x - c * 3.0 / x2
-            }
-        }
-    }
 }
 
 impl DualNum for Taylor {
@@ -157,7 +124,7 @@ impl DualNum for Taylor {
         self.scaled(*factor)
     }
     fn recip(&self) -> Self {
-        Taylor::div_series(&Taylor::one(), self)
+        Taylor::series_div(&Taylor::one(), self)
     }
     fn powi(&self, n: i32) -> Self {
         if n == 0 {
@@ -347,13 +314,13 @@ impl DualNum for Taylor {
         self.lift(self.c[0].atanh(), &g)
     }
     fn sph_j0(&self) -> Self {
-        self.sph_j(0)
+        sph_j(*self, 0)
     }
     fn sph_j1(&self) -> Self {
-        self.sph_j(1)
+        sph_j(*self, 1)
     }
     fn sph_j2(&self) -> Self {
-        self.sph_j(2)
+        sph_j(*self, 2)
     }
 }
 
@@ -366,6 +333,38 @@ impl Taylor {
                 Taylor::constant_n(self.c[0].cosh(), self.n()),
             ),
             false => self.sin_cos_series(true),
+        }
+    }
+}
+
+/// The spherical Bessel function `jₗ` on any series type: its power series near 0
+/// (cancellation in the closed forms), the closed forms elsewhere.
+pub(super) fn sph_j<D: DualNum<Primitive = f64> + Copy>(x: D, l: u32) -> D {
+    if x.re().abs() < 1.0 {
+        // jₗ(x) = xˡ Σₘ (−1)ᵐ x²ᵐ / (2ᵐ m! (2m + 2l + 1)!!), 14 terms: < 1e-20 for |x| < 1
+        let mut coef = [0.0; 14];
+        let mut dfact = (1..=l).fold(1.0, |p, i| p * (2 * i + 1) as f64);
+        let mut c = 1.0 / dfact;
+        for (m, y) in coef.iter_mut().enumerate() {
+            *y = c;
+            let m1 = (m + 1) as f64;
+            dfact = 2.0 * m1 + 2.0 * l as f64 + 1.0;
+            c *= -1.0 / (2.0 * m1 * dfact);
+        }
+        let z = x * x;
+        let p = coef[..13]
+            .iter()
+            .rev()
+            .fold(D::from(coef[13]), |s, &y| s * z + y);
+        return p * x.powi(l as i32);
+    }
+    let (s, c) = x.sin_cos();
+    match l {
+        0 => s / x,
+        1 => (s / x - c) / x,
+        _ => {
+            let x2 = x * x;
+            (D::from(3.0) / x2 - 1.0) * s / x - c * 3.0 / x2
         }
     }
 }

@@ -16,7 +16,15 @@
 //! c = f(a), c' = g(a) a'   ⇒   cₖ = (1/k) Σⱼ₌₁ᵏ j aⱼ gₖ₋ⱼ      (exp: g = c; sin, cos: g = ±cos, sin; …)
 //! ```
 //!
-//! A series carries how many coefficients are known (`n`, at most [`CAPACITY`]) and how many
+//! Two number types carry them. [`Taylor`] is a value: a whole series, each operation
+//! computing all its coefficients at once (`O(n²)`). [`TaylorVar`] is a node of the tape being
+//! recorded on this thread ([`SeriesTape`]): one evaluation records the operations, and sweeps
+//! of the tape then give one more coefficient of every node at a time (`O(k)` for coefficient
+//! `k`), so a quantity whose coefficients are found one by one — the motion's own series in the
+//! Taylor-series integrator, each order solved from the last — costs `O(n²)` in all instead of
+//! `O(n³)` (Nedialkov & Pryce's DAETS evaluates its code list the same way).
+//!
+//! A [`Taylor`] series carries how many coefficients are known (`n`, at most [`CAPACITY`]) and how many
 //! may be nonzero (`deg ≤ n`): a constant is exact (`n` = [`CAPACITY`], one coefficient), so
 //! `c·x` costs `n` products, not `n²/2`. A result knows as many coefficients as the least
 //! known operand.
@@ -34,9 +42,15 @@
 //! ```
 
 mod functions;
+mod tape;
 #[cfg(test)]
 mod tests;
 mod traits;
+mod var;
+
+use functions::sph_j;
+pub use tape::SeriesTape;
+pub use var::{TaylorVar, series_of};
 
 /// The most coefficients a series holds: Taylor series to order 23.
 pub const CAPACITY: usize = 24;
@@ -175,7 +189,7 @@ impl Taylor {
     }
 
     /// The Cauchy product.
-    fn mul_series(a: &Taylor, b: &Taylor) -> Taylor {
+    fn series_mul(a: &Taylor, b: &Taylor) -> Taylor {
         let mut r = Taylor::result2(a, b);
         if a.deg == 0 || b.deg == 0 {
             return r;
@@ -202,7 +216,7 @@ impl Taylor {
     }
 
     /// `a / b` by the recurrence `cₖ = (aₖ − Σⱼ₌₁ᵏ bⱼ cₖ₋ⱼ) / b₀`.
-    fn div_series(a: &Taylor, b: &Taylor) -> Taylor {
+    fn series_div(a: &Taylor, b: &Taylor) -> Taylor {
         let n = a.n().min(b.n());
         if b.deg <= 1 {
             return a.scaled(1.0 / b.c[0]).truncate(n);

@@ -6,7 +6,7 @@
 
 use super::points::sub;
 use super::{Mat, Points, V};
-use crate::expr::taylor::Taylor;
+use crate::expr::taylor::TaylorVar;
 use crate::model::Constraint;
 use crate::model::euler_lagrange::constraint_force;
 use crate::model::kernel::{ConstraintBlocks, ConstraintKernel};
@@ -220,7 +220,11 @@ impl<const D: usize> ConstraintKernel<D, 1> for AnchoredDistanceKernel<D> {
     fn gamma(&self, _t: f64, q: &V<D>, v: &V<D>) -> V<1> {
         V::<1>::new(gamma_of(&(q - V::<D>::from(self.anchor)), v))
     }
-    fn taylor_value(&self, t: Taylor, q: &SVector<Taylor, D>) -> Option<SVector<Taylor, 1>> {
+    fn taylor_value(
+        &self,
+        t: TaylorVar,
+        q: &SVector<TaylorVar, D>,
+    ) -> Option<SVector<TaylorVar, 1>> {
         let law = AnchoredDistance {
             anchor: self.anchor,
             length: self.length,
@@ -229,10 +233,10 @@ impl<const D: usize> ConstraintKernel<D, 1> for AnchoredDistanceKernel<D> {
     }
     fn taylor_force(
         &self,
-        t: Taylor,
-        q: &SVector<Taylor, D>,
-        lambda: &SVector<Taylor, 1>,
-    ) -> Option<SVector<Taylor, D>> {
+        t: TaylorVar,
+        q: &SVector<TaylorVar, D>,
+        lambda: &SVector<TaylorVar, 1>,
+    ) -> Option<SVector<TaylorVar, D>> {
         let law = AnchoredDistance {
             anchor: self.anchor,
             length: self.length,
@@ -282,9 +286,9 @@ macro_rules! impl_distance_kernel {
             }
             fn taylor_value(
                 &self,
-                t: Taylor,
-                q: &SVector<Taylor, $n>,
-            ) -> Option<SVector<Taylor, 1>> {
+                t: TaylorVar,
+                q: &SVector<TaylorVar, $n>,
+            ) -> Option<SVector<TaylorVar, 1>> {
                 Some(
                     Distance::<$d> {
                         length: self.length,
@@ -294,10 +298,10 @@ macro_rules! impl_distance_kernel {
             }
             fn taylor_force(
                 &self,
-                t: Taylor,
-                q: &SVector<Taylor, $n>,
-                lambda: &SVector<Taylor, 1>,
-            ) -> Option<SVector<Taylor, $n>> {
+                t: TaylorVar,
+                q: &SVector<TaylorVar, $n>,
+                lambda: &SVector<TaylorVar, 1>,
+            ) -> Option<SVector<TaylorVar, $n>> {
                 let law = Distance::<$d> {
                     length: self.length,
                 };

@@ -2,7 +2,7 @@
 //! ([`PointMassKernel`]) of the same physics, held equal by tests (tests/mechanics/mass_spring.rs).
 
 use super::{Mat, Points, V};
-use crate::expr::taylor::Taylor;
+use crate::expr::taylor::TaylorVar;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use crate::model::{Structure, Term};
 use nalgebra::SVector;
@@ -101,11 +101,11 @@ impl<const D: usize> TermKernel<D> for PointMassKernel<D> {
     }
     fn taylor_residual(
         &self,
-        _t: Taylor,
-        _q: &SVector<Taylor, D>,
-        _v: &SVector<Taylor, D>,
-        a: &SVector<Taylor, D>,
-    ) -> Option<SVector<Taylor, D>> {
+        _t: TaylorVar,
+        _q: &SVector<TaylorVar, D>,
+        _v: &SVector<TaylorVar, D>,
+        a: &SVector<TaylorVar, D>,
+    ) -> Option<SVector<TaylorVar, D>> {
         Some(SVector::from_fn(|i, _| {
             (a[i] - self.gravity[i]) * self.mass
         }))

@@ -4,7 +4,7 @@
 
 use super::points::{sub, three};
 use super::{Mat, Points, V};
-use crate::expr::taylor::Taylor;
+use crate::expr::taylor::TaylorVar;
 use crate::model::euler_lagrange::constant_mass_residual;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use crate::model::{Anchored, Between, Interaction, Structure, Term};
@@ -292,11 +292,11 @@ impl<const D: usize> TermKernel<D> for AnchoredSpringKernel<D> {
     }
     fn taylor_residual(
         &self,
-        t: Taylor,
-        q: &SVector<Taylor, D>,
-        v: &SVector<Taylor, D>,
-        a: &SVector<Taylor, D>,
-    ) -> Option<SVector<Taylor, D>> {
+        t: TaylorVar,
+        q: &SVector<TaylorVar, D>,
+        v: &SVector<TaylorVar, D>,
+        a: &SVector<TaylorVar, D>,
+    ) -> Option<SVector<TaylorVar, D>> {
         let law = AnchoredSpring {
             anchor: self.anchor,
             stiffness: self.spring.stiffness,
@@ -355,11 +355,11 @@ macro_rules! impl_spring_kernel {
             }
             fn taylor_residual(
                 &self,
-                t: Taylor,
-                q: &SVector<Taylor, $n>,
-                v: &SVector<Taylor, $n>,
-                a: &SVector<Taylor, $n>,
-            ) -> Option<SVector<Taylor, $n>> {
+                t: TaylorVar,
+                q: &SVector<TaylorVar, $n>,
+                v: &SVector<TaylorVar, $n>,
+                a: &SVector<TaylorVar, $n>,
+            ) -> Option<SVector<TaylorVar, $n>> {
                 let law = Spring::<$d> {
                     stiffness: self.stiffness,
                     rest_length: self.rest_length,
