@@ -16,7 +16,7 @@ use crate::expr::vector::{DistanceForm, Part};
 use crate::model::elements::ExprEnergy;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
 use nalgebra::{SMatrix, SVector};
-use num_dual::Dual64;
+use num_dual::{Dual, DualNum};
 
 /// [`TermAd`] of an [`ExprEnergy`] with the residual of `V` and `R` by reverse accumulation.
 pub struct ExprKernel<const N: usize> {
@@ -68,24 +68,27 @@ fn gradient_residual<const N: usize>(
     r
 }
 
-/// `∂V/∂q` of `V = g(t, |x − y|)` added to `r`: `g′(r) d/r` at `x`, its opposite at `y`.
-fn distance_gradient<const N: usize>(
+/// `∂V/∂q` of `V = g(t, |x − y|)` added to `r`: `g′(r) d/r` at `x`, its opposite at `y` (on
+/// `f64`, and on [`TaylorVar`]s for the Taylor method: a few operations on series instead of a
+/// pass of the potential on dual numbers over every coordinate).
+fn distance_gradient<D: DualNum<Primitive = f64> + Copy, const N: usize>(
     form: &DistanceForm,
-    t: f64,
-    q: &SVector<f64, N>,
-    r: &mut SVector<f64, N>,
+    t: D,
+    q: &SVector<D, N>,
+    r: &mut SVector<D, N>,
 ) {
     let at = |p: Part| match p {
         Part::Coord(j) => q[j],
-        Part::Const(c) => c,
+        Part::Const(c) => D::from(c),
     };
-    let d: [f64; 3] = std::array::from_fn(|k| at(form.x[k]) - at(form.y[k]));
+    let d: [D; 3] = std::array::from_fn(|k| at(form.x[k]) - at(form.y[k]));
     let len = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
     // g′(r)/r
     let slope = match form.inverse {
-        Some(c) => -c / (len * len * len),
+        Some(c) => D::from(-c) / (len * len * len),
         None => {
-            let g = (form.g).eval_scalar::<Dual64>(&|_| Dual64::new(len, 1.0), Dual64::from(t));
+            let g =
+                (form.g).eval_scalar::<Dual<D>>(&|_| Dual::new(len, D::one()), Dual::from_re(t));
             g.eps / len
         }
     };
@@ -149,13 +152,21 @@ impl<const N: usize> TermKernel<N> for ExprKernel<N> {
         v: &SVector<TaylorVar, N>,
         a: &SVector<TaylorVar, N>,
     ) -> Option<SVector<TaylorVar, N>> {
-        self.ad.taylor_residual(t, q, v, a)
+        match (self.without_kinetic(), &self.distance) {
+            (Some(e), Some(form)) if e.dissipation.is_none() => {
+                let mut r = SVector::from_element(TaylorVar::constant(0.0));
+                distance_gradient(form, t, q, &mut r);
+                Some(r)
+            }
+            _ => self.ad.taylor_residual(t, q, v, a),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::expr::taylor::series_of;
     use crate::expr::vector::Sym;
 
     #[test]
@@ -233,6 +244,39 @@ mod tests {
             let ad = TermAd::<_, 6>::new(energy);
             let (r1, r2) = (fast.residual(0.8, &q, &v, &a), ad.residual(0.8, &q, &v, &a));
             assert!((r1 - r2).norm() < 1e-14 * r2.norm(), "{text}: {r1} vs {r2}");
+            // and on series, along a motion q(τ) = q + vτ + aτ²/2 … (the Taylor method's form)
+            let series = |kernel: &dyn Fn(&[TaylorVar]) -> SVector<TaylorVar, 6>| {
+                let c: Vec<[f64; 4]> = (0..6)
+                    .map(|i| [q[i], v[i], 0.3 - 0.1 * i as f64, 0.05 * i as f64])
+                    .collect();
+                let args: [&[f64]; 7] = std::array::from_fn(|i| match i {
+                    0 => &[0.8, 1.0][..],
+                    i => &c[i - 1][..],
+                });
+                series_of(args, 10, |x| {
+                    let r = kernel(&x);
+                    std::array::from_fn::<_, 6, _>(|i| r[i])
+                })
+            };
+            let got = series(&|x| {
+                let qs = SVector::<TaylorVar, 6>::from_fn(|i, _| x[i + 1]);
+                let zero = qs.map(|_| TaylorVar::constant(0.0));
+                fast.taylor_residual(x[0], &qs, &zero, &zero).unwrap()
+            });
+            let want = series(&|x| {
+                let qs = SVector::<TaylorVar, 6>::from_fn(|i, _| x[i + 1]);
+                let zero = qs.map(|_| TaylorVar::constant(0.0));
+                ad.taylor_residual(x[0], &qs, &zero, &zero).unwrap()
+            });
+            for (g, w) in got.iter().zip(&want) {
+                for k in 0..10 {
+                    let scale = 1.0 + w.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+                    assert!(
+                        (g[k] - w[k]).abs() < 1e-13 * scale,
+                        "{text}, coefficient {k}"
+                    );
+                }
+            }
         }
     }
 }

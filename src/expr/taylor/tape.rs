@@ -285,12 +285,8 @@ impl SeriesTape {
                     true => (a[0].sinh(), a[0].cosh()),
                 };
             } else {
-                let (mut ss, mut cc) = (0.0, 0.0);
-                for j in 1..=c {
-                    let ja = j as f64 * a[j];
-                    ss += ja * co[c - j];
-                    cc += ja * s[c - j];
-                }
+                let ss = sum(1, c + 1, |j| j as f64 * a[j] * co[c - j]);
+                let cc = sum(1, c + 1, |j| j as f64 * a[j] * s[c - j]);
                 let sign = if hyperbolic { 1.0 } else { -1.0 };
                 (s[c], co[c]) = (ss / c as f64, sign * cc / c as f64);
             }
@@ -304,16 +300,16 @@ impl SeriesTape {
             Op::Sub(a, b) => x(a)[c] - x(b)[c],
             Op::Mul(a, b) => {
                 let (a, b) = (x(a), x(b));
-                (0..=c).map(|j| a[j] * b[c - j]).sum()
+                sum(0, c + 1, |j| a[j] * b[c - j])
             }
             Op::Div(a, b) => {
                 let (a, b) = (x(a), x(b));
-                let s: f64 = (1..=c).map(|j| b[j] * out[c - j]).sum();
+                let s = sum(1, c + 1, |j| b[j] * out[c - j]);
                 (a[c] - s) / b[0]
             }
             Op::Recip { a, s } => {
                 let a = x(a);
-                let sum: f64 = (1..=c).map(|j| a[j] * out[c - j]).sum();
+                let sum = sum(1, c + 1, |j| a[j] * out[c - j]);
                 (if first { s } else { 0.0 } - sum) / a[0]
             }
             Op::Sqrt(a) => {
@@ -321,7 +317,7 @@ impl SeriesTape {
                 match first {
                     true => a[0].sqrt(),
                     false => {
-                        let s: f64 = (1..c).map(|j| out[j] * out[c - j]).sum();
+                        let s = sum(1, c, |j| out[j] * out[c - j]);
                         (a[c] - s) / (2.0 * out[0])
                     }
                 }
@@ -333,9 +329,9 @@ impl SeriesTape {
                     true if r.fract() == 0.0 && r.abs() <= 64.0 => a[0].powi(r as i32),
                     true => a[0].powf(r),
                     false => {
-                        let s: f64 = (0..c)
-                            .map(|j| (r * (c - j) as f64 - j as f64) * a[c - j] * out[j])
-                            .sum();
+                        let s = sum(0, c, |j| {
+                            (r * (c - j) as f64 - j as f64) * a[c - j] * out[j]
+                        });
                         s / (c as f64 * a[0])
                     }
                 }
@@ -347,7 +343,7 @@ impl SeriesTape {
                     true => a[0].exp(),
                     false => {
                         let e0 = out[0] + if minus_one { 1.0 } else { 0.0 };
-                        let s: f64 = (1..c).map(|j| j as f64 * a[j] * out[c - j]).sum();
+                        let s = sum(1, c, |j| j as f64 * a[j] * out[c - j]);
                         (s + c as f64 * a[c] * e0) / c as f64
                     }
                 }
@@ -357,7 +353,7 @@ impl SeriesTape {
                 match first {
                     true => a[0].ln(),
                     false => {
-                        let s: f64 = (1..c).map(|j| j as f64 * out[j] * a[c - j]).sum();
+                        let s = sum(1, c, |j| j as f64 * out[j] * a[c - j]);
                         (a[c] - s / c as f64) / a[0]
                     }
                 }
@@ -366,7 +362,7 @@ impl SeriesTape {
                 true => f0,
                 false => {
                     let (a, g) = (x(a), x(g));
-                    let s: f64 = (1..=c).map(|j| j as f64 * a[j] * g[c - j]).sum();
+                    let s = sum(1, c + 1, |j| j as f64 * a[j] * g[c - j]);
                     s / c as f64
                 }
             },
@@ -377,4 +373,24 @@ impl SeriesTape {
             },
         };
     }
+}
+
+/// `Σ_{lo ≤ j < hi} f(j)` in four running sums (the recurrences' sums are chains of additions
+/// otherwise, each waiting for the last).
+#[inline(always)]
+fn sum(lo: usize, hi: usize, f: impl Fn(usize) -> f64) -> f64 {
+    let (mut s0, mut s1, mut s2, mut s3) = (0.0, 0.0, 0.0, 0.0);
+    let mut j = lo;
+    while j + 4 <= hi {
+        s0 += f(j);
+        s1 += f(j + 1);
+        s2 += f(j + 2);
+        s3 += f(j + 3);
+        j += 4;
+    }
+    while j < hi {
+        s0 += f(j);
+        j += 1;
+    }
+    (s0 + s1) + (s2 + s3)
 }
