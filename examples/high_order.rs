@@ -27,7 +27,7 @@ struct Args {
     /// pendulum, kepler, solar, andrews, mechanism0, stiff or caraxis.
     #[arg(long)]
     case: String,
-    /// dop853, radau, taylor (order 20; taylorK for order K) or genalpha (error-controlled).
+    /// dop853, radau, taylor (the order chosen from the tolerance; taylorK for order K) or genalpha (error-controlled).
     #[arg(long, default_value = "dop853")]
     method: String,
     /// The tolerance (relative and absolute).
@@ -93,7 +93,7 @@ fn main() -> Result<(), Error> {
         "dop853" => Dop853Options::new(args.tol).into(),
         "radau" => RadauOptions::new(args.tol).into(),
         m if m.starts_with("taylor") => {
-            let order = m["taylor".len()..].parse().unwrap_or(20);
+            let order = m["taylor".len()..].parse().unwrap_or(0);
             TaylorOptions::new(args.tol, order).into()
         }
         _ => GenAlphaOptions::new((problem.t_end - problem.t0) / 1e4)
@@ -122,7 +122,7 @@ fn main() -> Result<(), Error> {
             "case": args.case, "method": args.method, "tol": args.tol, "t": s.t,
             "names": problem.model.coordinate_names(), "q": s.q, "steps": st.steps,
             "rejected": st.rejected_steps, "evaluations": st.residual_evaluations,
-            "factorizations": st.factorizations, "seconds": seconds,
+            "factorizations": st.factorizations, "seconds": seconds, "order": st.order,
             "max_constraint": c.iter().fold(0.0f64, |m, x| m.max(x.abs())),
         })
     );

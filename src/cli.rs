@@ -177,7 +177,7 @@ pub struct MethodFlags {
     pub tol: Option<f64>,
     /// Integrator: genalpha (fixed step, or --tol), dop853 (order 8, with --tol), radau
     /// (Radau IIA, order 5, implicit: stiff mechanisms, with --tol), taylor (Taylor series of
-    /// the file's Integration.order, default 20, with --tol), or rk4 (fixed step, unconstrained
+    /// the file's Integration.order, or the order chosen from the tolerance, with --tol), or rk4 (fixed step, unconstrained
     /// mechanisms); overrides SolverParams.
     #[arg(long)]
     pub integrator: Option<String>,

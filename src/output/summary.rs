@@ -239,6 +239,10 @@ impl std::fmt::Display for Summary {
             Method::Radau(_) => {
                 "Radau IIA (implicit, order 5, on the index-3 equations)".to_string()
             }
+            Method::Taylor(o) if o.order == 0 => format!(
+                "Taylor series of order {} (chosen from the tolerance)",
+                s.stats.order
+            ),
             Method::Taylor(o) => format!("Taylor series of order {}", o.order),
         };
         let n = s.stats.steps;

@@ -466,8 +466,10 @@ impl RadauOptions {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[must_use]
 pub struct TaylorOptions {
-    /// The method's order (DAETS' `order`): the global error goes as `h^order`; default 20,
-    /// at most [`TaylorOptions::MAX_ORDER`].
+    /// The method's order (DAETS' `order`): the global error goes as `h^order`, at most
+    /// [`TaylorOptions::MAX_ORDER`]; default 0: chosen at the first step, the order whose
+    /// series gives the most time per unit of work at the tolerance
+    /// ([`TaylorSeries`](crate::solve::TaylorSeries), "Order").
     pub order: usize,
     /// Relative tolerance; default 1e-10.
     pub rtol: f64,
@@ -491,7 +493,8 @@ impl TaylorOptions {
     /// The highest order (the series number type's capacity less the two orders the
     /// constraints' series reach beyond `v`'s).
     pub const MAX_ORDER: usize = crate::expr::taylor::CAPACITY - 2;
-    /// `rtol = atol = tol` at order `order`, the other options at their defaults.
+    /// `rtol = atol = tol` at order `order` (0: chosen from the tolerance), the other options
+    /// at their defaults.
     pub fn new(tol: f64, order: usize) -> Self {
         TaylorOptions {
             rtol: tol,
@@ -505,7 +508,7 @@ impl TaylorOptions {
 impl Default for TaylorOptions {
     fn default() -> Self {
         TaylorOptions {
-            order: 20,
+            order: 0,
             rtol: 1e-10,
             atol: 1e-10,
             h0: 0.0,

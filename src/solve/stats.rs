@@ -23,6 +23,10 @@ pub struct Stats {
     pub restarts: usize,
     /// Wall-clock seconds spent in stepping.
     pub solve_seconds: f64,
+    /// The order the Taylor-series method ran at (chosen from the tolerance when its options
+    /// leave it 0); 0 for the other methods.
+    #[serde(default)]
+    pub order: usize,
 }
 
 impl Stats {
@@ -37,5 +41,6 @@ impl Stats {
         self.solver_switches += other.solver_switches;
         self.restarts += other.restarts;
         self.solve_seconds += other.solve_seconds;
+        self.order = self.order.max(other.order);
     }
 }

@@ -137,6 +137,12 @@ impl TaylorSeries {
             [opts.h0, opts.h_min, opts.h_max],
             opts.span,
         )?;
+        // order 0: chosen from the first state's series, computed to the highest order
+        let chosen = opts.order == 0;
+        let mut opts = opts;
+        if chosen {
+            opts.order = TaylorOptions::MAX_ORDER;
+        }
         let k = opts.order;
         if !(2..=TaylorOptions::MAX_ORDER).contains(&k) {
             return Err(SolveError::option(
@@ -180,10 +186,25 @@ impl TaylorSeries {
             model,
             opts,
         };
-        me.series().map_err(|e| match e {
-            SolveError::NonFinite { .. } => InitError::NonFinite { what: "the forces" }.into(),
-            e => Error::from(e),
-        })?;
+        let first = |me: &mut TaylorSeries| {
+            me.series().map_err(|e| match e {
+                SolveError::NonFinite { .. } => InitError::NonFinite { what: "the forces" }.into(),
+                e => Error::from(e),
+            })
+        };
+        first(&mut me)?;
+        if chosen {
+            let k = me.best_order();
+            me.opts.order = k;
+            for c in [&mut me.coef, &mut me.coef_old] {
+                c.resize(n * (k + 2), 0.0);
+            }
+            for c in [&mut me.lam_coef, &mut me.lam_coef_old] {
+                c.resize(m * k, 0.0);
+            }
+            first(&mut me)?;
+        }
+        me.stats.order = me.opts.order;
         me.h = me.next_step()?;
         if me.opts.h0 > 0.0 {
             me.h = me.h.min(me.opts.h0);
@@ -353,9 +374,30 @@ impl TaylorSeries {
         Ok(())
     }
 
-    /// The step the last four coefficients allow (see the module notes).
-    fn next_step(&self) -> Result<f64, SolveError> {
-        let (n, w, k) = (self.n, self.coef_width(), self.opts.order);
+    /// The order whose series takes the most time per unit of work, from the current series
+    /// (computed to the highest order: the coefficients of a lower order are the same): the
+    /// step [`step_bound`](Self::step_bound) gives at order `K`, over the work of a step,
+    /// `F + L (K + K²/23)` — a tape of `L` operations swept at `K` orders, each order costing a
+    /// pass over the tape (about 23 times the arithmetic of one coefficient's product on this
+    /// interpreter, measured: benches/README.md) and its products growing with the order; `F`,
+    /// the work of a step beside the sweeps (the state's solve, the recording, the projection),
+    /// two passes.
+    fn best_order(&self) -> usize {
+        let most = self.opts.order;
+        let rate = |k: usize| {
+            let k = k as f64;
+            self.step_bound(k as usize) / (2.0 + k + k * k / 23.0)
+        };
+        (4..=most)
+            .filter(|&k| rate(k).is_finite())
+            .max_by(|&a, &b| rate(a).total_cmp(&rate(b)))
+            .unwrap_or(most)
+    }
+
+    /// The step the last four coefficients of order `k`'s series allow (see the module notes),
+    /// before the step options' bounds.
+    fn step_bound(&self, k: usize) -> f64 {
+        let (n, w) = (self.n, self.coef_width());
         let o = &self.opts;
         let inf = |x: &[f64]| x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         let (q_max, v_max) = (inf(&self.q), inf(&self.v));
@@ -384,7 +426,13 @@ impl TaylorSeries {
                 (wv * rho / ((kf + 2.0) * s)).powf(1.0 / (kf + 1.0)),
             ),
         };
-        let mut h = SAFETY * rho * bq.min(bv).min(MAX_FRACTION);
+        SAFETY * rho * bq.min(bv).min(MAX_FRACTION)
+    }
+
+    /// The next step: the series' bound at the method's order, within the step options.
+    fn next_step(&self) -> Result<f64, SolveError> {
+        let (o, kf) = (&self.opts, self.opts.order as f64);
+        let mut h = self.step_bound(self.opts.order);
         if o.h_max > 0.0 {
             h = h.min(o.h_max);
         }

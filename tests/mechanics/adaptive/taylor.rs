@@ -284,3 +284,45 @@ fn well_against_its_closed_form(method: &str) {
     let drift = energy.iter().map(|e| (e - 1.0).abs()).fold(0.0, f64::max);
     assert!(drift < 1e-8, "{method}: energy drifts by {drift:e}");
 }
+
+/// Order 0 is chosen at the first step from the state's series: an order within
+/// `4 ..= MAX_ORDER`, no lower at a tighter tolerance, the pendulum's error within the
+/// tolerance at each, and the summary naming the order it chose.
+#[test]
+fn the_order_is_chosen_from_the_tolerance() {
+    let mut last = 0;
+    for k in [4, 6, 8, 10, 12] {
+        let tol = 10f64.powi(-k);
+        let (e, st) = pendulum_to_10(TaylorOptions::new(tol, 0), &format!("tol {tol:e}"));
+        eprintln!(
+            "tol {tol:.0e}: order {}, {} steps, error {e:.2e}",
+            st.order, st.steps
+        );
+        assert!(
+            (4..=TaylorOptions::MAX_ORDER).contains(&st.order),
+            "{}",
+            st.order
+        );
+        assert!(st.order >= last, "order {} after {last}", st.order);
+        assert!(e < 3.0 * tol, "tol {tol:e}: error {e:e}");
+        last = st.order;
+    }
+    let text = "Dimension: 2\nPhysicalParams: { GM: 1, m: 0.001 }\nPartData:\n  \
+                Fixed: { S: [0, 0] }\n  Particles: { P: m }\nAppliedForces:\n  Potentials:\n    \
+                sun: -GM*m/norm(P - S)\nSolverParams: { integrator: taylor, tol: 1e-10 }\n\
+                ProblemData:\n  tend: 6.283185307179586\n  positions: { P: [1, 0] }\n  \
+                velocities: { P: [0, 1] }\n";
+    let (problem, plan) = lagrangian::spec::parse(text, "circle.yaml").unwrap();
+    let memory = lagrangian::run::memory::MemoryOptions::default();
+    let r = lagrangian::run::memory::run_in_memory(problem, &plan, &memory).unwrap();
+    let order = r.summary.stats.order;
+    let said = format!("Taylor series of order {order} (chosen from the tolerance)");
+    assert!(r.summary.to_string().contains(&said), "{}", r.summary);
+    // the circular orbit closes after one period
+    let end = r.rows.last().unwrap();
+    let at = |name: &str| end[r.names.iter().position(|n| n == name).unwrap()];
+    assert!(
+        (at("P.x") - 1.0).abs() < 1e-10 && at("P.y").abs() < 1e-10,
+        "{end:?}"
+    );
+}
