@@ -269,109 +269,115 @@ impl SeriesTape {
     }
 
     /// Coefficient `c` of node `i` from its inputs' (and its own lower ones).
-    #[inline]
+    #[inline(always)]
     fn compute(&mut self, i: usize, c: usize) {
         let w = self.width;
-        let (lo, hi) = self.coef.split_at_mut(i * w);
-        let x = |j: u32| &lo[j as usize * w..(j as usize + 1) * w];
+        debug_assert!(c < w && (i + 1) * w <= self.coef.len());
+        let base = self.coef.as_mut_ptr();
+        // SAFETY: a node's inputs are recorded before it (`j < i`), a cosine right after its
+        // sine (`i + 1` a node), so every row read or written lies in `coef` (`n·w` values);
+        // `c < w` (the stage loops), a derivative reads `c + 1 < w` only (checked), and each
+        // recurrence reads coefficients `0 ..= c` of its rows.
+        let row = |j: u32| unsafe { base.add(j as usize * w) as *const f64 };
+        let at = |p: *const f64, k: usize| unsafe { *p.add(k) };
+        let out = unsafe { base.add(i * w) };
         let first = c == 0;
-        if let Op::SinCos { a, hyperbolic } = self.ops[i] {
-            let a = x(a);
-            let (s, co) = hi.split_at_mut(w);
-            let co = &mut co[..w];
-            if first {
-                (s[0], co[0]) = match hyperbolic {
-                    false => a[0].sin_cos(),
-                    true => (a[0].sinh(), a[0].cosh()),
-                };
-            } else {
-                let ss = sum(1, c + 1, |j| j as f64 * a[j] * co[c - j]);
-                let cc = sum(1, c + 1, |j| j as f64 * a[j] * s[c - j]);
-                let sign = if hyperbolic { 1.0 } else { -1.0 };
-                (s[c], co[c]) = (ss / c as f64, sign * cc / c as f64);
-            }
-            return;
-        }
-        let out = &mut hi[..w];
-        out[c] = match self.ops[i] {
+        let value = match self.ops[i] {
             Op::Input | Op::Cosine => return,
-            Op::Affine { a, m, c: k } => m * x(a)[c] + if first { k } else { 0.0 },
-            Op::Add(a, b) => x(a)[c] + x(b)[c],
-            Op::Sub(a, b) => x(a)[c] - x(b)[c],
+            Op::Affine { a, m, c: k } => m * at(row(a), c) + if first { k } else { 0.0 },
+            Op::Add(a, b) => at(row(a), c) + at(row(b), c),
+            Op::Sub(a, b) => at(row(a), c) - at(row(b), c),
             Op::Mul(a, b) => {
-                let (a, b) = (x(a), x(b));
-                sum(0, c + 1, |j| a[j] * b[c - j])
+                let (a, b) = (row(a), row(b));
+                sum(0, c + 1, |j| at(a, j) * at(b, c - j))
             }
             Op::Div(a, b) => {
-                let (a, b) = (x(a), x(b));
-                let s = sum(1, c + 1, |j| b[j] * out[c - j]);
-                (a[c] - s) / b[0]
+                let (a, b) = (row(a), row(b));
+                let s = sum(1, c + 1, |j| at(b, j) * at(out, c - j));
+                (at(a, c) - s) / at(b, 0)
             }
             Op::Recip { a, s } => {
-                let a = x(a);
-                let sum = sum(1, c + 1, |j| a[j] * out[c - j]);
-                (if first { s } else { 0.0 } - sum) / a[0]
+                let a = row(a);
+                let sum = sum(1, c + 1, |j| at(a, j) * at(out, c - j));
+                (if first { s } else { 0.0 } - sum) / at(a, 0)
             }
             Op::Sqrt(a) => {
-                let a = x(a);
+                let a = row(a);
                 match first {
-                    true => a[0].sqrt(),
+                    true => at(a, 0).sqrt(),
                     false => {
-                        let s = sum(1, c, |j| out[j] * out[c - j]);
-                        (a[c] - s) / (2.0 * out[0])
+                        let s = sum(1, c, |j| at(out, j) * at(out, c - j));
+                        (at(a, c) - s) / (2.0 * at(out, 0))
                     }
                 }
             }
             Op::Pow { a, r, cbrt } => {
-                let a = x(a);
+                let a = row(a);
+                let a0 = at(a, 0);
                 match first {
-                    true if cbrt => a[0].cbrt(),
-                    true if r.fract() == 0.0 && r.abs() <= 64.0 => a[0].powi(r as i32),
-                    true => a[0].powf(r),
+                    true if cbrt => a0.cbrt(),
+                    true if r.fract() == 0.0 && r.abs() <= 64.0 => a0.powi(r as i32),
+                    true => a0.powf(r),
                     false => {
                         let s = sum(0, c, |j| {
-                            (r * (c - j) as f64 - j as f64) * a[c - j] * out[j]
+                            (r * (c - j) as f64 - j as f64) * at(a, c - j) * at(out, j)
                         });
-                        s / (c as f64 * a[0])
+                        s / (c as f64 * a0)
                     }
                 }
             }
             Op::Exp { a, minus_one } => {
-                let a = x(a);
+                let a = row(a);
                 match first {
-                    true if minus_one => a[0].exp_m1(),
-                    true => a[0].exp(),
+                    true if minus_one => at(a, 0).exp_m1(),
+                    true => at(a, 0).exp(),
                     false => {
-                        let e0 = out[0] + if minus_one { 1.0 } else { 0.0 };
-                        let s = sum(1, c, |j| j as f64 * a[j] * out[c - j]);
-                        (s + c as f64 * a[c] * e0) / c as f64
+                        let e0 = at(out, 0) + if minus_one { 1.0 } else { 0.0 };
+                        let s = sum(1, c, |j| j as f64 * at(a, j) * at(out, c - j));
+                        (s + c as f64 * at(a, c) * e0) / c as f64
                     }
                 }
             }
             Op::Ln(a) => {
-                let a = x(a);
+                let a = row(a);
                 match first {
-                    true => a[0].ln(),
+                    true => at(a, 0).ln(),
                     false => {
-                        let s = sum(1, c, |j| j as f64 * out[j] * a[c - j]);
-                        (a[c] - s / c as f64) / a[0]
+                        let s = sum(1, c, |j| j as f64 * at(out, j) * at(a, c - j));
+                        (at(a, c) - s / c as f64) / at(a, 0)
                     }
                 }
             }
             Op::Lift { a, g, f0 } => match first {
                 true => f0,
                 false => {
-                    let (a, g) = (x(a), x(g));
-                    let s = sum(1, c + 1, |j| j as f64 * a[j] * g[c - j]);
-                    s / c as f64
+                    let (a, g) = (row(a), row(g));
+                    sum(1, c + 1, |j| j as f64 * at(a, j) * at(g, c - j)) / c as f64
                 }
             },
-            Op::SinCos { .. } => unreachable!("written before"),
+            Op::SinCos { a, hyperbolic } => {
+                let (a, co) = (row(a), unsafe { out.add(w) });
+                let (s, cs) = match first {
+                    true if hyperbolic => (at(a, 0).sinh(), at(a, 0).cosh()),
+                    true => at(a, 0).sin_cos(),
+                    false => {
+                        let ss = sum(1, c + 1, |j| j as f64 * at(a, j) * at(co, c - j));
+                        let cc = sum(1, c + 1, |j| j as f64 * at(a, j) * at(out, c - j));
+                        let sign = if hyperbolic { 1.0 } else { -1.0 };
+                        (ss / c as f64, sign * cc / c as f64)
+                    }
+                };
+                // SAFETY: as above (the cosine's row follows the sine's)
+                unsafe { *co.add(c) = cs };
+                s
+            }
             Op::Shift(a) => match c + 1 < w {
-                true => (c + 1) as f64 * x(a)[c + 1],
+                true => (c + 1) as f64 * at(row(a), c + 1),
                 false => 0.0,
             },
         };
+        // SAFETY: as above
+        unsafe { *out.add(c) = value };
     }
 }
 
