@@ -377,8 +377,8 @@ impl TaylorSeries {
     /// The order whose series takes the most time per unit of work, from the current series
     /// (computed to the highest order: the coefficients of a lower order are the same): the
     /// step [`step_bound`](Self::step_bound) gives at order `K`, over the work of a step,
-    /// `F + L (K + K²/23)` — a tape of `L` operations swept at `K` orders, each order costing a
-    /// pass over the tape (about 23 times the arithmetic of one coefficient's product on this
+    /// `F + L (K + K²/30)` — a tape of `L` operations swept at `K` orders, each order costing a
+    /// pass over the tape (about 30 times the arithmetic of one coefficient's product on this
     /// interpreter, measured: benches/README.md) and its products growing with the order; `F`,
     /// the work of a step beside the sweeps (the state's solve, the recording, the projection),
     /// two passes.
@@ -386,7 +386,7 @@ impl TaylorSeries {
         let most = self.opts.order;
         let rate = |k: usize| {
             let k = k as f64;
-            self.step_bound(k as usize) / (2.0 + k + k * k / 23.0)
+            self.step_bound(k as usize) / (2.0 + k + k * k / 30.0)
         };
         (4..=most)
             .filter(|&k| rate(k).is_finite())
