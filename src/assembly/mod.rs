@@ -261,6 +261,64 @@ pub fn augmented_matrix(
     residual_and_matrix(model, pattern, &p, &k, res, values);
 }
 
+/// The forces at zero acceleration `r(t, q, v, 0)` into `res`'s first `n` entries, `C(t, q)`
+/// into the rest, and `C_q`, `C_qᵀ` into their places in `values` (pattern order; every other
+/// entry zero): what a state's accelerations need when a constant `M` is factorized apart (the
+/// terms' Jacobians not evaluated). `zeros` holds at least `max(n, m)` zeros.
+pub fn forces_and_constraint_jacobian(
+    model: &Model,
+    pattern: &Pattern,
+    (t, q, v): (f64, &[f64], &[f64]),
+    zeros: &[f64],
+    res: &mut [f64],
+    values: &mut [f64],
+) {
+    let n = model.n;
+    res.fill(0.0);
+    values.fill(0.0);
+    let (r, c) = res.split_at_mut(n);
+    let p = Point {
+        t,
+        q,
+        v,
+        a: &zeros[..n],
+        lambda: &zeros[..model.m],
+    };
+    for g in &model.terms {
+        g.add_residual(&p, 1.0, r);
+    }
+    for (g, slots) in model.constraints.iter().zip(&pattern.con_slots) {
+        g.add_jacobian(&p, 0.0, r, c, values, slots);
+    }
+}
+
+/// `C_q`, `C_qᵀ` at `(t, q)` into their places in `values` (pattern order; every other entry
+/// zero) and `C` into `res`'s last `m` entries (its first `n` zero). `zeros` holds at least
+/// `max(n, m)` zeros.
+pub fn constraint_matrix(
+    model: &Model,
+    pattern: &Pattern,
+    (t, q): (f64, &[f64]),
+    zeros: &[f64],
+    res: &mut [f64],
+    values: &mut [f64],
+) {
+    res.fill(0.0);
+    values.fill(0.0);
+    let (n, m) = (model.n, model.m);
+    let (r, c) = res.split_at_mut(n);
+    let p = Point {
+        t,
+        q,
+        v: &zeros[..n],
+        a: &zeros[..n],
+        lambda: &zeros[..m],
+    };
+    for (g, slots) in model.constraints.iter().zip(&pattern.con_slots) {
+        g.add_jacobian(&p, 0.0, r, c, values, slots);
+    }
+}
+
 /// The residual `r + C_qᵀλ` on Taylor series in time along the series of a motion into `res`
 /// (length `n`), for the Taylor-series integrator. `Err` names the first kernel type without a
 /// form on series.

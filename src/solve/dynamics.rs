@@ -15,6 +15,7 @@ use crate::error::{Error, InitError, SolveError};
 use crate::model::Model;
 use crate::problem::LinearSolverKind;
 use crate::solve::linear::LinearSolver;
+use crate::solve::schur::{self, Schur};
 
 /// The error of a singular acceleration-level matrix.
 fn singular<E>(_: E) -> InitError {
@@ -60,6 +61,12 @@ pub struct StateSolver {
     /// The group that solves the model's `M` alone, without a matrix ([`Model::articulated`]:
     /// a tree of bodies by articulated bodies, `O(n)`), and the coordinates of the last solve.
     articulated: Option<(usize, Vec<f64>)>,
+    /// A small constrained model of constant diagonal `M`: states by the Schur complement
+    /// (`solve/schur.rs`), set up after the first full solve; `schur_last`: the last solve
+    /// went that way (so [`solve_again`](Self::solve_again) does).
+    schur: Option<Schur>,
+    schur_possible: bool,
+    schur_last: bool,
 }
 
 impl StateSolver {
@@ -85,6 +92,14 @@ impl StateSolver {
             diagonal: Vec::new(),
             factorized: 0,
             articulated: articulated.map(|g| (g, vec![0.0; n])),
+            schur: None,
+            schur_possible: articulated.is_none()
+                && matches!(kind, LinearSolverKind::Auto)
+                && m > 0
+                && m <= schur::MOST_CONSTRAINTS
+                && n <= schur::MOST_COORDS
+                && model.constant_mass(),
+            schur_last: false,
         }
     }
 
@@ -100,6 +115,9 @@ impl StateSolver {
         let (n, m) = (model.n_coords(), model.n_constraints());
         if self.articulated.is_some() {
             return self.solve_articulated(model, t, q, v);
+        }
+        if self.schur.is_some() && self.solve_by_schur(model, t, q, v)? {
+            return Ok((&self.x[..n], &self.x[n..n + m]));
         }
         let reuse = self.ready;
         if reuse {
@@ -130,8 +148,54 @@ impl StateSolver {
         } else {
             self.factorize_solve()?;
             self.ready = self.constant;
+            if self.schur_possible && self.schur.is_none() {
+                // a constant M shown diagonal by this first matrix: the Schur path from now on
+                self.schur = Schur::new(&self.pattern, &self.values, n);
+                self.schur_possible = false;
+            }
         }
         Ok((&self.x[..n], &self.x[n..n + m]))
+    }
+
+    /// `(q̈, λ)` by the Schur complement of the constant diagonal `M` (`solve/schur.rs`) into
+    /// `x`; `false` when its `S` is singular (the caller then solves the full matrix, which
+    /// names the cause).
+    fn solve_by_schur(
+        &mut self,
+        model: &Model,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+    ) -> Result<bool, Error> {
+        let (n, m) = (model.n_coords(), model.n_constraints());
+        assembly::forces_and_constraint_jacobian(
+            model,
+            &self.pattern,
+            (t, q, v),
+            &self.zeros,
+            &mut self.res,
+            &mut self.values,
+        );
+        assembly::constraint_gamma(model, t, q, v, &mut self.gamma);
+        for i in 0..n {
+            self.x[i] = -self.res[i];
+        }
+        for k in 0..m {
+            self.x[n + k] = -self.gamma[k];
+        }
+        if self.x.iter().any(|x| !x.is_finite()) {
+            return Err(InitError::NonFinite { what: "the forces" }.into());
+        }
+        let Some(schur) = &mut self.schur else {
+            return Ok(false);
+        };
+        if schur.prepare(&self.pattern, &self.values).is_err() {
+            return Ok(false);
+        }
+        schur.solve(&mut self.x);
+        self.factorized += 1;
+        self.schur_last = true;
+        Ok(true)
     }
     /// Project `v` onto the velocity constraints at `(t, q)`: the `M`-orthogonal correction
     /// `Δv` with `[M C_qᵀ; C_q 0] [Δv; μ] = [0; −(C_q v + C_t)]` (what error-controlled
@@ -148,7 +212,7 @@ impl StateSolver {
         if m == 0 {
             return Ok(());
         }
-        self.assemble(model, t, q, Some(v));
+        let schur = self.matrix_at(model, t, q, Some(v));
         // C_t into the constraint rows, then C_q v from the matrix's constraint rows
         assembly::constraint_time_derivative(model, t, q, &mut self.gamma);
         self.x.fill(0.0);
@@ -156,7 +220,7 @@ impl StateSolver {
             *x = -ct;
         }
         self.subtract_constraint_rows(n, v);
-        self.factorize_solve()?;
+        self.solve_matrix(schur)?;
         for (vi, dv) in v.iter_mut().zip(&self.x[..n]) {
             *vi += dv;
         }
@@ -199,12 +263,12 @@ impl StateSolver {
                 }
                 .into());
             }
-            self.assemble(model, t, q, None);
+            let schur = self.matrix_at(model, t, q, None);
             self.x[..n].fill(0.0);
             for (x, c) in self.x[n..].iter_mut().zip(&self.gamma) {
                 *x = -c;
             }
-            self.factorize_solve()?;
+            self.solve_matrix(schur)?;
             let scale = 1.0 + q.iter().fold(0.0f64, |a, x| a.max(x.abs()));
             let mut step = 0.0f64;
             for (qi, dq) in q.iter_mut().zip(&self.x[..n]) {
@@ -251,6 +315,19 @@ impl StateSolver {
     /// `[M C_qᵀ; C_q 0] [Δ; μ] = [0; −C_q x]`, `x ← x + Δ` (no-op without constraints).
     pub fn project_tangent(&mut self, model: &Model, x: &mut [f64]) -> Result<(), Error> {
         let n = model.n_coords();
+        if self.schur_last
+            && let Some(schur) = &mut self.schur
+        {
+            // the matrix of the last solve, by its Schur complement
+            self.x.fill(0.0);
+            schur.constraint_rows(x, &mut self.x[n..]);
+            self.x[n..].iter_mut().for_each(|c| *c = -*c);
+            schur.solve(&mut self.x);
+            for (xi, d) in x.iter_mut().zip(&self.x[..n]) {
+                *xi += d;
+            }
+            return Ok(());
+        }
         if self.lin.is_none() || model.n_constraints() == 0 {
             return Ok(());
         }
@@ -278,6 +355,12 @@ impl StateSolver {
             return model
                 .solve_articulated(*g, q, &mut x[..n])
                 .map_err(|detail| InitError::SingularMass { detail }.into());
+        }
+        if self.schur_last
+            && let Some(schur) = &mut self.schur
+        {
+            schur.solve(x);
+            return Ok(());
         }
         self.x.copy_from_slice(x);
         self.solve_factorized()?;
@@ -331,6 +414,40 @@ impl StateSolver {
         }
     }
 
+    /// The matrix `[M C_qᵀ; C_q 0]` at `(t, q, v)` for a projection: by the Schur complement
+    /// of a constant diagonal `M` when that path is set up and `S` is regular (`true`: only
+    /// `C_q` assembled, `S` factorized), else assembled whole into `values` (`false`).
+    fn matrix_at(&mut self, model: &Model, t: f64, q: &[f64], v: Option<&[f64]>) -> bool {
+        if let Some(schur) = &mut self.schur {
+            assembly::constraint_matrix(
+                model,
+                &self.pattern,
+                (t, q),
+                &self.zeros,
+                &mut self.res,
+                &mut self.values,
+            );
+            if schur.prepare(&self.pattern, &self.values).is_ok() {
+                return true;
+            }
+        }
+        self.assemble(model, t, q, v);
+        false
+    }
+
+    /// Solve for `x` in place with the matrix of [`matrix_at`](Self::matrix_at).
+    fn solve_matrix(&mut self, schur: bool) -> Result<(), Error> {
+        match (schur, &mut self.schur) {
+            (true, Some(s)) => {
+                s.solve(&mut self.x);
+                self.factorized += 1;
+                self.schur_last = true;
+                Ok(())
+            }
+            _ => self.factorize_solve(),
+        }
+    }
+
     /// `[M C_qᵀ; C_q 0]` at `(t, q, v)` into `values` (the forces into `res`).
     /// (`v = 0` when `None`.)
     fn assemble(&mut self, model: &Model, t: f64, q: &[f64], v: Option<&[f64]>) {
@@ -362,6 +479,7 @@ impl StateSolver {
     /// Factorize `values` and solve for `x` in place (the solver is built on first use).
     fn factorize_solve(&mut self) -> Result<(), Error> {
         self.factorized += 1;
+        self.schur_last = false;
         if self.lin.is_none() {
             self.lin = Some(LinearSolver::new(self.kind, &self.pattern).map_err(singular)?);
         }
@@ -417,5 +535,76 @@ impl StateSolver {
         }
         self.diagonal = kept;
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::elements::{AnchoredRod, Particle};
+
+    /// A pendulum of point mass `m` on a rod of length `l` (what `library::pendulum` builds).
+    fn planar_pendulum(m: f64, l: f64, g: f64) -> Model {
+        let bob = Particle {
+            mass: m,
+            gravity: [0.0, -g],
+        };
+        let rod = AnchoredRod {
+            anchor: [0.0, 0.0],
+            length: l,
+        };
+        Model::builder(2)
+            .term([0, 1], bob)
+            .constraint("rod", [0, 1], rod)
+            .build()
+            .unwrap()
+    }
+
+    /// A constrained model of constant diagonal mass takes the Schur complement after its first
+    /// solve, and gives the full matrix's accelerations, multipliers and `solve_again`.
+    #[test]
+    fn point_masses_under_constraints_solve_by_the_schur_complement() {
+        let model = planar_pendulum(1.3, 0.9, 9.81);
+        let mut s = StateSolver::new(&model, LinearSolverKind::Auto);
+        let mut full = StateSolver::new(&model, LinearSolverKind::Sparse);
+        let (q, v) = ([0.54, -0.72], [1.1, 0.825]);
+        s.solve(&model, 0.0, &q, &v).unwrap();
+        assert!(s.schur.is_some(), "the Schur path is set up");
+        for (q, v) in [(q, v), ([-0.9, 0.0], [0.0, 2.0]), ([0.0, 0.9], [-1.0, 0.0])] {
+            let (a1, l1) = s.solve(&model, 0.3, &q, &v).unwrap();
+            let (a1, l1) = (a1.to_vec(), l1.to_vec());
+            assert!(s.schur_last);
+            let (a2, l2) = full.solve(&model, 0.3, &q, &v).unwrap();
+            for (x, y) in a1.iter().chain(&l1).zip(a2.iter().chain(l2)) {
+                assert!((x - y).abs() < 1e-13 * (1.0 + y.abs()), "{a1:?} {l1:?}");
+            }
+            let mut b1 = [0.3, -1.2, 0.7];
+            let mut b2 = b1;
+            s.solve_again(&model, &mut b1).unwrap();
+            full.solve_again(&model, &mut b2).unwrap();
+            for (x, y) in b1.iter().zip(&b2) {
+                assert!((x - y).abs() < 1e-13 * (1.0 + y.abs()), "{b1:?} {b2:?}");
+            }
+        }
+        // the projections onto the constraints, and the tangent projection after them
+        let (mut q1, mut v1) = ([0.57, -0.75], [1.0, 0.9]);
+        let (mut q2, mut v2) = (q1, v1);
+        s.project_state(&model, 0.0, &mut q1, &mut v1).unwrap();
+        full.project_state(&model, 0.0, &mut q2, &mut v2).unwrap();
+        assert!(s.schur_last, "projected by the Schur complement");
+        let (mut x1, mut x2) = ([0.4, -0.2], [0.4, -0.2]);
+        s.project_tangent(&model, &mut x1).unwrap();
+        full.project_tangent(&model, &mut x2).unwrap();
+        for (x, y) in q1
+            .iter()
+            .chain(&v1)
+            .chain(&x1)
+            .zip(q2.iter().chain(&v2).chain(&x2))
+        {
+            assert!((x - y).abs() < 1e-13, "{q1:?} {v1:?} {x1:?}");
+        }
+        assert!((q1[0] * q1[0] + q1[1] * q1[1] - 0.81).abs() < 1e-14);
+        assert!((q1[0] * v1[0] + q1[1] * v1[1]).abs() < 1e-14);
+        assert!((q1[0] * x1[0] + q1[1] * x1[1]).abs() < 1e-14);
     }
 }

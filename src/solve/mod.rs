@@ -17,6 +17,7 @@ mod normal;
 mod par;
 mod radau;
 mod rk4;
+mod schur;
 pub mod sensitivity;
 mod stats;
 mod step_work;
