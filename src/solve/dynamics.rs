@@ -133,16 +133,7 @@ impl StateSolver {
         } else {
             self.assemble(model, t, q, Some(v));
         }
-        assembly::constraint_gamma(model, t, q, v, &mut self.gamma);
-        for i in 0..n {
-            self.x[i] = -self.res[i];
-        }
-        for k in 0..m {
-            self.x[n + k] = -self.gamma[k];
-        }
-        if self.x.iter().any(|x| !x.is_finite()) {
-            return Err(InitError::NonFinite { what: "the forces" }.into());
-        }
+        self.right_hand_side(model, t, q, v)?;
         if reuse {
             self.solve_factorized()?;
         } else {
@@ -157,6 +148,28 @@ impl StateSolver {
         Ok((&self.x[..n], &self.x[n..n + m]))
     }
 
+    /// `x = [−r; −γ]` from the forces in `res` and `γ` at `(t, q, v)`; an error when not finite.
+    fn right_hand_side(
+        &mut self,
+        model: &Model,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+    ) -> Result<(), Error> {
+        let n = model.n_coords();
+        assembly::constraint_gamma(model, t, q, v, &mut self.gamma);
+        for (x, r) in self.x.iter_mut().zip(&self.res[..n]) {
+            *x = -r;
+        }
+        for (x, g) in self.x[n..].iter_mut().zip(&self.gamma) {
+            *x = -g;
+        }
+        if self.x.iter().any(|x| !x.is_finite()) {
+            return Err(InitError::NonFinite { what: "the forces" }.into());
+        }
+        Ok(())
+    }
+
     /// `(q̈, λ)` by the Schur complement of the constant diagonal `M` (`solve/schur.rs`) into
     /// `x`; `false` when its `S` is singular (the caller then solves the full matrix, which
     /// names the cause).
@@ -167,7 +180,6 @@ impl StateSolver {
         q: &[f64],
         v: &[f64],
     ) -> Result<bool, Error> {
-        let (n, m) = (model.n_coords(), model.n_constraints());
         assembly::forces_and_constraint_jacobian(
             model,
             &self.pattern,
@@ -176,16 +188,7 @@ impl StateSolver {
             &mut self.res,
             &mut self.values,
         );
-        assembly::constraint_gamma(model, t, q, v, &mut self.gamma);
-        for i in 0..n {
-            self.x[i] = -self.res[i];
-        }
-        for k in 0..m {
-            self.x[n + k] = -self.gamma[k];
-        }
-        if self.x.iter().any(|x| !x.is_finite()) {
-            return Err(InitError::NonFinite { what: "the forces" }.into());
-        }
+        self.right_hand_side(model, t, q, v)?;
         let Some(schur) = &mut self.schur else {
             return Ok(false);
         };

@@ -94,22 +94,6 @@ impl Taylor {
         c.deg = n as u8;
         c
     }
-
-    /// `aⁿ` by repeated squaring (for `a₀ = 0`, where the recurrence divides by `a₀`).
-    fn powi_by_squaring(&self, mut e: u32) -> Taylor {
-        let mut base = *self;
-        let mut r = Taylor::constant_n(1.0, self.n());
-        while e > 0 {
-            if e & 1 == 1 {
-                r *= base;
-            }
-            e >>= 1;
-            if e > 0 {
-                base = base * base;
-            }
-        }
-        r
-    }
 }
 
 impl DualNum for Taylor {
@@ -136,7 +120,7 @@ impl DualNum for Taylor {
         if self.c[0] != 0.0 {
             return self.pow_series(n as f64, self.c[0].powi(n));
         }
-        let p = self.powi_by_squaring(n.unsigned_abs());
+        let p = powi_by_squaring(*self, Taylor::constant_n(1.0, self.n()), n.unsigned_abs());
         if n < 0 { p.recip() } else { p }
     }
     fn powf(&self, r: f64) -> Self {
@@ -367,4 +351,20 @@ pub(super) fn sph_j<D: DualNum<Primitive = f64> + Copy>(x: D, l: u32) -> D {
             (D::from(3.0) / x2 - 1.0) * s / x - c * 3.0 / x2
         }
     }
+}
+
+/// `xᵉ` by repeated squaring from `one` (for `x₀ = 0`, where the power recurrence divides by
+/// `x₀`), on any series type.
+pub(super) fn powi_by_squaring<D: DualNum<Primitive = f64> + Copy>(x: D, one: D, mut e: u32) -> D {
+    let (mut base, mut r) = (x, one);
+    while e > 0 {
+        if e & 1 == 1 {
+            r *= base;
+        }
+        e >>= 1;
+        if e > 0 {
+            base = base * base;
+        }
+    }
+    r
 }

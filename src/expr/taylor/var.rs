@@ -2,6 +2,7 @@
 //! [`SeriesTape`], so that one evaluation gives the series of every result to any order (the
 //! tape swept coefficient by coefficient, `O(K²)` per operation).
 
+use super::functions::powi_by_squaring;
 use super::tape::{CONST, Op, push};
 use super::{CAPACITY, SeriesTape, sph_j};
 use num_dual::DualNum;
@@ -177,22 +178,6 @@ impl TaylorVar {
         );
         (sin, TaylorVar::record(Op::Cosine, c))
     }
-
-    /// `xⁿ` by repeated squaring (for `x₀ = 0`, where the recurrence divides by `x₀`).
-    fn powi_by_squaring(&self, mut e: u32) -> Self {
-        let mut base = *self;
-        let mut r = TaylorVar::constant(1.0);
-        while e > 0 {
-            if e & 1 == 1 {
-                r *= base;
-            }
-            e >>= 1;
-            if e > 0 {
-                base = base * base;
-            }
-        }
-        r
-    }
 }
 
 impl DualNum for TaylorVar {
@@ -221,7 +206,7 @@ impl DualNum for TaylorVar {
                 },
             ),
             _ => {
-                let p = self.powi_by_squaring(n.unsigned_abs());
+                let p = powi_by_squaring(*self, TaylorVar::constant(1.0), n.unsigned_abs());
                 if n < 0 { p.recip() } else { p }
             }
         }
