@@ -14,7 +14,7 @@ minimal coordinates (`benches/compiled_peers`, a crate outside the workspace, bu
 
 For each problem and each tolerance 1e-4 … 1e-11 it runs the toolkit (`examples/high_order.rs`:
 DOP853 on the index-1 form with projection; Radau IIA on the index-3 equations; the
-Taylor-series method of order 20 (not on the stiff problem);
+Taylor-series method, its order chosen from the tolerance (not on the stiff problem);
 generalized-α under error control where it is affordable) and scipy's `solve_ivp` with DOP853 and Radau on the same mechanism written as an
 ODE in minimal coordinates (Andrews: its index-1 form, accelerations and multipliers from the
 augmented system by numpy, without projection). Errors are the largest position error at the

@@ -273,22 +273,16 @@ pub fn forces_and_constraint_jacobian(
     res: &mut [f64],
     values: &mut [f64],
 ) {
-    let n = model.n;
-    res.fill(0.0);
-    values.fill(0.0);
-    let (r, c) = res.split_at_mut(n);
+    constraint_matrix(model, pattern, (t, q), zeros, res, values);
     let p = Point {
         t,
         q,
         v,
-        a: &zeros[..n],
+        a: &zeros[..model.n],
         lambda: &zeros[..model.m],
     };
     for g in &model.terms {
-        g.add_residual(&p, 1.0, r);
-    }
-    for (g, slots) in model.constraints.iter().zip(&pattern.con_slots) {
-        g.add_jacobian(&p, 0.0, r, c, values, slots);
+        g.add_residual(&p, 1.0, &mut res[..model.n]);
     }
 }
 

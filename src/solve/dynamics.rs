@@ -189,16 +189,12 @@ impl StateSolver {
             &mut self.values,
         );
         self.right_hand_side(model, t, q, v)?;
-        let Some(schur) = &mut self.schur else {
-            return Ok(false);
-        };
-        if schur.prepare(&self.pattern, &self.values).is_err() {
-            return Ok(false);
+        let prepared =
+            (self.schur.as_mut()).is_some_and(|s| s.prepare(&self.pattern, &self.values).is_ok());
+        if prepared {
+            self.solve_matrix(true)?;
         }
-        schur.solve(&mut self.x);
-        self.factorized += 1;
-        self.schur_last = true;
-        Ok(true)
+        Ok(prepared)
     }
     /// Project `v` onto the velocity constraints at `(t, q)`: the `M`-orthogonal correction
     /// `Δv` with `[M C_qᵀ; C_q 0] [Δv; μ] = [0; −(C_q v + C_t)]` (what error-controlled
@@ -318,25 +314,16 @@ impl StateSolver {
     /// `[M C_qᵀ; C_q 0] [Δ; μ] = [0; −C_q x]`, `x ← x + Δ` (no-op without constraints).
     pub fn project_tangent(&mut self, model: &Model, x: &mut [f64]) -> Result<(), Error> {
         let n = model.n_coords();
-        if self.schur_last
-            && let Some(schur) = &mut self.schur
-        {
-            // the matrix of the last solve, by its Schur complement
-            self.x.fill(0.0);
-            schur.constraint_rows(x, &mut self.x[n..]);
-            self.x[n..].iter_mut().for_each(|c| *c = -*c);
-            schur.solve(&mut self.x);
-            for (xi, d) in x.iter_mut().zip(&self.x[..n]) {
-                *xi += d;
-            }
-            return Ok(());
-        }
-        if self.lin.is_none() || model.n_constraints() == 0 {
+        let schur = self.schur_last && self.schur.is_some();
+        if (self.lin.is_none() && !schur) || model.n_constraints() == 0 {
             return Ok(());
         }
         self.x.fill(0.0);
         self.subtract_constraint_rows(n, x);
-        if let Some(lin) = &mut self.lin {
+        if schur && let Some(s) = &mut self.schur {
+            // the matrix of the last solve, by its Schur complement (`values` holds its `C_q`)
+            s.solve(&mut self.x);
+        } else if let Some(lin) = &mut self.lin {
             lin.solve(&mut self.x)
                 .map_err(|_| InitError::SingularAugmented {
                     redundant: String::new(),

@@ -121,13 +121,6 @@ impl Schur {
         Ok(())
     }
 
-    /// `C_q x` into `out` (`m` entries), with the state last prepared.
-    pub(super) fn constraint_rows(&self, x: &[f64], out: &mut [f64]) {
-        for (k, o) in out.iter_mut().enumerate().take(self.m) {
-            *o = (0..self.n).map(|j| self.c[k * self.n + j] * x[j]).sum();
-        }
-    }
-
     /// `[a; λ]` of `[M C_qᵀ; C_q 0] [a; λ] = [b₁; b₂]` in place (`x` holds `b`), with the
     /// state last [`prepare`](Self::prepare)d.
     pub(super) fn solve(&mut self, x: &mut [f64]) {

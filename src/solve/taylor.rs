@@ -310,29 +310,36 @@ impl TaylorSeries {
             .map_err(|e| SolveError::option("integrator", format!("Taylor series: {e}")))
     }
 
+    /// The tape's inputs of coordinate `i`: its `q`, `v` and `a` (`ins` holds `t`, then every
+    /// `q`, `v`, `a`, then `λ`).
+    fn inputs_of(&self, i: usize) -> (TaylorVar, TaylorVar, TaylorVar) {
+        let n = self.n;
+        (
+            self.ins[1 + i],
+            self.ins[1 + n + i],
+            self.ins[1 + 2 * n + i],
+        )
+    }
+
     /// The inputs' coefficients the state gives: `t₀ + τ`, `Q₀ … Q₂` in `q`, `v = q̇` and
     /// `a = q̈` to the same, `Λ₀`.
     fn known(&mut self) {
         let (n, w, k_max) = (self.n, self.coef_width(), self.opts.order);
-        let tape = &mut self.tape;
-        tape.set(self.ins[0], 0, self.t);
-        tape.set(self.ins[0], 1, 1.0);
+        self.tape.set(self.ins[0], 0, self.t);
+        self.tape.set(self.ins[0], 1, 1.0);
         for i in 0..n {
+            let (q, v, a) = self.inputs_of(i);
             let c = &self.coef[i * w..i * w + 3];
-            let (q, v, a) = (
-                self.ins[1 + i],
-                self.ins[1 + n + i],
-                self.ins[1 + 2 * n + i],
-            );
             for (k, &x) in c.iter().enumerate() {
-                tape.set(q, k, x);
+                self.tape.set(q, k, x);
             }
-            tape.set(v, 0, c[1]);
-            tape.set(v, 1, 2.0 * c[2]);
-            tape.set(a, 0, 2.0 * c[2]);
+            self.tape.set(v, 0, c[1]);
+            self.tape.set(v, 1, 2.0 * c[2]);
+            self.tape.set(a, 0, 2.0 * c[2]);
         }
         for r in 0..self.m {
-            tape.set(self.ins[1 + 3 * n + r], 0, self.lam_coef[r * k_max]);
+            self.tape
+                .set(self.ins[1 + 3 * n + r], 0, self.lam_coef[r * k_max]);
         }
     }
 
@@ -355,11 +362,7 @@ impl TaylorSeries {
         for i in 0..n {
             let x = self.rhs[i] / kk;
             self.coef[i * w + k + 2] = x;
-            let (q, v, a) = (
-                self.ins[1 + i],
-                self.ins[1 + n + i],
-                self.ins[1 + 2 * n + i],
-            );
+            let (q, v, a) = self.inputs_of(i);
             self.tape.set(q, k + 2, x);
             self.tape.set(v, k + 1, (k + 2) as f64 * x);
             self.tape.set(a, k, kk * x);
@@ -385,8 +388,8 @@ impl TaylorSeries {
     fn best_order(&self) -> usize {
         let most = self.opts.order;
         let rate = |k: usize| {
-            let k = k as f64;
-            self.step_bound(k as usize) / (2.0 + k + k * k / 30.0)
+            let kf = k as f64;
+            self.step_bound(k) / (2.0 + kf + kf * kf / 30.0)
         };
         (4..=most)
             .filter(|&k| rate(k).is_finite())

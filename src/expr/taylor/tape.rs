@@ -248,22 +248,24 @@ impl SeriesTape {
 
     /// Stage `s` (from `−max_lead`): coefficient `s + lead` of every node.
     pub fn stage(&mut self, s: isize) {
-        for w in 0..self.work.len() {
-            let i = self.work[w] as usize;
-            let c = s + self.lead[i] as isize;
-            if c >= 0 && (c as usize) < self.width {
-                self.compute(i, c as usize);
-            }
-        }
+        let work = std::mem::take(&mut self.work);
+        self.sweep(&work, s);
+        self.work = work;
     }
 
     /// Stage `s` again for the nodes its unknowns reach (once they are written).
     pub fn redo(&mut self, s: isize) {
-        for w in 0..self.redo.len() {
-            let i = self.redo[w] as usize;
-            let c = s + self.lead[i] as isize;
+        let redo = std::mem::take(&mut self.redo);
+        self.sweep(&redo, s);
+        self.redo = redo;
+    }
+
+    /// Coefficient `s + lead` of each node of `nodes` (those within the kept coefficients).
+    fn sweep(&mut self, nodes: &[u32], s: isize) {
+        for &i in nodes {
+            let c = s + self.lead[i as usize] as isize;
             if c >= 0 && (c as usize) < self.width {
-                self.compute(i, c as usize);
+                self.compute(i as usize, c as usize);
             }
         }
     }
