@@ -99,7 +99,7 @@ pub enum Cmd {
         animate: bool,
     },
     /// Write DIR/animation.html: the run's motion in one offline page (2D, 3D; play, slider);
-    /// with --gif also DIR/animation.gif.
+    /// with --gif also DIR/animation.gif, with --frame-at T a still, DIR/frame.png.
     #[command(allow_negative_numbers = true)]
     Animate {
         /// A run's output directory (with scene.json).
@@ -400,9 +400,13 @@ pub struct AnimArgs {
     /// Also write DIR/animation.gif.
     #[arg(long)]
     pub gif: bool,
-    /// GIF size in pixels, WIDTHxHEIGHT (each side 16 to 4096).
+    /// GIF size in pixels, WIDTHxHEIGHT (each side 16 to 4096); also the size of --frame-at's
+    /// still.
     #[arg(long = "gif-size", default_value = "640x480")]
     gif_size: String,
+    /// Also write DIR/frame.png: the GIF's frame nearest this time, as a still.
+    #[arg(long = "frame-at", value_name = "T")]
+    frame_at: Option<f64>,
     /// Draw each body's axes (i red, j green, k blue), in the GIF and at first on the page
     /// (default: the file's Animation: frames).
     #[arg(long)]
@@ -433,6 +437,7 @@ impl AnimArgs {
             colour: self.colour.clone(),
             size,
             frames: self.frames.then_some(true),
+            frame_at: self.frame_at,
         })
     }
 }

@@ -45,6 +45,7 @@ pub mod run;
 pub mod simulation;
 pub mod solve;
 pub mod spec;
+#[cfg(feature = "view")]
 pub mod view;
 
 pub use error::Error;

@@ -42,7 +42,7 @@ pub const LOCK_FILE: &str = ".lagrangian.lock";
 /// summary.
 pub const RESULT_FILES: [&str; 4] = [
     crate::output::csv::FILE,
-    crate::output::parquet::FILE,
+    crate::output::sink::PARQUET_FILE,
     "scene.json",
     "sensitivity.csv",
 ];

@@ -9,7 +9,9 @@ pub mod folder;
 pub mod ledger;
 pub mod npy;
 pub mod observe;
+#[cfg(feature = "parquet")]
 pub mod parquet;
+#[cfg(feature = "cli")]
 pub mod progress;
 pub mod scene;
 pub mod sensitivity;

@@ -29,7 +29,6 @@ use crate::output::csv::CsvSink;
 use crate::output::ledger::LedgerTotals;
 use crate::output::npy::NpySink;
 use crate::output::observe::{Control, Event, Observer};
-use crate::output::parquet::ParquetSink;
 use crate::problem::Format;
 use crate::problem::RunPlan;
 use std::io;
@@ -108,16 +107,32 @@ pub fn file_sink(format: Format, dir: &Path, schema: Schema<'_>) -> io::Result<B
     Ok(match format {
         Format::Csv => Box::new(CsvSink::create(dir, schema)?),
         Format::Npy => Box::new(NpySink::create(dir, schema)?),
-        Format::Parquet => Box::new(ParquetSink::create(dir, schema)?),
+        #[cfg(feature = "parquet")]
+        Format::Parquet => Box::new(crate::output::parquet::ParquetSink::create(dir, schema)?),
+        #[cfg(not(feature = "parquet"))]
+        Format::Parquet => return Err(no_parquet()),
     })
 }
+
+/// The error of a Parquet file asked of a build without the feature `parquet`.
+#[cfg(not(feature = "parquet"))]
+pub fn no_parquet() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        "this build of lagrangian has no Parquet writer or reader: its feature `parquet` (on by \
+         default) is off",
+    )
+}
+
+/// The file a Parquet table is written to.
+pub const PARQUET_FILE: &str = "trajectory.parquet";
 
 /// The file or folder `format` writes in a result folder.
 pub fn file_name(format: Format) -> &'static str {
     match format {
         Format::Csv => crate::output::csv::FILE,
         Format::Npy => crate::output::npy::FOLDER,
-        Format::Parquet => crate::output::parquet::FILE,
+        Format::Parquet => PARQUET_FILE,
     }
 }
 

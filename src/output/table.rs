@@ -17,7 +17,6 @@
 
 use crate::error::PlotError;
 use crate::output::npy::{npy_shape, read_npy_rows};
-use crate::output::parquet::{parquet_layout, read_parquet_rows};
 use serde_json::Value;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -179,7 +178,7 @@ pub fn run_table(dir: &Path) -> Result<Table, PlotError> {
     if csv.exists() {
         return Table::read(&csv)?.checked(&csv);
     }
-    let parquet = dir.join(crate::output::parquet::FILE);
+    let parquet = dir.join(crate::output::sink::PARQUET_FILE);
     if parquet.exists() && !dir.join("npy").join("columns.json").exists() {
         return parquet_table(&parquet)?.checked(&parquet);
     }
@@ -235,8 +234,16 @@ fn npy_table(dir: &Path) -> Result<Table, PlotError> {
     Ok(Table { columns, rows })
 }
 
-/// The table of a run's `trajectory.parquet` (at most [`MAX_TABLE_VALUES`] values).
+/// A build without the feature `parquet` reads no Parquet file.
+#[cfg(not(feature = "parquet"))]
 fn parquet_table(path: &Path) -> Result<Table, PlotError> {
+    Err(cannot(path, crate::output::sink::no_parquet()))
+}
+
+/// The table of a run's `trajectory.parquet` (at most [`MAX_TABLE_VALUES`] values).
+#[cfg(feature = "parquet")]
+fn parquet_table(path: &Path) -> Result<Table, PlotError> {
+    use crate::output::parquet::{parquet_layout, read_parquet_rows};
     let layout = parquet_layout(path).map_err(|e| cannot(path, e))?;
     if layout.rows == 0 {
         return Err(PlotError::read(

@@ -19,18 +19,16 @@
 
 use super::RunControl;
 use super::running::Running;
-use crate::error::{Error, PlotError, SolveError};
+use crate::error::{Error, SolveError};
 use crate::output::Interrupt;
 use crate::output::columns::Columns;
 use crate::output::scene::Scene;
 use crate::output::sink::MemorySink;
 use crate::output::summary::Summary;
+use crate::output::table::Table;
 use crate::problem::memory;
 use crate::simulation::RunEnd;
 use crate::solve::{Problem, RunPlan};
-use crate::view::animation::html_of;
-use crate::view::movie::{AnimationOptions, Movie};
-use crate::view::plot::Table;
 use std::time::Instant;
 
 /// The most memory a trajectory kept in memory may take (4 GB).
@@ -88,8 +86,15 @@ impl RunResult {
         }
     }
 
-    /// The offline animation page of the run (as `lagrangian animate` writes it).
-    pub fn animation_html(&self, opts: &AnimationOptions) -> Result<String, PlotError> {
+    /// The offline animation page of the run (as `lagrangian animate` writes it; feature
+    /// `view`).
+    #[cfg(feature = "view")]
+    pub fn animation_html(
+        &self,
+        opts: &crate::view::movie::AnimationOptions,
+    ) -> Result<String, crate::error::PlotError> {
+        use crate::error::PlotError;
+        use crate::view::{animation::html_of, movie::Movie};
         let scene = serde_json::to_value(&self.scene)
             .map_err(|e| PlotError::Draw(format!("the scene: {e}")))?;
         let movie = Movie::of(scene, &self.table(), opts)?;

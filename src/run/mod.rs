@@ -54,7 +54,7 @@ pub const MAX_OUTPUT_BYTES: f64 = 50e9;
 pub struct RunControl {
     /// A flag that ends the run after the current step when raised (Ctrl-C, another thread).
     pub interrupt: Interrupt,
-    /// Show a progress bar on the terminal (only when the run is long).
+    /// Show a progress bar on the terminal (only when the run is long; feature `cli`).
     pub progress: bool,
     /// The input file, for the summary.
     pub source: Option<String>,
@@ -115,7 +115,8 @@ pub struct RunOptions {
     /// The output folder (created if needed). An earlier result there is replaced only when
     /// this run completes; an interrupted run's results go to `out/interrupted`.
     pub out: PathBuf,
-    /// Show a progress bar on the terminal (only when stderr is a terminal and the run is long).
+    /// Show a progress bar on the terminal (only when stderr is a terminal and the run is long;
+    /// feature `cli`).
     pub progress: bool,
     /// The input file, for the summary.
     pub source: Option<String>,

@@ -27,6 +27,7 @@
 use super::{Ran, RunControl, summarize};
 use crate::error::{Error, SolveError};
 use crate::output::columns::Columns;
+#[cfg(feature = "cli")]
 use crate::output::progress::Progress;
 use crate::output::sensitivity::SensitivityRecorder;
 use crate::output::sink::{TableSink, TableWriter};
@@ -156,11 +157,14 @@ impl Running {
         let mut table = TableWriter::new(columns, self.sim.plan().output_every)
             .sinks(sinks)
             .at(&place);
-        let show = self.control.progress;
-        let steps = ((t_end - self.sim.t()) / self.sim.method().h()).ceil();
-        let mut progress = match self.sim.method().is_adaptive() || later {
-            true => Progress::over_time(self.sim.t(), t_end, show),
-            false => Progress::new(steps as usize, show && steps >= 2000.0),
+        #[cfg(feature = "cli")]
+        let mut progress = {
+            let show = self.control.progress;
+            let steps = ((t_end - self.sim.t()) / self.sim.method().h()).ceil();
+            match self.sim.method().is_adaptive() || later {
+                true => Progress::over_time(self.sim.t(), t_end, show),
+                false => Progress::new(steps as usize, show && steps >= 2000.0),
+            }
         };
         let mut watch = self.control.interrupt.clone();
         let mut end = {
@@ -173,14 +177,16 @@ impl Running {
                 inner: &mut self.tally,
                 skip,
             };
-            let mut observers: Vec<&mut dyn Observer> =
-                vec![&mut table, &mut tally, &mut progress, &mut watch];
+            let mut observers: Vec<&mut dyn Observer> = vec![&mut table, &mut tally, &mut watch];
+            #[cfg(feature = "cli")]
+            observers.insert(2, &mut progress); // before the interrupt, as it always was
             let mut sens = self.sens.as_mut().map(|s| Later { inner: s, skip });
             if let Some(s) = &mut sens {
                 observers.push(s);
             }
             self.sim.run_until(t_end, &mut observers)
         };
+        #[cfg(feature = "cli")]
         progress.finish();
         if end.is_ok() {
             end = table.finish().and(end);

@@ -116,6 +116,11 @@ pub fn write_noting(
         crate::view::gif::write_gif(&movie, opts.size, &out)?;
         files.push(out);
     }
+    if let Some(t) = opts.frame_at {
+        let out = dir.join("frame.png");
+        crate::view::gif::write_frame_png(&movie, opts.size, t, &out)?;
+        files.push(out);
+    }
     Ok((files, movie.note))
 }
 

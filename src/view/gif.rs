@@ -43,6 +43,42 @@ pub fn write_gif(movie: &Movie, size: (u32, u32), out: &Path) -> Result<(), Plot
     result
 }
 
+/// Write the frame of `movie` nearest the time `t` to `out` as a PNG of `size` pixels: the
+/// GIF's drawing of that instant, trails up to it (a still for a README or a paper).
+pub fn write_frame_png(
+    movie: &Movie,
+    size: (u32, u32),
+    t: f64,
+    out: &Path,
+) -> Result<(), PlotError> {
+    let (w, h) = size;
+    if !(16..=MAX_SIDE).contains(&w) || !(16..=MAX_SIDE).contains(&h) {
+        return Err(PlotError::InvalidOption {
+            option: "size".into(),
+            message: format!("frame size {w}x{h}: each side must be 16 to {MAX_SIDE} pixels"),
+        });
+    }
+    let Some(f) = nearest_frame(&movie.times, t) else {
+        return Err(PlotError::InvalidOption {
+            option: "frame-at".into(),
+            message: format!("a frame at t = {t}: not a finite time, or a run without rows"),
+        });
+    };
+    ensure_font()?;
+    let cam = movie.camera(w as f64, h as f64);
+    let mut buf = vec![0u8; 3 * w as usize * h as usize];
+    draw_frame(movie, &cam, &Slots::of(movie), f, &mut buf, size)?;
+    crate::view::plot::encode_png(out, size, &buf)
+}
+
+/// The frame of `times` nearest `t` (`None` for a `t` that is not finite, or no frames).
+fn nearest_frame(times: &[f64], t: f64) -> Option<usize> {
+    if !t.is_finite() {
+        return None;
+    }
+    (0..times.len()).min_by(|&a, &b| (times[a] - t).abs().total_cmp(&(times[b] - t).abs()))
+}
+
 fn encode(movie: &Movie, (w, h): (u32, u32), path: &Path) -> Result<(), PlotError> {
     let fail = |e: &dyn std::fmt::Display| PlotError::write(path, e);
     let file = File::create(path).map_err(|e| fail(&e))?;

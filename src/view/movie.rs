@@ -31,6 +31,8 @@ pub struct AnimationOptions {
     /// Draw each body's axes (`i` red, `j` green, `k` blue); `None`: the file's `Animation:
     /// frames` (default no). The page has a switch for them.
     pub frames: Option<bool>,
+    /// Also a still of the frame nearest this time (`frame.png`, of `size` pixels); default none.
+    pub frame_at: Option<f64>,
 }
 
 impl Default for AnimationOptions {
@@ -42,6 +44,7 @@ impl Default for AnimationOptions {
             colour: None,
             size: (640, 480),
             frames: None,
+            frame_at: None,
         }
     }
 }

@@ -28,6 +28,11 @@ fn write_png(
         draw(&root)?;
         root.present().map_err(perr("png"))?;
     }
+    encode_png(path, size, &buf)
+}
+
+/// The RGB bitmap `buf` of `size` written to `path` as PNG.
+pub(crate) fn encode_png(path: &Path, size: (u32, u32), buf: &[u8]) -> Result<(), PlotError> {
     let file = std::fs::File::create(path).map_err(perr("png"))?;
     let mut png = png::Encoder::new(std::io::BufWriter::new(file), size.0, size.1);
     png.set_color(png::ColorType::Rgb);
@@ -37,7 +42,7 @@ fn write_png(
     png.set_filter(png::FilterType::Sub);
     png.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
     let mut out = png.write_header().map_err(perr("png"))?;
-    out.write_image_data(&buf).map_err(perr("png"))?;
+    out.write_image_data(buf).map_err(perr("png"))?;
     out.finish().map_err(perr("png"))
 }
 
@@ -143,6 +148,15 @@ where
         hi = 1.0;
     }
     let (lo, hi) = padded(lo, hi);
+    // values far from 1 (a residual at round-off, 10⁹ of a force) drawn in units of a power
+    // of ten, which the axis names: the ticks of a range of 10⁻¹⁶ would not be drawn
+    let size = hi.abs().max(lo.abs());
+    let exp = match size > 0.0 && size.is_finite() && !(1e-2..1e5).contains(&size) {
+        true => (size.log10().floor() as i32).clamp(-300, 300),
+        false => 0,
+    };
+    let unit = 10f64.powi(exp);
+    let (lo, hi) = (lo / unit, hi / unit);
     let t1 = if t1 > t0 { t1 } else { t0 + 1.0 };
     let names: Vec<&str> = cols.iter().map(|&c| table.columns[c].as_str()).collect();
     let mut chart = ChartBuilder::on(area)
@@ -152,19 +166,15 @@ where
         .y_label_area_size(80)
         .build_cartesian_2d(t0..t1, lo..hi)
         .map_err(perr("chart"))?;
-    let span = hi.abs().max(lo.abs());
-    let sci = !(1e-2..1e5).contains(&span);
-    let fmt = move |v: &f64| {
-        if sci {
-            format!("{v:.1e}")
-        } else {
-            format!("{v:.3}")
-        }
+    let fmt = move |v: &f64| format!("{v:.3}");
+    let label = match exp {
+        0 => unit_label(&names),
+        e => format!("{} ×1e{e}", unit_label(&names)),
     };
     chart
         .configure_mesh()
         .x_desc("t [s]")
-        .y_desc(unit_label(&names))
+        .y_desc(label)
         .y_label_formatter(&fmt)
         .label_style(("sans-serif", 14))
         .draw()
@@ -173,7 +183,7 @@ where
         let color = Palette99::pick(i).to_rgba();
         chart
             .draw_series(LineSeries::new(
-                table.rows.iter().map(|r| (r[0], r[c])),
+                table.rows.iter().map(|r| (r[0], r[c] / unit)),
                 color.stroke_width(1),
             ))
             .map_err(perr("series"))?
@@ -462,7 +472,9 @@ fn padded(lo: f64, hi: f64) -> (f64, f64) {
     } else {
         0.5 * lo.abs().max(1e-12)
     };
-    ((lo - pad).max(-2.0 * BIG), (hi + pad).min(2.0 * BIG))
+    // values that are never negative (a residual's size, a kinetic energy) keep 0 as the floor
+    let floor = if lo >= 0.0 { 0.0 } else { -2.0 * BIG };
+    ((lo - pad).max(floor), (hi + pad).min(2.0 * BIG))
 }
 
 #[cfg(test)]
@@ -471,6 +483,7 @@ mod range_tests {
     fn huge_ranges_stay_finite() {
         let (lo, hi) = super::padded(-1e308, 1e308);
         assert!(lo.is_finite() && hi.is_finite() && (hi - lo).is_finite());
-        assert_eq!(super::padded(0.0, 10.0), (-0.5, 10.5));
+        assert_eq!(super::padded(-1.0, 9.0), (-1.5, 9.5));
+        assert_eq!(super::padded(0.0, 10.0), (0.0, 10.5));
     }
 }

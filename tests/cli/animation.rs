@@ -466,3 +466,68 @@ fn planar_bodies_are_drawn_with_their_shapes_in_their_frames() {
     let d = data(&html);
     assert_eq!(d["posed"].as_array().map(Vec::len), Some(2));
 }
+
+/// `--frame-at T` draws the frame nearest `T` as a still: the bob is where the run put it.
+#[test]
+fn a_frame_is_drawn_as_a_still_where_the_run_put_the_bob() {
+    let out = run_bundled("double_pendulum.yaml", "2");
+    let args = ["--frame-at", "1.5", "--gif-size", "320x240", "--fps", "10"];
+    animate(&out, &args);
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(out.join("frame.png")).unwrap(),
+    ));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!((info.width, info.height), (320, 240));
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    let pixel = |x: i32, y: i32| {
+        let i = 3 * (y as usize * 320 + x as usize);
+        [buf[i], buf[i + 1], buf[i + 2]]
+    };
+    // the same movie, its camera at the still's size: B's point at the frame nearest t = 1.5
+    let opts = AnimationOptions {
+        fps: 10.0,
+        size: (320, 240),
+        ..Default::default()
+    };
+    let movie = Movie::load(&out, &opts).unwrap();
+    let f = (0..movie.times.len())
+        .min_by(|&a, &b| {
+            (movie.times[a] - 1.5)
+                .abs()
+                .total_cmp(&(movie.times[b] - 1.5).abs())
+        })
+        .unwrap();
+    assert!((movie.times[f] - 1.5).abs() < 0.06, "{}", movie.times[f]);
+    let names = movie.scene["points"].as_array().unwrap();
+    let b = names.iter().position(|p| p["name"] == "B").unwrap();
+    let [x, y] = movie
+        .camera(320.0, 240.0)
+        .project(movie.position(b, f).unwrap());
+    let red = [214, 39, 40];
+    let near = (-1..=1).flat_map(|dx| (-1..=1).map(move |dy| (dx, dy)));
+    let bob = near
+        .clone()
+        .any(|(dx, dy)| pixel(x.round() as i32 + dx, y.round() as i32 + dy) == red);
+    assert!(bob, "no bob at ({x:.1}, {y:.1})");
+    // and not where it was at the start
+    let [x0, y0] = movie
+        .camera(320.0, 240.0)
+        .project(movie.position(b, 0).unwrap());
+    assert!((x - x0).hypot(y - y0) > 20.0);
+    assert!(
+        near.clone()
+            .all(|(dx, dy)| pixel(x0.round() as i32 + dx, y0.round() as i32 + dy) != red)
+    );
+    // a time that is none
+    let o = run(
+        &["animate", out.to_str().unwrap(), "--frame-at", "inf"],
+        None,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("a frame at t = inf"),
+        "{err}"
+    );
+}

@@ -283,3 +283,67 @@ fn main_is_a_thin_shell() {
     let n = main.lines().count();
     assert!(n <= 300, "src/main.rs has {n} lines (limit 300)");
 }
+
+/// The README's layout table names every folder and top-level file of `src/` and every
+/// top-level folder of the repository a user meets, and each path it names exists.
+#[test]
+fn the_readme_layout_is_the_tree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let table = &readme[readme.find("## Layout").expect("a Layout section")..];
+    let mut named = BTreeSet::new();
+    for line in table.lines().filter(|l| l.starts_with("| `")) {
+        let cell = line.split('|').nth(1).unwrap();
+        for path in cell.split('`').skip(1).step_by(2) {
+            assert!(
+                root.join(path).exists(),
+                "README's layout names {path}, which is not there"
+            );
+            named.insert(path.to_string());
+        }
+    }
+    let mut wanted: Vec<String> = std::fs::read_dir(root.join("src"))
+        .unwrap()
+        .map(|e| format!("src/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    wanted.extend(
+        [
+            "python",
+            "mechanisms",
+            "examples",
+            "tests",
+            "benches",
+            "docs",
+        ]
+        .map(String::from),
+    );
+    for w in wanted {
+        assert!(named.contains(&w), "README's layout does not name {w}");
+    }
+}
+
+/// The README shows the bundled double pendulum as it is, and the pictures it shows exist.
+#[test]
+fn the_readme_shows_what_is_bundled() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme.find("```yaml\n").expect("a YAML block") + "```yaml\n".len();
+    let end = start + readme[start..].find("```").unwrap();
+    let file = std::fs::read_to_string(root.join("mechanisms/double_pendulum.yaml")).unwrap();
+    assert_eq!(
+        &readme[start..end],
+        file,
+        "README's YAML is not mechanisms/double_pendulum.yaml"
+    );
+    let mut pictures = 0;
+    for (at, _) in readme.match_indices("](docs/images/") {
+        let path = &readme[at + 2..at + 2 + readme[at + 2..].find(')').unwrap()];
+        let bytes = std::fs::read(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert!(bytes.starts_with(b"\x89PNG"), "{path} is not a PNG");
+        pictures += 1;
+    }
+    assert!(
+        pictures >= 2,
+        "the README shows a plot and a frame of an animation"
+    );
+}

@@ -36,7 +36,7 @@ use std::path::Path;
 use thrift::{Decoder, Encoder};
 
 /// The name of the Parquet table in a result folder.
-pub const FILE: &str = "trajectory.parquet";
+pub const FILE: &str = crate::output::sink::PARQUET_FILE;
 
 /// The values a row group holds (8 MB of float64; at least 64 rows of a wide table, up to
 /// 64 MB): a run's rows are buffered this far.
