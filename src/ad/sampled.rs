@@ -21,7 +21,7 @@
 
 use super::dense::Untagged;
 use super::passes;
-use crate::model::{Structure, Term};
+use crate::model::Term;
 use nalgebra::{Const, SVector};
 use num_dual::Dual2SVec;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -170,37 +170,6 @@ pub(crate) fn translation_invariant<T: Term<N>, const N: usize>(
         }
         true
     })
-}
-
-impl<T: Term<N>, const N: usize> super::TermAd<T, N> {
-    /// The derivation the kernel takes: the term's [`Structure`], declared or found (a
-    /// `kinetic` that is `½ vᵀ M v` with a constant `M` is found `ConstantMass`), and whether
-    /// its passes are seeded on all points but the first (translation invariance declared, or
-    /// found for a potential and Rayleigh function of two points' difference).
-    ///
-    /// ```
-    /// use lagrangian::ad::TermAd;
-    /// use lagrangian::prelude::*;
-    /// struct Bob;
-    /// impl Term<3> for Bob {
-    ///     fn kinetic<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, _q: &SVector<D, 3>, v: &SVector<D, 3>) -> D {
-    ///         v.dot(v) * 0.05
-    ///     }
-    /// }
-    /// struct Coil;
-    /// impl Term<6> for Coil {
-    ///     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 6>) -> D {
-    ///         let d = q.fixed_rows::<3>(3) - q.fixed_rows::<3>(0);
-    ///         (d.dot(&d).sqrt() - 1.0).powi(2) * 500.0
-    ///     }
-    /// }
-    /// assert_eq!(TermAd::new(Bob).derivation(), (Structure::ConstantMass, false));
-    /// assert_eq!(TermAd::new(Coil).derivation(), (Structure::NoKinetic, true));
-    /// ```
-    pub fn derivation(&self) -> (Structure, bool) {
-        let reduced = super::relative::takes_reduced::<T, N>(self.term.invariant);
-        (self.term.structure, reduced)
-    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ pub mod check;
 pub mod columns;
 pub mod csv;
 pub mod folder;
+pub mod formats;
 pub mod ledger;
 pub mod npy;
 pub mod observe;

@@ -25,11 +25,8 @@
 
 use crate::error::{Error, SolveError};
 use crate::output::columns::Columns;
-use crate::output::csv::CsvSink;
 use crate::output::ledger::LedgerTotals;
-use crate::output::npy::NpySink;
 use crate::output::observe::{Control, Event, Observer};
-use crate::problem::Format;
 use crate::problem::RunPlan;
 use std::io;
 use std::ops::Range;
@@ -100,50 +97,9 @@ impl TableSink for MemorySink {
     }
 }
 
-/// The sink of `format` writing into the folder `dir` (a run's partial directory): the files
-/// each format writes there are its own (`trajectory.csv`; `npy/` with `npy/columns.json`;
-/// `trajectory.parquet`).
-pub fn file_sink(format: Format, dir: &Path, schema: Schema<'_>) -> io::Result<Box<dyn TableSink>> {
-    Ok(match format {
-        Format::Csv => Box::new(CsvSink::create(dir, schema)?),
-        Format::Npy => Box::new(NpySink::create(dir, schema)?),
-        #[cfg(feature = "parquet")]
-        Format::Parquet => Box::new(crate::output::parquet::ParquetSink::create(dir, schema)?),
-        #[cfg(not(feature = "parquet"))]
-        Format::Parquet => return Err(no_parquet()),
-    })
-}
-
-/// The error of a Parquet file asked of a build without the feature `parquet`.
-#[cfg(not(feature = "parquet"))]
-pub fn no_parquet() -> io::Error {
-    io::Error::new(
-        io::ErrorKind::Unsupported,
-        "this build of lagrangian has no Parquet writer or reader: its feature `parquet` (on by \
-         default) is off",
-    )
-}
-
-/// The file a Parquet table is written to.
+/// The file a Parquet table is written to (named here, below every format's module, for the
+/// folder and the table reader, and for builds without the feature `parquet`).
 pub const PARQUET_FILE: &str = "trajectory.parquet";
-
-/// The file or folder `format` writes in a result folder.
-pub fn file_name(format: Format) -> &'static str {
-    match format {
-        Format::Csv => crate::output::csv::FILE,
-        Format::Npy => crate::output::npy::FOLDER,
-        Format::Parquet => PARQUET_FILE,
-    }
-}
-
-/// Bytes a value takes in `format` (for the estimate of a run's output before it starts).
-pub fn bytes_per_value(format: Format) -> f64 {
-    match format {
-        // 13 significant digits, sign, exponent and comma
-        Format::Csv => 24.0,
-        Format::Npy | Format::Parquet => 8.0,
-    }
-}
 
 /// The observer that computes a run's [`Columns`] at every kept step (every `every`-th, and
 /// the requested output times) and writes the row to each sink; a value that is not finite

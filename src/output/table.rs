@@ -237,7 +237,7 @@ fn npy_table(dir: &Path) -> Result<Table, PlotError> {
 /// A build without the feature `parquet` reads no Parquet file.
 #[cfg(not(feature = "parquet"))]
 fn parquet_table(path: &Path) -> Result<Table, PlotError> {
-    Err(cannot(path, crate::output::sink::no_parquet()))
+    Err(cannot(path, crate::output::formats::no_parquet()))
 }
 
 /// The table of a run's `trajectory.parquet` (at most [`MAX_TABLE_VALUES`] values).

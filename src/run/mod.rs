@@ -31,10 +31,11 @@ use crate::error::{Error, InitError, SolveError};
 use crate::output::Interrupt;
 use crate::output::columns::Columns;
 use crate::output::folder::RunFolder;
+use crate::output::formats;
 use crate::output::ledger::LedgerTotals;
 use crate::output::scene::Scene;
 use crate::output::sensitivity::SensitivityRows;
-use crate::output::sink::{self, Schema, TableSink};
+use crate::output::sink::{Schema, TableSink};
 use crate::output::summary::{RunFacts, Summary, Tally};
 use crate::problem::Spelling;
 use crate::simulation::{RunEnd, Simulation};
@@ -188,7 +189,7 @@ fn check_output_size(
         .outputs
         .formats
         .iter()
-        .map(|&f| sink::bytes_per_value(f))
+        .map(|&f| formats::bytes_per_value(f))
         .sum();
     let bytes = rows as f64 * width as f64 * per_value;
     if bytes > MAX_OUTPUT_BYTES {
@@ -207,7 +208,7 @@ fn check_output_size(
 }
 
 /// Integrate `problem` from consistent initial values to its end time by `plan`, writing its
-/// table in the plan's formats ([`sink::file_sink`]), the scene, the sensitivities and the
+/// table in the plan's formats ([`formats::file_sink`]), the scene, the sensitivities and the
 /// summary into `opts.out` atomically ([`RunFolder`]: the earlier result is replaced, by
 /// name, only when the run completes; a run that fails leaves it unchanged).
 pub fn run_to_folder(
@@ -222,7 +223,7 @@ pub fn run_to_folder(
     folder.check_folder(INTERRUPTED).map_err(io)?;
     let mut files = Vec::new();
     for &f in &plan.outputs.formats {
-        files.push(sink::file_sink(f, folder.partial(), Schema::of(&columns)).map_err(io)?);
+        files.push(formats::file_sink(f, folder.partial(), Schema::of(&columns)).map_err(io)?);
     }
     let scene = serde_json::to_string_pretty(&Scene::of(&problem)).map_err(std::io::Error::other);
     scene
@@ -247,7 +248,7 @@ pub fn run_to_folder(
         .finish(&ran.summary, &dir, "summary.json")
         .map_err(|e| Error::io(&dir, e))?;
     let mut files: Vec<PathBuf> = (ran.summary.outputs.formats.iter())
-        .map(|f| dir.join(sink::file_name(*f)))
+        .map(|f| dir.join(formats::file_name(*f)))
         .collect();
     if ran.sensitivity.is_some() {
         files.push(dir.join("sensitivity.csv"));

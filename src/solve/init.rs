@@ -576,7 +576,7 @@ fn qr_solve(a: &DMatrix<f64>, b: &DVector<f64>) -> Option<DVector<f64>> {
 
 /// Above this many unknowns (`|F| + m`) the tangential SQP refinement is skipped (dense SVD) and
 /// the projection point is returned.
-pub(crate) const SQP_LIMIT: usize = 1500;
+pub(crate) const SQP_LIMIT: usize = super::init_sparse::SPARSE_FROM;
 
 type PState = IterState<Vec<f64>, (), (), (), (), f64>;
 

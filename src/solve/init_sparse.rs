@@ -21,7 +21,7 @@ use crate::solve::StateSolver;
 
 /// The model size (`n + m`) from which initialization takes the sparse path: the dense path's
 /// SQP refinement stops there too.
-pub(crate) const SPARSE_FROM: usize = super::init::SQP_LIMIT;
+pub(crate) const SPARSE_FROM: usize = 1500;
 
 /// Below this estimate of `λ_min/λ_max` of `C_q C_qᵀ` the constraints are taken as possibly
 /// dependent (a condition number of `C_q` beyond ~10⁶) and the dense path decides.

@@ -10,7 +10,7 @@
 //! ```
 
 use super::chain_toml;
-use super::{Ctx, Path_, SpecError, kind, path, sub};
+use super::{Ctx, KeyPath, SpecError, kind, path, sub};
 use crate::error::Error;
 use crate::mechanisms::spherical_chain::{Chart, ChartLog, Rod, SphericalChain};
 use crate::problem::{GenAlphaOptions, MAX_STEPS, Method, PlotPanel, Problem, Rk4Options, RunPlan};
@@ -161,7 +161,7 @@ pub(crate) fn build(ctx: Ctx, v: &Value) -> Result<ChainSpec, SpecError> {
 }
 
 /// Pendulum `i` (0-based) of the `pendula` list at `pp`.
-fn rod(ctx: &Ctx, pp: &Path_, i: usize, item: &Value) -> Result<Rod, SpecError> {
+fn rod(ctx: &Ctx, pp: &KeyPath, i: usize, item: &Value) -> Result<Rod, SpecError> {
     let pm = item.as_mapping().ok_or_else(|| {
         ctx.err(
             pp,

@@ -19,7 +19,7 @@
 //! ```
 
 use super::locate::line_col;
-use super::{Ctx, Path_, SpecError, kind, path, sub};
+use super::{Ctx, KeyPath, SpecError, kind, path, sub};
 use crate::problem::PlotPanel;
 use serde_yaml::{Mapping, Value};
 
@@ -145,7 +145,7 @@ fn yaml(v: toml::Value) -> Value {
 
 /// An angle or rate: a number or expression (radians), or `[value, unit]` with the unit `'r'`
 /// (radians), `'d'` (degrees) or `'p'` (multiples of π).
-pub(crate) fn angle(ctx: &Ctx, v: &Value, p: &Path_) -> Result<f64, SpecError> {
+pub(crate) fn angle(ctx: &Ctx, v: &Value, p: &KeyPath) -> Result<f64, SpecError> {
     let Value::Sequence(s) = v else {
         return ctx.num(v, p);
     };

@@ -20,10 +20,8 @@ mod locate;
 pub mod multibody;
 pub mod urdf;
 
-/// The vector expression language (moved to [`crate::expr::vector`]).
-pub use crate::expr::vector as vexpr;
-
 use crate::expr::Scope;
+use crate::expr::vector::{Sym, VExpr};
 use crate::problem::{Problem, RunPlan};
 pub use build::MAX_TOTAL_SIZE;
 pub use chain::{ChainSpec, is_chain};
@@ -246,13 +244,13 @@ pub(crate) struct Ctx<'a> {
 }
 
 /// A path of keys into the document.
-pub(crate) type Path_ = Vec<String>;
+pub(crate) type KeyPath = Vec<String>;
 
-pub(crate) fn path(parts: &[&str]) -> Path_ {
+pub(crate) fn path(parts: &[&str]) -> KeyPath {
     parts.iter().map(|s| s.to_string()).collect()
 }
 
-pub(crate) fn sub(p: &Path_, k: &str) -> Path_ {
+pub(crate) fn sub(p: &KeyPath, k: &str) -> KeyPath {
     let mut q = p.clone();
     q.push(k.to_string());
     q
@@ -260,7 +258,7 @@ pub(crate) fn sub(p: &Path_, k: &str) -> Path_ {
 
 impl Ctx<'_> {
     /// An error at `p`.
-    pub fn err(&self, p: &Path_, message: impl Into<String>) -> SpecError {
+    pub fn err(&self, p: &KeyPath, message: impl Into<String>) -> SpecError {
         let (line, column) = locate::locate(self.text, p);
         SpecError {
             file: self.file.to_string(),
@@ -272,7 +270,7 @@ impl Ctx<'_> {
     }
 
     /// The value as a mapping.
-    pub fn map<'v>(&self, v: &'v Value, p: &Path_) -> Result<&'v Mapping, SpecError> {
+    pub fn map<'v>(&self, v: &'v Value, p: &KeyPath) -> Result<&'v Mapping, SpecError> {
         v.as_mapping().ok_or_else(|| {
             self.err(
                 p,
@@ -285,7 +283,7 @@ impl Ctx<'_> {
     pub fn keys<'v>(
         &self,
         m: &'v Mapping,
-        p: &Path_,
+        p: &KeyPath,
         allowed: Option<&[&str]>,
     ) -> Result<Vec<(String, &'v Value)>, SpecError> {
         let mut out = Vec::new();
@@ -315,7 +313,7 @@ impl Ctx<'_> {
     pub fn required<'v>(
         &self,
         m: &'v Mapping,
-        p: &Path_,
+        p: &KeyPath,
         key: &str,
     ) -> Result<&'v Value, SpecError> {
         m.get(key)
@@ -323,7 +321,7 @@ impl Ctx<'_> {
     }
 
     /// A number or the text of an expression.
-    fn source(&self, v: &Value, p: &Path_) -> Result<Result<f64, String>, SpecError> {
+    fn source(&self, v: &Value, p: &KeyPath) -> Result<Result<f64, String>, SpecError> {
         match v {
             Value::Number(n) => {
                 let x = n.as_f64().unwrap_or(f64::NAN);
@@ -342,7 +340,7 @@ impl Ctx<'_> {
     }
 
     /// A number, or a constant expression over the parameters defined so far.
-    pub fn num(&self, v: &Value, p: &Path_) -> Result<f64, SpecError> {
+    pub fn num(&self, v: &Value, p: &KeyPath) -> Result<f64, SpecError> {
         let text = match self.source(v, p)? {
             Ok(x) => return Ok(x),
             Err(text) => text,
@@ -359,7 +357,7 @@ impl Ctx<'_> {
     }
 
     /// A positive number.
-    pub fn positive(&self, v: &Value, p: &Path_, what: &str) -> Result<f64, SpecError> {
+    pub fn positive(&self, v: &Value, p: &KeyPath, what: &str) -> Result<f64, SpecError> {
         let x = self.num(v, p)?;
         if x > 0.0 {
             Ok(x)
@@ -369,7 +367,13 @@ impl Ctx<'_> {
     }
 
     /// A whole number in `1..=max` (`what` names it in the message).
-    pub fn count(&self, v: &Value, p: &Path_, what: &str, max: usize) -> Result<usize, SpecError> {
+    pub fn count(
+        &self,
+        v: &Value,
+        p: &KeyPath,
+        what: &str,
+        max: usize,
+    ) -> Result<usize, SpecError> {
         let x = self.num(v, p)?;
         if !(x >= 1.0) || x.fract() != 0.0 {
             return Err(self.err(p, format!("{what} must be a whole number ≥ 1, got {x}")));
@@ -381,7 +385,7 @@ impl Ctx<'_> {
     }
 
     /// A vector of exactly `dim` numbers.
-    pub fn vector(&self, v: &Value, p: &Path_, dim: usize) -> Result<[f64; 3], SpecError> {
+    pub fn vector(&self, v: &Value, p: &KeyPath, dim: usize) -> Result<[f64; 3], SpecError> {
         let seq = v.as_sequence().ok_or_else(|| {
             self.err(
                 p,
@@ -406,13 +410,13 @@ impl Ctx<'_> {
 
     /// A scalar expression that may use time `t` (forces, torques), with the parameters folded
     /// in: evaluating it in a step is a walk over a few nodes, no name lookups.
-    pub fn time_expr(&self, v: &Value, p: &Path_) -> Result<vexpr::VExpr, SpecError> {
+    pub fn time_expr(&self, v: &Value, p: &KeyPath) -> Result<VExpr, SpecError> {
         let text = match self.source(v, p)? {
-            Ok(x) => return Ok(vexpr::VExpr::constant(x)),
+            Ok(x) => return Ok(VExpr::constant(x)),
             Err(text) => text,
         };
-        let lookup = |name: &str| self.scope.get(name).map(vexpr::Sym::Param);
-        let e = vexpr::VExpr::parse(&text, 3, &lookup).map_err(|e| {
+        let lookup = |name: &str| self.scope.get(name).map(Sym::Param);
+        let e = VExpr::parse(&text, 3, &lookup).map_err(|e| {
             let shown = crate::expr::excerpt(&text, e.offset);
             self.err(p, format!("in '{shown}': {e}"))
         })?;
@@ -430,12 +434,7 @@ impl Ctx<'_> {
     }
 
     /// A vector of `dim` expressions that may use time.
-    pub fn vector_expr(
-        &self,
-        v: &Value,
-        p: &Path_,
-        dim: usize,
-    ) -> Result<Vec<vexpr::VExpr>, SpecError> {
+    pub fn vector_expr(&self, v: &Value, p: &KeyPath, dim: usize) -> Result<Vec<VExpr>, SpecError> {
         let seq = v.as_sequence().ok_or_else(|| {
             self.err(
                 p,

@@ -347,3 +347,180 @@ fn the_readme_shows_what_is_bundled() {
         "the README shows a plot and a frame of an animation"
     );
 }
+
+/// A source file's module path (`src/a/b.rs`, `src/a/b/mod.rs` → `a::b`).
+fn module_of(root: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(root).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// The code of a file without comments, string literals and its test module.
+fn code_of(text: &str) -> String {
+    let text = text.split("#[cfg(test)]\nmod tests").next().unwrap();
+    let mut out = String::new();
+    let mut in_string = false;
+    for line in text.lines() {
+        if !in_string && line.trim_start().starts_with("//") {
+            continue;
+        }
+        let mut escaped = false;
+        for c in line.chars() {
+            match (in_string, c) {
+                (true, '\\') if !escaped => escaped = true,
+                (true, '"') if !escaped => in_string = false,
+                (true, _) => escaped = false,
+                (false, '"') => in_string = true,
+                (false, _) => out.push(c),
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The paths a file's code names: `crate::a::b`, `crate::a::{b, c}`, `super::x`,
+/// `super::{x, y}` (relative to `module`), each as written.
+fn named_paths(code: &str, module: &str) -> Vec<String> {
+    let parent = module.rsplit_once("::").map_or("", |(p, _)| p);
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == ':';
+    let mut out = Vec::new();
+    for (prefix, base) in [("crate::", String::new()), ("super::", parent.to_string())] {
+        let join = |p: &str| match base.is_empty() {
+            true => p.to_string(),
+            false => format!("{base}::{p}"),
+        };
+        let mut rest = code;
+        while let Some(i) = rest.find(prefix) {
+            // `crate::` inside a longer name (`lagrangian_crate::`) is not a path
+            let before = rest[..i].chars().next_back();
+            rest = &rest[i + prefix.len()..];
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let path: String = rest.chars().take_while(|&c| word(c)).collect();
+            let path = path.trim_end_matches(':').to_string();
+            let after = &rest[path.len()..];
+            let open = match path.is_empty() {
+                true => after.strip_prefix('{'),
+                false => after.strip_prefix("::{"),
+            };
+            if let Some(group) = open.and_then(|g| g.split_once('}')) {
+                for item in group.0.split(',') {
+                    let item: String = item.trim().chars().take_while(|&c| word(c)).collect();
+                    if !item.is_empty() && item != "self" {
+                        let full = if path.is_empty() {
+                            item
+                        } else {
+                            format!("{path}::{item}")
+                        };
+                        out.push(join(&full));
+                    }
+                }
+            } else if !path.is_empty() {
+                out.push(join(&path));
+            }
+        }
+    }
+    out
+}
+
+/// No circle of imports between the library's modules (a module naming its own ancestors
+/// aside): each file's module below the ones it names, so each can be read, tested and changed
+/// from the bottom up (docs/architecture.md).
+#[test]
+fn no_module_circle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    let outside = ["lib", "main", "cli", "commands"];
+    let modules: BTreeMap<String, &PathBuf> = (files.iter())
+        .map(|f| (module_of(&root, f), f))
+        .filter(|(m, _)| !outside.contains(&m.as_str()))
+        .collect();
+    let resolve = |path: &str| {
+        let parts: Vec<&str> = path.split("::").collect();
+        (1..=parts.len())
+            .rev()
+            .map(|k| parts[..k].join("::"))
+            .find(|m| modules.contains_key(m))
+    };
+    let mut edges: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for (m, f) in &modules {
+        let code = code_of(&fs::read_to_string(f).unwrap());
+        let named = named_paths(&code, m)
+            .into_iter()
+            .filter_map(|p| resolve(&p));
+        let ancestor = |t: &String| t == m || m.starts_with(&format!("{t}::"));
+        edges
+            .entry(m)
+            .or_default()
+            .extend(named.filter(|t| !ancestor(t)));
+    }
+    // circles: modules that reach themselves (Tarjan's strongly connected components)
+    struct Walk<'a> {
+        edges: &'a BTreeMap<&'a str, BTreeSet<String>>,
+        index: BTreeMap<String, (usize, usize)>,
+        stack: Vec<String>,
+        circles: Vec<Vec<String>>,
+    }
+    fn visit(w: &mut Walk, v: &str) {
+        let n = w.index.len();
+        w.index.insert(v.to_string(), (n, n));
+        w.stack.push(v.to_string());
+        for t in w.edges.get(v).into_iter().flatten() {
+            if !w.index.contains_key(t) {
+                visit(w, t);
+                let low = w.index[v].1.min(w.index[t].1);
+                w.index.get_mut(v).unwrap().1 = low;
+            } else if w.stack.contains(t) {
+                let low = w.index[v].1.min(w.index[t].0);
+                w.index.get_mut(v).unwrap().1 = low;
+            }
+        }
+        if w.index[v].0 == w.index[v].1 {
+            let at = w.stack.iter().position(|s| s == v).unwrap();
+            let component: Vec<String> = w.stack.drain(at..).collect();
+            if component.len() > 1 {
+                w.circles.push(component);
+            }
+        }
+    }
+    let mut w = Walk {
+        edges: &edges,
+        index: BTreeMap::new(),
+        stack: Vec::new(),
+        circles: Vec::new(),
+    };
+    for m in modules.keys() {
+        if !w.index.contains_key(m) {
+            visit(&mut w, m);
+        }
+    }
+    let report: Vec<String> = (w.circles.iter())
+        .map(|c| {
+            let inside = |m: &String| -> String {
+                let to: Vec<&str> = (edges[m.as_str()].iter())
+                    .filter(|t| c.contains(t))
+                    .map(String::as_str)
+                    .collect();
+                format!("  {m} → {}", to.join(", "))
+            };
+            c.iter().map(inside).collect::<Vec<_>>().join("\n")
+        })
+        .collect();
+    assert!(
+        report.is_empty(),
+        "modules in a circle of imports:\n{}",
+        report.join("\n\n")
+    );
+    // the reader sees the paths it must: a module naming a sibling through `super::{…}`
+    assert!(edges["expr::vector::tape"].contains("expr::vector::chain_leaf"));
+    assert!(edges["output::formats"].contains("output::csv"));
+}

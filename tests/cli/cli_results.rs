@@ -568,3 +568,37 @@ fn columns_of_one_s_own_from_the_command_line() {
         fails_with(&o, want);
     }
 }
+
+/// The Parquet reader reads back the toolkit's own tables (required float64 columns, plain,
+/// uncompressed); a file pandas wrote (optional columns, dictionary pages, Snappy) is refused
+/// with what to do, not misread — where a Python with pandas is at hand (CI's .venv).
+#[test]
+fn a_table_pandas_wrote_is_refused_not_misread() {
+    let py = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    if !py.exists() {
+        return;
+    }
+    let out = tmp("pq-pandas");
+    let script = format!(
+        "import numpy as np, pandas as pd\n\
+         t = np.linspace(0, 1, 101)\n\
+         pd.DataFrame({{'t': t, 'x': np.round(np.sin(t), 1)}}).to_parquet('{}')\n\
+         print('written')",
+        out.join("trajectory.parquet").display()
+    );
+    let o = std::process::Command::new(&py)
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert!(ok(&o).contains("written"));
+    let e = match lagrangian::output::table::run_table(&out) {
+        Ok(_) => panic!("a table pandas wrote was read"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("the toolkit reads back the tables it writes"),
+        "{e}"
+    );
+    let o = run(&["plot", out.to_str().unwrap(), "--columns", "x"], None);
+    fails_with(&o, "read such a file with them");
+}

@@ -10,19 +10,12 @@
 //! pairs whose tangent is read from the velocities. Gradients by reverse accumulation take the
 //! chain's partial derivatives one coordinate at a time ([`adjoint`]).
 
+use super::sizes::POS_TEMPS;
 use super::slots::Slots;
-use super::tangent::{TANGENT_TEMPS, Tangent};
+use super::tangent::Tangent;
 use super::{Func, VELOCITY};
 use crate::expr::chain::{ChainPoint, Factor};
 use num_dual::Dual64;
-
-/// Temporaries of one position's evaluation.
-const POS_TEMPS: usize = 14;
-
-/// Scratch slots a program that reads chain points keeps for them: a velocity's evaluation on
-/// (value, tangent) pairs — the point and the temporaries, two slots each — and the pairs'
-/// own temporaries.
-pub(super) const SLOTS: usize = 2 * (3 + POS_TEMPS) + TANGENT_TEMPS;
 
 /// Operations one evaluation performs (for the expression's size).
 pub(super) fn operations(c: &ChainPoint, rate: bool) -> u64 {
@@ -34,7 +27,7 @@ pub(super) fn operations(c: &ChainPoint, rate: bool) -> u64 {
 }
 
 /// Chain point `c` (with `rate`, its velocity) into slots `out .. out + 3` of `m`, with
-/// [`SLOTS`] scratch slots from `tmp` on.
+/// [`CHAIN_SLOTS`](super::sizes::CHAIN_SLOTS) scratch slots from `tmp` on.
 pub(super) fn eval(m: &mut dyn Slots, out: usize, c: &ChainPoint, rate: bool, tmp: usize) {
     if !rate {
         position(m, [out, out + 1, out + 2], c, tmp);

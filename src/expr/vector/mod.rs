@@ -33,16 +33,18 @@ mod distance;
 mod parse;
 mod rate;
 mod reverse;
+mod sizes;
 mod slots;
 mod tangent;
+mod tangent_run;
 mod tape;
 
 use crate::expr::chain::ChainPoint;
 pub use distance::{DistanceForm, Part};
 use num_dual::DualNum;
+pub use sizes::MAX_NEED;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, OnceLock};
-pub use tape::MAX_NEED;
 
 /// Index offset of the velocity leaves ([`VExpr::velocity`]): `q_j` is `coord(j)`, `v_j` is
 /// `coord(VELOCITY + j)`.
@@ -131,6 +133,8 @@ pub struct VExpr {
     need: u32,
     /// The flat program, compiled on the first evaluation.
     program: OnceLock<Arc<tape::Program>>,
+    /// The program in the form of the gradient's sweeps (built on the first gradient).
+    sweep: OnceLock<Arc<reverse::Sweep>>,
 }
 
 /// The deepest expression graph the toolkit accepts. Evaluation is flat (a postfix program on
@@ -173,6 +177,7 @@ impl VExpr {
             size,
             need,
             program: OnceLock::new(),
+            sweep: OnceLock::new(),
         }
     }
     /// `(depth, size)` of a node from its children's.
@@ -545,6 +550,11 @@ impl VExpr {
             .get_or_init(|| Arc::new(tape::Program::compile(self)))
     }
 
+    /// The gradient's sweeps of the compiled program (built on the first call).
+    fn sweeps(&self) -> &reverse::Sweep {
+        (self.sweep).get_or_init(|| Arc::new(reverse::Sweep::of_program(self.compiled())))
+    }
+
     /// Value at coordinates `q(j)` and time `t`, on any dual number type.
     ///
     /// The graph is compiled into a flat postfix program on the first call (see `tape`) and run
@@ -575,8 +585,7 @@ impl VExpr {
         t: f64,
         grad: &mut dyn FnMut(usize, f64),
     ) -> f64 {
-        let program = self.compiled();
-        program.gradient(q, t, grad)
+        self.sweeps().gradient(q, t, grad)
     }
 
     /// Value of a scalar expression `f(t, q, v)` (NaN for a vector) with `∂f/∂q_j` added to
@@ -601,8 +610,7 @@ impl VExpr {
         gq: &mut [f64],
         gv: &mut [f64],
     ) -> f64 {
-        let program = self.compiled();
-        program.gradient_into(t, q, v, gq, gv)
+        self.sweeps().gradient_into(t, q, v, gq, gv)
     }
 
     /// Value of a scalar expression (NaN for a vector).

@@ -433,26 +433,25 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-impl Program {
-    fn sweep(&self) -> &Sweep {
-        self.sweep
-            .get_or_init(|| Sweep::of(&self.ops, self.registers, &self.chains))
+impl Sweep {
+    /// The sweeps' form of `program`.
+    pub(super) fn of_program(program: &Program) -> Sweep {
+        Sweep::of(&program.ops, program.registers, &program.chains)
     }
 
     /// The sweeps with `leaves`, on the thread's scratch arrays.
     fn sweeps<L: Leaves>(&self, leaves: &mut L, t: f64) -> f64 {
-        let sweep = self.sweep();
-        if !sweep.valid {
+        if !self.valid {
             // operands of kinds that do not fit (the parser refuses them): NaN, as the value
-            for &k in &sweep.leaves {
+            for &k in &self.leaves {
                 leaves.add(k, f64::NAN);
             }
             return f64::NAN;
         }
         SCRATCH.with(|s| match s.try_borrow_mut() {
-            Ok(mut s) => sweep.run(&mut s, leaves, t),
+            Ok(mut s) => self.run(&mut s, leaves, t),
             // re-entered (a gradient inside a gradient's callback): fresh arrays
-            Err(_) => sweep.run(&mut Scratch::default(), leaves, t),
+            Err(_) => self.run(&mut Scratch::default(), leaves, t),
         })
     }
 

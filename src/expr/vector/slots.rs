@@ -11,8 +11,7 @@
 //! `x.recip()`, …), so the values are the same to the bit — but for `atan2` and `powf`, which
 //! are [`exact`]'s (num-dual's own derivatives are wrong near `x = 0`).
 
-use super::tangent::TANGENT_TEMPS;
-use super::tape::CB;
+use super::sizes::MAX_SLOTS;
 use super::{Func, apply};
 use crate::expr::exact;
 use num_dual::DualNum;
@@ -61,10 +60,6 @@ pub(super) trait Slots {
     /// Whether the real part of `s[i]` carries a minus sign (as `abs` decides).
     fn sign_negative(&self, i: usize) -> bool;
 }
-
-/// The most slots a store has (the largest program's pairs of value and tangent, and their
-/// temporaries), a whole number of the written-bitmask's words.
-pub(super) const MAX_SLOTS: usize = (2 * CB + TANGENT_TEMPS).next_multiple_of(64);
 
 /// A scratch store of numbers of type `D`, with the coordinates and time they are read from.
 ///

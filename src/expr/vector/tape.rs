@@ -16,6 +16,9 @@
 //! multiplies by `f64`s. Values are updated in place: on the nested duals of an element's
 //! Jacobian pass a vector value is kilobytes, and copies would cost more than the arithmetic.
 
+use super::sizes::{
+    BF, BIG, BM, CB, CHAIN_SLOTS, CS, FEW, MAX_NEED, MAX_SHARED, SF, SM, SMALL, TEMPS,
+};
 use super::slots::{Scratch, Slots};
 use super::{Func, Node, VExpr, Val, chain_leaf};
 use crate::expr::chain::ChainPoint;
@@ -23,19 +26,6 @@ use num_dual::DualNum;
 use std::collections::HashMap;
 use std::mem::MaybeUninit;
 use std::sync::Arc;
-
-/// The most intermediate values an evaluation may hold at once (see the module notes).
-pub const MAX_NEED: u32 = 32;
-
-/// Stack slots for expressions of small need (most of them): a smaller frame.
-pub(super) const SMALL: usize = 8;
-
-/// The most shared subexpressions a program keeps (the largest are kept; others are
-/// recomputed where they are used).
-pub const MAX_SHARED: usize = 16;
-
-/// Registers for programs with few shared subexpressions: a smaller frame.
-pub(super) const FEW: usize = 4;
 
 /// One instruction: an operation on the top of the stack.
 #[derive(Clone, Copy, Debug)]
@@ -90,8 +80,6 @@ pub(super) struct Program {
     pub(super) registers: usize,
     /// The chain points its `Chain` instructions read.
     pub(super) chains: Vec<Arc<ChainPoint>>,
-    /// The program in the form of the gradient's sweeps (built on first use).
-    pub(super) sweep: std::sync::OnceLock<super::reverse::Sweep>,
 }
 
 /// The stack a node needs, from its children's needs.
@@ -290,7 +278,6 @@ impl Program {
                     need: e.need,
                     registers,
                     chains,
-                    sweep: std::sync::OnceLock::new(),
                 };
             }
             shared.truncate(shared.len() * 3 / 4);
@@ -378,7 +365,7 @@ impl Program {
                 }
                 Op::Chain(c, rate) => {
                     let chain = &self.chains[c as usize];
-                    chain_leaf::eval(m, top, chain, rate, tmp - chain_leaf::SLOTS);
+                    chain_leaf::eval(m, top, chain, rate, tmp - CHAIN_SLOTS);
                     Some(Kind::V)
                 }
                 _ => None,
@@ -429,23 +416,6 @@ impl Program {
         kinds[0]
     }
 }
-
-/// Scratch slots besides the stack's and the registers': the parts of a cross product and of
-/// a sum with constant weights.
-pub(super) const TEMPS: usize = 4;
-
-/// The stack's depth for a program that needs more than [`SMALL`] values.
-pub(super) const BIG: usize = MAX_NEED as usize;
-/// The scratch stores' sizes in slots (three per stack value and register, and the
-/// temporaries), by the stack (small, big) and the registers (few, many) a program needs.
-pub(super) const SF: usize = 3 * (SMALL + FEW) + TEMPS;
-pub(super) const SM: usize = 3 * (SMALL + MAX_SHARED) + TEMPS;
-pub(super) const BF: usize = 3 * (BIG + FEW) + TEMPS;
-pub(super) const BM: usize = 3 * (BIG + MAX_SHARED) + TEMPS;
-/// The sizes for programs that read chain points: small or big stack, many registers, and
-/// the chain's slots before the temporaries.
-pub(super) const CS: usize = SM + chain_leaf::SLOTS;
-pub(super) const CB: usize = BM + chain_leaf::SLOTS;
 
 /// The kind of a value on the interpreter's stack or in a register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

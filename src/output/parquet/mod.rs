@@ -264,7 +264,11 @@ pub fn parquet_layout(path: &Path) -> io::Result<ParquetLayout> {
         if e.int(1) != Some(TYPE_DOUBLE as i64) || e.int(3) != Some(REQUIRED as i64) {
             return Err(bad(
                 path,
-                format!("column '{name}' is not a required float64 column"),
+                format!(
+                    "column '{name}' is not a required float64 column: the toolkit reads back the \
+                     tables it writes (pandas and pyarrow write optional columns: read such a \
+                     file with them)"
+                ),
             ));
         }
         names.push(name);

@@ -5,7 +5,12 @@ use crate::model::elements::{
     PlanarBody, RigidBody3, Rigidity3, RigidityRow, localize, second_moment,
 };
 
-pub(super) fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+pub(super) fn rigid(
+    b: &mut Builder,
+    name: &str,
+    val: &Value,
+    p: &KeyPath,
+) -> Result<(), SpecError> {
     if b.dim == 3 {
         return rigid3(b, name, val, p);
     }
@@ -51,23 +56,7 @@ pub(super) fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
             "the second point must lie on the local x axis at a positive distance, [ℓ, 0]",
         ));
     }
-    let dp = sub(p, "Dyna");
-    let dyna = b
-        .ctx
-        .required(m, p, "Dyna")?
-        .as_sequence()
-        .ok_or_else(|| b.ctx.err(&dp, "expected [centroid, mass, inertia]"))?;
-    if dyna.len() != 3 {
-        return Err(b
-            .ctx
-            .err(&dp, "expected [centroid, mass, inertia about the centroid]"));
-    }
-    let centroid = b.ctx.vector(&dyna[0], &dp, 2)?;
-    let mass = b.ctx.positive(&dyna[1], &dp, "a body mass")?;
-    let inertia = b.ctx.num(&dyna[2], &dp)?;
-    if inertia < 0.0 {
-        return Err(b.ctx.err(&dp, "the moment of inertia must not be negative"));
-    }
+    let (centroid, mass, inertia) = planar_dynamics(b, m, p)?;
     for basic in &names[..2] {
         if b.taken(basic).is_none() {
             b.check_name(basic, ItemKind::Point, p)?;
@@ -125,6 +114,32 @@ pub(super) fn rigid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
     Ok(())
 }
 
+/// A planar body's `Dyna: [centroid, mass, inertia about the centroid]`.
+fn planar_dynamics(
+    b: &Builder,
+    m: &Mapping,
+    p: &KeyPath,
+) -> Result<([f64; 3], f64, f64), SpecError> {
+    let dp = sub(p, "Dyna");
+    let dyna = b
+        .ctx
+        .required(m, p, "Dyna")?
+        .as_sequence()
+        .ok_or_else(|| b.ctx.err(&dp, "expected [centroid, mass, inertia]"))?;
+    if dyna.len() != 3 {
+        return Err(b
+            .ctx
+            .err(&dp, "expected [centroid, mass, inertia about the centroid]"));
+    }
+    let centroid = b.ctx.vector(&dyna[0], &dp, 2)?;
+    let mass = b.ctx.positive(&dyna[1], &dp, "a body mass")?;
+    let inertia = b.ctx.num(&dyna[2], &dp)?;
+    if inertia < 0.0 {
+        return Err(b.ctx.err(&dp, "the moment of inertia must not be negative"));
+    }
+    Ok((centroid, mass, inertia))
+}
+
 /// A 3D rigid body in John–Ned natural coordinates (DAETS): basic items `[A, B, C]`
 /// (a point, then points or vectors), local frame `A = 0`, `B = (b, 0, 0)`, `C = (c₁, c₂, 0)`.
 /// Basic-item names, the local positions of the named points, and those of the basic items from
@@ -136,7 +151,7 @@ fn rigid3_geometry(
     b: &Builder,
     name: &str,
     m: &Mapping,
-    p: &Path_,
+    p: &KeyPath,
 ) -> Result<BasicItems, SpecError> {
     let gp = sub(p, "Geom");
     let geom_v = b.ctx.required(m, p, "Geom")?;
@@ -234,7 +249,7 @@ type MassData = (f64, [f64; 3], [[f64; 3]; 3]);
 
 /// `Dyna: [centroid, mass, inertia about the centroid]`: the mass, the centroid and the second
 /// moment about the centroid `J = ½ tr(I) 𝟙 − I` (which must be positive semidefinite).
-fn rigid3_dyna(b: &Builder, m: &Mapping, p: &Path_) -> Result<MassData, SpecError> {
+fn rigid3_dyna(b: &Builder, m: &Mapping, p: &KeyPath) -> Result<MassData, SpecError> {
     // Dyna: [centroid, mass, inertia about the centroid (diagonal or 3×3, local axes)]
     let dp = sub(p, "Dyna");
     let dyna = b
@@ -270,7 +285,12 @@ fn rigid3_dyna(b: &Builder, m: &Mapping, p: &Path_) -> Result<MassData, SpecErro
     Ok((mass, centroid, second_moment))
 }
 
-pub(super) fn rigid3(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+pub(super) fn rigid3(
+    b: &mut Builder,
+    name: &str,
+    val: &Value,
+    p: &KeyPath,
+) -> Result<(), SpecError> {
     let m = b.ctx.map(val, p)?;
     b.ctx
         .keys(m, p, Some(&["Basic", "Geom", "Dyna", "Rigidity"]))?;
@@ -379,8 +399,8 @@ pub(super) fn rigidity3(
     names: &[String],
     maps: [&PointMap; 3],
     frame: Frame,
-    gp: &Path_,
-    p: &Path_,
+    gp: &KeyPath,
+    p: &KeyPath,
 ) -> Result<(), SpecError> {
     let origin = PointMap::Affine(Affine::fixed([0.0; 3]));
     // the items each row involves: A only where B (resp. C) is a point

@@ -8,7 +8,7 @@ use crate::error::{Error, SolveError};
 use crate::expr::VExpr;
 use crate::model::columns::Vocabulary;
 use crate::problem::Problem;
-use crate::spec::{Path_, SpecError};
+use crate::spec::{KeyPath, SpecError};
 use std::sync::Arc;
 
 /// `k (L − ℓ) + c L̇`: the tension of a spring–damper of length `L` (positive when it pulls);
@@ -78,7 +78,7 @@ pub(super) fn vocabulary(b: &Builder) -> Result<Vocabulary, String> {
 pub(super) fn add(
     b: &Builder,
     mut problem: Problem,
-    columns: &[(String, String, Path_)],
+    columns: &[(String, String, KeyPath)],
 ) -> Result<Problem, SpecError> {
     let words = vocabulary(b).map_err(|e| b.ctx.err(&b.part_path, e))?;
     problem.geometry.vocabulary = Some(Arc::new(words));

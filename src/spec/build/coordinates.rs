@@ -79,7 +79,7 @@ pub(super) fn quantity(b: &Builder, name: &str) -> Option<Quantity> {
 }
 
 /// The quantity `name`, or an error that says what may stand there.
-fn known(b: &Builder, name: &str, q: &Path_) -> Result<Quantity, SpecError> {
+fn known(b: &Builder, name: &str, q: &KeyPath) -> Result<Quantity, SpecError> {
     quantity(b, name).ok_or_else(|| {
         b.ctx.err(
             q,
@@ -92,7 +92,13 @@ fn known(b: &Builder, name: &str, q: &Path_) -> Result<Quantity, SpecError> {
 }
 
 /// The rate of a quantity, or an error naming it.
-fn rate(b: &Builder, x: &Quantity, name: &str, q: &Path_, what: &str) -> Result<VExpr, SpecError> {
+fn rate(
+    b: &Builder,
+    x: &Quantity,
+    name: &str,
+    q: &KeyPath,
+    what: &str,
+) -> Result<VExpr, SpecError> {
     x.rate.clone().ok_or_else(|| {
         b.ctx.err(
             q,

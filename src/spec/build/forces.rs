@@ -10,7 +10,7 @@ use super::*;
 
 /// Where a force acts: the point (a scalar quantity `s` is the point `(s, 0, 0)`) and whether
 /// it is a scalar quantity.
-fn target(b: &Builder, name: &str, q: &Path_) -> Result<(PointMap, bool), SpecError> {
+fn target(b: &Builder, name: &str, q: &KeyPath) -> Result<(PointMap, bool), SpecError> {
     if b.points.contains_key(name) {
         return Ok((b.pmap(name), false));
     }
@@ -29,7 +29,7 @@ fn target(b: &Builder, name: &str, q: &Path_) -> Result<(PointMap, bool), SpecEr
 }
 
 /// One scalar expression of a force (time, positions and velocities allowed).
-fn scalar(b: &mut Builder, v: &Value, q: &Path_) -> Result<VExpr, SpecError> {
+fn scalar(b: &mut Builder, v: &Value, q: &KeyPath) -> Result<VExpr, SpecError> {
     let e = b.vexpr_with_velocities(v, q)?;
     if e.is_vector() {
         return Err(b.ctx.err(q, "expected a scalar, found a vector"));
@@ -44,7 +44,7 @@ fn scalar(b: &mut Builder, v: &Value, q: &Path_) -> Result<VExpr, SpecError> {
 fn components(
     b: &mut Builder,
     v: &Value,
-    q: &Path_,
+    q: &KeyPath,
     on_scalar: bool,
 ) -> Result<[VExpr; 3], SpecError> {
     let zero = VExpr::constant(0.0);
@@ -102,7 +102,7 @@ fn components(
 }
 
 /// `AppliedForces.Forces`.
-pub(super) fn forces(b: &mut Builder, value: &Value, p: &Path_) -> Result<(), SpecError> {
+pub(super) fn forces(b: &mut Builder, value: &Value, p: &KeyPath) -> Result<(), SpecError> {
     let m = b.ctx.map(value, p)?;
     for (name, val) in b.ctx.keys(m, p, None)? {
         let q = sub(p, &name);

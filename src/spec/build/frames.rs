@@ -59,7 +59,7 @@ impl Pose {
 /// A rotation from YAML: a 3×3 matrix (rows; orthonormal, determinant +1), `{ z: […], x: […] }`
 /// (the frame's z axis and a direction in its xz half-plane, orthonormalized) or
 /// `{ axis: […], angle: θ }`.
-pub(super) fn rotation(b: &Builder, v: &Value, p: &Path_) -> Result<Matrix3<f64>, SpecError> {
+pub(super) fn rotation(b: &Builder, v: &Value, p: &KeyPath) -> Result<Matrix3<f64>, SpecError> {
     if let Some(rows) = v.as_sequence() {
         if rows.len() != 3 {
             return Err(b.ctx.err(p, "a rotation matrix has three rows"));
@@ -110,7 +110,7 @@ pub(super) fn rotation(b: &Builder, v: &Value, p: &Path_) -> Result<Matrix3<f64>
 fn frame_axes(
     b: &Builder,
     m: &Mapping,
-    p: &Path_,
+    p: &KeyPath,
 ) -> Result<(Vector3<f64>, Vector3<f64>), SpecError> {
     let z = match m.get("z") {
         Some(v) => {
@@ -143,7 +143,7 @@ fn frame_axes(
 }
 
 /// A frame on a body (`{ at, z, x }` or `{ at, rotation }`), in the body's frame.
-pub(super) fn marker_frame(b: &Builder, v: Option<&Value>, p: &Path_) -> Result<Pose, SpecError> {
+pub(super) fn marker_frame(b: &Builder, v: Option<&Value>, p: &KeyPath) -> Result<Pose, SpecError> {
     let Some(v) = v.filter(|v| !v.is_null()) else {
         return Ok(Pose::identity());
     };
@@ -170,7 +170,7 @@ pub(super) fn marker_frame(b: &Builder, v: Option<&Value>, p: &Path_) -> Result<
     Ok(Pose { r, p: at })
 }
 
-pub(super) fn inertia(b: &Builder, v: &Value, p: &Path_) -> Result<[[f64; 3]; 3], SpecError> {
+pub(super) fn inertia(b: &Builder, v: &Value, p: &KeyPath) -> Result<[[f64; 3]; 3], SpecError> {
     match v.as_sequence() {
         Some(rows) if rows.len() == 3 && rows.iter().all(|r| r.is_sequence()) => {
             let mut t = [[0.0; 3]; 3];

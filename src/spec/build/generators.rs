@@ -9,7 +9,7 @@ use crate::mechanisms::lattice::Lattice;
 pub const MAX_GENERATED: usize = 1_000_000;
 
 /// Count `n` more generated points against [`MAX_GENERATED`] before anything is made.
-fn reserve(b: &mut Builder, n: f64, p: &Path_) -> Result<(), SpecError> {
+fn reserve(b: &mut Builder, n: f64, p: &KeyPath) -> Result<(), SpecError> {
     let total = b.generated as f64 + n;
     if !(total <= MAX_GENERATED as f64) {
         return Err(b.ctx.err(
@@ -24,7 +24,12 @@ fn reserve(b: &mut Builder, n: f64, p: &Path_) -> Result<(), SpecError> {
     Ok(())
 }
 
-pub(super) fn chain(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+pub(super) fn chain(
+    b: &mut Builder,
+    name: &str,
+    val: &Value,
+    p: &KeyPath,
+) -> Result<(), SpecError> {
     let m: &Mapping = b.ctx.map(val, p)?;
     b.ctx.keys(
         m,
@@ -81,7 +86,7 @@ pub(super) fn chain(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resu
     Ok(())
 }
 
-pub(super) fn grid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+pub(super) fn grid(b: &mut Builder, name: &str, val: &Value, p: &KeyPath) -> Result<(), SpecError> {
     if b.dim < 2 {
         // a lattice in a line: the springs across it join points at one place (no direction)
         return Err(b.ctx.err(
@@ -174,7 +179,7 @@ pub(super) fn grid(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
 }
 
 /// The optional `damping` of a generator: a number ≥ 0 (negative damping feeds energy in).
-fn non_negative_damping(b: &Builder, m: &Mapping, p: &Path_) -> Result<f64, SpecError> {
+fn non_negative_damping(b: &Builder, m: &Mapping, p: &KeyPath) -> Result<f64, SpecError> {
     let Some(x) = m.get("damping") else {
         return Ok(0.0);
     };

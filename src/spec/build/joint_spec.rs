@@ -3,14 +3,14 @@
 //! (joint coordinates, [`super::tree`]; natural coordinates, [`super::joints`]); the
 //! coordinates created; gears between joint coordinates.
 
+use super::body_parts::Kind;
 use super::frames::{Pose, marker_frame};
-use super::joints::Kind;
 use super::*;
 
 /// A joint as a file gives it (not a gear): its kind, bodies, frames and coordinates.
 pub(super) struct JointSpec {
     pub(super) name: String,
-    pub(super) path: Path_,
+    pub(super) path: KeyPath,
     pub(super) kind: Kind,
     /// `[parent, child]` (the parent may be `ground`).
     pub(super) pair: Vec<String>,
@@ -29,7 +29,7 @@ pub(super) fn read_joint(
     b: &Builder,
     name: &str,
     m: &Mapping,
-    p: &Path_,
+    p: &KeyPath,
 ) -> Result<JointSpec, SpecError> {
     let tp = sub(p, "type");
     let kind_name = b
@@ -132,7 +132,7 @@ fn denavit_hartenberg(
     dh: &Value,
     parent_m: Pose,
     m: &Mapping,
-    p: &Path_,
+    p: &KeyPath,
 ) -> Result<(Pose, Pose), SpecError> {
     let dp = sub(p, "dh");
     if m.contains_key("child") {
@@ -164,7 +164,7 @@ fn coordinate_spec(
     kind: Kind,
     kind_name: &str,
     m: &Mapping,
-    p: &Path_,
+    p: &KeyPath,
 ) -> Result<(Vec<String>, Option<Vec<f64>>), SpecError> {
     let n = kind.coordinates().len();
     let cp = sub(p, "coordinates");
@@ -252,7 +252,7 @@ fn names(v: &Value, len: Option<usize>) -> Option<Vec<String>> {
 }
 
 /// `type: gear`: `b = ratio · a + offset` between two scalar coordinates (joint coordinates).
-pub(super) fn gear(b: &mut Builder, name: &str, m: &Mapping, p: &Path_) -> Result<(), SpecError> {
+pub(super) fn gear(b: &mut Builder, name: &str, m: &Mapping, p: &KeyPath) -> Result<(), SpecError> {
     b.ctx
         .keys(m, p, Some(&["type", "coordinates", "ratio", "offset"]))?;
     let cp = sub(p, "coordinates");

@@ -3,6 +3,7 @@
 //! initial-value problem and the method in [`problem`].
 
 mod bodies;
+mod body_parts;
 mod columns;
 mod coordinates;
 mod forces;
@@ -20,7 +21,7 @@ mod tree;
 use bodies::rigid;
 use generators::{chain, grid};
 
-use super::{Ctx, Path_, SpecError, kind, kind as kind_of, path, sub};
+use super::{Ctx, KeyPath, SpecError, kind, kind as kind_of, path, sub};
 use crate::ad::place;
 use crate::error::ModelError;
 use crate::expr::vector::{Func, VELOCITY};
@@ -74,11 +75,11 @@ struct Builder<'a> {
     generated: usize,
     notes: Vec<String>,
     /// The `PartData` path (for errors about the mechanism as a whole).
-    part_path: Path_,
+    part_path: KeyPath,
     /// `Define` and `Equations` expressions, checked at the position guesses.
-    checks: Vec<(Path_, VExpr)>,
+    checks: Vec<(KeyPath, VExpr)>,
     /// The bodies of `Bodies`: their frames and poses (`joints`).
-    frames: HashMap<String, joints::BodyFrame>,
+    frames: HashMap<String, body_parts::BodyFrame>,
     /// Joints that could not place a body yet (neither side had a pose when read).
     /// Joints waiting for one of their bodies to be placed: kind, sides, coordinates' values
     /// and, when the file gives none, the coordinates to take from the bodies' frames.
@@ -201,7 +202,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Check a new item's name: unused, and upper-case first for points, lower-case otherwise.
-    fn check_name(&self, name: &str, kind: ItemKind, p: &Path_) -> Result<(), SpecError> {
+    fn check_name(&self, name: &str, kind: ItemKind, p: &KeyPath) -> Result<(), SpecError> {
         if let Some(what) = self.taken(name) {
             return Err(self.ctx.err(
                 p,
@@ -251,7 +252,7 @@ impl<'a> Builder<'a> {
         (start..start + n).collect()
     }
 
-    fn new_free(&mut self, name: &str, p: &Path_) -> Result<(), SpecError> {
+    fn new_free(&mut self, name: &str, p: &KeyPath) -> Result<(), SpecError> {
         if self.points.contains_key(name) {
             return Err(self.ctx.err(p, format!("point '{name}' is defined twice")));
         }
@@ -261,7 +262,7 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    fn point(&self, name: &str, p: &Path_) -> Result<PointMap, SpecError> {
+    fn point(&self, name: &str, p: &KeyPath) -> Result<PointMap, SpecError> {
         if self.points.contains_key(name) {
             let map = self.pmap(name);
             if let PointMap::Expr(e) = &map
@@ -288,7 +289,7 @@ impl<'a> Builder<'a> {
     }
 
     /// A point or vector by name (basic items of 3D bodies).
-    fn item(&self, name: &str, p: &Path_) -> Result<(PointMap, bool), SpecError> {
+    fn item(&self, name: &str, p: &KeyPath) -> Result<(PointMap, bool), SpecError> {
         if let Some(pt) = self.points.get(name) {
             Ok((to_map(pt), true))
         } else if let Some(v) = self.vectors.get(name) {
@@ -355,7 +356,7 @@ impl<'a> Builder<'a> {
 
     /// Parse an expression that may use velocities (`A'`, `mu'`): a kinetic energy or a
     /// Rayleigh function. A velocity the file cannot give is named in the error.
-    fn vexpr_with_velocities(&self, v: &Value, p: &Path_) -> Result<VExpr, SpecError> {
+    fn vexpr_with_velocities(&self, v: &Value, p: &KeyPath) -> Result<VExpr, SpecError> {
         self.parse_vexpr(v, p).map_err(|e| {
             let quoted = |s: &str| {
                 let at = s.find("undefined name '")? + "undefined name '".len();
@@ -377,7 +378,7 @@ impl<'a> Builder<'a> {
     }
 
     /// Parse a `Define`/`Equations` expression; it is evaluated at the guesses later.
-    fn vexpr(&self, v: &Value, p: &Path_) -> Result<VExpr, SpecError> {
+    fn vexpr(&self, v: &Value, p: &KeyPath) -> Result<VExpr, SpecError> {
         let e = self.parse_vexpr(v, p)?;
         if e.has_velocity() {
             return Err(self.ctx.err(
@@ -388,7 +389,7 @@ impl<'a> Builder<'a> {
         Ok(e)
     }
 
-    fn parse_vexpr(&self, v: &Value, p: &Path_) -> Result<VExpr, SpecError> {
+    fn parse_vexpr(&self, v: &Value, p: &KeyPath) -> Result<VExpr, SpecError> {
         let text = match v {
             Value::Number(n) => return Ok(VExpr::constant(n.as_f64().unwrap_or(f64::NAN))),
             Value::String(s) => s.clone(),
@@ -426,7 +427,7 @@ impl<'a> Builder<'a> {
     fn place(
         &mut self,
         placed: Result<Option<place::PlacedTerm>, ModelError>,
-        p: &Path_,
+        p: &KeyPath,
     ) -> Result<(), SpecError> {
         if let Some(t) = placed.map_err(|e| self.element_error(e, p))? {
             self.terms.push(t);
@@ -436,7 +437,7 @@ impl<'a> Builder<'a> {
 
     /// An element's error at `p`; one on too many coordinates says where they come from when
     /// the element is on bodies in joint coordinates.
-    pub(super) fn element_error(&self, e: ModelError, p: &Path_) -> SpecError {
+    pub(super) fn element_error(&self, e: ModelError, p: &KeyPath) -> SpecError {
         match e {
             ModelError::TooManyCoordinates { n, max } if !self.chains.is_empty() => self.ctx.err(
                 p,
@@ -458,7 +459,7 @@ impl<'a> Builder<'a> {
         name: &str,
         placed: Result<Option<place::PlacedConstraint>, ModelError>,
         none: &str,
-        p: &Path_,
+        p: &KeyPath,
     ) -> Result<(), SpecError> {
         match placed.map_err(|e| self.element_error(e, p))? {
             Some((idx, k)) => {
@@ -470,7 +471,7 @@ impl<'a> Builder<'a> {
     }
 
     /// A particle of mass `m` at a point.
-    fn particle(&mut self, a: &PointMap, mass: f64, p: &Path_) -> Result<(), SpecError> {
+    fn particle(&mut self, a: &PointMap, mass: f64, p: &KeyPath) -> Result<(), SpecError> {
         let placed = place::particle_at(self.dim, a, mass, self.gravity);
         self.place(placed, p)
     }
@@ -480,7 +481,7 @@ impl<'a> Builder<'a> {
         &mut self,
         ends: [&PointMap; 2],
         [k, l0, m, c]: [f64; 4],
-        p: &Path_,
+        p: &KeyPath,
     ) -> Result<(), SpecError> {
         let placed = place::spring_between(self.dim, ends[0], ends[1], k, l0, m, c, self.gravity);
         self.place(placed, p)
@@ -493,7 +494,7 @@ impl<'a> Builder<'a> {
         a: &PointMap,
         b: &PointMap,
         length: f64,
-        p: &Path_,
+        p: &KeyPath,
     ) -> Result<(), SpecError> {
         let placed =
             place::point_constraint_on(self.dim, &[a, b], |ends| DistanceBetween { ends, length });
@@ -501,7 +502,7 @@ impl<'a> Builder<'a> {
     }
 
     /// A constraint `expr(t, q) = 0`.
-    fn equation(&mut self, name: &str, expr: &VExpr, p: &Path_) -> Result<(), SpecError> {
+    fn equation(&mut self, name: &str, expr: &VExpr, p: &KeyPath) -> Result<(), SpecError> {
         let placed = place::equation(expr);
         self.place_constraint(
             name,
@@ -648,7 +649,7 @@ fn short(v: &Value) -> String {
     }
 }
 
-fn two_points(b: &Builder, key: &str, q: &Path_) -> Result<(PointMap, PointMap), SpecError> {
+fn two_points(b: &Builder, key: &str, q: &KeyPath) -> Result<(PointMap, PointMap), SpecError> {
     let names = split_points(key).filter(|v| v.len() == 2).ok_or_else(|| {
         b.ctx.err(
             q,
@@ -667,7 +668,7 @@ fn components(
     b: &Builder,
     key: &str,
     val: &Value,
-    q: &Path_,
+    q: &KeyPath,
     pins: bool,
 ) -> Result<Vec<(usize, f64)>, SpecError> {
     let lookup = |name: &str| {

@@ -8,17 +8,17 @@
 //! the same as a `Rigids` body on two basic points a unit length apart. A marker `(x, y)` is the
 //! point `Arm + x Arm.i + y Arm.j`, affine in the coordinates.
 
-use super::frames::Pose;
-use super::joints::{
+use super::body_parts::{
     BODY_KEYS, BodyFrame, Kind, Side, dot, markers, mass_and_centre, minus, origin, place_body,
     placement, turned_by,
 };
+use super::frames::Pose;
 use super::*;
 use crate::model::elements::PlanarBody;
 use nalgebra::Vector3;
 
 /// A body of `Bodies` in Dimension 2.
-pub(super) fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Result<(), SpecError> {
+pub(super) fn body(b: &mut Builder, name: &str, val: &Value, p: &KeyPath) -> Result<(), SpecError> {
     let m = b.ctx.map(val, p)?;
     b.ctx.keys(m, p, Some(BODY_KEYS))?;
     let shapes = match m.get("shapes").filter(|v| !v.is_null()) {
@@ -94,7 +94,7 @@ pub(super) fn body(b: &mut Builder, name: &str, val: &Value, p: &Path_) -> Resul
 }
 
 /// A planar body's `inertia`: its moment about the centre of mass, a number ≥ 0.
-fn moment(b: &Builder, m: &Mapping, p: &Path_) -> Result<f64, SpecError> {
+fn moment(b: &Builder, m: &Mapping, p: &KeyPath) -> Result<f64, SpecError> {
     let ip = sub(p, "inertia");
     let inertia = b.ctx.num(b.ctx.required(m, p, "inertia")?, &ip)?;
     if !(inertia >= 0.0) {
@@ -114,8 +114,8 @@ pub(super) fn tree_body(
     b: &Builder,
     name: &str,
     val: &Value,
-    p: &Path_,
-) -> Result<super::tree::BodySpec, SpecError> {
+    p: &KeyPath,
+) -> Result<super::body_parts::BodySpec, SpecError> {
     let m = b.ctx.map(val, p)?;
     b.ctx.keys(m, p, Some(BODY_KEYS))?;
     b.check_name(name, ItemKind::Point, p)?;
@@ -131,7 +131,7 @@ pub(super) fn tree_body(
         [0.0, 0.5 * inertia, 0.0],
         [0.0, 0.0, inertia],
     ];
-    Ok(super::tree::BodySpec {
+    Ok(super::body_parts::BodySpec {
         name: name.to_string(),
         path: p.clone(),
         body: crate::multibody::RigidBody::new(mass, [0.0; 3])
@@ -179,7 +179,7 @@ pub(super) fn tree_torque(
     b: &mut Builder,
     name: &str,
     v: &Value,
-    p: &Path_,
+    p: &KeyPath,
 ) -> Result<(), SpecError> {
     let tau = b.vexpr_with_velocities(v, p)?;
     if tau.is_vector() {
@@ -188,9 +188,9 @@ pub(super) fn tree_torque(
             "a torque on a planar body is a number (about the plane's normal z)",
         ));
     }
-    if super::tree::of_time_only(&tau) {
+    if super::body_parts::of_time_only(&tau) {
         // the body by its origin and the point one unit along `i`, along the joints
-        let basic = super::tree::frame_points(b, name, 2);
+        let basic = super::body_parts::frame_points(b, name, 2);
         let placed = place::point_load_on(2, &[&basic[0], &basic[1]], |basic| {
             crate::model::elements::PlanarTorque {
                 basic,
@@ -220,7 +220,7 @@ pub(super) fn tree_torque(
 
 /// A joint's frame on its body in the plane: `{ at: [x, y], angle: θ }` (the joint frame's `x`
 /// turned by `θ` from the body's; defaults 0).
-pub(super) fn marker(b: &Builder, v: Option<&Value>, p: &Path_) -> Result<Pose, SpecError> {
+pub(super) fn marker(b: &Builder, v: Option<&Value>, p: &KeyPath) -> Result<Pose, SpecError> {
     let Some(v) = v.filter(|v| !v.is_null()) else {
         return Ok(Pose::identity());
     };

@@ -22,7 +22,7 @@ pub(super) struct Guesses {
 pub(super) fn problem_data(
     b: &mut Builder,
     value: Option<&Value>,
-    root_p: &Path_,
+    root_p: &KeyPath,
 ) -> Result<Guesses, SpecError> {
     // ProblemData
     let prob_p = path(&["ProblemData"]);
@@ -126,12 +126,12 @@ pub(super) fn problem_data(
 fn fixed_positions(
     b: &mut Builder,
     prob: &serde_yaml::Mapping,
-    prob_p: &Path_,
+    prob_p: &KeyPath,
 ) -> Result<Vec<usize>, SpecError> {
     let mut pinned_q = Vec::new();
     if let Some(fx) = prob.get("fixedpositions").filter(|v| !v.is_null()) {
         let p = sub(prob_p, "fixedpositions");
-        let keys: Vec<(String, Path_)> = match fx {
+        let keys: Vec<(String, KeyPath)> = match fx {
             Value::Mapping(m) => b
                 .ctx
                 .keys(m, &p, None)?
@@ -278,7 +278,7 @@ pub(super) fn solver_params(
 }
 
 /// `SolverParams.integrator`: genalpha, rk4, dop853, radau or taylor.
-fn integrator_name(b: &Builder, x: &Value, p: &Path_) -> Result<MethodName, SpecError> {
+fn integrator_name(b: &Builder, x: &Value, p: &KeyPath) -> Result<MethodName, SpecError> {
     (x.as_str().and_then(MethodName::parse)).ok_or_else(|| {
         b.ctx.err(
             &sub(p, "integrator"),
@@ -292,7 +292,7 @@ fn given_step(
     b: &Builder,
     m: &serde_yaml::Mapping,
     x: &Value,
-    p: &Path_,
+    p: &KeyPath,
     span: f64,
 ) -> Result<f64, SpecError> {
     let q = sub(p, "step");
@@ -321,7 +321,7 @@ fn given_step(
 fn newton_options(
     b: &Builder,
     m: &serde_yaml::Mapping,
-    p: &Path_,
+    p: &KeyPath,
     opts: &mut GenAlphaOptions,
 ) -> Result<(), SpecError> {
     if let Some(x) = m.get("rho_inf") {
@@ -503,7 +503,7 @@ pub(super) struct Written {
     /// Whether the file gives a stride (`Output.every`, `SolverParams.output_every`).
     stride_given: bool,
     /// The columns of the user's own (`Output.columns` entries `name: expression`).
-    user: Vec<(String, String, Path_)>,
+    user: Vec<(String, String, KeyPath)>,
 }
 
 /// `Output`: the column groups, the formats and the output stride (which `SolverParams` may
@@ -534,7 +534,7 @@ pub(super) fn output(
         .keys(m, &p, Some(&["columns", "format", "every", "dt", "at"]))?;
     let stride_given = m.contains_key("every") || solver_stride;
     let mut times = None;
-    let names = |v: &Value, q: &Path_| -> Result<Vec<String>, SpecError> {
+    let names = |v: &Value, q: &KeyPath| -> Result<Vec<String>, SpecError> {
         match v {
             Value::String(s) => Ok(vec![s.clone()]),
             Value::Sequence(items) => items
@@ -626,8 +626,8 @@ pub(super) fn output(
 fn user_columns(
     b: &Builder,
     v: &Value,
-    p: &Path_,
-) -> Result<(Vec<String>, Vec<(String, String, Path_)>), SpecError> {
+    p: &KeyPath,
+) -> Result<(Vec<String>, Vec<(String, String, KeyPath)>), SpecError> {
     let (mut groups, mut defined) = (Vec::new(), Vec::new());
     let items = match v {
         Value::Sequence(items) => items.iter().collect(),

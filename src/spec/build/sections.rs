@@ -51,7 +51,7 @@ pub(super) fn physical_params(b: &mut Builder, value: Option<&Value>) -> Result<
 pub(super) fn gravity<'v>(
     b: &mut Builder,
     forces: Option<&'v Value>,
-    fp: &Path_,
+    fp: &KeyPath,
 ) -> Result<Option<&'v Mapping>, SpecError> {
     let dim = b.dim;
     // AppliedForces.Gravity first (elements need it)
@@ -357,7 +357,11 @@ pub(super) fn bars(b: &mut Builder, s: &Value) -> Result<(), SpecError> {
 }
 
 /// `AppliedForces.Forces` (see [`super::forces`]), `Potentials`, `Dissipation` and `Torques`.
-pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Result<(), SpecError> {
+pub(super) fn loads(
+    b: &mut Builder,
+    fmap: Option<&Mapping>,
+    fp: &KeyPath,
+) -> Result<(), SpecError> {
     let dim = b.dim;
     // Forces and torques
     if let Some(fm) = fmap {
@@ -424,7 +428,7 @@ pub(super) fn loads(b: &mut Builder, fmap: Option<&Mapping>, fp: &Path_) -> Resu
 
 /// `AppliedForces.Potentials`: named potential energies `V(t, q)`, scalar expressions over
 /// points, scalars and parameters (e.g. `-G*m1*m2/norm(A - B)`).
-fn potentials(b: &mut Builder, v: &Value, p: &Path_) -> Result<(), SpecError> {
+fn potentials(b: &mut Builder, v: &Value, p: &KeyPath) -> Result<(), SpecError> {
     let m = b.ctx.map(v, p)?;
     for (name, val) in b.ctx.keys(m, p, None)? {
         let q = sub(p, &name);
@@ -443,7 +447,7 @@ fn potentials(b: &mut Builder, v: &Value, p: &Path_) -> Result<(), SpecError> {
 fn scalar_energy(
     b: &Builder,
     val: &Value,
-    q: &Path_,
+    q: &KeyPath,
     velocities: bool,
 ) -> Result<VExpr, SpecError> {
     let e = match velocities {
@@ -461,7 +465,7 @@ fn scalar_energy(
 
 /// A Rayleigh function `R` at `q`: an error when it holds no velocity (`∂R/∂v = 0`: it would
 /// dissipate nothing, silently).
-fn rayleigh(b: &Builder, val: &Value, q: &Path_) -> Result<VExpr, SpecError> {
+fn rayleigh(b: &Builder, val: &Value, q: &KeyPath) -> Result<VExpr, SpecError> {
     let r = scalar_energy(b, val, q, true)?;
     if !r.has_velocity() {
         return Err(b.ctx.err(
@@ -478,7 +482,7 @@ fn rayleigh(b: &Builder, val: &Value, q: &Path_) -> Result<VExpr, SpecError> {
 pub(super) fn place_energy(
     b: &mut Builder,
     energy: ExprEnergy,
-    q: &Path_,
+    q: &KeyPath,
 ) -> Result<(), SpecError> {
     let placed = place::energy(energy).map_err(|e| b.element_error(e, q))?;
     let Some(t) = placed else {

@@ -18,7 +18,7 @@ use crate::model::geometry::{Shape, ShapeKind};
 const KINDS: [&str; 4] = ["box", "cylinder", "sphere", "circle"];
 
 /// The shapes of a body (a list of them, or one).
-pub(super) fn shapes(b: &Builder, v: &Value, p: &Path_) -> Result<Vec<Shape>, SpecError> {
+pub(super) fn shapes(b: &Builder, v: &Value, p: &KeyPath) -> Result<Vec<Shape>, SpecError> {
     match v.as_sequence() {
         Some(list) => (list.iter().enumerate())
             .map(|(k, x)| shape(b, x, &sub(p, &k.to_string())))
@@ -27,7 +27,7 @@ pub(super) fn shapes(b: &Builder, v: &Value, p: &Path_) -> Result<Vec<Shape>, Sp
     }
 }
 
-fn shape(b: &Builder, v: &Value, p: &Path_) -> Result<Shape, SpecError> {
+fn shape(b: &Builder, v: &Value, p: &KeyPath) -> Result<Shape, SpecError> {
     let m = b.ctx.map(v, p)?;
     let keys = b.ctx.keys(
         m,
@@ -59,7 +59,7 @@ fn shape(b: &Builder, v: &Value, p: &Path_) -> Result<Shape, SpecError> {
             .ctx
             .err(&q, "a circle is a shape in the plane; in space, a sphere"));
     }
-    let positive = |v: &Value, q: &Path_| b.ctx.positive(v, q, &format!("a {kind}'s size"));
+    let positive = |v: &Value, q: &KeyPath| b.ctx.positive(v, q, &format!("a {kind}'s size"));
     let (kind, size) = match kind.as_str() {
         "box" => {
             let e = b.ctx.vector(size, &q, 3)?;
@@ -118,7 +118,7 @@ fn planar_shape(
     m: &Mapping,
     kind: &str,
     size: &Value,
-    p: &Path_,
+    p: &KeyPath,
 ) -> Result<Shape, SpecError> {
     let q = sub(p, kind);
     let (kind, size) = match kind {

@@ -14,31 +14,21 @@
 //! A body with a `position` carried by a joint fixes that joint's coordinates when the file
 //! gives no `initial`; when both are given they must agree.
 
+use super::body_parts::{
+    BODY_KEYS, BodyFrame, BodySpec, coordinates_of, frame_points, markers, mass_and_centre,
+    of_time_only, placement, side, tree_kind,
+};
 use super::frames::{Pose, inertia, rotation};
 use super::joint_spec::{JointSpec, create_coordinates, is_gear, read_joint};
-use super::joints::{
-    BODY_KEYS, BodyFrame, Kind, equations, markers, mass_and_centre, placement, side,
-};
+use super::joints::equations;
 use super::kinematics::{Frame, frames_of};
 use super::*;
 use crate::model::elements::{ChainLink, ChainPoint, second_moment};
 use crate::multibody::{self as mb, JointKind, Tree};
-use nalgebra::{Matrix3, UnitQuaternion, Vector3};
+use nalgebra::{Matrix3, Vector3};
 use std::sync::Arc;
 
-/// A body of `Bodies`, read.
-pub(super) struct BodySpec {
-    pub(super) name: String,
-    pub(super) path: Path_,
-    pub(super) body: mb::RigidBody,
-    pub(super) pose: Option<Pose>,
-    /// Whether the file gives the orientation too (a `position` alone places the origin).
-    pub(super) oriented: bool,
-    pub(super) markers: Vec<(String, [f64; 3])>,
-    pub(super) shapes: Vec<crate::model::geometry::Shape>,
-}
-
-fn read_body(b: &Builder, name: &str, val: &Value, p: &Path_) -> Result<BodySpec, SpecError> {
+fn read_body(b: &Builder, name: &str, val: &Value, p: &KeyPath) -> Result<BodySpec, SpecError> {
     if b.dim == 2 {
         return super::planar::tree_body(b, name, val, p);
     }
@@ -81,47 +71,6 @@ fn from_mb(x: &mb::spatial::Pose<f64>) -> Pose {
     Pose {
         r: Matrix3::from_fn(|i, k| x.r[i][k]),
         p: Vector3::from(x.p),
-    }
-}
-
-/// The tree's kind of a file's joint kind.
-pub(super) fn tree_kind(k: Kind) -> JointKind {
-    match k {
-        Kind::Revolute => JointKind::Revolute,
-        Kind::Prismatic => JointKind::Prismatic,
-        Kind::Cylindrical => JointKind::Cylindrical,
-        Kind::Universal => JointKind::Universal,
-        Kind::Planar => JointKind::Planar,
-        Kind::Spherical => JointKind::Spherical,
-        Kind::Fixed => JointKind::Fixed,
-    }
-}
-
-/// `(w, x, y, z)` of a rotation matrix.
-fn quaternion(r: &Matrix3<f64>) -> [f64; 4] {
-    let q = UnitQuaternion::from_matrix(r);
-    [q.w, q.i, q.j, q.k]
-}
-
-/// The coordinates of a joint of `kind` whose child frame sits at `rel` in its parent frame
-/// (the closest the joint allows; the caller checks the pose they give).
-pub(super) fn coordinates_of(kind: JointKind, rel: &Pose) -> Vec<f64> {
-    let r = &rel.r;
-    let angle = || r[(1, 0)].atan2(r[(0, 0)]);
-    match kind {
-        JointKind::Revolute => vec![angle()],
-        JointKind::Prismatic => vec![rel.p[2]],
-        JointKind::Cylindrical => vec![angle(), rel.p[2]],
-        JointKind::Screw { .. } => vec![angle()],
-        JointKind::Universal => vec![r[(2, 1)].atan2(r[(1, 1)]), r[(0, 2)].atan2(r[(0, 0)])],
-        JointKind::Planar => vec![rel.p[0], rel.p[1], angle()],
-        JointKind::Spherical => quaternion(r).to_vec(),
-        JointKind::Free => {
-            let mut q = vec![rel.p[0], rel.p[1], rel.p[2]];
-            q.extend(quaternion(r));
-            q
-        }
-        JointKind::Fixed => Vec::new(),
     }
 }
 
@@ -565,7 +514,7 @@ fn structural(b: &Builder, e: &VExpr) -> Option<f64> {
 pub(super) type BodyVelocities = Vec<BodyVelocity>;
 
 /// A body's given velocity: its name, its origin's velocity and its axes' rates, and where.
-pub(super) type BodyVelocity = (String, [Option<[f64; 3]>; 3], Path_);
+pub(super) type BodyVelocity = (String, [Option<[f64; 3]>; 3], KeyPath);
 
 /// Whether `key` of `ProblemData.velocities` names a tree body's origin (`Body`: 0) or axis
 /// (`Body.i`: 1, `Body.j`: 2).
@@ -694,7 +643,7 @@ pub(super) fn body_rates(
 /// `Σ e_k × ½ (τ × e_k) = ½ (3τ − τ) = τ`, power `τ · ω`.
 /// A torque of time alone acts instead on three of the body's points as chains of the joints
 /// (the same virtual work, `BodyTorque`): its cost does not grow with the body's depth.
-pub(super) fn torque(b: &mut Builder, name: &str, v: &Value, p: &Path_) -> Result<(), SpecError> {
+pub(super) fn torque(b: &mut Builder, name: &str, v: &Value, p: &KeyPath) -> Result<(), SpecError> {
     if b.dim == 2 {
         return super::planar::tree_torque(b, name, v, p);
     }
@@ -749,28 +698,6 @@ pub(super) fn torque(b: &mut Builder, name: &str, v: &Value, p: &Path_) -> Resul
         b.place(Ok(placed), p)?;
     }
     Ok(())
-}
-
-/// Whether `e` depends on time alone (no coordinate, no velocity).
-pub(super) fn of_time_only(e: &VExpr) -> bool {
-    let mut coords = std::collections::BTreeSet::new();
-    e.coords(&mut coords);
-    coords.is_empty()
-}
-
-/// A tree body's origin and the points one unit along its first `count − 1` axes, as chains
-/// of the joints from the ground.
-pub(super) fn frame_points(b: &Builder, name: &str, count: usize) -> Vec<PointMap> {
-    let link = b.chains[name].link().clone();
-    (0..count)
-        .map(|k| {
-            let mut local = [0.0; 3];
-            if k > 0 {
-                local[k - 1] = 1.0;
-            }
-            PointMap::Chain(Arc::new(ChainPoint::on(link.clone(), local)), None)
-        })
-        .collect()
 }
 
 /// The unit quaternions among the coordinates of `trees` (each tree with its first coordinate),
