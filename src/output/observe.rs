@@ -3,8 +3,8 @@
 //! An [`Observer`] sees the initial state of a run and then the state after every accepted
 //! step, and may stop the run. The in-memory [`Recorder`], the table writer
 //! ([`TableWriter`](crate::output::sink::TableWriter): its rows to CSV, `.npy`, Parquet or
-//! memory) and progress reporting
-//! ([`Progress`](crate::output::progress::Progress)) are observers; the one run loop is
+//! memory) and progress reporting (`output::progress::Progress`, feature `cli`) are observers;
+//! the one run loop is
 //! [`Simulation::run`](crate::simulation::Simulation::run).
 
 use crate::error::Error;

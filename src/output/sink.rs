@@ -2,7 +2,8 @@
 //! (`trajectory.csv`, `npy/`, `trajectory.parquet`) or memory ([`MemorySink`], what the Python
 //! arrays come from) — and the [`TableWriter`] observer computes each kept row of a run's
 //! [`Columns`] once and hands it to every sink. A new format is one file: a type implementing
-//! `TableSink`, a [`Format`] variant and its line in [`file_sink`].
+//! `TableSink`, a [`Format`](crate::problem::Format) variant and its line in
+//! [`formats::file_sink`](crate::output::formats::file_sink).
 //!
 //! ```
 //! use lagrangian::library::pendulum::planar_pendulum;
