@@ -224,13 +224,20 @@ impl Summary {
 impl std::fmt::Display for Summary {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         let s = self;
+        let count = |n: usize, one: &str, many: &str| match n {
+            1 => format!("1 {one}"),
+            n => format!("{n} {many}"),
+        };
+        let dof = match s.dof {
+            Some(d) => count(d, "degree of freedom", "degrees of freedom"),
+            None => "? degrees of freedom".to_string(),
+        };
         writeln!(
             f,
-            "{} — {} coordinates, {} constraints, {} degrees of freedom",
+            "{} — {}, {}, {dof}",
             s.title,
-            s.coordinates,
-            s.constraints,
-            s.dof.map_or("?".to_string(), |d| d.to_string())
+            count(s.coordinates, "coordinate", "coordinates"),
+            count(s.constraints, "constraint", "constraints"),
         )?;
         let method = match &s.method {
             Method::GenAlpha(g) => format!("generalized-α, ρ∞ = {}", g.rho_inf),
