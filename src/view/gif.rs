@@ -26,16 +26,31 @@ const TRAIL: [RGBColor; 6] = [
 
 /// Write `movie` as an animated GIF of `size` pixels to `out` (through a temporary file).
 pub fn write_gif(movie: &Movie, size: (u32, u32), out: &Path) -> Result<(), PlotError> {
-    let (w, h) = size;
-    if !(16..=MAX_SIDE).contains(&w) || !(16..=MAX_SIDE).contains(&h) {
-        return Err(PlotError::InvalidOption {
-            option: "size".into(),
-            message: format!("GIF size {w}x{h}: each side must be 16 to {MAX_SIDE} pixels"),
-        });
-    }
+    check_size("GIF", size)?;
     ensure_font()?;
-    let part = out.with_extension("gif.partial");
-    let result = encode(movie, size, &part)
+    through_partial(out, "gif.partial", |part| encode(movie, size, part))
+}
+
+/// `Err` unless each side of `size` is 16 to [`MAX_SIDE`] pixels.
+fn check_size(what: &str, (w, h): (u32, u32)) -> Result<(), PlotError> {
+    match (16..=MAX_SIDE).contains(&w) && (16..=MAX_SIDE).contains(&h) {
+        true => Ok(()),
+        false => Err(PlotError::InvalidOption {
+            option: "size".into(),
+            message: format!("{what} size {w}x{h}: each side must be 16 to {MAX_SIDE} pixels"),
+        }),
+    }
+}
+
+/// `write` into a partial file beside `out` (extension `partial`), then moved onto `out`: an
+/// earlier `out` stays whole until the new one is.
+fn through_partial(
+    out: &Path,
+    partial: &str,
+    write: impl FnOnce(&Path) -> Result<(), PlotError>,
+) -> Result<(), PlotError> {
+    let part = out.with_extension(partial);
+    let result = write(&part)
         .and_then(|()| std::fs::rename(&part, out).map_err(|e| PlotError::write(out, e)));
     if result.is_err() {
         let _ = std::fs::remove_file(&part);
@@ -44,20 +59,16 @@ pub fn write_gif(movie: &Movie, size: (u32, u32), out: &Path) -> Result<(), Plot
 }
 
 /// Write the frame of `movie` nearest the time `t` to `out` as a PNG of `size` pixels: the
-/// GIF's drawing of that instant, trails up to it (a still for a README or a paper).
+/// GIF's drawing of that instant, trails up to it (a still for a README or a paper), through a
+/// partial file as the GIF.
 pub fn write_frame_png(
     movie: &Movie,
     size: (u32, u32),
     t: f64,
     out: &Path,
 ) -> Result<(), PlotError> {
+    check_size("frame", size)?;
     let (w, h) = size;
-    if !(16..=MAX_SIDE).contains(&w) || !(16..=MAX_SIDE).contains(&h) {
-        return Err(PlotError::InvalidOption {
-            option: "size".into(),
-            message: format!("frame size {w}x{h}: each side must be 16 to {MAX_SIDE} pixels"),
-        });
-    }
     let Some(f) = nearest_frame(&movie.times, t) else {
         return Err(PlotError::InvalidOption {
             option: "frame-at".into(),
@@ -68,7 +79,9 @@ pub fn write_frame_png(
     let cam = movie.camera(w as f64, h as f64);
     let mut buf = vec![0u8; 3 * w as usize * h as usize];
     draw_frame(movie, &cam, &Slots::of(movie), f, &mut buf, size)?;
-    crate::view::plot::encode_png(out, size, &buf)
+    through_partial(out, "png.partial", |part| {
+        crate::view::plot::encode_png(part, size, &buf)
+    })
 }
 
 /// The frame of `times` nearest `t` (`None` for a `t` that is not finite, or no frames).
