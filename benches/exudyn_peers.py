@@ -41,11 +41,15 @@ def cloth(mbs, m):
     of rest length 0.1 with damping 0.01, gravity −z, the middle particle at (0, 0, 1) m/s."""
     ground = mbs.AddObject(ObjectGround(referencePosition=[0, 0, 0]))
     mid = (m + 1) // 2
+
+    def fixed(s):
+        return s[0] in (0, m + 1) or s[1] in (0, m + 1)
+
     marker, centre = {}, None
     for i in range(0, m + 2):
         for j in range(0, m + 2):
             p = [0.1 * i, 0.1 * j, 0.0]
-            if i in (0, m + 1) or j in (0, m + 1):
+            if fixed((i, j)):
                 marker[i, j] = mbs.AddMarker(MarkerBodyPosition(bodyNumber=ground, localPosition=p))
                 continue
             v0 = [0, 0, 1.0] if (i, j) == (mid, mid) else [0, 0, 0]
@@ -62,7 +66,6 @@ def cloth(mbs, m):
                 a, b = (i, j), (i + di, j + dj)
                 if b not in marker:
                     continue
-                fixed = lambda s: s[0] in (0, m + 1) or s[1] in (0, m + 1)
                 if fixed(a) and fixed(b):
                     continue
                 mbs.AddObject(SpringDamper(markerNumbers=[marker[a], marker[b]], stiffness=100.0,

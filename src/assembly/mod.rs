@@ -251,14 +251,30 @@ pub fn augmented_matrix(
         stiffness: 0.0,
         stiffness_lambda: 0.0,
     };
-    let p = Point {
+    residual_and_matrix(
+        model,
+        pattern,
+        &at_rest(model, (t, q, v), zeros),
+        &k,
+        res,
+        values,
+    );
+}
+
+/// The point `(t, q, v)` with zero accelerations and multipliers (from `zeros`, at least
+/// `max(n, m)` long): where a state's forces `r(t, q, v, 0)` and constraints are evaluated.
+fn at_rest<'a>(
+    model: &Model,
+    (t, q, v): (f64, &'a [f64], &'a [f64]),
+    zeros: &'a [f64],
+) -> Point<'a> {
+    Point {
         t,
         q,
         v,
         a: &zeros[..model.n],
         lambda: &zeros[..model.m],
-    };
-    residual_and_matrix(model, pattern, &p, &k, res, values);
+    }
 }
 
 /// The forces at zero acceleration `r(t, q, v, 0)` into `res`'s first `n` entries, `C(t, q)`
@@ -274,13 +290,7 @@ pub fn forces_and_constraint_jacobian(
     values: &mut [f64],
 ) {
     constraint_matrix(model, pattern, (t, q), zeros, res, values);
-    let p = Point {
-        t,
-        q,
-        v,
-        a: &zeros[..model.n],
-        lambda: &zeros[..model.m],
-    };
+    let p = at_rest(model, (t, q, v), zeros);
     for g in &model.terms {
         g.add_residual(&p, 1.0, &mut res[..model.n]);
     }
@@ -299,15 +309,8 @@ pub fn constraint_matrix(
 ) {
     res.fill(0.0);
     values.fill(0.0);
-    let (n, m) = (model.n, model.m);
-    let (r, c) = res.split_at_mut(n);
-    let p = Point {
-        t,
-        q,
-        v: &zeros[..n],
-        a: &zeros[..n],
-        lambda: &zeros[..m],
-    };
+    let (r, c) = res.split_at_mut(model.n);
+    let p = at_rest(model, (t, q, &zeros[..model.n]), zeros);
     for (g, slots) in model.constraints.iter().zip(&pattern.con_slots) {
         g.add_jacobian(&p, 0.0, r, c, values, slots);
     }
