@@ -7,7 +7,7 @@ use lagrangian::library::elements::{Particle, Spring};
 use lagrangian::library::mass_spring::SpringKernel;
 use lagrangian::library::pendulum::DoublePendulum;
 use lagrangian::model::elements::PointMassKernel;
-use lagrangian::model::{KernelCoefficients, Term, TermKernel};
+use lagrangian::model::{Declared, KernelCoefficients, Term, TermKernel};
 use nalgebra::SVector;
 use num_dual::DualNum;
 use std::hint::black_box;
@@ -17,7 +17,7 @@ struct GeneralSpring(Spring<3>);
 
 impl Term<6> for GeneralSpring {
     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, t: D, q: &SVector<D, 6>) -> D {
-        self.0.potential(t, q)
+        Declared::potential(&self.0, t, q)
     }
     fn dissipation<D: DualNum<Primitive = f64> + Copy>(
         &self,
@@ -25,7 +25,7 @@ impl Term<6> for GeneralSpring {
         q: &SVector<D, 6>,
         v: &SVector<D, 6>,
     ) -> D {
-        self.0.dissipation(t, q, v)
+        Declared::dissipation(&self.0, t, q, v)
     }
 }
 

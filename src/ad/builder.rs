@@ -3,11 +3,11 @@
 
 use crate::ad::{ConstraintAd, TermAd, verify};
 use crate::error::ModelError;
-use crate::model::{Anchored, Between, Constraint, Interaction, ModelBuilder, Term};
+use crate::model::{Anchored, Between, Constraint, Declared, Interaction, ModelBuilder};
 
 impl ModelBuilder {
     /// Add a Lagrangian term acting on the global coordinates `indices` (differentiated by AD).
-    pub fn term<T: Term<N> + 'static, const N: usize>(
+    pub fn term<T: Declared<N> + 'static, const N: usize>(
         mut self,
         indices: [usize; N],
         term: T,
@@ -16,14 +16,19 @@ impl ModelBuilder {
         self
     }
 
-    /// Add a term in place (for loops).
+    /// Add a term in place (for loops): a [`Term`](crate::model::Term), or a
+    /// [`Declared`] (every `Term` is one that declares nothing).
     ///
     /// A term that declares a [`Structure`](crate::model::Structure) or
-    /// [`TRANSLATION_INVARIANT`](Term::TRANSLATION_INVARIANT) has the declaration checked
+    /// [`TRANSLATION_INVARIANT`](crate::model::Declared::TRANSLATION_INVARIANT) has the declaration checked
     /// against the general derivation of its energies (on the first term of its type): one that
     /// does not hold makes [`build`](ModelBuilder::build) fail with
     /// [`ModelError::WrongDeclaration`](crate::error::ModelError::WrongDeclaration).
-    pub fn add_term<T: Term<N> + 'static, const N: usize>(&mut self, indices: [usize; N], term: T) {
+    pub fn add_term<T: Declared<N> + 'static, const N: usize>(
+        &mut self,
+        indices: [usize; N],
+        term: T,
+    ) {
         let declared = verify::declaration(&term);
         let structure = term.structure();
         let kernel = TermAd::<T, N>::new(term);
@@ -52,7 +57,7 @@ impl ModelBuilder {
     ) -> Self
     where
         I: Interaction<D> + 'static,
-        Between<I>: Term<N>,
+        Between<I>: Declared<N>,
     {
         self.add_between(a, b, interaction);
         self
@@ -66,7 +71,7 @@ impl ModelBuilder {
         interaction: I,
     ) where
         I: Interaction<D> + 'static,
-        Between<I>: Term<N>,
+        Between<I>: Declared<N>,
     {
         let mut indices = [0; N];
         for (k, (&i, &j)) in a.iter().zip(&b).enumerate() {

@@ -12,7 +12,9 @@
 //! default body. One call of each on zeros tells which are defaults.
 
 use super::sampled;
-use crate::model::{Structure, Term, defaults, half_quadratic_form};
+use crate::model::{
+    Declared, KineticForm, Structure, defaults, half_quadratic_form, may_write_mass,
+};
 use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -37,7 +39,10 @@ pub(crate) struct Detected<T> {
 
 /// Whether the term's kinetic energy equals `½ vᵀ M v` over the matrices it writes
 /// (`written`: `mass`, `mass_matrix`) at a state with no special values (to rounding).
-fn kinetic_is_written_mass<T: Term<N>, const N: usize>(term: &T, written: (bool, bool)) -> bool {
+fn kinetic_is_written_mass<T: Declared<N>, const N: usize>(
+    term: &T,
+    written: (bool, bool),
+) -> bool {
     if written == (false, false) {
         return true;
     }
@@ -71,7 +76,7 @@ impl<T> Detected<T> {
     /// Detect what `term` leaves out.
     pub(crate) fn new<const N: usize>(term: T) -> Self
     where
-        T: Term<N>,
+        T: Declared<N>,
     {
         let z = SVector::<f64, N>::zeros();
         let kinetic = defaults_run(|| {
@@ -154,7 +159,7 @@ impl<T> Detected<T> {
         v: &SVector<D, N>,
     ) -> D
     where
-        T: Term<N>,
+        T: Declared<N>,
     {
         half_quadratic_form(&self.written_mass(t, q), v)
     }
@@ -163,10 +168,11 @@ impl<T> Detected<T> {
     #[inline(always)]
     pub(crate) fn written_constant_mass<const N: usize>(&self) -> Option<SMatrix<f64, N, N>>
     where
-        T: Term<N>,
+        T: Declared<N>,
     {
         // the constant first: not compiled for a type that writes no mass matrix
-        (T::__MASS_MATRIX && self.kinetic_default == Some((true, false))).then(|| self.term.mass())
+        (may_write_mass::<T, N>() && self.kinetic_default == Some((true, false)))
+            .then(|| self.term.mass())
     }
 
     /// The whole mass matrix the term writes, `M + M(t, q)` (symmetric or not, as written).
@@ -177,7 +183,7 @@ impl<T> Detected<T> {
         q: &SVector<D, N>,
     ) -> SMatrix<D, N, N>
     where
-        T: Term<N>,
+        T: Declared<N>,
     {
         match self.kinetic_default {
             Some((true, true)) => self.term.mass().map(D::from) + self.term.mass_matrix(t, q),
@@ -188,10 +194,9 @@ impl<T> Detected<T> {
     }
 }
 
-impl<T: Term<N>, const N: usize> Term<N> for Detected<T> {
+impl<T: Declared<N>, const N: usize> Declared<N> for Detected<T> {
     const TRANSLATION_INVARIANT: Option<usize> = T::TRANSLATION_INVARIANT;
-    const __NO_KINETIC: bool = T::__NO_KINETIC;
-    const __MASS_MATRIX: bool = T::__MASS_MATRIX;
+    const KINETIC: KineticForm = T::KINETIC;
     #[inline(always)]
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,
@@ -203,7 +208,7 @@ impl<T: Term<N>, const N: usize> Term<N> for Detected<T> {
             None => self.term.kinetic(t, q, v),
             Some((false, false)) => D::from(0.0),
             // a constant guard: not compiled for a type that writes no mass matrix
-            Some(_) if T::__MASS_MATRIX => self.written_kinetic(t, q, v),
+            Some(_) if may_write_mass::<T, N>() => self.written_kinetic(t, q, v),
             Some(_) => self.term.kinetic(t, q, v),
         }
     }
@@ -285,7 +290,7 @@ impl<T: Term<N>, const N: usize> Term<N> for Detected<T> {
 /// (no default bodies, no marks): what the general passes of a `MassMatrix` term evaluate.
 pub(crate) struct Written<'a, T>(pub(crate) &'a Detected<T>);
 
-impl<T: Term<N>, const N: usize> Term<N> for Written<'_, T> {
+impl<T: Declared<N>, const N: usize> Declared<N> for Written<'_, T> {
     #[inline(always)]
     fn lagrangian<D: DualNum<Primitive = f64> + Copy>(
         &self,
@@ -322,6 +327,7 @@ impl<T: Term<N>, const N: usize> Term<N> for Written<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Term;
 
     struct OnlyPotential;
     impl Term<2> for OnlyPotential {
@@ -405,7 +411,7 @@ mod tests {
     }
     /// Forwards `kinetic` alone.
     struct Forwards<T>(T);
-    impl<T: Term<2>> Term<2> for Forwards<T> {
+    impl<T: Declared<2>> Declared<2> for Forwards<T> {
         fn kinetic<D: DualNum<Primitive = f64> + Copy>(
             &self,
             t: D,
@@ -432,53 +438,53 @@ mod tests {
             of(&|| {
                 let t = Detected::new(OnlyPotential);
                 d(
-                    Term::<2>::structure(&t),
-                    Term::<2>::has_dissipation_or_force(&t),
+                    Declared::<2>::structure(&t),
+                    Declared::<2>::has_dissipation_or_force(&t),
                 )
             }),
             (Structure::NoKinetic, false)
         );
         // `T = v·v`, a constant mass matrix written as `kinetic`: found at sample states
         let t = Detected::new(WithKinetic);
-        assert_eq!(Term::<2>::structure(&t), Structure::ConstantMass);
-        assert!(!Term::<2>::has_dissipation_or_force(&t));
+        assert_eq!(Declared::<2>::structure(&t), Structure::ConstantMass);
+        assert!(!Declared::<2>::has_dissipation_or_force(&t));
         let t = Detected::new(OwnLagrangian);
-        assert_eq!(Term::<2>::structure(&t), Structure::General);
+        assert_eq!(Declared::<2>::structure(&t), Structure::General);
         let t = Detected::new(Damper);
-        assert_eq!(Term::<2>::structure(&t), Structure::NoKinetic);
-        assert!(Term::<2>::has_dissipation_or_force(&t));
+        assert_eq!(Declared::<2>::structure(&t), Structure::NoKinetic);
+        assert!(Declared::<2>::has_dissipation_or_force(&t));
         // the force it leaves out is never called (its default body marks a thread-local)
         defaults::take();
         let z = SVector::<f64, 2>::zeros();
         assert_eq!(t.force(0.0, &z, &z), z);
         assert_eq!(defaults::take(), 0);
         let t = Detected::new(Pushed);
-        assert!(Term::<2>::has_dissipation_or_force(&t));
+        assert!(Declared::<2>::has_dissipation_or_force(&t));
         let t = Detected::new(Lumped);
-        assert_eq!(Term::<2>::structure(&t), Structure::ConstantMass);
+        assert_eq!(Declared::<2>::structure(&t), Structure::ConstantMass);
         let v = SVector::from([1.0, 2.0]);
         assert_eq!(t.kinetic(0.0, &v, &v), 7.5);
         assert_eq!(t.lagrangian(0.0, &v, &v), 7.5);
         let t = Detected::new(Polar);
-        assert_eq!(Term::<2>::structure(&t), Structure::MassMatrix);
+        assert_eq!(Declared::<2>::structure(&t), Structure::MassMatrix);
         assert_eq!(t.kinetic(0.0, &SVector::from([3.0, 0.0]), &v), 0.5 + 18.0);
         // both written: T = ½ vᵀ (I + t I) v
         let t = Detected::new(Both);
-        assert_eq!(Term::<2>::structure(&t), Structure::MassMatrix);
+        assert_eq!(Declared::<2>::structure(&t), Structure::MassMatrix);
         assert_eq!(t.kinetic(2.0, &v, &v), 7.5);
         // the raw term's default kinetic energy is the same
-        assert_eq!(Both.kinetic(2.0, &v, &v), 7.5);
+        assert_eq!(Term::kinetic(&Both, 2.0, &v, &v), 7.5);
         // a wrapper that forwards `kinetic` to a term's default body, not its matrices, marks
         // as that term would: it is not taken for one that writes a mass matrix
         let t = Detected::new(Forwards(Polar));
-        assert_eq!(Term::<2>::structure(&t), Structure::General);
+        assert_eq!(Declared::<2>::structure(&t), Structure::General);
         assert_eq!(t.kinetic(0.0, &SVector::from([3.0, 0.0]), &v), 0.5 + 18.0);
         let t = Detected::new(Forwards(Lumped));
-        assert_eq!(Term::<2>::structure(&t), Structure::ConstantMass);
+        assert_eq!(Declared::<2>::structure(&t), Structure::ConstantMass);
         let hook = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));
         let t = Detected::new(Fragile);
         std::panic::set_hook(hook);
-        assert_eq!(Term::<2>::structure(&t), Structure::General);
+        assert_eq!(Declared::<2>::structure(&t), Structure::General);
     }
 }

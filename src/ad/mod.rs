@@ -44,7 +44,7 @@ use crate::model::euler_lagrange::{
 };
 pub use crate::model::kernel::ConstraintBlocks;
 use crate::model::kernel::{ConstraintKernel, KernelCoefficients, TermKernel};
-use crate::model::{Constraint, Structure, Term};
+use crate::model::{Constraint, Declared, Structure, may_write_mass, no_kinetic};
 use dense::{Dense1S, Dense2S, Site, Untagged};
 use nalgebra::{Const, Dim, SMatrix, SVector, U1};
 use num_dual::{Dual2, Dual64, DualSVec, DualStruct};
@@ -67,7 +67,7 @@ use std::sync::OnceLock;
 /// let r = term_residual(&Angle, 0.0, &[0.3], &[2.0], &[-1.0]);
 /// assert!((r[0] - (-1.0 + 9.81 * 0.3f64.sin())).abs() < 1e-14);
 /// ```
-pub fn term_residual<T: Term<N>, const N: usize>(
+pub fn term_residual<T: Declared<N>, const N: usize>(
     term: &T,
     t: f64,
     q: &[f64],
@@ -125,7 +125,7 @@ pub struct TermBlocks<const N: usize> {
 /// assert_eq!((b.mass[0], b.damping[0], b.stiffness[0]), (3.0, 0.5, 4.0));
 /// assert!((b.r[0] - (3.0 * 2.0 + 4.0 * 0.5 + 0.5 * 1.0)).abs() < 1e-14);
 /// ```
-pub fn term_blocks<T: Term<N>, const N: usize>(
+pub fn term_blocks<T: Declared<N>, const N: usize>(
     term: &T,
     t: f64,
     q: &[f64],
@@ -140,7 +140,7 @@ pub fn term_blocks<T: Term<N>, const N: usize>(
 
 /// The AD pass seeded on `q`: the residual and `K = ∂r/∂q`.
 #[inline]
-fn stiffness_pass<T: Term<N>, const N: usize>(
+fn stiffness_pass<T: Declared<N>, const N: usize>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
@@ -160,7 +160,7 @@ fn stiffness_pass<T: Term<N>, const N: usize>(
 
 /// The AD pass seeded on `v`: the residual, `D = ∂r/∂v` and (from the momenta) `M = ∂r/∂a`.
 #[inline]
-fn velocity_pass<T: Term<N>, const N: usize>(
+fn velocity_pass<T: Declared<N>, const N: usize>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
@@ -183,7 +183,7 @@ fn velocity_pass<T: Term<N>, const N: usize>(
 /// second-order number: num-dual's `Dual2SVec` spent 64 % of a DOP853 run of Andrews'
 /// mechanism in its products (benches/README.md, session 23).
 #[inline]
-fn mass_pass<T: Term<N>, const N: usize>(
+fn mass_pass<T: Declared<N>, const N: usize>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
@@ -196,7 +196,7 @@ fn mass_pass<T: Term<N>, const N: usize>(
 }
 
 #[inline]
-fn term_blocks_static<T: Term<N>, const N: usize>(
+fn term_blocks_static<T: Declared<N>, const N: usize>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
@@ -238,7 +238,12 @@ fn term_blocks_static<T: Term<N>, const N: usize>(
 
 /// Energies of one term: kinetic `T`, potential `V` and the energy function
 /// `h = v·∂L/∂v − L` (equal to `T + V` for `T` quadratic in `v`).
-pub fn term_energy<T: Term<N>, const N: usize>(term: &T, t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
+pub fn term_energy<T: Declared<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+) -> [f64; 3] {
     let qf = SVector::<f64, N>::from_column_slice(q);
     let vf = SVector::<f64, N>::from_column_slice(v);
     let tv = DualSVec::<f64, N>::from_re(t);
@@ -281,7 +286,12 @@ pub fn term_energy<T: Term<N>, const N: usize>(term: &T, t: f64, q: &[f64], v: &
 /// assert_eq!(w, 6.0);
 /// assert!((d - 2.7).abs() < 1e-14 && (e - 2.0).abs() < 1e-14);
 /// ```
-pub fn term_power<T: Term<N>, const N: usize>(term: &T, t: f64, q: &[f64], v: &[f64]) -> [f64; 3] {
+pub fn term_power<T: Declared<N>, const N: usize>(
+    term: &T,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+) -> [f64; 3] {
     let qf = SVector::<f64, N>::from_column_slice(q);
     let vf = SVector::<f64, N>::from_column_slice(v);
     let (applied, dissipated) = if term.has_dissipation_or_force() {
@@ -400,16 +410,12 @@ pub struct TermAd<T, const N: usize> {
     mass: OnceLock<Box<SMatrix<f64, N, N>>>,
 }
 
-impl<T: Term<N>, const N: usize> TermAd<T, N> {
-    /// Wrap a term.
+impl<T: Declared<N>, const N: usize> TermAd<T, N> {
+    /// Wrap a term, with what it leaves out detected. What a [`Declared`] term declares is
+    /// taken as it is here: [`ModelBuilder::term`](crate::model::ModelBuilder::term) checks it
+    /// (on the first term of a type) before it wraps the term.
     pub fn new(term: T) -> Self {
         let term = detect::Detected::new(term);
-        debug_assert!(!T::__NO_KINETIC || term.structure == Structure::NoKinetic);
-        debug_assert!(
-            T::__MASS_MATRIX
-                || term.written_mass::<f64, N>(0.0, &SVector::zeros())
-                    == SMatrix::<f64, N, N>::zeros()
-        );
         Self {
             term,
             mass: OnceLock::new(),
@@ -443,7 +449,7 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
                 structured::residual_point_masses::<_, N, Tag>(&self.term, t, &q, &v, &a)
             }
             // a constant guard: for a type that cannot write a mass matrix the arm is not compiled
-            Structure::MassMatrix if T::__MASS_MATRIX => {
+            Structure::MassMatrix if may_write_mass::<T, N>() => {
                 quadratic::residual_and_mass(&self.term, t, &q, &v, &a).0
             }
             _ => el_residual(&self.term, t, &q, &v, &a).0,
@@ -460,7 +466,7 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
         v: &SVector<f64, N>,
         a: &SVector<f64, N>,
     ) -> SVector<f64, N> {
-        if T::__NO_KINETIC {
+        if no_kinetic::<T, N>() {
             return structured::residual::<_, N, Tag>(&self.term, self.known(None), t, q, v, a);
         }
         match self.term.structure {
@@ -496,12 +502,12 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
         a: &SVector<f64, N>,
         c: &KernelCoefficients,
     ) -> (SVector<f64, N>, SMatrix<f64, N, N>) {
-        if T::__NO_KINETIC {
+        if no_kinetic::<T, N>() {
             // a constant: the paths of a kinetic energy are not compiled for this type
             return structured::weighted(&self.term, self.known(None), t, q, v, a, c);
         }
         match self.term.structure {
-            Structure::MassMatrix if T::__MASS_MATRIX => {
+            Structure::MassMatrix if may_write_mass::<T, N>() => {
                 if c.stiffness == 0.0 && c.damping == 0.0 {
                     let (r, m) = quadratic::residual_and_mass(&self.term, t, q, v, a);
                     return (r, m * c.mass);
@@ -564,7 +570,7 @@ impl<T: Term<N>, const N: usize> TermAd<T, N> {
 /// `i` of `J` (one pass instead of the stiffness and velocity passes, whose blocks it would
 /// weight and add).
 #[inline]
-fn newton_pass<T: Term<N>, const N: usize>(
+fn newton_pass<T: Declared<N>, const N: usize>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
@@ -599,7 +605,7 @@ fn newton_pass<T: Term<N>, const N: usize>(
 /// values) the residual and `M = ∂²L/∂v²` alone; with `c_K` alone (equilibria, modes) the pass
 /// seeded on `q` alone.
 #[inline]
-fn weighted_blocks<T: Term<N>, const N: usize>(
+fn weighted_blocks<T: Declared<N>, const N: usize>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
@@ -618,8 +624,8 @@ fn weighted_blocks<T: Term<N>, const N: usize>(
     newton_pass(term, t, q, v, a, c)
 }
 
-impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
-    const USES_A: bool = !T::__NO_KINETIC;
+impl<T: Declared<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
+    const USES_A: bool = !no_kinetic::<T, N>();
     const PARALLEL: bool = true;
     /// The term's own type places the loop (so LLVM may inline a user's terms into it).
     #[inline(always)]
@@ -673,7 +679,7 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         // in `v` (Euler's theorem: `p·v = 2T`, so `h = T + V`); the physics check evaluates it
         // for every term every few steps. The constant first: for a type without kinetic energy
         // the arms below are not compiled.
-        if T::__NO_KINETIC || self.term.structure == Structure::NoKinetic {
+        if no_kinetic::<T, N>() || self.term.structure == Structure::NoKinetic {
             let potential = self.term.potential(t, q);
             return [0.0, potential, potential];
         }
@@ -695,7 +701,7 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
         v: &SVector<TaylorVar, N>,
         a: &SVector<TaylorVar, N>,
     ) -> Option<SVector<TaylorVar, N>> {
-        if T::__NO_KINETIC {
+        if no_kinetic::<T, N>() {
             return Some(constant_mass_residual(&self.term, None, t, q, v, a));
         }
         Some(match self.term.structure {
@@ -704,7 +710,7 @@ impl<T: Term<N> + 'static, const N: usize> TermKernel<N> for TermAd<T, N> {
                 let mass = self.mass(t.re(), &re(q), &re(v));
                 constant_mass_residual(&self.term, mass.as_deref(), t, q, v, a)
             }
-            Structure::MassMatrix if T::__MASS_MATRIX => {
+            Structure::MassMatrix if may_write_mass::<T, N>() => {
                 series_residual(&detect::Written(&self.term), t, q, v)
             }
             _ => series_residual(&self.term, t, q, v),
@@ -742,7 +748,7 @@ impl<C: Constraint<N, M> + 'static, const N: usize, const M: usize> ConstraintKe
     /// The constraint's own type places the loop (so LLVM may inline a user's constraint into it).
     #[inline(always)]
     fn __placed<R>(f: impl FnOnce() -> R) -> R {
-        C::__placed(f)
+        <C as crate::model::Placed>::__placed(f)
     }
     #[inline]
     fn value(&self, t: f64, q: &SVector<f64, N>) -> SVector<f64, M> {

@@ -15,7 +15,7 @@
 //! pass of `R` and two of `Q`.
 
 use super::dense::{Dense1S, Dense2S, DenseHyperS, Derivative as DenseDerivative, Untagged};
-use crate::model::Term;
+use crate::model::Declared;
 use nalgebra::{Const, Dim, SMatrix, SVector, U1};
 
 /// First-order numbers with a dense gradient (`super::dense`): branch-free, so small enough to
@@ -112,7 +112,7 @@ fn jacobian_rows<const N: usize, const H: usize>(f: &SVector<Vec1<H>, N>) -> SMa
 /// `∇V` (in the last `H` coordinates) by one first-order pass on numbers tagged `Tag`. Always
 /// inlined (as [`dissipation_gradient`]): into the residual's, and so the assembly's, loop.
 #[inline(always)]
-pub(super) fn potential_gradient<T: Term<N>, const N: usize, const H: usize, Tag: Dim>(
+pub(super) fn potential_gradient<T: Declared<N>, const N: usize, const H: usize, Tag: Dim>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
@@ -126,7 +126,7 @@ pub(super) fn potential_gradient<T: Term<N>, const N: usize, const H: usize, Tag
 /// `∂R/∂v` (in the last `H` coordinates) by one first-order pass seeded on `v`, on numbers
 /// tagged `Tag`.
 #[inline(always)]
-pub(super) fn dissipation_gradient<T: Term<N>, const N: usize, const H: usize, Tag: Dim>(
+pub(super) fn dissipation_gradient<T: Declared<N>, const N: usize, const H: usize, Tag: Dim>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
@@ -146,7 +146,7 @@ pub(super) fn dissipation_gradient<T: Term<N>, const N: usize, const H: usize, T
 /// Newton pass, into the caller that weights and expands their parts (the 3D spring's Jacobian
 /// 150–155 → 136–137 ns against `#[inline(never)]`: benches/README.md).
 #[inline]
-pub(super) fn potential_hessian<T: Term<N>, const N: usize, const H: usize>(
+pub(super) fn potential_hessian<T: Declared<N>, const N: usize, const H: usize>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
@@ -181,7 +181,7 @@ pub(super) struct NewtonPass<const N: usize, const H: usize> {
 /// `∂R/∂v`, `Q` and their derivatives along the Newton direction `(q, v) + ε (c_K, c_D)`: `R`
 /// on hyper-dual numbers, `Q` on first-order duals.
 #[inline]
-pub(super) fn dissipation_force_newton<T: Term<N>, const N: usize, const H: usize>(
+pub(super) fn dissipation_force_newton<T: Declared<N>, const N: usize, const H: usize>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,

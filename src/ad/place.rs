@@ -18,7 +18,7 @@ use crate::model::elements::{
     PointTerm, Points, Spring, SpringBetween, SpringKernel, localize,
 };
 use crate::model::geometry::PointMap;
-use crate::model::{Constraint, ConstraintKernelBox, Term, TermKernelBox};
+use crate::model::{Constraint, ConstraintKernelBox, Declared, TermKernelBox};
 
 /// A term kernel and the global coordinates it acts on.
 pub type PlacedTerm = (Vec<usize>, TermKernelBox);
@@ -50,7 +50,15 @@ macro_rules! any_size {
 }
 any_size!(
     AnyTerm,
-    Term<1> + Term<2> + Term<3> + Term<4> + Term<6> + Term<8> + Term<9> + Term<12> + Term<18>
+    Declared<1>
+        + Declared<2>
+        + Declared<3>
+        + Declared<4>
+        + Declared<6>
+        + Declared<8>
+        + Declared<9>
+        + Declared<12>
+        + Declared<18>
 );
 any_size!(AnyConstraint, Constraint<1, 1> + Constraint<2, 1> + Constraint<3, 1>
     + Constraint<4, 1> + Constraint<6, 1> + Constraint<8, 1> + Constraint<9, 1>
@@ -84,10 +92,10 @@ macro_rules! by_size {
     };
 }
 
-fn term_n<T: Term<N> + 'static, const N: usize>(t: T) -> TermKernelBox {
+fn term_n<T: Declared<N> + 'static, const N: usize>(t: T) -> TermKernelBox {
     TermKernelBox::new(TermAd::<T, N>::new(t))
 }
-fn term_padded<T: Term<M> + 'static, const N: usize, const M: usize>(t: T) -> TermKernelBox {
+fn term_padded<T: Declared<M> + 'static, const N: usize, const M: usize>(t: T) -> TermKernelBox {
     TermKernelBox::new::<_, N>(Padded::<M>::new(TermAd::<T, M>::new(t)))
 }
 fn constraint_n<C: Constraint<N, 1> + 'static, const N: usize>(c: C) -> ConstraintKernelBox {
@@ -525,16 +533,19 @@ mod tests {
             PointTerm::from(body.clone()),
         );
         assert_eq!(
-            Term::<4>::structure(&ks),
-            Term::<4>::structure(&spring),
+            Declared::<4>::structure(&ks),
+            Declared::<4>::structure(&spring),
             "the spring's structure"
         );
-        assert_eq!(Term::<4>::structure(&kb), Term::<4>::structure(&body));
-        assert!(Term::<4>::has_dissipation_or_force(&ks));
-        assert!(!Term::<4>::has_dissipation_or_force(&kb));
         assert_eq!(
-            Term::<4>::point_mass_matrix(&kb),
-            Term::<4>::point_mass_matrix(&body)
+            Declared::<4>::structure(&kb),
+            Declared::<4>::structure(&body)
+        );
+        assert!(Declared::<4>::has_dissipation_or_force(&ks));
+        assert!(!Declared::<4>::has_dissipation_or_force(&kb));
+        assert_eq!(
+            Declared::<4>::point_mass_matrix(&kb),
+            Declared::<4>::point_mass_matrix(&body)
         );
     }
 }

@@ -15,7 +15,7 @@
 use super::dense::Untagged;
 use super::detect::Detected;
 use super::passes;
-use crate::model::Term;
+use crate::model::Declared;
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::{Dual64, DualSVec};
 
@@ -23,7 +23,7 @@ use num_dual::{Dual64, DualSVec};
 /// `M(t, q) = ∂r/∂a`. Never inlined: in `TermAd::residual_general` it is an arm every term type
 /// carries, and it should not enlarge the general path of terms that never take it.
 #[inline(never)]
-pub(crate) fn residual_and_mass<T: Term<N>, const N: usize>(
+pub(crate) fn residual_and_mass<T: Declared<N>, const N: usize>(
     term: &Detected<T>,
     t: f64,
     q: &SVector<f64, N>,

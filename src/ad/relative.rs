@@ -1,4 +1,4 @@
-//! Terms that depend on their points only through differences (`Term::TRANSLATION_INVARIANT`,
+//! Terms that depend on their points only through differences (`Declared::TRANSLATION_INVARIANT`,
 //! docs/maths.md §15): springs, dampers, any interaction of points that moving all of them by the
 //! same vector does not change. With `q = [x₁, …, x_P]` (points of dimension `D`, `N = P·D`),
 //! `V(q) = V(0, x₂ − x₁, …, x_P − x₁)`, so the derivatives in `x₁` follow from those in the
@@ -17,12 +17,12 @@
 use super::dense::Untagged;
 use super::{passes, sampled};
 use crate::model::kernel::KernelCoefficients;
-use crate::model::{Structure, Term};
+use crate::model::{Declared, Structure};
 use nalgebra::{Dim, SMatrix, SVector};
 
 /// The number of seeded coordinates `H = N − D` of a term declared translation invariant in
 /// dimension `D` (0: not declared, or `D` does not divide `N`).
-const fn reduced<T: Term<N>, const N: usize>() -> usize {
+const fn reduced<T: Declared<N>, const N: usize>() -> usize {
     match T::TRANSLATION_INVARIANT {
         Some(d) if d > 0 && d < N && N.is_multiple_of(d) => N - d,
         _ => 0,
@@ -74,7 +74,7 @@ fn expand_mat<const N: usize, const H: usize>(
 /// `∇V + ∂R/∂v − Q` with passes on `H` seeds, on numbers tagged `Tag`. Always inlined: into the
 /// assembly's loop over a group, where the gathered inputs stay in registers.
 #[inline(always)]
-fn residual_h<T: Term<N>, const N: usize, const H: usize, Tag: Dim>(
+fn residual_h<T: Declared<N>, const N: usize, const H: usize, Tag: Dim>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
@@ -91,7 +91,7 @@ fn residual_h<T: Term<N>, const N: usize, const H: usize, Tag: Dim>(
 /// `∇V + ∂R/∂v − Q` and `c_K (∇²V + ∂²R/∂v∂q − ∂Q/∂q) + c_D (∂²R/∂v² − ∂Q/∂v)` with passes on
 /// `H` seeds, only those the weights need.
 #[inline]
-fn weighted_h<T: Term<N>, const N: usize, const H: usize>(
+fn weighted_h<T: Declared<N>, const N: usize, const H: usize>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
@@ -126,7 +126,7 @@ fn weighted_h<T: Term<N>, const N: usize, const H: usize>(
 /// The number of seeded coordinates of a term found translation invariant at sample states
 /// (`sampled::translation_invariant`: points of dimension `sampled::point_dimension`), for a
 /// term that declares nothing (0: no test for `N` coordinates).
-const fn found<T: Term<N>, const N: usize>() -> usize {
+const fn found<T: Declared<N>, const N: usize>() -> usize {
     match sampled::tested::<T, N>() {
         true => N - sampled::point_dimension::<N>(),
         false => 0,
@@ -136,7 +136,7 @@ const fn found<T: Term<N>, const N: usize>() -> usize {
 /// Whether a term of type `T` takes the reduced passes: declared translation invariant, or
 /// found so at sample states (`is_found`), with an instance for its reduced size (the sizes of
 /// [`by_reduced_size`]).
-pub(super) const fn takes_reduced<T: Term<N>, const N: usize>(is_found: bool) -> bool {
+pub(super) const fn takes_reduced<T: Declared<N>, const N: usize>(is_found: bool) -> bool {
     let h = match (reduced::<T, N>(), is_found) {
         (0, true) => found::<T, N>(),
         (h, _) => h,
@@ -144,7 +144,7 @@ pub(super) const fn takes_reduced<T: Term<N>, const N: usize>(is_found: bool) ->
     matches!(h, 1 | 2 | 3 | 4 | 6 | 9)
 }
 
-impl<T: Term<N>, const N: usize> super::TermAd<T, N> {
+impl<T: Declared<N>, const N: usize> super::TermAd<T, N> {
     /// The derivation the kernel takes: the term's [`Structure`], declared or found (a
     /// `kinetic` that is `½ vᵀ M v` with a constant `M` is found `ConstantMass`), and whether
     /// its passes are seeded on all points but the first (translation invariance declared, or
@@ -200,7 +200,7 @@ macro_rules! by_reduced_size {
 /// neither, or a reduced size without an instance here; the caller takes the full passes), on
 /// numbers tagged `Tag`. Always inlined, as [`residual_h`] (see `structured::residual`).
 #[inline(always)]
-pub(crate) fn residual<T: Term<N>, const N: usize, Tag: Dim>(
+pub(crate) fn residual<T: Declared<N>, const N: usize, Tag: Dim>(
     term: &T,
     found: bool,
     t: f64,
@@ -213,7 +213,7 @@ pub(crate) fn residual<T: Term<N>, const N: usize, Tag: Dim>(
 /// The residual's `V`, `R`, `Q` part and its weighted Jacobian (no mass term) of a term declared
 /// translation invariant; `None` as for [`residual`].
 #[inline]
-pub(crate) fn weighted<T: Term<N>, const N: usize>(
+pub(crate) fn weighted<T: Declared<N>, const N: usize>(
     term: &T,
     found: bool,
     t: f64,

@@ -21,7 +21,7 @@
 
 use super::dense::Untagged;
 use super::passes;
-use crate::model::Term;
+use crate::model::{Declared, may_write_mass, no_kinetic};
 use nalgebra::{Const, SVector};
 use num_dual::Dual2SVec;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -52,7 +52,7 @@ fn unless_it_panics(f: impl FnOnce() -> bool) -> bool {
 /// Whether the term's `kinetic` is `½ vᵀ M v` with one constant matrix `M` at every sample
 /// state: its Hessian in `v` (one second-order pass) the same everywhere, and `T` equal to the
 /// quadratic form (no part constant or linear in `v`).
-pub(crate) fn constant_quadratic_kinetic<T: Term<N>, const N: usize>(term: &T) -> bool {
+pub(crate) fn constant_quadratic_kinetic<T: Declared<N>, const N: usize>(term: &T) -> bool {
     type S<const N: usize> = Dual2SVec<f64, N>;
     unless_it_panics(|| {
         let mut first = None;
@@ -92,16 +92,16 @@ pub(crate) const fn point_dimension<const N: usize>() -> usize {
 
 /// Whether the tests are compiled for terms of type `T`: a user's type, not one of the
 /// library's elements, which declare what they are (their structure and translation
-/// invariance: `Term::__MASS_MATRIX` false) or have no kinetic energy by construction (its
-/// loads and wrappers: `Term::__NO_KINETIC`). For those the tests and the reduced passes they
+/// invariance: `Declared::KINETIC` is `KineticForm::Function`) or have no kinetic energy by construction (its
+/// loads and wrappers: `KineticForm::Zero`). For those the tests and the reduced passes they
 /// would select are not compiled at all (`const` conditions).
-pub(crate) const fn users<T: Term<N>, const N: usize>() -> bool {
-    T::__MASS_MATRIX && !T::__NO_KINETIC
+pub(crate) const fn users<T: Declared<N>, const N: usize>() -> bool {
+    may_write_mass::<T, N>() && !no_kinetic::<T, N>()
 }
 
 /// Whether a term of type `T` is tested for translation invariance: a user's type
 /// ([`users`]) that declares none, of a size with a [`point_dimension`].
-pub(crate) const fn tested<T: Term<N>, const N: usize>() -> bool {
+pub(crate) const fn tested<T: Declared<N>, const N: usize>() -> bool {
     users::<T, N>() && T::TRANSLATION_INVARIANT.is_none() && point_dimension::<N>() > 0
 }
 
@@ -121,7 +121,7 @@ fn sums_vanish<const N: usize>(g: &SVector<f64, N>, d: usize, tol: f64) -> bool 
 /// reduced passes take), and the values are unchanged by moving every point by a moderate and
 /// by a large vector (positions, and velocities for `R`). A term that writes a force is not
 /// tested (`false`).
-pub(crate) fn translation_invariant<T: Term<N>, const N: usize>(
+pub(crate) fn translation_invariant<T: Declared<N>, const N: usize>(
     term: &T,
     dissipation: bool,
     force: bool,
@@ -175,6 +175,7 @@ pub(crate) fn translation_invariant<T: Term<N>, const N: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Term;
     use num_dual::DualNum;
 
     /// `T = ½ vᵀ M v` with a constant `M` written out by components (not a point mass's form).

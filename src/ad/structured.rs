@@ -19,13 +19,13 @@
 //! on `DualSVec<Dual2>` (`J_a` from the seeds on `q`, `ẍ_a` along the path); its Jacobians take
 //! the general path.
 //!
-//! A term declared translation invariant (`Term::TRANSLATION_INVARIANT`) has its `V`, `R` and
+//! A term declared translation invariant (`Declared::TRANSLATION_INVARIANT`) has its `V`, `R` and
 //! `Q` passes seeded on all points but the first ([`relative`]).
 
 use super::dense::Untagged;
 use super::{passes, relative};
 use crate::model::kernel::KernelCoefficients;
-use crate::model::{Structure, Term};
+use crate::model::{Declared, Structure};
 use nalgebra::{Const, Dim, SMatrix, SVector, U1};
 use num_dual::{Dual2, Dual2SVec, DualSVec};
 
@@ -41,7 +41,7 @@ pub(crate) struct Known<'a, const N: usize> {
 
 /// `∂R/∂v − Q` by one first-order pass of `R` seeded on `v`, on numbers tagged `Tag`.
 #[inline(always)]
-fn dissipation_force<T: Term<N>, const N: usize, Tag: Dim>(
+fn dissipation_force<T: Declared<N>, const N: usize, Tag: Dim>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
@@ -52,7 +52,7 @@ fn dissipation_force<T: Term<N>, const N: usize, Tag: Dim>(
 
 /// The constant mass matrix `M = ∂²T/∂v²` of a term declared `ConstantMass` (zero for
 /// `NoKinetic`), by one second-order pass of `T` seeded on `v` at the given state.
-pub(crate) fn constant_mass<T: Term<N>, const N: usize>(
+pub(crate) fn constant_mass<T: Declared<N>, const N: usize>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
@@ -73,7 +73,7 @@ pub(crate) fn constant_mass<T: Term<N>, const N: usize>(
 /// that load) — the 1000-mass chain took 0.097 s with AD kernels, 0.056 s inlined
 /// (benches/README.md).
 #[inline(always)]
-pub(crate) fn residual<T: Term<N>, const N: usize, Tag: Dim>(
+pub(crate) fn residual<T: Declared<N>, const N: usize, Tag: Dim>(
     term: &T,
     known: Known<'_, N>,
     t: f64,
@@ -98,7 +98,7 @@ pub(crate) fn residual<T: Term<N>, const N: usize, Tag: Dim>(
 /// The residual and `J = c_M M + c_D ∂r/∂v + c_K ∂r/∂q` of a term with constant mass matrix
 /// `known.mass` (`None`: no kinetic energy), with only the passes the weights need.
 #[inline]
-pub(crate) fn weighted<T: Term<N>, const N: usize>(
+pub(crate) fn weighted<T: Declared<N>, const N: usize>(
     term: &T,
     known: Known<'_, N>,
     t: f64,
@@ -145,7 +145,7 @@ pub(crate) fn weighted<T: Term<N>, const N: usize>(
 /// `f_a = Σ_b m_ab ẍ_b`: the points evaluated once on `DualSVec<Dual2>` — the outer dual seeded
 /// on `q` gives `J_a`, the inner one along the path `(q + v s + a s²/2, t + s)` gives `ẍ_a`.
 #[inline]
-fn point_inertia<T: Term<N>, const N: usize>(
+fn point_inertia<T: Declared<N>, const N: usize>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,
@@ -176,7 +176,7 @@ fn point_inertia<T: Term<N>, const N: usize>(
 
 /// `r = Σ_a J_aᵀ Σ_b m_ab ẍ_b + ∇V + ∂R/∂v − Q` of a `PointMasses` term.
 #[inline]
-pub(crate) fn residual_point_masses<T: Term<N>, const N: usize, Tag: Dim>(
+pub(crate) fn residual_point_masses<T: Declared<N>, const N: usize, Tag: Dim>(
     term: &T,
     t: f64,
     q: &SVector<f64, N>,

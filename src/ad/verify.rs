@@ -6,9 +6,11 @@
 
 use super::TermAd;
 use super::dense::Untagged;
+#[cfg(doc)]
+use crate::model::KineticForm;
 use crate::model::euler_lagrange::el_residual;
 use crate::model::kernel::KernelCoefficients;
-use crate::model::{Structure, Term};
+use crate::model::{Declared, Structure, no_kinetic};
 use nalgebra::{SMatrix, SVector};
 use num_dual::{Dual64, DualNum};
 
@@ -16,7 +18,7 @@ use num_dual::{Dual64, DualNum};
 /// general path.
 struct General<'a, T>(&'a T);
 
-impl<T: Term<N>, const N: usize> Term<N> for General<'_, T> {
+impl<T: Declared<N>, const N: usize> Declared<N> for General<'_, T> {
     fn lagrangian<D: DualNum<Primitive = f64> + Copy>(
         &self,
         t: D,
@@ -48,7 +50,7 @@ impl<T: Term<N>, const N: usize> Term<N> for General<'_, T> {
 /// no call site to the ones the general path runs on (a function with one caller is inlined
 /// almost whatever its size). Whether that matters is not measured: the `kinetic`-written
 /// chain was as slow with this as with the kernels' passes (benches/README.md).
-fn general_blocks<T: Term<N>, const N: usize>(
+fn general_blocks<T: Declared<N>, const N: usize>(
     term: &General<'_, T>,
     (t, q, v, a): (f64, &SVector<f64, N>, &SVector<f64, N>, &SVector<f64, N>),
     c: &KernelCoefficients,
@@ -73,17 +75,23 @@ fn general_blocks<T: Term<N>, const N: usize>(
     (r, j)
 }
 
-/// What a term declares beyond what is found exactly, in words (`None`: nothing).
-pub(crate) fn declaration<T: Term<N>, const N: usize>(term: &T) -> Option<String> {
-    let s = term.structure();
-    match (s, T::TRANSLATION_INVARIANT) {
-        (Structure::General, None) => None,
-        (Structure::General, Some(d)) => Some(format!("TRANSLATION_INVARIANT = Some({d})")),
-        (s, None) => Some(format!("Structure::{s:?}")),
-        (s, Some(d)) => Some(format!(
-            "Structure::{s:?} and TRANSLATION_INVARIANT = Some({d})"
-        )),
+/// What a term declares beyond what is found exactly, in words (`None`: nothing). Of the
+/// kinetic forms only [`KineticForm::Zero`] can be wrong (a type that declares
+/// [`KineticForm::Function`] and writes a mass matrix after all takes the slower path of its
+/// `kinetic`), so only it is checked.
+pub(crate) fn declaration<T: Declared<N>, const N: usize>(term: &T) -> Option<String> {
+    let mut said = Vec::new();
+    match term.structure() {
+        Structure::General => {}
+        s => said.push(format!("Structure::{s:?}")),
     }
+    if let Some(d) = T::TRANSLATION_INVARIANT {
+        said.push(format!("TRANSLATION_INVARIANT = Some({d})"));
+    }
+    if no_kinetic::<T, N>() {
+        said.push("KINETIC = KineticForm::Zero".to_string());
+    }
+    (!said.is_empty()).then(|| said.join(" and "))
 }
 
 /// The largest difference of `x` from `want`, relative to `1 + max |want|`, and where.
@@ -105,7 +113,7 @@ fn worst(x: &[f64], want: &[f64]) -> Option<(f64, usize)> {
 /// Relative differences above this are a wrong declaration (the paths differ by rounding).
 const TOLERANCE: f64 = 1e-8;
 
-impl<T: Term<N>, const N: usize> TermAd<T, N> {
+impl<T: Declared<N>, const N: usize> TermAd<T, N> {
     /// Compare the declared derivation with the general one at three states with no special
     /// values: the residual, and the weighted Jacobians `M` and `0.7 M − 0.3 ∂r/∂v + 1.9 ∂r/∂q`.
     /// `Err` names what differs, by how much and where. States where either side is not

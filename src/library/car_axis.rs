@@ -19,7 +19,7 @@
 
 #![allow(clippy::excessive_precision)] // published values, kept as printed
 
-use crate::model::{Constraint, Model, Structure, Term};
+use crate::model::{Constraint, Declared, Model, Structure};
 use nalgebra::SVector;
 use num_dual::DualNum;
 
@@ -91,7 +91,7 @@ impl CarAxis {
     }
 }
 
-impl Term<4> for CarAxis {
+impl Declared<4> for CarAxis {
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,
         _t: D,

@@ -3,7 +3,7 @@
 
 use super::elements::{AnchoredRod, Particle, Rod};
 use crate::error::{Error, ModelError};
-use crate::model::{Constraint, Model, Term};
+use crate::model::{Constraint, Declared, Model};
 use nalgebra::SVector;
 use num_dual::DualNum;
 
@@ -42,7 +42,7 @@ pub struct AnglePendulum {
     pub g: f64,
 }
 
-impl Term<1> for AnglePendulum {
+impl Declared<1> for AnglePendulum {
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,
         _t: D,
@@ -132,7 +132,7 @@ pub struct DoublePendulum {
     pub g: f64,
 }
 
-impl Term<2> for DoublePendulum {
+impl Declared<2> for DoublePendulum {
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,
         _t: D,

@@ -12,7 +12,7 @@
 //! outer vector dual the gradient in `v`. On Taylor series ([`series_residual`]) the series
 //! carries the motion: `∂L/∂v` on first-order duals, and its series differentiated.
 
-use super::{Constraint, Term};
+use super::{Constraint, Declared};
 use crate::expr::taylor::TaylorVar;
 use nalgebra::{Const, SMatrix, SVector, U1};
 use num_dual::{Dual, DualNum, DualSVec};
@@ -41,7 +41,7 @@ pub(crate) fn el_residual<S, T, const N: usize>(
 ) -> (SVector<S, N>, SVector<S, N>)
 where
     S: DualNum<Primitive = f64> + Copy,
-    T: Term<N>,
+    T: Declared<N>,
 {
     // d/dt ∂L/∂v: inner Dual along (v, a, 1), outer DualSVec = gradient in v.
     let tx = DualSVec::<Dual<S>, N>::from_re(Dual::new(t, S::from(1.0)));
@@ -77,7 +77,7 @@ pub(crate) fn nonconservative<S, T, const N: usize>(
 ) -> SVector<S, N>
 where
     S: DualNum<Primitive = f64> + Copy,
-    T: Term<N>,
+    T: Declared<N>,
 {
     let ty = DualSVec::<S, N>::from_re(t);
     let rv = term
@@ -100,7 +100,7 @@ pub(crate) fn constant_mass_residual<S, T, const N: usize>(
 ) -> SVector<S, N>
 where
     S: DualNum<Primitive = f64> + Copy,
-    T: Term<N>,
+    T: Declared<N>,
 {
     let ty = DualSVec::<S, N>::from_re(t);
     let mut r = term
@@ -145,7 +145,7 @@ where
 /// `∂L/∂q` by two first-order passes, `d/dt` by the series itself (no pass along the motion:
 /// the series carries it). `q` and `v` must be known to one more coefficient than the result is
 /// wanted to (`∂L/∂v`'s last is lost to `d/dt`).
-pub(crate) fn series_residual<T: Term<N>, const N: usize>(
+pub(crate) fn series_residual<T: Declared<N>, const N: usize>(
     term: &T,
     t: TaylorVar,
     q: &SVector<TaylorVar, N>,
@@ -170,6 +170,7 @@ pub(crate) fn series_residual<T: Term<N>, const N: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Term;
 
     /// A term with every part: a configuration-dependent mass, a time-dependent potential.
     struct Swing;

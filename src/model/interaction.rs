@@ -14,7 +14,7 @@
 //!
 //! and likewise for `R(d, ḋ)`; anchored at `p`, `d = x − p` and `∂d/∂x = I`.
 
-use super::{Term, defaults};
+use super::{Declared, KineticForm, Placed, defaults};
 use nalgebra::SVector;
 use num_dual::DualNum;
 
@@ -76,13 +76,10 @@ pub trait Interaction<const D: usize>: Send + Sync {
         defaults::mark(defaults::FORCE);
         SVector::from_element(S::from(0.0))
     }
-    // Runs `f`, the assembly's loop over a group, from code placed with this type (see
-    // `Term::__placed`; not for users).
-    crate::model::placed_method!();
 }
 
-/// An [`Interaction`] between two points `x₁ = q[0..D]`, `x₂ = q[D..2D]`: a [`Term`] on `2D`
-/// coordinates, translation invariant by construction.
+/// An [`Interaction`] between two points `x₁ = q[0..D]`, `x₂ = q[D..2D]`: a term on `2D`
+/// coordinates ([`Declared`]), translation invariant by construction.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Between<I>(pub I);
 
@@ -93,7 +90,7 @@ impl<I> Between<I> {
     }
 }
 
-/// An [`Interaction`] from the fixed point `anchor` to the point `x = q`: a [`Term`] on `D`
+/// An [`Interaction`] from the fixed point `anchor` to the point `x = q`: a term ([`Declared`]) on `D`
 /// coordinates with `d = x − anchor`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Anchored<I, const D: usize> {
@@ -121,9 +118,9 @@ fn opposite<S: DualNum<Primitive = f64> + Copy, const D: usize, const N: usize>(
 
 macro_rules! impl_between {
     ($d:literal, $n:literal) => {
-        impl<I: Interaction<$d>> Term<$n> for Between<I> {
+        impl<I: Interaction<$d>> Declared<$n> for Between<I> {
             const TRANSLATION_INVARIANT: Option<usize> = Some($d);
-            const __NO_KINETIC: bool = true;
+            const KINETIC: KineticForm = KineticForm::Zero;
             #[inline(always)]
             fn potential<S: DualNum<Primitive = f64> + Copy>(&self, t: S, q: &SVector<S, $n>) -> S {
                 self.0.potential(t, &difference::<S, $d, $n>(q))
@@ -150,7 +147,7 @@ macro_rules! impl_between {
             }
             #[inline(always)]
             fn __placed<R>(f: impl FnOnce() -> R) -> R {
-                I::__placed(f)
+                <I as Placed>::__placed(f)
             }
         }
     };
@@ -167,8 +164,8 @@ impl<I, const D: usize> Anchored<I, D> {
     }
 }
 
-impl<I: Interaction<D>, const D: usize> Term<D> for Anchored<I, D> {
-    const __NO_KINETIC: bool = true;
+impl<I: Interaction<D>, const D: usize> Declared<D> for Anchored<I, D> {
+    const KINETIC: KineticForm = KineticForm::Zero;
     #[inline(always)]
     fn potential<S: DualNum<Primitive = f64> + Copy>(&self, t: S, q: &SVector<S, D>) -> S {
         self.interaction.potential(t, &self.offset(q))
@@ -193,6 +190,6 @@ impl<I: Interaction<D>, const D: usize> Term<D> for Anchored<I, D> {
     }
     #[inline(always)]
     fn __placed<R>(f: impl FnOnce() -> R) -> R {
-        I::__placed(f)
+        <I as Placed>::__placed(f)
     }
 }

@@ -140,7 +140,7 @@ pub trait TermKernel<const N: usize>: Send + Sync + 'static {
         self.residual(t, q, v, a)
     }
     // Runs `f`, the assembly's loop over a group, from code placed with this type (see
-    // `Term::__placed`; not for users).
+    // `model::Placed`; not for users).
     crate::model::placed_method!();
 }
 
@@ -201,7 +201,7 @@ pub trait ConstraintKernel<const N: usize, const M: usize>: Send + Sync + 'stati
         ]
     }
     // Runs `f`, the assembly's loop over a group, from code placed with this type (see
-    // `Term::__placed`; not for users).
+    // `model::Placed`; not for users).
     crate::model::placed_method!();
 }
 

@@ -38,7 +38,7 @@
 //! ```
 
 /// The hidden provided method `__placed` of the traits whose types a group's assembly loop is
-/// placed with (see `Term::__placed`): one definition for all of them.
+/// placed with (see [`Placed`]): one definition for all of them.
 macro_rules! placed_method {
     () => {
         #[doc(hidden)]
@@ -55,6 +55,7 @@ pub(crate) use placed_method;
 
 mod builder;
 pub mod columns;
+mod declared;
 pub mod elements;
 pub(crate) mod euler_lagrange;
 pub mod geometry;
@@ -65,6 +66,8 @@ pub mod orientation;
 mod state;
 
 pub use builder::{ConstraintKernelBox, ModelBuilder, TermKernelBox};
+pub use declared::{Declared, KineticForm, Placed, Structure};
+pub(crate) use declared::{may_write_mass, no_kinetic};
 use group::{Constraints, Terms};
 pub use interaction::{Anchored, Between, Interaction};
 pub use kernel::{ConstraintBlocks, ConstraintKernel, KernelCoefficients, TermKernel};
@@ -130,39 +133,11 @@ pub fn half_quadratic_form<D: DualNum<Primitive = f64> + Copy, const N: usize>(
 /// (non-conservative, subtracted from the residual). Every method has a zero default.
 ///
 /// The Euler–Lagrange residual contributed by the term is
-/// `r = d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q`.
+/// `r = d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q`. What the toolkit needs beyond the energies — which
+/// parts a term leaves out, whether its kinetic energy is a constant mass matrix, whether it
+/// acts through the differences of points — it finds itself; [`Declared`] is the trait for
+/// declaring what it cannot find.
 pub trait Term<const N: usize>: Send + Sync {
-    /// `Some(D)` if the term's potential, dissipation and forces depend on its coordinates
-    /// `q = [x₁, …, x_P]` (points of dimension `D`, `N = P·D`) only through the differences of
-    /// the points, and on the velocities only through the differences of theirs: moving all
-    /// points by one vector, or with one common velocity, changes nothing — springs, dampers,
-    /// forces between the points. The toolkit then seeds its derivative passes on `x₂ … x_P`
-    /// alone and recovers the derivatives in `x₁` as minus their sum (docs/maths.md §15): a 3D
-    /// spring's passes run on 3 seeds instead of 6. Used with [`Structure::NoKinetic`] and
-    /// [`Structure::ConstantMass`] (the kinetic energy is not affected). `None` (the default)
-    /// is right for every term; a declaration that does not hold is refused when the first term
-    /// of its type is added ([`ModelError::WrongDeclaration`](crate::error::ModelError::WrongDeclaration)).
-    ///
-    /// ```
-    /// use lagrangian::prelude::*;
-    /// use lagrangian::model::Structure;
-    /// // a 2D spring of stiffness 100 and rest length 1 between two points
-    /// struct Spring2;
-    /// impl Term<4> for Spring2 {
-    ///     const TRANSLATION_INVARIANT: Option<usize> = Some(2);
-    ///     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 4>) -> D {
-    ///         let (dx, dy) = (q[2] - q[0], q[3] - q[1]);
-    ///         let s = (dx * dx + dy * dy).sqrt() - 1.0;
-    ///         s * s * 50.0
-    ///     }
-    ///     fn has_dissipation_or_force(&self) -> bool { false }
-    ///     fn structure(&self) -> Structure { Structure::NoKinetic }
-    /// }
-    /// // stretched by 0.5 along x: 50 N on each end, towards the other
-    /// let r = lagrangian::ad::term_residual(&Spring2, 0.0, &[0.0, 0.0, 1.5, 0.0], &[0.0; 4], &[0.0; 4]);
-    /// assert!((r[0] + 50.0).abs() < 1e-12 && (r[2] - 50.0).abs() < 1e-12);
-    /// ```
-    const TRANSLATION_INVARIANT: Option<usize> = None;
     /// Kinetic energy `T(t, q, v)`; defaults to `½ vᵀ (M + M(t, q)) v` with the matrices of
     /// [`mass`](Term::mass) and [`mass_matrix`](Term::mass_matrix) (zero unless written).
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
@@ -264,121 +239,6 @@ pub trait Term<const N: usize>: Send + Sync {
         defaults::mark(defaults::FORCE);
         SVector::from_element(D::from(0.0))
     }
-    /// Whether [`dissipation`](Term::dissipation) or [`force`](Term::force) is implemented.
-    /// Returning `false` (the default is `true`) lets the toolkit skip their derivatives; a
-    /// term that implements neither is found to have neither without it.
-    fn has_dissipation_or_force(&self) -> bool {
-        true
-    }
-    /// How the Lagrangian is built, so the toolkit derives each part with the lowest derivative
-    /// order it needs ([`Structure`]); the default, [`Structure::General`], is right for every
-    /// term, and a term that implements neither [`kinetic`](Term::kinetic) nor
-    /// [`lagrangian`](Term::lagrangian) is found to be [`Structure::NoKinetic`] without it.
-    /// A declaration that does not hold is refused when the first term of its type is added
-    /// ([`ModelError::WrongDeclaration`](crate::error::ModelError::WrongDeclaration)).
-    fn structure(&self) -> Structure {
-        Structure::General
-    }
-    /// For [`Structure::PointMasses`]: the constant symmetric matrix `m_ab` of
-    /// `T = ½ Σ_ab m_ab ẋ_a·ẋ_b` over the (at most four) [`mass_points`](Term::mass_points);
-    /// rows of unused points zero.
-    fn point_mass_matrix(&self) -> [[f64; 4]; 4] {
-        [[0.0; 4]; 4]
-    }
-    /// For [`Structure::PointMasses`]: the points (or vectors) `x_a(t, q)` whose velocities the
-    /// kinetic energy is a constant quadratic form of — any functions of `t` and `q`.
-    fn mass_points<D: DualNum<Primitive = f64> + Copy>(
-        &self,
-        _t: D,
-        _q: &SVector<D, N>,
-    ) -> [[D; 3]; 4] {
-        [[D::from(0.0); 3]; 4]
-    }
-    // Runs `f` — the assembly's loop over a group of these terms — from code that rustc places
-    // with this type, beside the methods written for it (not for users: the toolkit calls it).
-    //
-    // A crate's generic instances go to code-generation units by the type they are methods
-    // of; the assembly loop of a group and the loop's closure would otherwise sit in a unit of
-    // this library's own, where the methods written for the type are external calls LLVM
-    // does not inline. Called through here, the loop (a closure, copied into its caller's
-    // unit) runs in this type's unit, so LLVM may inline a user's `potential` or `dissipation`
-    // into it under cargo's default release profile — its cost model decides, and a damped
-    // spring's `dissipation` on the Newton pass's numbers stays a call (benches/README.md,
-    // "Assembly loops placed with the user's type" and "The cloth on a quiet machine").
-    placed_method!();
-    // Whether the type has no kinetic energy by construction (the library's wrappers of an
-    // `Interaction`, its springs, loads and torques): its AD kernel then reads no
-    // accelerations, takes the no-kinetic derivations without looking at the detected
-    // structure, and compiles none of a kinetic energy's (not for users: a term that writes no
-    // kinetic energy is found to have none when it is wrapped).
-    #[doc(hidden)]
-    const __NO_KINETIC: bool = false;
-    // Whether the type may write its kinetic energy as mass matrices (`mass`, `mass_matrix`)
-    // instead of `kinetic` — and so be found [`Structure::MassMatrix`] where it declares
-    // `General`. The library's kinetic elements write `kinetic` and declare their structure:
-    // they say no, and the paths of written mass matrices are not compiled for them (not for
-    // users, like the constant above).
-    #[doc(hidden)]
-    const __MASS_MATRIX: bool = true;
-}
-
-/// What a [`Term`] promises about its Lagrangian, so its residual and Jacobians take the cheapest
-/// derivation (docs/maths.md §15):
-///
-/// | structure | residual | passes for the Jacobians |
-/// | --- | --- | --- |
-/// | `General` | `d/dt ∂L/∂v − ∂L/∂q + ∂R/∂v − Q` | third derivatives of `L` |
-/// | `NoKinetic` | `∇V + ∂R/∂v − Q` | `∇²V`; `R_vq`, `R_vv` |
-/// | `ConstantMass` | `M a + ∇V + ∂R/∂v − Q` | as `NoKinetic`, `M` once |
-/// | `MassMatrix` | `M a + Ṁ v − ½ ∇_q(vᵀ M v) + ∇V + ∂R/∂v − Q` | `M` alone for `c_K = c_D = 0`; else as `General` |
-/// | `PointMasses` | `Σ_a J_aᵀ Σ_b m_ab ẍ_b + ∇V + ∂R/∂v − Q` | as `General` |
-///
-/// ```
-/// use lagrangian::prelude::*;
-/// use lagrangian::model::Structure;
-/// // a spring to the origin: no kinetic energy, so ∇V and ∇²V by one second-order pass
-/// struct Anchor;
-/// impl Term<2> for Anchor {
-///     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 2>) -> D {
-///         q.dot(q) * 50.0
-///     }
-///     fn has_dissipation_or_force(&self) -> bool { false }
-///     fn structure(&self) -> Structure { Structure::NoKinetic }
-/// }
-/// let r = lagrangian::ad::term_residual(&Anchor, 0.0, &[0.1, -0.2], &[0.0; 2], &[0.0; 2]);
-/// assert!((r[0] - 10.0).abs() < 1e-14 && (r[1] + 20.0).abs() < 1e-14);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Structure {
-    /// `L(t, q, v)` of any form, [`lagrangian`](Term::lagrangian) possibly overridden.
-    #[default]
-    General,
-    /// No kinetic energy: `L = −V(t, q)` ([`kinetic`](Term::kinetic) and
-    /// [`lagrangian`](Term::lagrangian) not overridden), with any dissipation and forces —
-    /// springs, potentials, dampers, loads.
-    NoKinetic,
-    /// `L = T − V` ([`lagrangian`](Term::lagrangian) not overridden) with `T = ½ vᵀ M v` and `M`
-    /// constant (no dependence on `t` or `q`; no terms linear in `v`) — point masses in
-    /// Cartesian coordinates, planar bodies on their basic points. Found without declaring it
-    /// for a term that writes [`mass`](Term::mass) and neither `kinetic` nor `lagrangian`.
-    ConstantMass,
-    /// `L = T − V` ([`lagrangian`](Term::lagrangian) not overridden) with `T = ½ vᵀ M(t, q) v`
-    /// written as [`mass_matrix`](Term::mass_matrix) (and possibly [`mass`](Term::mass)), found
-    /// without declaring it. The residual is `M a + Ṁ v − ½ ∇_q(vᵀ M v) + ∇V + ∂R/∂v − Q` from
-    /// two first-order passes of `M` (along the path and seeded on `q`), the matrix of a state's
-    /// accelerations `M` itself; the other Jacobians take the general path.
-    MassMatrix,
-    /// `L = T − V` ([`lagrangian`](Term::lagrangian) not overridden) with
-    /// `T = ½ Σ_ab m_ab ẋ_a·ẋ_b` over points `x_a(t, q)` of any form
-    /// ([`mass_points`](Term::mass_points)) and constant `m_ab`
-    /// ([`point_mass_matrix`](Term::point_mass_matrix))
-    /// — a massive bar on points that are expressions of the coordinates, a 3D body on its
-    /// point and frame vectors (`k = i × j` is quadratic in `q`). The residual's kinetic part is the virtual work of
-    /// the points' inertia forces, `Σ_a J_aᵀ f_a` with `f_a = Σ_b m_ab ẍ_b` (`J_a = ∂x_a/∂q`):
-    /// one first-over-second-order pass per point instead of nested passes through `L`. The
-    /// Jacobians take the general path.
-    PointMasses,
 }
 
 /// `M` holonomic (possibly rheonomic) constraint equations `C(t, q_I) = 0` over `N` local
@@ -390,9 +250,6 @@ pub trait Constraint<const N: usize, const M: usize>: Send + Sync {
         t: D,
         q: &SVector<D, N>,
     ) -> SVector<D, M>;
-    // Runs `f`, the assembly's loop over a group, from code placed with this type (see
-    // `Term::__placed`; not for users).
-    placed_method!();
 }
 
 /// The name and rows of a constraint block, in the order the blocks were added.

@@ -524,3 +524,83 @@ fn no_module_circle() {
     assert!(edges["expr::vector::tape"].contains("expr::vector::chain_leaf"));
     assert!(edges["output::formats"].contains("output::csv"));
 }
+
+/// The names of the items (`fn`, `const`, `type`, macro calls) declared in the body of
+/// `pub trait {name}` in `file`, comments left out.
+fn trait_items(file: &str, name: &str) -> Vec<String> {
+    let text = fs::read_to_string(file).expect(file);
+    let code = code_of(&text);
+    let start = code
+        .find(&format!("pub trait {name}"))
+        .unwrap_or_else(|| panic!("no trait {name} in {file}"));
+    let open = start + code[start..].find('{').expect("the trait's body");
+    let (mut depth, mut body) = (0usize, String::new());
+    for c in code[open..].chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ => {}
+        }
+        // only what is at the trait's own level: not the default bodies
+        if depth == 1 && c != '{' {
+            body.push(c);
+        }
+        if depth == 0 {
+            break;
+        }
+    }
+    let mut items = Vec::new();
+    let words: Vec<&str> = body
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!'))
+        .collect();
+    for (k, w) in words.iter().enumerate() {
+        let next = words[k + 1..].iter().find(|x| !x.is_empty());
+        match (*w, next) {
+            ("fn" | "const" | "type", Some(n)) => items.push(n.to_string()),
+            (m, _) if m.ends_with('!') => items.push(m.to_string()),
+            _ => {}
+        }
+    }
+    items
+}
+
+#[test]
+fn the_traits_a_user_writes_are_physics() {
+    // a term is its energies: the declarations are `Declared`'s, the code-generation hooks
+    // `Placed`'s (implemented for every type)
+    let physics = [
+        "kinetic",
+        "mass",
+        "mass_matrix",
+        "potential",
+        "lagrangian",
+        "dissipation",
+        "force",
+    ];
+    assert_eq!(trait_items("src/model/mod.rs", "Term"), physics);
+    assert_eq!(
+        trait_items("src/model/interaction.rs", "Interaction"),
+        ["potential", "dissipation", "force"]
+    );
+    assert_eq!(
+        trait_items("src/model/mod.rs", "Constraint"),
+        ["constraint"]
+    );
+    // what a term may declare, beside the same energies
+    let declared = trait_items("src/model/declared.rs", "Declared");
+    let extra: Vec<&str> = (declared.iter().map(String::as_str))
+        .filter(|x| !physics.contains(x))
+        .collect();
+    assert_eq!(
+        extra,
+        [
+            "TRANSLATION_INVARIANT",
+            "KINETIC",
+            "has_dissipation_or_force",
+            "structure",
+            "point_mass_matrix",
+            "mass_points",
+            "placed_method!"
+        ]
+    );
+}

@@ -3,6 +3,7 @@
 //! method): consistent initial values and the output's `q̈`.
 
 use lagrangian::library::pendulum::DoublePendulum;
+use lagrangian::model::Declared;
 use lagrangian::prelude::*;
 use lagrangian::solve::StateSolver;
 
@@ -56,7 +57,7 @@ fn accelerations_are_exact_for_a_coupled_mass_matrix_above_the_dense_limit() {
 #[derive(Clone, Copy)]
 struct Coupled;
 
-impl Term<2> for Coupled {
+impl Declared<2> for Coupled {
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,
         _t: D,

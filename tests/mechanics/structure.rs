@@ -14,14 +14,14 @@ use lagrangian::model::elements::{
     AnchoredSpring, ExprEnergy, Frame, LocalPoint, Particle, ParticleAt, PlanarBody, PointForce,
     Points, RigidBody3, Spring, SpringBetween,
 };
-use lagrangian::model::{KernelCoefficients, Structure, TermKernel};
+use lagrangian::model::{Declared, KernelCoefficients, Structure, TermKernel};
 use lagrangian::prelude::*;
 
 /// The same term with the general derivation forced (its Lagrangian written).
 #[derive(Clone)]
 pub(crate) struct General<T>(pub(crate) T);
 
-impl<T: Term<N>, const N: usize> Term<N> for General<T> {
+impl<T: Declared<N>, const N: usize> Declared<N> for General<T> {
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,
         t: D,
@@ -66,7 +66,7 @@ impl<T: Term<N>, const N: usize> Term<N> for General<T> {
 
 /// The largest relative difference of `(r, M, ∂r/∂v, ∂r/∂q)` between the declared structure
 /// and the general path over ten random states; the structure must be `expected`.
-fn worst<T: Term<N> + Clone + 'static, const N: usize>(term: T, expected: Structure) -> f64 {
+fn worst<T: Declared<N> + Clone + 'static, const N: usize>(term: T, expected: Structure) -> f64 {
     // a structure found from what the term writes is declared by nobody: the raw term says
     // `General`
     if !matches!(expected, Structure::MassMatrix) {
@@ -324,7 +324,7 @@ fn expressions_and_forces_equal_the_general_derivation() {
         dissipation: None,
     };
     assert_eq!(
-        <ExprEnergy as Term<2>>::structure(&with_kinetic),
+        <ExprEnergy as Declared<2>>::structure(&with_kinetic),
         Structure::General
     );
     let x = LocalPoint::Affine {
@@ -347,7 +347,7 @@ fn expressions_and_forces_equal_the_general_derivation() {
 #[derive(Clone)]
 struct Drag;
 
-impl Term<3> for Drag {
+impl Declared<3> for Drag {
     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, t: D, q: &SVector<D, 3>) -> D {
         (q[0] * q[1]).sin() * t + q[2].powi(4) * 0.25
     }
@@ -419,7 +419,7 @@ fn dot3<D: DualNum<Primitive = f64> + Copy>(a: [D; 3], b: [D; 3]) -> D {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
-impl Term<9> for Hinge {
+impl Declared<9> for Hinge {
     const TRANSLATION_INVARIANT: Option<usize> = Some(3);
     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, t: D, q: &SVector<D, 9>) -> D {
         let (a, b) = (rel(q, 1, 0), rel(q, 1, 2));
@@ -463,7 +463,7 @@ impl Term<9> for Hinge {
 #[derive(Clone)]
 struct Dumbbell;
 
-impl Term<4> for Dumbbell {
+impl Declared<4> for Dumbbell {
     const TRANSLATION_INVARIANT: Option<usize> = Some(2);
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,
@@ -496,7 +496,7 @@ impl Term<4> for Dumbbell {
 #[derive(Clone)]
 struct Pentagon;
 
-impl Term<10> for Pentagon {
+impl Declared<10> for Pentagon {
     const TRANSLATION_INVARIANT: Option<usize> = Some(2);
     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 10>) -> D {
         let mut s = D::from(0.0);
@@ -626,7 +626,7 @@ fn kinetic_energies_written_as_mass_matrices_equal_the_general_derivation() {
 
 /// Declares no kinetic energy but writes one.
 struct ClaimsNoKinetic;
-impl Term<2> for ClaimsNoKinetic {
+impl Declared<2> for ClaimsNoKinetic {
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,
         _t: D,
@@ -645,7 +645,7 @@ impl Term<2> for ClaimsNoKinetic {
 
 /// Declares a constant mass matrix, but `M = 1 + x²`.
 struct ClaimsConstantMass;
-impl Term<1> for ClaimsConstantMass {
+impl Declared<1> for ClaimsConstantMass {
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,
         _t: D,
@@ -661,7 +661,7 @@ impl Term<1> for ClaimsConstantMass {
 
 /// Declares translation invariance, but the potential holds the first point to the origin.
 struct ClaimsRelative;
-impl Term<4> for ClaimsRelative {
+impl Declared<4> for ClaimsRelative {
     const TRANSLATION_INVARIANT: Option<usize> = Some(2);
     fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 4>) -> D {
         let d = SVector::<D, 2>::new(q[2] - q[0], q[3] - q[1]);

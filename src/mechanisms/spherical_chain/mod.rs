@@ -26,7 +26,7 @@ mod problem;
 pub use problem::ChartLog;
 
 use crate::error::{Error, SolveError};
-use crate::model::{Model, Term};
+use crate::model::{Declared, Model};
 use crate::problem::memory;
 use nalgebra::{SVector, Vector3};
 use num_dual::DualNum;
@@ -227,7 +227,7 @@ struct SelfTerm {
     damping: f64,
 }
 
-impl<const N: usize> Term<N> for SelfTerm {
+impl<const N: usize> Declared<N> for SelfTerm {
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,
         _t: D,
@@ -274,7 +274,7 @@ struct PairTerm {
     damping: f64,
 }
 
-impl<const N: usize> Term<N> for PairTerm {
+impl<const N: usize> Declared<N> for PairTerm {
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,
         _t: D,

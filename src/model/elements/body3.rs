@@ -5,7 +5,7 @@ use super::points::{cross, three};
 use super::{Frame, Points};
 use crate::error::ModelError;
 use crate::expr::VExpr;
-use crate::model::{Constraint, Structure, Term};
+use crate::model::{Constraint, Declared, KineticForm, Structure};
 use nalgebra::{Matrix3, SVector};
 use num_dual::DualNum;
 
@@ -118,8 +118,8 @@ pub fn second_moment(inertia: [[f64; 3]; 3]) -> Result<[[f64; 3]; 3], ModelError
     Ok(std::array::from_fn(|r| std::array::from_fn(|c| jm[(r, c)])))
 }
 
-impl<const N: usize> Term<N> for RigidBody3 {
-    const __MASS_MATRIX: bool = false;
+impl<const N: usize> Declared<N> for RigidBody3 {
+    const KINETIC: KineticForm = KineticForm::Function;
     fn kinetic<T: DualNum<Primitive = f64> + Copy>(
         &self,
         t: T,

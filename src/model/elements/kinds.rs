@@ -1,7 +1,7 @@
 //! The library's elements on points as three types: [`PointTerm`] (the elements with mass —
 //! particles, springs, planar and 3D bodies), [`PointLoad`] (forces and torques, no kinetic
 //! energy) and [`PointConstraint`] (distances, rigidity rows, equations), each an enum whose
-//! `Term<N>` / `Constraint<N, 1>` methods pass the call to the element it holds.
+//! `Declared<N>` / `Constraint<N, 1>` methods pass the call to the element it holds.
 //!
 //! Why: an element on points is placed on any of the local sizes [`ad::place`] has kernels for,
 //! and each size of each element type is a copy of the AD kernel's derivative passes and of the
@@ -34,16 +34,16 @@ use super::{
     BodyTorque, DistanceBetween, Equation, ParticleAt, PlanarBody, PlanarTorque, PointForce,
     RigidBody3, RigidityRow, SpringBetween,
 };
-use crate::model::{Constraint, Structure, Term};
+use crate::model::{Constraint, Declared, KineticForm, Structure};
 use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
 
-/// `match` on the element an enum holds (bound to `$x`) and call its `Term<N>` method `$m`
+/// `match` on the element an enum holds (bound to `$x`) and call its `Declared<N>` method `$m`
 /// with the arguments `$args`.
 macro_rules! delegate {
     ($self:ident, $x:ident, $name:ident, [$(($variant:ident, $ty:ty)),+], $m:ident $args:tt) => {
         match $self {
-            $($name::$variant($x) => <$ty as Term<N>>::$m $args,)+
+            $($name::$variant($x) => <$ty as Declared<N>>::$m $args,)+
         }
     };
 }
@@ -62,9 +62,9 @@ macro_rules! term_kind {
             }
         })+
 
-        impl<const N: usize> Term<N> for $name {
-            const __NO_KINETIC: bool = true $(&& <$ty as Term<N>>::__NO_KINETIC)+;
-            const __MASS_MATRIX: bool = false $(|| <$ty as Term<N>>::__MASS_MATRIX)+;
+        impl<const N: usize> Declared<N> for $name {
+            const KINETIC: KineticForm =
+                KineticForm::Zero $(.widest(<$ty as Declared<N>>::KINETIC))+;
             fn kinetic<D: DualNum<Primitive = f64> + Copy>(
                 &self,
                 t: D,
@@ -201,7 +201,12 @@ impl<const N: usize> Constraint<N, 1> for PointConstraint {
 // The kinds' constants, checked when the library is built: the kinetic elements declare that
 // they write no mass matrix, the loads that they have no kinetic energy, and no kind claims a
 // translation invariance (a declaration only the springs on coordinates make).
-const _: () =
-    assert!(!<PointTerm as Term<4>>::__NO_KINETIC && !<PointTerm as Term<4>>::__MASS_MATRIX);
-const _: () = assert!(<PointLoad as Term<4>>::__NO_KINETIC);
-const _: () = assert!(<PointTerm as Term<4>>::TRANSLATION_INVARIANT.is_none());
+const _: () = assert!(matches!(
+    <PointTerm as Declared<4>>::KINETIC,
+    KineticForm::Function
+));
+const _: () = assert!(matches!(
+    <PointLoad as Declared<4>>::KINETIC,
+    KineticForm::Zero
+));
+const _: () = assert!(<PointTerm as Declared<4>>::TRANSLATION_INVARIANT.is_none());

@@ -6,7 +6,7 @@ use super::points::{LocalPoint, three};
 use crate::expr::VExpr;
 use crate::expr::vector::VELOCITY;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
-use crate::model::{Structure, Term};
+use crate::model::{Declared, KineticForm, Structure};
 use nalgebra::{SMatrix, SVector};
 use num_dual::DualNum;
 use std::sync::Arc;
@@ -95,8 +95,8 @@ pub struct PointForce {
     pub force: [VExpr; 3],
 }
 
-impl<const N: usize> Term<N> for PointForce {
-    const __NO_KINETIC: bool = true;
+impl<const N: usize> Declared<N> for PointForce {
+    const KINETIC: KineticForm = KineticForm::Zero;
     fn structure(&self) -> Structure {
         Structure::NoKinetic
     }

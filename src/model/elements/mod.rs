@@ -1,4 +1,4 @@
-//! Physics elements as Rust types, one file per physics: the AD form (a [`Term`](crate::model::Term)
+//! Physics elements as Rust types, one file per physics: the AD form (a term, [`Declared`](crate::model::Declared),
 //! or [`Constraint`](crate::model::Constraint)) and, where speed matters, the hand-derived kernel
 //! of the same physics beside it; tests hold the two equal
 //! ([`compare_term_kernels`](crate::ad::compare_term_kernels)).
@@ -8,7 +8,7 @@
 //! hand kernels), and elements on [`Points`] of the mechanism, which may be affine in the
 //! coordinates or expressions of them ([`ParticleAt`], [`SpringBetween`], [`DistanceBetween`],
 //! [`PlanarBody`], [`RigidBody3`] with [`Rigidity3`], [`PointForce`], [`PlanarTorque`],
-//! [`BodyTorque`], [`Equation`], [`ExprEnergy`]). The second family implements `Term<N>` / `Constraint<N, M>`
+//! [`BodyTorque`], [`Equation`], [`ExprEnergy`]). The second family implements `Declared<N>` / `Constraint<N, M>`
 //! for every `N`, so one value serves whatever local coordinate list it is placed on.
 
 mod body3;

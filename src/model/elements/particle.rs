@@ -4,7 +4,7 @@
 use super::{Mat, Points, V};
 use crate::expr::taylor::TaylorVar;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
-use crate::model::{Structure, Term};
+use crate::model::{Declared, KineticForm, Structure};
 use nalgebra::SVector;
 use num_dual::DualNum;
 
@@ -30,8 +30,8 @@ pub struct Particle<const D: usize> {
     pub gravity: [f64; D],
 }
 
-impl<const D: usize> Term<D> for Particle<D> {
-    const __MASS_MATRIX: bool = false;
+impl<const D: usize> Declared<D> for Particle<D> {
+    const KINETIC: KineticForm = KineticForm::Function;
     fn kinetic<T: DualNum<Primitive = f64> + Copy>(
         &self,
         _t: T,
@@ -143,8 +143,8 @@ pub struct ParticleAt {
     pub gravity: [f64; 3],
 }
 
-impl<const N: usize> Term<N> for ParticleAt {
-    const __MASS_MATRIX: bool = false;
+impl<const N: usize> Declared<N> for ParticleAt {
+    const KINETIC: KineticForm = KineticForm::Function;
     fn kinetic<T: DualNum<Primitive = f64> + Copy>(
         &self,
         t: T,

@@ -2,7 +2,7 @@
 
 use super::Points;
 use super::points::three;
-use crate::model::{Structure, Term};
+use crate::model::{Declared, KineticForm, Structure};
 use nalgebra::SVector;
 use num_dual::DualNum;
 
@@ -47,8 +47,8 @@ pub struct PlanarBody {
     pub gravity: [f64; 3],
 }
 
-impl<const N: usize> Term<N> for PlanarBody {
-    const __MASS_MATRIX: bool = false;
+impl<const N: usize> Declared<N> for PlanarBody {
+    const KINETIC: KineticForm = KineticForm::Function;
     fn kinetic<T: DualNum<Primitive = f64> + Copy>(
         &self,
         t: T,

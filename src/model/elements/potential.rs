@@ -2,7 +2,7 @@
 
 use crate::expr::VExpr;
 use crate::expr::vector::VELOCITY;
-use crate::model::{Structure, Term};
+use crate::model::{Declared, KineticForm, Structure};
 use nalgebra::SVector;
 use num_dual::DualNum;
 
@@ -60,8 +60,8 @@ fn at<D: DualNum<Primitive = f64> + Copy, const N: usize>(
     }
 }
 
-impl<const N: usize> Term<N> for ExprEnergy {
-    const __MASS_MATRIX: bool = false;
+impl<const N: usize> Declared<N> for ExprEnergy {
+    const KINETIC: KineticForm = KineticForm::Function;
     fn kinetic<D: DualNum<Primitive = f64> + Copy>(
         &self,
         t: D,

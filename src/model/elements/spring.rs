@@ -7,7 +7,7 @@ use super::{Mat, Points, V};
 use crate::expr::taylor::TaylorVar;
 use crate::model::euler_lagrange::constant_mass_residual;
 use crate::model::kernel::{KernelCoefficients, TermKernel};
-use crate::model::{Anchored, Between, Interaction, Structure, Term};
+use crate::model::{Anchored, Between, Declared, Interaction, KineticForm, Structure};
 use nalgebra::SVector;
 use num_dual::DualNum;
 
@@ -89,10 +89,9 @@ impl<const D: usize> Spring<D> {
 macro_rules! impl_spring {
     ($d:literal, $n:literal) => {
         /// [`Between`] two coordinate points.
-        impl Term<$n> for Spring<$d> {
+        impl Declared<$n> for Spring<$d> {
             const TRANSLATION_INVARIANT: Option<usize> = Some($d);
-            const __NO_KINETIC: bool = true;
-            const __MASS_MATRIX: bool = false;
+            const KINETIC: KineticForm = KineticForm::Zero;
             #[inline(always)]
             fn potential<T: DualNum<Primitive = f64> + Copy>(&self, t: T, q: &SVector<T, $n>) -> T {
                 Between(*self).potential(t, q)
@@ -147,8 +146,8 @@ impl<const D: usize> AnchoredSpring<D> {
     }
 }
 
-impl<const D: usize> Term<D> for AnchoredSpring<D> {
-    const __NO_KINETIC: bool = true;
+impl<const D: usize> Declared<D> for AnchoredSpring<D> {
+    const KINETIC: KineticForm = KineticForm::Zero;
     #[inline(always)]
     fn potential<T: DualNum<Primitive = f64> + Copy>(&self, t: T, q: &SVector<T, D>) -> T {
         self.placed().potential(t, q)
@@ -423,8 +422,8 @@ impl SpringBetween {
     }
 }
 
-impl<const N: usize> Term<N> for SpringBetween {
-    const __MASS_MATRIX: bool = false;
+impl<const N: usize> Declared<N> for SpringBetween {
+    const KINETIC: KineticForm = KineticForm::Function;
     fn kinetic<T: DualNum<Primitive = f64> + Copy>(
         &self,
         t: T,

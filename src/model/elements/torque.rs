@@ -4,7 +4,7 @@
 use super::points::{LocalPoint, cross, sub, three};
 use super::{Frame, Points};
 use crate::expr::VExpr;
-use crate::model::{Structure, Term};
+use crate::model::{Declared, KineticForm, Structure};
 use nalgebra::SVector;
 use num_dual::DualNum;
 
@@ -36,8 +36,8 @@ pub struct PlanarTorque {
     pub length: f64,
 }
 
-impl<const N: usize> Term<N> for PlanarTorque {
-    const __NO_KINETIC: bool = true;
+impl<const N: usize> Declared<N> for PlanarTorque {
+    const KINETIC: KineticForm = KineticForm::Zero;
     fn structure(&self) -> Structure {
         Structure::NoKinetic
     }
@@ -100,8 +100,8 @@ pub struct BodyTorque {
     pub torque: [VExpr; 3],
 }
 
-impl<const N: usize> Term<N> for BodyTorque {
-    const __NO_KINETIC: bool = true;
+impl<const N: usize> Declared<N> for BodyTorque {
+    const KINETIC: KineticForm = KineticForm::Zero;
     fn structure(&self) -> Structure {
         Structure::NoKinetic
     }
