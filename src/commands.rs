@@ -157,7 +157,7 @@ pub fn fit(a: &cli::FitArgs) -> Result<(), String> {
         ..Default::default()
     };
     plan.apply(&mut p, &ov).map_err(|e| e.to_string())?;
-    let exact = matches!(plan.method, lagrangian::problem::Method::GenAlpha(_));
+    let exact = plan.method.options().has_sensitivities();
     let source = a.target.display().to_string();
     let out = (a.out.clone()).unwrap_or_else(|| default_out(&a.file).join("fit"));
     lagrangian::output::folder::refuse_inputs_among_results(&out, &[&a.target, &a.file])

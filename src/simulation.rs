@@ -203,34 +203,17 @@ fn mass_at(
 
 /// `method` with an error control's automatic span set to `problem`'s `t_end − t0` (1 when
 /// that is not a positive finite span).
-fn spanned(method: Method, problem: &Problem) -> Method {
+fn spanned(mut method: Method, problem: &Problem) -> Method {
     let span = problem.t_end - problem.t0;
     let span = if span > 0.0 && span.is_finite() {
         span
     } else {
         1.0
     };
-    match method {
-        Method::GenAlpha(mut o) => {
-            if let Some(c) = o.step_control.as_mut().filter(|c| !(c.span > 0.0)) {
-                c.span = span;
-            }
-            Method::GenAlpha(o)
-        }
-        Method::Dop853(mut o) if o.span == 0.0 => {
-            o.span = span;
-            Method::Dop853(o)
-        }
-        Method::Radau(mut o) if o.span == 0.0 => {
-            o.span = span;
-            Method::Radau(o)
-        }
-        Method::Taylor(mut o) if o.span == 0.0 => {
-            o.span = span;
-            Method::Taylor(o)
-        }
-        m => m,
+    if let Some(s) = method.options_mut().span_mut().filter(|s| !(**s > 0.0)) {
+        *s = span;
     }
+    method
 }
 
 impl Simulation {
@@ -707,7 +690,7 @@ impl Simulation {
 /// ([`StepWork`]) when an observer keeps the ledger: for the methods of higher order than the
 /// trapezoidal rule (every method but generalized-α, second order like the rule).
 fn by_extension(plan: &RunPlan) -> bool {
-    !matches!(plan.method, Method::GenAlpha(_))
+    plan.method.options().extends_beyond_second_order()
 }
 
 /// The index of the first of `o`'s times at `t` or after it (`include`), or strictly after it.

@@ -7,7 +7,7 @@ use crate::model::StateView;
 use crate::output::columns::MomentaWork;
 use crate::output::ledger::LedgerTotals;
 use crate::output::observe::{Control, Event, Observer};
-use crate::problem::Outputs;
+use crate::problem::{Outputs, Work};
 use crate::solve::{InitReport, Method, Problem, RunPlan, Stats};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -239,50 +239,31 @@ impl std::fmt::Display for Summary {
             count(s.coordinates, "coordinate", "coordinates"),
             count(s.constraints, "constraint", "constraints"),
         )?;
-        let method = match &s.method {
-            Method::GenAlpha(g) => format!("generalized-α, ρ∞ = {}", g.rho_inf),
-            Method::Rk4(_) => "RK4".to_string(),
-            Method::Dop853(_) => "DOP853 (explicit Runge–Kutta of order 8)".to_string(),
-            Method::Radau(_) => {
-                "Radau IIA (implicit, order 5, on the index-3 equations)".to_string()
-            }
-            Method::Taylor(o) if o.order == 0 => format!(
-                "Taylor series of order {} (chosen from the tolerance)",
-                s.stats.order
-            ),
-            Method::Taylor(o) => format!("Taylor series of order {}", o.order),
-        };
+        let options = s.method.options();
+        let method = options.describe(s.stats.order);
         let n = s.stats.steps;
         let steps = format!("{n} step{}", if n == 1 { "" } else { "s" });
-        let rejected = s.stats.rejected_steps;
-        let controlled = |rtol: f64, atol: f64, rejected: Option<usize>| match rejected {
-            Some(r) => format!(
-                "{steps} under error control (rtol {rtol:.0e}, atol {atol:.0e}; {r} rejected)"
+        let steps = match options.tolerances() {
+            Some((rtol, atol)) if options.rejects_steps() => format!(
+                "{steps} under error control (rtol {rtol:.0e}, atol {atol:.0e}; {} rejected)",
+                s.stats.rejected_steps
             ),
-            None => format!("{steps} under error control (rtol {rtol:.0e}, atol {atol:.0e})"),
-        };
-        let steps = match &s.method {
-            Method::GenAlpha(g) if g.step_control.is_some() => {
-                let c = g.step_control.unwrap_or_default();
-                controlled(c.rtol, c.atol, Some(rejected))
+            Some((rtol, atol)) => {
+                format!("{steps} under error control (rtol {rtol:.0e}, atol {atol:.0e})")
             }
-            Method::Dop853(d) => controlled(d.rtol, d.atol, Some(rejected)),
-            Method::Radau(d) => controlled(d.rtol, d.atol, Some(rejected)),
-            // no step is rejected: the series bounds its own error
-            Method::Taylor(d) => controlled(d.rtol, d.atol, None),
-            _ => format!("{steps} of h = {:.3e} s", s.h),
+            None => format!("{steps} of h = {:.3e} s", s.h),
         };
         writeln!(f, "  t = {} … {} s, {steps}, {method}", s.t0, s.t_end)?;
-        let work = match &s.method {
-            Method::Dop853(_) => format!(
+        let work = match options.work() {
+            Work::Accelerations => format!(
                 "{} evaluations of the accelerations",
                 s.stats.residual_evaluations
             ),
-            Method::Taylor(_) => format!(
+            Work::SeriesResiduals => format!(
                 "{} evaluations of the residual on series",
                 s.stats.residual_evaluations
             ),
-            _ => format!("{} Newton iterations", s.stats.newton_iterations),
+            Work::NewtonIterations => format!("{} Newton iterations", s.stats.newton_iterations),
         };
         writeln!(
             f,

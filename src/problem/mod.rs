@@ -9,14 +9,18 @@ use crate::model::columns::UserColumn;
 use crate::model::geometry::Geometry;
 use crate::model::{Model, StateView};
 pub mod memory;
+mod method;
+mod method_options;
 mod options;
 mod outputs;
 mod plan;
 
-pub(crate) use options::MethodName;
+pub use method::Method;
+pub(crate) use method::MethodName;
+pub use method_options::{MethodOptions, Work};
 pub use options::{
-    Dop853Options, GenAlphaOptions, InitOptions, LinearSolverKind, Method, RadauOptions,
-    Rk4Options, StepControl, TaylorOptions,
+    Dop853Options, GenAlphaOptions, InitOptions, LinearSolverKind, RadauOptions, Rk4Options,
+    StepControl, TaylorOptions,
 };
 pub use outputs::{
     ENERGY_COLUMNS, Format, GROUPS, LEDGER_COLUMNS, MOMENTA_COLUMNS, OutputTimes, Outputs,

@@ -1,161 +1,8 @@
 //! The methods and their options: data, with one source of defaults written on each field. The
 //! integrators that read them live in [`crate::solve`].
 
+use super::method_options::{MethodOptions, Work};
 use serde::{Deserialize, Serialize};
-
-/// A time-integration method with its options: what a [`Simulation`](crate::simulation::Simulation)
-/// builds its integrator from
-/// ([`Method::integrator`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "method", rename_all = "kebab-case")]
-pub enum Method {
-    /// Generalized-α on the index-3 DAE (the default).
-    #[serde(rename = "generalized-alpha")]
-    GenAlpha(GenAlphaOptions),
-    /// Classical explicit RK4 (unconstrained mechanisms only).
-    Rk4(Rk4Options),
-    /// The explicit Runge–Kutta pair DOP853 of order 8 under error control, on the index-1 form
-    /// with projection onto the constraints after every step (non-stiff mechanisms).
-    Dop853(Dop853Options),
-    /// Radau IIA of order 5 under error control, on the index-3 equations themselves (stiff
-    /// mechanisms, stiff constraints).
-    Radau(RadauOptions),
-    /// The Taylor-series method of any order up to 22 under error control, on the index-1
-    /// form with projection onto the constraints (DAETS' method: smooth non-stiff mechanisms
-    /// at tight tolerances).
-    Taylor(TaylorOptions),
-}
-
-impl Default for Method {
-    fn default() -> Self {
-        Method::GenAlpha(GenAlphaOptions::default())
-    }
-}
-
-impl From<GenAlphaOptions> for Method {
-    fn from(o: GenAlphaOptions) -> Self {
-        Method::GenAlpha(o)
-    }
-}
-
-impl From<Rk4Options> for Method {
-    fn from(o: Rk4Options) -> Self {
-        Method::Rk4(o)
-    }
-}
-
-impl From<Dop853Options> for Method {
-    fn from(o: Dop853Options) -> Self {
-        Method::Dop853(o)
-    }
-}
-
-impl From<RadauOptions> for Method {
-    fn from(o: RadauOptions) -> Self {
-        Method::Radau(o)
-    }
-}
-
-impl From<TaylorOptions> for Method {
-    fn from(o: TaylorOptions) -> Self {
-        Method::Taylor(o)
-    }
-}
-
-impl Method {
-    /// The (initial) step size (DOP853: the first step, 0 when it is chosen automatically).
-    pub fn h(&self) -> f64 {
-        match self {
-            Method::GenAlpha(o) => o.h,
-            Method::Rk4(o) => o.h,
-            Method::Dop853(o) => o.h0,
-            Method::Radau(o) => o.h0,
-            Method::Taylor(o) => o.h0,
-        }
-    }
-    /// The same method with step size `h` (DOP853: the first step).
-    pub fn with_h(mut self, h: f64) -> Self {
-        match &mut self {
-            Method::GenAlpha(o) => o.h = h,
-            Method::Rk4(o) => o.h = h,
-            Method::Dop853(o) => o.h0 = h,
-            Method::Radau(o) => o.h0 = h,
-            Method::Taylor(o) => o.h0 = h,
-        }
-        self
-    }
-    /// An error-controlled method's `(rtol, atol)` (generalized-α's under step control);
-    /// `None` for a fixed step.
-    pub(crate) fn tolerances(&self) -> Option<(f64, f64)> {
-        match self {
-            Method::GenAlpha(g) => g.step_control.map(|c| (c.rtol, c.atol)),
-            Method::Dop853(d) => Some((d.rtol, d.atol)),
-            Method::Radau(d) => Some((d.rtol, d.atol)),
-            Method::Taylor(d) => Some((d.rtol, d.atol)),
-            Method::Rk4(_) => None,
-        }
-    }
-    /// Set an error-controlled method's `(rtol, atol)` (no change to a fixed step).
-    pub(crate) fn set_tolerances(&mut self, (rtol, atol): (f64, f64)) {
-        let (r, a) = match self {
-            Method::GenAlpha(g) => match &mut g.step_control {
-                Some(c) => (&mut c.rtol, &mut c.atol),
-                None => return,
-            },
-            Method::Dop853(d) => (&mut d.rtol, &mut d.atol),
-            Method::Radau(d) => (&mut d.rtol, &mut d.atol),
-            Method::Taylor(d) => (&mut d.rtol, &mut d.atol),
-            Method::Rk4(_) => return,
-        };
-        (*r, *a) = (rtol, atol);
-    }
-    /// The method's name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Method::GenAlpha(_) => "generalized-alpha",
-            Method::Rk4(_) => "rk4",
-            Method::Dop853(_) => "dop853",
-            Method::Radau(_) => "radau",
-            Method::Taylor(_) => "taylor",
-        }
-    }
-    /// Whether the method chooses its own steps (error control).
-    pub fn is_adaptive(&self) -> bool {
-        match self {
-            Method::GenAlpha(o) => o.step_control.is_some(),
-            Method::Rk4(_) => false,
-            Method::Dop853(_) | Method::Radau(_) | Method::Taylor(_) => true,
-        }
-    }
-}
-
-/// A method as a user names it (`SolverParams.integrator`, `--integrator`, Python's
-/// `method=`): the one place the names are read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MethodName {
-    GenAlpha,
-    Rk4,
-    Dop853,
-    Radau,
-    Taylor,
-}
-
-impl MethodName {
-    /// What a name may be, for messages.
-    pub(crate) const KNOWN: &'static str = "genalpha, rk4, dop853, radau or taylor";
-
-    /// The method `name` names (with the aliases `generalized-alpha`, `radau5`, `radau-iia`).
-    pub(crate) fn parse(name: &str) -> Option<MethodName> {
-        match name {
-            "genalpha" | "generalized-alpha" => Some(MethodName::GenAlpha),
-            "rk4" => Some(MethodName::Rk4),
-            "dop853" => Some(MethodName::Dop853),
-            "radau" | "radau5" | "radau-iia" => Some(MethodName::Radau),
-            "taylor" => Some(MethodName::Taylor),
-            _ => None,
-        }
-    }
-}
 
 /// Options of the generalized-α integrator: the one source of its defaults, each written on its
 /// field (builder style; `GenAlphaOptions::new(h)` is the default with step `h`).
@@ -585,4 +432,120 @@ pub enum LinearSolverKind {
     Sparse,
     /// Diagonal of the iteration matrix (unconstrained systems only); see [`crate::solve::linear`].
     Jacobi,
+}
+
+impl MethodOptions for GenAlphaOptions {
+    fn name(&self) -> &'static str {
+        "generalized-alpha"
+    }
+    fn h(&self) -> f64 {
+        self.h
+    }
+    fn set_h(&mut self, h: f64) {
+        self.h = h;
+    }
+    fn tolerances(&self) -> Option<(f64, f64)> {
+        self.step_control.map(|c| (c.rtol, c.atol))
+    }
+    fn tolerances_mut(&mut self) -> Option<(&mut f64, &mut f64)> {
+        self.step_control
+            .as_mut()
+            .map(|c| (&mut c.rtol, &mut c.atol))
+    }
+    fn span_mut(&mut self) -> Option<&mut f64> {
+        self.step_control.as_mut().map(|c| &mut c.span)
+    }
+    fn describe(&self, _order_run: usize) -> String {
+        format!("generalized-α, ρ∞ = {}", self.rho_inf)
+    }
+    fn extends_beyond_second_order(&self) -> bool {
+        false
+    }
+    fn has_sensitivities(&self) -> bool {
+        true
+    }
+}
+
+impl MethodOptions for Rk4Options {
+    fn name(&self) -> &'static str {
+        "rk4"
+    }
+    fn h(&self) -> f64 {
+        self.h
+    }
+    fn set_h(&mut self, h: f64) {
+        self.h = h;
+    }
+    fn describe(&self, _order_run: usize) -> String {
+        "RK4".to_string()
+    }
+    fn work(&self) -> Work {
+        // the summary has counted RK4's mass solves as Newton iterations
+        Work::NewtonIterations
+    }
+}
+
+/// The step-size and tolerance fields every error-controlled Runge–Kutta-like method's options
+/// have (`h0`, `rtol`, `atol`, `span`), as [`MethodOptions`] items.
+macro_rules! controlled_fields {
+    () => {
+        fn h(&self) -> f64 {
+            self.h0
+        }
+        fn set_h(&mut self, h: f64) {
+            self.h0 = h;
+        }
+        fn tolerances(&self) -> Option<(f64, f64)> {
+            Some((self.rtol, self.atol))
+        }
+        fn tolerances_mut(&mut self) -> Option<(&mut f64, &mut f64)> {
+            Some((&mut self.rtol, &mut self.atol))
+        }
+        fn span_mut(&mut self) -> Option<&mut f64> {
+            Some(&mut self.span)
+        }
+    };
+}
+
+impl MethodOptions for Dop853Options {
+    fn name(&self) -> &'static str {
+        "dop853"
+    }
+    controlled_fields!();
+    fn describe(&self, _order_run: usize) -> String {
+        "DOP853 (explicit Runge–Kutta of order 8)".to_string()
+    }
+    fn work(&self) -> Work {
+        Work::Accelerations
+    }
+}
+
+impl MethodOptions for RadauOptions {
+    fn name(&self) -> &'static str {
+        "radau"
+    }
+    controlled_fields!();
+    fn describe(&self, _order_run: usize) -> String {
+        "Radau IIA (implicit, order 5, on the index-3 equations)".to_string()
+    }
+}
+
+impl MethodOptions for TaylorOptions {
+    fn name(&self) -> &'static str {
+        "taylor"
+    }
+    controlled_fields!();
+    fn describe(&self, order_run: usize) -> String {
+        match self.order {
+            0 => format!("Taylor series of order {order_run} (chosen from the tolerance)"),
+            k => format!("Taylor series of order {k}"),
+        }
+    }
+    fn work(&self) -> Work {
+        Work::SeriesResiduals
+    }
+    fn rejects_steps(&self) -> bool {
+        // the series bounds its own error: no step is rejected
+        false
+    }
 }

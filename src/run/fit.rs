@@ -308,7 +308,7 @@ fn plan_at(problem: &Problem, plan: &RunPlan, times: &[f64]) -> RunPlan {
 /// Whether a fit by `plan` takes its Jacobian from the forward sensitivities of the
 /// generalized-α scheme (else from central differences of runs, [`FitProblem::jacobian`]).
 fn by_sensitivities(plan: &RunPlan) -> bool {
-    matches!(plan.method, Method::GenAlpha(_))
+    plan.method.options().has_sensitivities()
 }
 
 /// The relative parameter step of a central difference for `method`: `∛rtol` (between 1e-6
@@ -316,13 +316,12 @@ fn by_sensitivities(plan: &RunPlan) -> bool {
 /// steps they choose change, so a difference quotient over `δ` carries `rtol/δ` beside the
 /// truncation `δ²` — and 1e-6 for a fixed step (smooth in the parameters).
 fn difference_step(method: &Method) -> f64 {
-    let rtol = match method {
-        Method::Dop853(o) => o.rtol,
-        Method::Radau(o) => o.rtol,
-        Method::Taylor(o) => o.rtol,
-        Method::Rk4(_) | Method::GenAlpha(_) => return 1e-6,
-    };
-    rtol.cbrt().clamp(1e-6, 1e-3)
+    let o = method.options();
+    match o.tolerances() {
+        // a method with sensitivities is differentiated by them, not here
+        Some((rtol, _)) if !o.has_sensitivities() => rtol.cbrt().clamp(1e-6, 1e-3),
+        _ => 1e-6,
+    }
 }
 
 /// A run of `problem` by `plan` seen by `rec` and, when given, the sensitivities `sens`;
