@@ -1,9 +1,10 @@
 //! A method with its options as one value ([`Method`]), read through what every method's options
 //! answer ([`MethodOptions`], `method_options.rs`); the options types are in `options.rs`.
 
+use super::integrator::CustomMethod;
 use super::method_options::MethodOptions;
 use super::options::{Dop853Options, GenAlphaOptions, RadauOptions, Rk4Options, TaylorOptions};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A time-integration method with its options: what a [`Simulation`](crate::simulation::Simulation)
 /// builds its integrator from
@@ -26,6 +27,32 @@ pub enum Method {
     /// form with projection onto the constraints (DAETS' method: smooth non-stiff mechanisms
     /// at tight tolerances).
     Taylor(TaylorOptions),
+    /// A method written outside the toolkit ([`CustomMethod`]; [`Method::custom`]). It is
+    /// written to a summary as its name and description, and cannot be read back from one.
+    #[serde(serialize_with = "write_custom", deserialize_with = "read_custom")]
+    Custom(Box<dyn CustomMethod>),
+}
+
+/// A custom method in a summary: its name and description (its options are the program's).
+#[allow(clippy::borrowed_box)] // the signature serde calls it with
+fn write_custom<S: Serializer>(m: &Box<dyn CustomMethod>, s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Written<'a> {
+        name: &'a str,
+        description: String,
+    }
+    Written {
+        name: m.name(),
+        description: m.describe(0),
+    }
+    .serialize(s)
+}
+
+fn read_custom<'de, D: Deserializer<'de>>(_: D) -> Result<Box<dyn CustomMethod>, D::Error> {
+    Err(serde::de::Error::custom(
+        "a method written outside the toolkit cannot be read back from a file: its options \
+         are the program's",
+    ))
 }
 
 impl Default for Method {
@@ -65,6 +92,10 @@ impl From<TaylorOptions> for Method {
 }
 
 impl Method {
+    /// A method written outside the toolkit, run like its own ([`CustomMethod`]).
+    pub fn custom(options: impl CustomMethod) -> Method {
+        Method::Custom(Box::new(options))
+    }
     /// The options the method holds, as the interface every method's options share.
     pub fn options(&self) -> &dyn MethodOptions {
         match self {
@@ -73,6 +104,7 @@ impl Method {
             Method::Dop853(o) => o,
             Method::Radau(o) => o,
             Method::Taylor(o) => o,
+            Method::Custom(o) => o.as_ref(),
         }
     }
     /// The options the method holds, to change.
@@ -83,6 +115,7 @@ impl Method {
             Method::Dop853(o) => o,
             Method::Radau(o) => o,
             Method::Taylor(o) => o,
+            Method::Custom(o) => o.as_mut(),
         }
     }
     /// The (initial) step size (DOP853: the first step, 0 when it is chosen automatically).

@@ -16,7 +16,7 @@ pub enum Work {
 
 /// What every method's options answer: the one interface through which a plan, the run loop,
 /// the summary and a fit read a method, whichever it is. Each options type implements it beside
-/// its fields; [`Method`] passes each call to the options it holds.
+/// its fields; [`Method`](super::Method) passes each call to the options it holds.
 pub trait MethodOptions {
     /// The method's name (`"generalized-alpha"`, `"dop853"`).
     fn name(&self) -> &'static str;
@@ -57,7 +57,7 @@ pub trait MethodOptions {
         true
     }
     /// Whether the forward parameter sensitivities of the method's scheme are computed
-    /// alongside a run ([`Sensitivity`](crate::solve::Sensitivity): generalized-α), so a fit
+    /// alongside a run ([`Sensitivity`](crate::solve::sensitivity::Sensitivity): generalized-α), so a fit
     /// takes its Jacobian from them instead of differences of runs.
     fn has_sensitivities(&self) -> bool {
         false

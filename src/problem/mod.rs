@@ -8,13 +8,16 @@ use crate::error::{Error, SolveError};
 use crate::model::columns::UserColumn;
 use crate::model::geometry::Geometry;
 use crate::model::{Model, StateView};
+mod integrator;
 pub mod memory;
 mod method;
 mod method_options;
 mod options;
 mod outputs;
 mod plan;
+mod stats;
 
+pub use integrator::{CloneMethod, CustomMethod, Integrator, StepOutcome};
 pub use method::Method;
 pub(crate) use method::MethodName;
 pub use method_options::{MethodOptions, Work};
@@ -27,6 +30,7 @@ pub use outputs::{
     PlotPanel,
 };
 pub use plan::{Overrides, RunPlan, Spelling};
+pub use stats::Stats;
 use std::fmt;
 use std::sync::Arc;
 

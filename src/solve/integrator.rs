@@ -1,16 +1,13 @@
-//! One interface for time integrators, and the choice of method with its options.
-//!
-//! An [`Integrator`] owns its model (an `Arc`) and its workspace; [`step`](Integrator::step)
-//! attempts one step and says whether it was accepted. Fixed-step methods accept every step
-//! they complete; an adaptive method may reject an attempt (and shrink its step), in which case
-//! the state is unchanged and the driver simply calls `step` again. The driver — the one run
-//! loop, [`Simulation`](crate::simulation::Simulation) — calls observers only after accepted
-//! steps.
+//! The toolkit's methods built from their options (`Method::integrator`), and what their step
+//! controls share: the landing on an end time, a fixed step's clock, the checks of an
+//! error-controlled method's options and its error floor. The interface every integrator
+//! implements, [`Integrator`], is `problem`'s (a user's own method implements it too).
 
 use crate::error::{Error, SolveError};
-use crate::model::{Model, State, StateView};
+use crate::model::{Model, State};
 use crate::problem::Method;
-use crate::solve::{Dop853, GenAlpha, Radau, Rk4, Stats, TaylorSeries};
+pub use crate::problem::{Integrator, StepOutcome};
+use crate::solve::{Dop853, GenAlpha, Radau, Rk4, TaylorSeries};
 use std::sync::Arc;
 
 /// A change of method during a run: at time `t` the run went on from `from` with `to`
@@ -25,65 +22,6 @@ pub struct MethodSwitch {
     pub to: String,
     /// Why (`"stiff"`: DOP853's steps were held down by stability).
     pub reason: String,
-}
-
-/// What one call of [`Integrator::step`] did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StepOutcome {
-    /// The step was taken; the state is at the new time.
-    Accepted,
-    /// The attempt was rejected (an adaptive method's error test); the state is unchanged.
-    Rejected,
-}
-
-/// A time integrator over a model it owns.
-pub trait Integrator: Send {
-    /// The method's name (`"generalized-alpha"`, `"rk4"`).
-    fn method(&self) -> &'static str;
-    /// The model being integrated.
-    fn model(&self) -> &Arc<Model>;
-    /// Current time.
-    fn t(&self) -> f64;
-    /// The step size the next attempt will use.
-    fn h(&self) -> f64;
-    /// Attempt one step.
-    fn step(&mut self) -> Result<StepOutcome, SolveError>;
-    /// Use step size `h` from the next attempt on.
-    fn set_h(&mut self, h: f64);
-    /// Make the next attempt the step to `t` (a run's end time, less than a step ahead or
-    /// within 10⁻⁹ of one), and an accepted step of that size end at `t` itself rather than at
-    /// `t_old + h` rounded (`0.001 + 0.009` is `0.010000000000000002`). The run loop calls it
-    /// for the last step. A fixed-step method keeps its step when it is within 10⁻⁹ of the
-    /// distance.
-    fn land_on(&mut self, t: f64) {
-        self.set_h(t - self.t());
-    }
-    /// The current state, borrowed (no allocation).
-    fn view(&self) -> StateView<'_>;
-    /// The current state, copied.
-    fn state(&self) -> State {
-        self.view().to_state()
-    }
-    /// Counters so far.
-    fn stats(&self) -> &Stats;
-    /// Positions and velocities at `t` inside the last accepted step from the method's own
-    /// continuous extension, into `q` and `v`; `Ok(false)` when the method has none (the run
-    /// loop then interpolates by cubic Hermite, [`DenseOutput`](crate::solve::DenseOutput)).
-    fn interpolate(&mut self, _t: f64, _q: &mut [f64], _v: &mut [f64]) -> Result<bool, SolveError> {
-        Ok(false)
-    }
-    /// What the method found out about the problem that a user should know (e.g. that it is
-    /// stiff for this method), for the run's summary.
-    fn advice(&self) -> Option<String> {
-        None
-    }
-    /// The method the run should go on with from the current state, and why, if this one has
-    /// found it is the wrong one (DOP853 with
-    /// [`switch_when_stiff`](crate::problem::Dop853Options::switch_when_stiff) on a stiff
-    /// problem); the run loop switches before the next step.
-    fn switch(&self) -> Option<(Method, &'static str)> {
-        None
-    }
 }
 
 /// The end time a method's next step is to land on exactly (see [`Integrator::land_on`]):
@@ -340,6 +278,7 @@ impl Method {
             Method::Dop853(o) => Box::new(Dop853::new(model, state, o.clone())?),
             Method::Radau(o) => Box::new(Radau::new(model, state, o.clone())?),
             Method::Taylor(o) => Box::new(TaylorSeries::new(model, state, o.clone())?),
+            Method::Custom(o) => o.integrator(model, state)?,
         })
     }
 }

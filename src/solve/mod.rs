@@ -19,13 +19,12 @@ mod radau;
 mod rk4;
 mod schur;
 pub mod sensitivity;
-mod stats;
 mod step_work;
 mod taylor;
 
 pub use crate::problem::{
     Dop853Options, GenAlphaOptions, InitOptions, LinearSolverKind, Method, Overrides, Problem,
-    RadauOptions, Restart, Rk4Options, RunPlan, StepControl, TaylorOptions,
+    RadauOptions, Restart, Rk4Options, RunPlan, Stats, StepControl, TaylorOptions,
 };
 pub use dense::DenseOutput;
 pub use dop853::Dop853;
@@ -41,6 +40,5 @@ pub(crate) use mass_check::null_space;
 pub use mass_check::{MASS_CHECK_DENSE_LIMIT, MassCheck, MassDefect};
 pub use radau::Radau;
 pub use rk4::Rk4;
-pub use stats::Stats;
 pub use step_work::{StepWork, ledger_powers};
 pub use taylor::TaylorSeries;

@@ -13,6 +13,7 @@ mod closed_chains;
 mod consistent_init;
 mod continuation;
 mod coordinate_elements;
+mod custom_method;
 mod double_pendulum;
 mod equilibrium;
 mod fit;

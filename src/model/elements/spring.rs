@@ -41,7 +41,7 @@ pub struct Spring<const D: usize> {
 }
 
 /// The spring's law in the separation `d = x₂ − x₁` and its rate `ḋ`: written once, placed
-/// between two points ([`Spring`] as a [`Term`], or [`Between`]) or
+/// between two points ([`Spring`] as a term, [`Declared`], or [`Between`]) or
 /// from a fixed point ([`AnchoredSpring`], [`Anchored`]).
 impl<const D: usize> Interaction<D> for Spring<D> {
     // inlined into the AD passes: their seeded arguments stay in registers
