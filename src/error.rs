@@ -550,6 +550,27 @@ pub enum Error {
 }
 
 impl SolveError {
+    /// [`SolveError::SingularMatrix`] at time `t` (step `step`): `what` says which matrix or
+    /// solve when it is not the step's iteration matrix (`"(mass matrix)"`, `"in the velocity
+    /// projection"`; `""` for the iteration matrix), `cause` what the factorization found — the
+    /// one way every method reports a singular matrix.
+    ///
+    /// ```
+    /// use lagrangian::error::SolveError;
+    /// let e = SolveError::singular(0.5, 12, "(mass matrix)", "zero pivot in column 3");
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "singular iteration matrix at t = 0.5 (step 12) (mass matrix): zero pivot in column 3; \
+    ///      check masses and redundant constraints"
+    /// );
+    /// ```
+    pub fn singular(t: f64, step: usize, what: &str, cause: impl std::fmt::Display) -> Self {
+        let detail = match what {
+            "" => format!(": {cause}"),
+            what => format!(" {what}: {cause}"),
+        };
+        SolveError::SingularMatrix { t, step, detail }
+    }
     /// [`SolveError::InvalidOption`] on `option` with `message`.
     pub fn option(option: &str, message: impl Into<String>) -> Self {
         SolveError::InvalidOption {

@@ -65,11 +65,7 @@ impl Rk4 {
                 true => LinearSolver::new(LinearSolverKind::Sparse, &pattern),
                 false => Ok(l),
             })
-            .map_err(|s| SolveError::SingularMatrix {
-                t: state.t,
-                step: 0,
-                detail: format!(": {}", s.detail),
-            })?;
+            .map_err(|s| SolveError::singular(state.t, 0, "", s.detail))?;
         let nnz = pattern.nnz();
         Ok(Rk4 {
             model,
@@ -119,22 +115,14 @@ impl Rk4 {
         );
         self.lin
             .factorize(&self.pattern, &self.values)
-            .map_err(|s| SolveError::SingularMatrix {
-                t,
-                step,
-                detail: format!(" (mass matrix): {}", s.detail),
-            })?;
+            .map_err(|s| SolveError::singular(t, step, "(mass matrix)", s.detail))?;
         self.stats.factorizations += 1;
         for (o, r) in self.kv[k].iter_mut().zip(&self.res) {
             *o = -r;
         }
         self.lin
             .solve(&mut self.kv[k])
-            .map_err(|s| SolveError::SingularMatrix {
-                t,
-                step,
-                detail: format!(" (mass matrix): {}", s.detail),
-            })?;
+            .map_err(|s| SolveError::singular(t, step, "(mass matrix)", s.detail))?;
         if self.kv[k].iter().any(|x| !x.is_finite()) {
             let finite = self.qs.iter().chain(&self.vs).all(|x| x.is_finite());
             let pt = Point {

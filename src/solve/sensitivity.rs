@@ -241,12 +241,7 @@ impl Sensitivity {
         let step = coef(bh2, beta_p, gamma / (beta * h), 1.0, 1.0);
         assembly::residual_and_matrix(model, pattern, &pt, &step, &mut self.res, &mut self.values);
         let singular = |e: crate::solve::linear::Singular| -> Error {
-            SolveError::SingularMatrix {
-                t: new.t,
-                step: 0,
-                detail: format!(" (sensitivities): {}", e.detail),
-            }
-            .into()
+            SolveError::singular(new.t, 0, "(sensitivities)", e.detail).into()
         };
         self.lin
             .factorize(pattern, &self.values)

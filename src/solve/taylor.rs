@@ -542,11 +542,7 @@ fn solve_error(e: Error, t: f64, step: usize) -> SolveError {
             what: "forces",
             detail: String::new(),
         },
-        other => SolveError::SingularMatrix {
-            t,
-            step,
-            detail: format!(": {other}"),
-        },
+        other => SolveError::singular(t, step, "", other),
     }
 }
 

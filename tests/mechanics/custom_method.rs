@@ -64,13 +64,8 @@ impl Integrator for Stepper {
     }
     fn step(&mut self) -> Result<StepOutcome, SolveError> {
         let (t, step) = (self.t, self.stats.steps);
-        let (a, _) = (self.solver.solve(&self.model, t, &self.q, &self.v)).map_err(|e| {
-            SolveError::SingularMatrix {
-                t,
-                step,
-                detail: format!(": {e}"),
-            }
-        })?;
+        let (a, _) = (self.solver.solve(&self.model, t, &self.q, &self.v))
+            .map_err(|e| SolveError::singular(t, step, "", e))?;
         for ((q, v), a) in self.q.iter_mut().zip(&mut self.v).zip(a) {
             *v += self.h * a;
             *q += self.h * *v;

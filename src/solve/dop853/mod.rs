@@ -253,11 +253,7 @@ impl Dop853 {
     fn singular(&self, e: Error, t: f64) -> SolveError {
         match e {
             Error::Solve(s) => s,
-            other => SolveError::SingularMatrix {
-                t,
-                step: self.step + 1,
-                detail: format!(": {other}"),
-            },
+            other => SolveError::singular(t, self.step + 1, "", other),
         }
     }
 

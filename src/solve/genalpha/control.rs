@@ -50,11 +50,7 @@ impl GenAlpha {
             // the velocity projection of an accepted step, done on the attempt (q₊ is the
             // accepted q): its factorization also projects the second difference of `a`
             proj.project_velocity(&self.model, t1, &self.qn, &mut self.vn)
-                .map_err(|e| SolveError::SingularMatrix {
-                    t: t1,
-                    step,
-                    detail: format!(" in the velocity projection: {e}"),
-                })?;
+                .map_err(|e| SolveError::singular(t1, step, "in the velocity projection", e))?;
         }
         // `a` (moved to the offset δh) and the last step's `a` (at δh₋) are h₋ + δ(h − h₋) apart
         let hp = self.h_prev + (self.p.alpha_m - self.p.alpha_f) * (h - self.h_prev);
@@ -83,11 +79,7 @@ impl GenAlpha {
         }
         if let Some(proj) = &mut self.proj {
             proj.project_tangent(&self.model, &mut self.d4)
-                .map_err(|e| SolveError::SingularMatrix {
-                    t: t1,
-                    step,
-                    detail: format!(" in the velocity projection: {e}"),
-                })?;
+                .map_err(|e| SolveError::singular(t1, step, "in the velocity projection", e))?;
         }
         // the uncertainty of `a` per unit of 1 + |q_i|: the displacement Newton left (not below
         // round-off) times β' = (1 − α_m)/(βh²(1 − α_f)), for this step and the last one
@@ -143,10 +135,13 @@ impl GenAlpha {
                 .collect();
             let (qdd, _) = solver
                 .solve(&self.model, state.t + e, &q, &v)
-                .map_err(|e| SolveError::SingularMatrix {
-                    t: state.t,
-                    step: 0,
-                    detail: format!(" in the start-up derivative of the accelerations: {e}"),
+                .map_err(|e| {
+                    SolveError::singular(
+                        state.t,
+                        0,
+                        "in the start-up derivative of the accelerations",
+                        e,
+                    )
                 })?;
             acc[k].copy_from_slice(qdd);
         }

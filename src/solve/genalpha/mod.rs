@@ -192,13 +192,8 @@ impl GenAlpha {
             .into());
         }
         let pattern = Pattern::new(&model);
-        let lin = LinearSolver::new(opts.linear_solver, &pattern).map_err(|s| {
-            SolveError::SingularMatrix {
-                t: state.t,
-                step: 0,
-                detail: format!(": {}", s.detail),
-            }
-        })?;
+        let lin = LinearSolver::new(opts.linear_solver, &pattern)
+            .map_err(|s| SolveError::singular(state.t, 0, "", s.detail))?;
         let nnz = pattern.nnz();
         let p = GenAlphaParams::from_rho_inf(opts.rho_inf);
         let proj = (opts.step_control.is_some() && m > 0)
@@ -561,11 +556,8 @@ impl GenAlpha {
         theta: f64,
         it: &mut NewtonState,
     ) -> Result<(), SolveError> {
-        let singular = |s: crate::solve::linear::Singular| SolveError::SingularMatrix {
-            t: t1,
-            step,
-            detail: format!(": {}", s.detail),
-        };
+        let singular =
+            |s: crate::solve::linear::Singular| SolveError::singular(t1, step, "", s.detail);
         if self.lin.is_approximate() && it.fresh_this_step && theta > self.opts.reuse_contraction {
             // the diagonal approximation contracts poorly even when fresh: use the LU for good
             self.lin =
@@ -624,11 +616,7 @@ impl GenAlpha {
         // sign (rounding is symmetric), so this is the solve of `−r` without a pass to negate
         self.lin
             .solve_with(&mut self.res, self.par)
-            .map_err(|s| SolveError::SingularMatrix {
-                t: t1,
-                step,
-                detail: format!(": {}", s.detail),
-            })?;
+            .map_err(|s| SolveError::singular(t1, step, "", s.detail))?;
         let dq_max = par_max!(
             self.par;
             dq = &self.res[..n], qn = &mut self.qn[..], vn = &mut self.vn[..],

@@ -187,12 +187,8 @@ impl Radau {
                 ),
             ));
         }
-        let sys =
-            Systems::new(&model, opts.linear_solver).map_err(|s| SolveError::SingularMatrix {
-                t: state.t,
-                step: 0,
-                detail: format!(": {}", s.detail),
-            })?;
+        let sys = Systems::new(&model, opts.linear_solver)
+            .map_err(|s| SolveError::singular(state.t, 0, "", s.detail))?;
         // The estimate goes as h⁴, the local error of the solution as h⁶. radau5.f holds the
         // estimate to 0.1·tol^(2/3) (local error ≈ tol per step: Kepler's e = 0.6 orbit 70–290 ×
         // tol); 0.1·tol^(9/10) keeps it below tol·h, so the global error follows tol (Kepler
@@ -288,11 +284,7 @@ impl Radau {
     }
 
     fn singular(&self, t: f64, s: crate::solve::linear::Singular) -> SolveError {
-        SolveError::SingularMatrix {
-            t,
-            step: self.step + 1,
-            detail: format!(": {}", s.detail),
-        }
+        SolveError::singular(t, self.step + 1, "", s.detail)
     }
 
     /// `M`, `D`, `K`, `G` at the current state.
