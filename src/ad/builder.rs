@@ -19,8 +19,9 @@ impl ModelBuilder {
     /// Add a term in place (for loops): a [`Term`](crate::model::Term), or a
     /// [`Declared`] (every `Term` is one that declares nothing).
     ///
-    /// A term that declares a [`Structure`](crate::model::Structure) or
-    /// [`TRANSLATION_INVARIANT`](crate::model::Declared::TRANSLATION_INVARIANT) has the declaration checked
+    /// A term that declares a [`Structure`](crate::model::Structure),
+    /// [`TRANSLATION_INVARIANT`](crate::model::Declared::TRANSLATION_INVARIANT) or
+    /// [`KineticForm::Zero`](crate::model::KineticForm::Zero) has the declaration checked
     /// against the general derivation of its energies (on the first term of its type): one that
     /// does not hold makes [`build`](ModelBuilder::build) fail with
     /// [`ModelError::WrongDeclaration`](crate::error::ModelError::WrongDeclaration).
@@ -29,17 +30,17 @@ impl ModelBuilder {
         indices: [usize; N],
         term: T,
     ) {
-        let declared = verify::declaration(&term);
+        let declares = verify::declares(&term);
         let structure = term.structure();
         let kernel = TermAd::<T, N>::new(term);
-        if let Some(declared) = declared
+        if declares
             && self.first_declaration(std::any::TypeId::of::<T>(), structure)
             && let Err(detail) = kernel.verify_declaration()
         {
             self.fail(ModelError::WrongDeclaration {
                 term: std::any::type_name::<T>().to_string(),
                 indices: indices.to_vec(),
-                declared,
+                declared: verify::declaration(&kernel.term.term),
                 detail,
             });
             return;

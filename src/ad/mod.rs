@@ -398,8 +398,8 @@ pub fn constraint_gamma<C: Constraint<N, M>, const N: usize, const M: usize>(
 // ---------------------------------------------------------------------------------------------
 // AD implementations of the element kernels.
 
-/// A [`Term`](crate::model::Term) (any [`Declared`]) turned into a [`TermKernel`] by forward AD, along the derivation its
-/// [`Structure`] allows.
+/// A [`Term`](crate::model::Term) (any [`Declared`]) turned into a [`TermKernel`] by forward
+/// AD, along the derivation its [`Structure`] allows.
 pub struct TermAd<T, const N: usize> {
     /// The term, with what it leaves out detected (`detect`).
     term: detect::Detected<T>,

@@ -250,8 +250,7 @@ impl<const N: usize, const M: usize, const R: usize> ConstraintKernel<N, R>
 mod tests {
     use super::*;
     use crate::ad::{ConstraintAd, TermAd};
-    use crate::model::Constraint;
-    use crate::model::Term;
+    use crate::model::{Constraint, Term};
     use num_dual::DualNum;
 
     /// Every part of a term on the first five of `N` coordinates: a configuration-dependent

@@ -21,7 +21,7 @@
 
 use super::dense::Untagged;
 use super::passes;
-use crate::model::{Declared, may_write_mass, no_kinetic};
+use crate::model::{Declared, may_write_mass};
 use nalgebra::{Const, SVector};
 use num_dual::Dual2SVec;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -90,13 +90,14 @@ pub(crate) const fn point_dimension<const N: usize>() -> usize {
     }
 }
 
-/// Whether the tests are compiled for terms of type `T`: a user's type, not one of the
-/// library's elements, which declare what they are (their structure and translation
-/// invariance: `Declared::KINETIC` is `KineticForm::Function`) or have no kinetic energy by construction (its
-/// loads and wrappers: `KineticForm::Zero`). For those the tests and the reduced passes they
-/// would select are not compiled at all (`const` conditions).
+/// Whether the tests are compiled for terms of type `T`: a type whose kinetic energy may take
+/// any form (`KineticForm::Any`: a user's), not one of the library's elements, which declare
+/// what they are (their structure and translation invariance, `KineticForm::Function`) or have
+/// no kinetic energy by construction (its loads and wrappers, `KineticForm::Zero`). For those
+/// the tests and the reduced passes they would select are not compiled at all (`const`
+/// conditions).
 pub(crate) const fn users<T: Declared<N>, const N: usize>() -> bool {
-    may_write_mass::<T, N>() && !no_kinetic::<T, N>()
+    may_write_mass::<T, N>()
 }
 
 /// Whether a term of type `T` is tested for translation invariance: a user's type

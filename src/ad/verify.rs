@@ -75,11 +75,18 @@ fn general_blocks<T: Declared<N>, const N: usize>(
     (r, j)
 }
 
-/// What a term declares beyond what is found exactly, in words (`None`: nothing). Of the
-/// kinetic forms only [`KineticForm::Zero`] can be wrong (a type that declares
-/// [`KineticForm::Function`] and writes a mass matrix after all takes the slower path of its
-/// `kinetic`), so only it is checked.
-pub(crate) fn declaration<T: Declared<N>, const N: usize>(term: &T) -> Option<String> {
+/// Whether a term declares anything beyond what is found exactly: a [`Structure`],
+/// translation invariance or [`KineticForm::Zero`]. Of the kinetic forms only `Zero` can be
+/// wrong (a type that declares [`KineticForm::Function`] and writes a mass matrix after all
+/// takes the slower path of its `kinetic`), so only it is checked.
+pub(crate) fn declares<T: Declared<N>, const N: usize>(term: &T) -> bool {
+    term.structure() != Structure::General
+        || T::TRANSLATION_INVARIANT.is_some()
+        || no_kinetic::<T, N>()
+}
+
+/// What a term declares ([`declares`]), in words, for the message that refuses it.
+pub(crate) fn declaration<T: Declared<N>, const N: usize>(term: &T) -> String {
     let mut said = Vec::new();
     match term.structure() {
         Structure::General => {}
@@ -91,7 +98,7 @@ pub(crate) fn declaration<T: Declared<N>, const N: usize>(term: &T) -> Option<St
     if no_kinetic::<T, N>() {
         said.push("KINETIC = KineticForm::Zero".to_string());
     }
-    (!said.is_empty()).then(|| said.join(" and "))
+    said.join(" and ")
 }
 
 /// The largest difference of `x` from `want`, relative to `1 + max |want|`, and where.

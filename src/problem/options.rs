@@ -476,12 +476,9 @@ impl MethodOptions for Rk4Options {
     fn set_h(&mut self, h: f64) {
         self.h = h;
     }
+    // its work, the mass solves, counted as Newton iterations (the default)
     fn describe(&self, _order_run: usize) -> String {
         "RK4".to_string()
-    }
-    fn work(&self) -> Work {
-        // the summary has counted RK4's mass solves as Newton iterations
-        Work::NewtonIterations
     }
 }
 
