@@ -23,15 +23,84 @@ pub struct ExprKernel<const N: usize> {
     ad: TermAd<ExprEnergy, N>,
     /// The potential as a function of one distance, when it is one.
     distance: Option<DistanceForm>,
+    /// `V = c/|x − y|` without kinetic energy or dissipation, in straight-line form.
+    inverse: Option<InversePair<N>>,
+}
+
+/// `V = c/|x − y|` (gravitation, electrostatics) as straight-line code: `d = x − y = P q + b`
+/// with `P` (3 × N) holding `+1` where a component of `x` is a coordinate and `−1` where one of
+/// `y` is, `b` the constants' difference, and `∂V/∂q = Pᵀ g` with `g = −c d/|d|³` — no branch on
+/// which parts are coordinates and no scattered writes (the sums only add exact zeros to the
+/// operations of [`distance_gradient`]: the same bits).
+#[derive(Clone, Copy, Debug)]
+struct InversePair<const N: usize> {
+    p: [[f64; N]; 3],
+    b: [f64; 3],
+    c: f64,
+}
+
+impl<const N: usize> InversePair<N> {
+    /// The straight-line form of `form` when it is `c/r`.
+    fn new(form: &DistanceForm) -> Option<Self> {
+        let c = form.inverse?;
+        let mut me = InversePair {
+            p: [[0.0; N]; 3],
+            b: [0.0; 3],
+            c,
+        };
+        for (sign, point) in [(1.0, form.x), (-1.0, form.y)] {
+            for (k, part) in point.iter().enumerate() {
+                match *part {
+                    Part::Coord(j) => *me.p[k].get_mut(j)? += sign,
+                    Part::Const(b) => me.b[k] += sign * b,
+                }
+            }
+        }
+        Some(me)
+    }
+
+    #[inline(always)]
+    fn residual(&self, q: &SVector<f64, N>) -> SVector<f64, N> {
+        let d: [f64; 3] = std::array::from_fn(|k| {
+            let mut s = 0.0;
+            for i in 0..N {
+                s += self.p[k][i] * q[i];
+            }
+            s + self.b[k]
+        });
+        let len = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        let slope = -self.c / (len * len * len);
+        let g = d.map(|dk| slope * dk);
+        SVector::from_fn(|i, _| self.p[0][i] * g[0] + self.p[1][i] * g[1] + self.p[2][i] * g[2])
+    }
 }
 
 impl<const N: usize> ExprKernel<N> {
     /// The kernel of `e` on its `N` local coordinates.
     pub fn new(e: ExprEnergy) -> Self {
         let distance = (e.potential.as_ref()).and_then(VExpr::distance_form);
+        let inverse = (distance.as_ref())
+            .filter(|_| e.kinetic.is_none() && e.dissipation.is_none())
+            .and_then(InversePair::new);
         ExprKernel {
             ad: TermAd::new(e),
             distance,
+            inverse,
+        }
+    }
+
+    /// The residual of any energy but an [`InversePair`].
+    #[inline(never)]
+    fn general_residual(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        a: &SVector<f64, N>,
+    ) -> SVector<f64, N> {
+        match self.without_kinetic() {
+            Some(e) => gradient_residual(&e.potential, &self.distance, &e.dissipation, t, q, v),
+            None => self.ad.residual(t, q, v, a),
         }
     }
 
@@ -107,6 +176,7 @@ impl<const N: usize> TermKernel<N> for ExprKernel<N> {
     fn constant_mass(&self) -> bool {
         self.ad.constant_mass()
     }
+    #[inline(always)]
     fn residual(
         &self,
         t: f64,
@@ -114,9 +184,11 @@ impl<const N: usize> TermKernel<N> for ExprKernel<N> {
         v: &SVector<f64, N>,
         a: &SVector<f64, N>,
     ) -> SVector<f64, N> {
-        match self.without_kinetic() {
-            Some(e) => gradient_residual(&e.potential, &self.distance, &e.dissipation, t, q, v),
-            None => self.ad.residual(t, q, v, a),
+        // the pair's few operations inlined into the group's loop (so that the loop stays short
+        // and consecutive pairs' square roots and divisions overlap), the rest called
+        match &self.inverse {
+            Some(pair) => pair.residual(q),
+            None => self.general_residual(t, q, v, a),
         }
     }
     fn jacobian(
@@ -214,6 +286,62 @@ mod tests {
     /// Potentials of one distance — between two points, anchored at a constant one, in the
     /// plane — take the distance's path, and equal forward AD; one that reads a coordinate
     /// beside the distance does not.
+    #[test]
+    fn inverse_pairs_in_straight_line_form_equal_the_distance_gradient_to_the_bit() {
+        // `c/|x − y|` between two moving points, to a fixed point, with constant components,
+        // and a point written from two others' coordinates: the branch-free form's residual is
+        // the distance gradient's, bit for bit; `c/r` with dissipation keeps the general path
+        let sym = |n: &str| {
+            let p = |o: usize| VExpr::pack([0, 1, 2].map(|k| VExpr::coord(o + k)));
+            let w = |o: usize| VExpr::pack([0, 1, 2].map(|k| VExpr::velocity(o + k)));
+            Some(Sym::Item(match n {
+                "A" => p(0),
+                "B" => p(3),
+                "vA" => w(0),
+                "P" => VExpr::pack([VExpr::coord(1), VExpr::coord(4), VExpr::constant(0.5)]),
+                _ => return None,
+            }))
+        };
+        let q = SVector::<f64, 6>::from([0.1, -0.4, 0.3, 1.2, 0.5, -0.7]);
+        let zero = SVector::<f64, 6>::zeros();
+        for (text, dissipation, straight) in [
+            ("-2/norm(B - A)", None, true),
+            ("3.5/norm(A - [1, 2, 3])", None, true),
+            ("-1/norm([0.2, 0, -1] - P)", None, true),
+            ("-1/norm(P - A)", None, true),
+            ("-2/norm(B - A)", Some("dot(vA, vA)"), false),
+            ("(norm(B - A) - 1)**2", None, false),
+        ] {
+            let e = |s: &str| VExpr::parse(s, 3, &sym).unwrap();
+            let energy = ExprEnergy {
+                potential: Some(e(text)),
+                dissipation: dissipation.map(e),
+                ..Default::default()
+            };
+            let kernel = ExprKernel::<6>::new(energy.clone());
+            assert_eq!(kernel.inverse.is_some(), straight, "{text}");
+            let form = kernel.distance.as_ref().unwrap();
+            for scale in [1.0, -3.0, 1e-3, 1e4] {
+                let q = q * scale;
+                let mut want = SVector::<f64, 6>::zeros();
+                distance_gradient(form, 0.0, &q, &mut want);
+                if let Some(d) = &energy.dissipation {
+                    let mut unused = [0.0; 6];
+                    d.gradient_into(
+                        0.0,
+                        q.as_slice(),
+                        zero.as_slice(),
+                        &mut unused,
+                        want.as_mut_slice(),
+                    );
+                }
+                let got = kernel.residual(0.0, &q, &zero, &zero);
+                let bits = |x: &SVector<f64, 6>| x.map(|x| (x + 0.0).to_bits());
+                assert_eq!(bits(&got), bits(&want), "{text} at scale {scale}");
+            }
+        }
+    }
+
     #[test]
     fn potentials_of_one_distance_equal_forward_ad() {
         let sym = |n: &str| {

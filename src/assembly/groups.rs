@@ -314,6 +314,9 @@ impl<K: TermKernel<N>, const N: usize> Terms for TermGroup<K, N> {
     fn reads_acceleration(&self) -> bool {
         K::USES_A && !self.kernels.is_empty()
     }
+    fn constant_at_rest(&self) -> bool {
+        !(K::USES_T || K::USES_Q || K::USES_V)
+    }
     fn add_taylor_residual(
         &self,
         s: &TaylorPoint,

@@ -191,6 +191,37 @@ pub fn residual(model: &Model, s: &Point, scale: f64, res: &mut [f64]) {
     }
 }
 
+/// The forces at zero acceleration `r(t, q, v, 0)` of a model without constraints into `res`
+/// (`n` entries): `constant`, the sum of the groups whose residual at rest is the same in every
+/// state ([`Terms::constant_at_rest`](crate::model::group::Terms::constant_at_rest), found by
+/// [`forces_constant_at_rest`]), plus the groups `varying` evaluated at `s` (`s.a` zeros).
+pub fn forces_at_rest(
+    model: &Model,
+    s: &Point,
+    constant: &[f64],
+    varying: &[usize],
+    res: &mut [f64],
+) {
+    res[..model.n].copy_from_slice(constant);
+    for &g in varying {
+        model.terms[g].add_residual(s, 1.0, &mut res[..model.n]);
+    }
+}
+
+/// The sum at `s` (`s.a` zeros) of the term groups whose residual at rest is the same in every
+/// state, and the other groups' indices: what [`forces_at_rest`] takes.
+pub fn forces_constant_at_rest(model: &Model, s: &Point) -> (Vec<f64>, Vec<usize>) {
+    let mut constant = vec![0.0; model.n];
+    let mut varying = Vec::new();
+    for (g, group) in model.terms.iter().enumerate() {
+        match group.constant_at_rest() {
+            true => group.add_residual(s, 1.0, &mut constant),
+            false => varying.push(g),
+        }
+    }
+    (constant, varying)
+}
+
 /// `Σ_g |r_g|` over the term groups (springs, loads, masses, … each summed first) into
 /// `out` (length `n`): the size of the forces that balance each other in `r`, a scale to judge
 /// a residual against.

@@ -216,6 +216,11 @@ pub trait Terms: Send + Sync {
     fn reads_acceleration(&self) -> bool {
         true
     }
+    /// Whether the group's residual at zero acceleration is the same in every state (it
+    /// reads neither `t`, `q` nor `v`: point masses' weights).
+    fn constant_at_rest(&self) -> bool {
+        false
+    }
     /// Whether the group solves `M x = b` with its own mass matrix in `O(n)` without a matrix
     /// ([`solve_mass`](Terms::solve_mass)) — a tree of bodies, by articulated bodies.
     fn solves_mass(&self) -> bool {

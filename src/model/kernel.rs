@@ -42,6 +42,10 @@ pub trait TermKernel<const N: usize>: Send + Sync + 'static {
     const USES_V: bool = true;
     /// Whether the kernel reads `a`.
     const USES_A: bool = true;
+    /// Whether the residual depends on `t`. A kernel that reads neither `t` nor `q` nor `v` (a
+    /// point mass's weight `−m g`) has the same residual at rest in every state: the explicit
+    /// methods add it once per evaluation instead of calling the kernel.
+    const USES_T: bool = true;
     /// Whether large groups of this kernel are assembled in parallel ([`Model::parallel_assembly`](crate::model::Model::parallel_assembly)):
     /// worth it when an element costs far more than reading and writing its entries (AD
     /// kernels, 10–30 ns for a spring's residual). A hand-derived spring (5 ns) is bound by

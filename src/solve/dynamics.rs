@@ -56,6 +56,10 @@ pub struct StateSolver {
     ready: bool,
     /// The diagonal of the last matrix `solve_diagonal` divided by (empty when it was not).
     diagonal: Vec<f64>,
+    /// With a constant `M` and no constraints: the forces at rest of the groups whose forces
+    /// at rest never change (point masses' weights), summed on the first solve, and the other
+    /// groups ([`assembly::forces_at_rest`]).
+    at_rest: Option<(Vec<f64>, Vec<usize>)>,
     /// Matrices factorized (or divided by, when diagonal) so far.
     factorized: usize,
     /// The group that solves the model's `M` alone, without a matrix ([`Model::articulated`]:
@@ -90,6 +94,7 @@ impl StateSolver {
             constant: m == 0 && model.constant_mass(),
             ready: false,
             diagonal: Vec::new(),
+            at_rest: None,
             factorized: 0,
             articulated: articulated.map(|g| (g, vec![0.0; n])),
             schur: None,
@@ -129,7 +134,23 @@ impl StateSolver {
                 a: &self.zeros[..n],
                 lambda: &[],
             };
-            assembly::residual(model, &pt, 1.0, &mut self.res);
+            let (constant, varying) = self
+                .at_rest
+                .get_or_insert_with(|| assembly::forces_constant_at_rest(model, &pt));
+            assembly::forces_at_rest(model, &pt, constant, varying, &mut self.res);
+            if !self.diagonal.is_empty() {
+                // point masses: `q̈ = −r/m` in one pass
+                let mut finite = true;
+                let xs = self.x[..n].iter_mut().zip(&self.res[..n]);
+                for ((x, r), d) in xs.zip(&self.diagonal) {
+                    *x = -r / d;
+                    finite &= x.is_finite();
+                }
+                return match finite {
+                    true => Ok((&self.x[..n], &[])),
+                    false => Err(InitError::NonFinite { what: "the forces" }.into()),
+                };
+            }
         } else {
             self.assemble(model, t, q, Some(v));
         }
@@ -548,6 +569,58 @@ mod tests {
             .constraint("rod", [0, 1], rod)
             .build()
             .unwrap()
+    }
+
+    /// Point masses' weights, which no state changes, are summed on the first solve and added
+    /// to the other forces at every later one: the accelerations equal a fresh solver's (which
+    /// assembles every group), and non-finite forces are still refused.
+    #[test]
+    fn weights_that_never_change_are_summed_once() {
+        use crate::model::elements::{AnchoredSpringKernel, PointMassKernel};
+        let mut b = Model::builder(4);
+        for (i, (m, g)) in [(2.0, -9.81), (0.7, 3.0)].into_iter().enumerate() {
+            b.add_term_kernel(
+                &[2 * i, 2 * i + 1],
+                PointMassKernel {
+                    mass: m,
+                    gravity: [0.5, g],
+                },
+            );
+        }
+        b.add_term_kernel(
+            &[0, 1],
+            AnchoredSpringKernel::new([0.0, 1.0], 40.0, 0.8, 0.3),
+        );
+        b.add_term_kernel(
+            &[2, 3],
+            AnchoredSpringKernel::new([1.0, 0.0], 15.0, 0.2, 0.0),
+        );
+        let model = b.build().unwrap();
+        let mut s = StateSolver::new(&model, LinearSolverKind::Auto);
+        for _ in 0..2 {
+            s.solve(&model, 0.0, &[0.1, 0.2, 0.3, 0.4], &[0.0; 4])
+                .unwrap();
+        }
+        let (constant, varying) = s.at_rest.clone().expect("summed on the first reuse");
+        assert_eq!(varying, vec![1], "the springs' group");
+        for (x, y) in constant.iter().zip([-1.0, 19.62, -0.35, -2.1]) {
+            assert!((x - y).abs() < 1e-14, "{constant:?}");
+        }
+        for (q, v) in [
+            ([0.3, -0.9, 1.4, 0.2], [1.0, -2.0, 0.5, 0.0]),
+            ([2.0, 1.0, -0.5, 0.3], [0.0; 4]),
+        ] {
+            let got = s.solve(&model, 0.5, &q, &v).unwrap().0.to_vec();
+            let mut fresh = StateSolver::new(&model, LinearSolverKind::Auto);
+            let want = fresh.solve(&model, 0.5, &q, &v).unwrap().0;
+            for (x, y) in got.iter().zip(want) {
+                assert!((x - y).abs() <= 1e-15 * y.abs(), "{got:?} {want:?}");
+            }
+        }
+        assert!(
+            s.solve(&model, 0.5, &[f64::NAN, 0.0, 0.0, 0.0], &[0.0; 4])
+                .is_err()
+        );
     }
 
     /// A constrained model of constant diagonal mass takes the Schur complement after its first

@@ -67,6 +67,7 @@ pub struct PointMassKernel<const D: usize> {
 impl<const D: usize> TermKernel<D> for PointMassKernel<D> {
     const USES_Q: bool = false;
     const USES_V: bool = false;
+    const USES_T: bool = false;
     fn constant_mass(&self) -> bool {
         true
     }

@@ -149,16 +149,47 @@ fn slope(
 
 /// `out = y + h Σⱼ aⱼ kⱼ` over the stages `j < s` with `aⱼ ≠ 0`.
 fn combine(out: &mut [f64], y: &[f64], h: f64, a: &[f64], k: &[f64], s: usize) {
-    let len = y.len();
-    out.copy_from_slice(y);
-    for (j, &aj) in a.iter().enumerate().take(s) {
-        if aj != 0.0 {
-            let c = h * aj;
-            for (o, kj) in out.iter_mut().zip(&k[j * len..(j + 1) * len]) {
-                *o += c * kj;
+    // small states in registers (the same operations in the same order)
+    match y.len() {
+        2 => combine_fixed::<2>(out, y, h, a, k, s),
+        4 => combine_fixed::<4>(out, y, h, a, k, s),
+        6 => combine_fixed::<6>(out, y, h, a, k, s),
+        8 => combine_fixed::<8>(out, y, h, a, k, s),
+        len => {
+            out.copy_from_slice(y);
+            for (j, &aj) in a.iter().enumerate().take(s) {
+                if aj != 0.0 {
+                    let c = h * aj;
+                    for (o, kj) in out.iter_mut().zip(&k[j * len..(j + 1) * len]) {
+                        *o += c * kj;
+                    }
+                }
             }
         }
     }
+}
+
+/// [`combine`] for states of `L` components.
+#[inline(always)]
+fn combine_fixed<const L: usize>(
+    out: &mut [f64],
+    y: &[f64],
+    h: f64,
+    a: &[f64],
+    k: &[f64],
+    s: usize,
+) {
+    let mut sum: [f64; L] = std::array::from_fn(|i| y[i]);
+    for (j, &aj) in a.iter().enumerate().take(s) {
+        if aj != 0.0 {
+            let c = h * aj;
+            let kj = &k[j * L..(j + 1) * L];
+            for i in 0..L {
+                sum[i] += c * kj[i];
+            }
+        }
+    }
+    out[..L].copy_from_slice(&sum);
 }
 
 impl Dop853 {
