@@ -40,6 +40,7 @@ from scipy.integrate import solve_ivp
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, 'target', 'release', 'examples', 'high_order')
+TOOLKIT = EXAMPLE
 COMPILED = os.path.join(ROOT, 'benches', 'compiled_peers', 'target', 'release', 'compiled-peers')
 COMPILED_CASES = ('pendulum', 'kepler', 'solar')
 TOLS = [1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11]
@@ -297,13 +298,39 @@ def scipy_run(prob, method, tol, repeat):
 
 
 def toolkit_run(case, method, tol, repeat):
-    out = subprocess.run([EXAMPLE, '--case', case, '--method', method, '--tol', str(tol),
+    out = subprocess.run([TOOLKIT, '--case', case, '--method', method, '--tol', str(tol),
                           '--repeat', str(repeat)], capture_output=True, text=True, cwd=ROOT)
     if out.returncode != 0:
         return {'failed': out.stderr.strip()}
     d = json.loads(out.stdout.strip().splitlines()[-1])
     d['q'] = TOOLKIT_POS[case](d['q'])
     return d
+
+
+def at_error(pts, e):
+    """Seconds at the error `e` by log–log interpolation between two runs whose errors bracket
+    it (`pts`: (seconds, error) pairs); None when no two do."""
+    pts = sorted(pts, key=lambda p: -p[1])
+    for (s0, e0), (s1, e1) in zip(pts, pts[1:]):
+        if e1 <= e <= e0 and e1 < e0 and e1 > 0:
+            w = (math.log(e0) - math.log(e)) / (math.log(e0) - math.log(e1))
+            return math.exp((1 - w) * math.log(s0) + w * math.log(s1))
+    return None
+
+
+def equal_error_table(rows, method, anchor):
+    """`method`'s seconds against `anchor`'s at equal errors 1e-6 … 1e-12 (where both reach
+    them), as markdown rows."""
+    print(f'| problem | error | {method} | {anchor} | ratio |')
+    print('|---|---|---|---|---|')
+    for case in dict.fromkeys(r['case'] for r in rows):
+        pts = {m: [(r['seconds'], r['error']) for r in rows
+                   if r['case'] == case and r['method'] == m and 'error' in r]
+               for m in (method, anchor)}
+        for k in range(6, 13):
+            a, b = at_error(pts[method], 10.0 ** -k), at_error(pts[anchor], 10.0 ** -k)
+            if a and b:
+                print(f'| {case} | 1e-{k} | {a * 1e6:.1f} µs | {b * 1e6:.1f} µs | {a / b:.2f} |')
 
 
 def compiled_run(case, tol, repeat):
@@ -327,9 +354,14 @@ def main():
                     help='where the table goes: OUT.json and OUT.png')
     ap.add_argument('--dop853-only', action='store_true',
                     help='only the DOP853s (the toolkit, scipy and with --compiled the compiled one)')
+    ap.add_argument('--toolkit', default=EXAMPLE,
+                    help="the toolkit's examples/high_order binary to run (another build's, to "
+                         "compare before and after a change)")
     ap.add_argument('--merge', action='store_true',
                     help="keep the other problems' rows of the existing work_precision.json")
     args = ap.parse_args()
+    global TOOLKIT
+    TOOLKIT = args.toolkit
     rows = []
     path = args.out + '.json'
     for case in args.cases.split(','):
@@ -374,6 +406,9 @@ def main():
         else:
             print(f"| {r['case']} | {r['tol']:.0e} | {r['method']} | {r['error']:.2e} | {r['steps']} "
                   f"| {r['evaluations']} | {r['factorizations']} | {r['seconds']:.4f} |")
+    if args.compiled:
+        print()
+        equal_error_table(rows, 'lagrangian dop853', 'compiled DOP853')
     try:
         import matplotlib
         matplotlib.use('Agg')

@@ -52,10 +52,11 @@ pub struct StateSolver {
     /// `M` is the same in every state and there are no constraints: the matrix is `M` alone,
     /// factorized on the first solve and reused ([`Model::constant_mass`]).
     constant: bool,
-    /// The factorization (or `diagonal`) of the constant `M` is ready.
+    /// The factorization (or `inverse_diagonal`) of the constant `M` is ready.
     ready: bool,
-    /// The diagonal of the last matrix `solve_diagonal` divided by (empty when it was not).
-    diagonal: Vec<f64>,
+    /// The reciprocals of the diagonal of the last matrix `solve_diagonal` solved with (empty
+    /// when it was not diagonal).
+    inverse_diagonal: Vec<f64>,
     /// With a constant `M` and no constraints: the forces at rest of the groups whose forces
     /// at rest never change (point masses' weights), summed on the first solve, and the other
     /// groups ([`assembly::forces_at_rest`]).
@@ -93,7 +94,7 @@ impl StateSolver {
             zeros: vec![0.0; n.max(m)],
             constant: m == 0 && model.constant_mass(),
             ready: false,
-            diagonal: Vec::new(),
+            inverse_diagonal: Vec::new(),
             at_rest: None,
             factorized: 0,
             articulated: articulated.map(|g| (g, vec![0.0; n])),
@@ -138,12 +139,12 @@ impl StateSolver {
                 .at_rest
                 .get_or_insert_with(|| assembly::forces_constant_at_rest(model, &pt));
             assembly::forces_at_rest(model, &pt, constant, varying, &mut self.res);
-            if !self.diagonal.is_empty() {
+            if !self.inverse_diagonal.is_empty() {
                 // point masses: `q̈ = −r/m` in one pass
                 let mut finite = true;
                 let xs = self.x[..n].iter_mut().zip(&self.res[..n]);
-                for ((x, r), d) in xs.zip(&self.diagonal) {
-                    *x = -r / d;
+                for ((x, r), d) in xs.zip(&self.inverse_diagonal) {
+                    *x = -r * d;
                     finite &= x.is_finite();
                 }
                 return match finite {
@@ -513,9 +514,9 @@ impl StateSolver {
 
     /// Solve for `x` in place with the matrix factorized last (the diagonal, when it was one).
     fn solve_factorized(&mut self) -> Result<(), Error> {
-        if !self.diagonal.is_empty() {
-            for (x, d) in self.x.iter_mut().zip(&self.diagonal) {
-                *x /= d;
+        if !self.inverse_diagonal.is_empty() {
+            for (x, d) in self.x.iter_mut().zip(&self.inverse_diagonal) {
+                *x *= d;
             }
             return Ok(());
         }
@@ -524,10 +525,11 @@ impl StateSolver {
         Ok(())
     }
 
-    /// `x ← x / diag` when the assembled matrix is diagonal with a nonzero diagonal (point
-    /// masses without constraints: no factorization), keeping the diagonal; `false` otherwise.
+    /// `x ← x / diag` (by the reciprocals, kept) when the assembled matrix is diagonal with a
+    /// nonzero diagonal whose reciprocals are finite (point masses without constraints: no
+    /// factorization); `false` otherwise.
     fn solve_diagonal(&mut self) -> bool {
-        self.diagonal.clear();
+        self.inverse_diagonal.clear();
         if !self.is_diagonal() {
             return false;
         }
@@ -536,15 +538,16 @@ impl StateSolver {
                 .find(|&s| self.pattern.row_idx[s] == j)
                 .map_or(0.0, |s| self.values[s])
         };
-        if (0..self.pattern.dim).any(|j| !(diagonal(j) != 0.0 && diagonal(j).is_finite())) {
+        let regular = |d: f64| d != 0.0 && d.is_finite() && (1.0 / d).is_finite();
+        if (0..self.pattern.dim).any(|j| !regular(diagonal(j))) {
             return false;
         }
-        let mut kept = std::mem::take(&mut self.diagonal);
-        kept.extend((0..self.pattern.dim).map(diagonal));
+        let mut kept = std::mem::take(&mut self.inverse_diagonal);
+        kept.extend((0..self.pattern.dim).map(|j| 1.0 / diagonal(j)));
         for (x, d) in self.x.iter_mut().zip(&kept) {
-            *x /= d;
+            *x *= d;
         }
-        self.diagonal = kept;
+        self.inverse_diagonal = kept;
         true
     }
 }
