@@ -213,4 +213,26 @@ fn mechanism_files_do_not_allocate() {
         let n = allocations(&m.model, &init.state, TaylorOptions::new(1e-8, 10), 3, 20);
         assert_eq!(n, 0, "{name}, Taylor: {n} allocations in 20 steps");
     }
+    // point masses under pair potentials c/|x − y| (the outer solar system): the small
+    // unconstrained path — the weights summed once, `q̈ = −M⁻¹r` into the slope — by every
+    // method
+    let (m, _) = lagrangian::spec::load(std::path::Path::new(&format!(
+        "{dir}outer_solar_system.yaml"
+    )))
+    .unwrap();
+    let init = consistent_initial_values(&m.model, &m.q_guess, &m.v_guess, &InitOptions::default())
+        .unwrap();
+    let methods: [(&str, Method); 4] = [
+        ("DOP853", Dop853Options::new(1e-10).into()),
+        ("Radau", RadauOptions::new(1e-10).into()),
+        ("Taylor", TaylorOptions::new(1e-10, 0).into()),
+        ("generalized-α", GenAlphaOptions::new(1.0).into()),
+    ];
+    for (name, method) in methods {
+        let n = allocations(&m.model, &init.state, method, 3, 30);
+        assert_eq!(
+            n, 0,
+            "outer solar system, {name}: {n} allocations in 30 steps"
+        );
+    }
 }

@@ -126,6 +126,15 @@ impl StateSolver {
             return Ok((&self.x[..n], &self.x[n..n + m]));
         }
         let reuse = self.ready;
+        if reuse && !self.inverse_diagonal.is_empty() {
+            let mut x = std::mem::take(&mut self.x);
+            let finite = self.point_mass_accelerations(model, t, q, v, &mut x[..n]);
+            self.x = x;
+            return match finite {
+                Some(true) => Ok((&self.x[..n], &[])),
+                _ => Err(InitError::NonFinite { what: "the forces" }.into()),
+            };
+        }
         if reuse {
             // the forces alone: M was factorized on the first call
             let pt = Point {
@@ -139,19 +148,6 @@ impl StateSolver {
                 .at_rest
                 .get_or_insert_with(|| assembly::forces_constant_at_rest(model, &pt));
             assembly::forces_at_rest(model, &pt, constant, varying, &mut self.res);
-            if !self.inverse_diagonal.is_empty() {
-                // point masses: `q̈ = −r/m` in one pass
-                let mut finite = true;
-                let xs = self.x[..n].iter_mut().zip(&self.res[..n]);
-                for ((x, r), d) in xs.zip(&self.inverse_diagonal) {
-                    *x = -r * d;
-                    finite &= x.is_finite();
-                }
-                return match finite {
-                    true => Ok((&self.x[..n], &[])),
-                    false => Err(InitError::NonFinite { what: "the forces" }.into()),
-                };
-            }
         } else {
             self.assemble(model, t, q, Some(v));
         }
@@ -168,6 +164,42 @@ impl StateSolver {
             }
         }
         Ok((&self.x[..n], &self.x[n..n + m]))
+    }
+
+    /// `q̈ = −M⁻¹ r(t, q, v, 0)` into `qdd` (`n` entries) for a model of point masses without
+    /// constraints (a constant diagonal `M`) once [`solve`](Self::solve) has seen its matrix:
+    /// `Some(false)` when the accelerations are not finite, `None` off that path. What an
+    /// explicit method's stage calls, so the accelerations go straight into its slope.
+    pub fn point_mass_accelerations(
+        &mut self,
+        model: &Model,
+        t: f64,
+        q: &[f64],
+        v: &[f64],
+        qdd: &mut [f64],
+    ) -> Option<bool> {
+        if !self.ready || self.inverse_diagonal.is_empty() {
+            return None;
+        }
+        let n = model.n_coords();
+        let pt = Point {
+            t,
+            q,
+            v,
+            a: &self.zeros[..n],
+            lambda: &[],
+        };
+        let (constant, varying) = self
+            .at_rest
+            .get_or_insert_with(|| assembly::forces_constant_at_rest(model, &pt));
+        assembly::forces_at_rest(model, &pt, constant, varying, &mut self.res);
+        let mut finite = true;
+        let xs = qdd.iter_mut().zip(&self.res[..n]);
+        for ((x, r), d) in xs.zip(&self.inverse_diagonal) {
+            *x = -r * d;
+            finite &= x.is_finite();
+        }
+        Some(finite)
     }
 
     /// `x = [−r; −γ]` from the forces in `res` and `γ` at `(t, q, v)`; an error when not finite.

@@ -126,6 +126,11 @@ fn slope(
     let n = y.len() / 2;
     let (q, v) = y.split_at(n);
     stats.residual_evaluations += 1;
+    if let Some(finite) = solver.point_mass_accelerations(model, t, q, v, &mut out[n..]) {
+        // point masses without constraints: the accelerations written in place
+        out[..n].copy_from_slice(v);
+        return Ok(finite);
+    }
     // the factorizations the solver did (one in all for a constant mass matrix)
     let before = solver.factorizations();
     let finite = match solver.solve(model, t, q, v) {
