@@ -455,12 +455,13 @@ impl TaylorSeries {
         Ok(h)
     }
 
-    /// Whether the step of size `h` just taken (the old series in `coef_old`, the new state's
-    /// acceleration in `qdd`) is within the tolerance: `h·max|Δa| ≤ c·w` in `v` and
-    /// `h²·max|Δa|/2 ≤ c·w` in `q`, `w` the tolerance's weights and `c = max(1, (K + 1)·h/span)`
-    /// — an analytic step leaves at most `(K + 1)·w·h/span`, a step across a kink must keep
-    /// its jump's error within one tolerance.
-    fn smooth_step(&self, h: f64) -> bool {
+    /// How far the step of size `h` just taken (the old series in `coef_old`, the new state's
+    /// acceleration in `qdd`) is from the tolerance — within it when at most 1:
+    /// `max(h·max|Δa|, h²·max|Δa|/2) / (c·w)` in `v` and `q`, `w` the tolerance's weights and
+    /// `c = max(1, (K + 1)·h/span)` — an analytic step leaves at most `(K + 1)·w·h/span`, a
+    /// step across a kink must keep its jump's error within one tolerance. On an analytic
+    /// motion `Δa` is the acceleration series' truncation, `∝ h^K`.
+    fn step_excess(&self, h: f64) -> f64 {
         let (w, o, k) = (self.coef_width(), &self.opts, self.opts.order);
         let mut jump = 0.0f64;
         for i in 0..self.n {
@@ -482,7 +483,7 @@ impl TaylorSeries {
             o.atol + o.rtol * inf(&self.q),
             o.atol + o.rtol * inf(&self.v),
         );
-        h * jump <= room * wv && 0.5 * h * h * jump <= room * wq
+        (h * jump / (room * wv)).max(0.5 * h * h * jump / (room * wq))
     }
 
     /// Back to the state before the step just tried: its series, and the state they begin
@@ -591,13 +592,17 @@ impl Integrator for TaylorSeries {
             self.stats.factorizations += self.solver.project_state(&self.model, self.t, q, v)?;
         }
         self.series()?;
-        if !self.smooth_step(h) {
-            // a kink inside the step: back, and a quarter of the step
+        let excess = self.step_excess(h);
+        if !(excess <= 1.0) {
+            // the series' truncation beyond the tolerance (the radius' estimate too bold), or a
+            // kink inside the step: back, and a step `excess^(−1/K)` shorter — a quarter at
+            // most, as a kink (whose jump no shorter step straddling it lowers) needs
+            let shrink = (0.9 * excess.powf(-1.0 / self.opts.order as f64)).clamp(0.25, 0.9);
             self.restore();
             (self.t_old, self.h_old) = (t_old, h_old);
             self.stats.rejected_steps += 1;
             let smallest = smallest_step(self.opts.h_min, self.t, h_old);
-            if 0.25 * h < smallest {
+            if shrink * h < smallest {
                 return Err(SolveError::StepTooSmall {
                     method: "taylor",
                     t: self.t,
@@ -605,11 +610,16 @@ impl Integrator for TaylorSeries {
                     error: f64::INFINITY,
                 });
             }
-            self.h = 0.25 * h;
+            self.h = shrink * h;
             self.cap = self.h;
             return Ok(StepOutcome::Rejected);
         }
-        let next = self.next_step()?;
+        // the series' bound, and no longer a step than the acceleration's truncation just met
+        // allows (`∝ h^K`; never shorter than the step just taken): the radius estimated from
+        // four coefficients can promise more than the truncation gives (the outer solar
+        // system: 18 of 64 attempts refused without this, 9 of 35 with it)
+        let grow = (0.9 * excess.powf(-1.0 / self.opts.order as f64)).max(1.0);
+        let next = self.next_step()?.min(grow * h);
         self.h = next.min(2.0 * self.cap);
         self.cap = match next <= 2.0 * self.cap {
             true => f64::INFINITY, // taken whole: no cap
