@@ -137,17 +137,7 @@ impl StateSolver {
         }
         if reuse {
             // the forces alone: M was factorized on the first call
-            let pt = Point {
-                t,
-                q,
-                v,
-                a: &self.zeros[..n],
-                lambda: &[],
-            };
-            let (constant, varying) = self
-                .at_rest
-                .get_or_insert_with(|| assembly::forces_constant_at_rest(model, &pt));
-            assembly::forces_at_rest(model, &pt, constant, varying, &mut self.res);
+            self.rest_forces(model, t, q, v);
         } else {
             self.assemble(model, t, q, Some(v));
         }
@@ -182,17 +172,7 @@ impl StateSolver {
             return None;
         }
         let n = model.n_coords();
-        let pt = Point {
-            t,
-            q,
-            v,
-            a: &self.zeros[..n],
-            lambda: &[],
-        };
-        let (constant, varying) = self
-            .at_rest
-            .get_or_insert_with(|| assembly::forces_constant_at_rest(model, &pt));
-        assembly::forces_at_rest(model, &pt, constant, varying, &mut self.res);
+        self.rest_forces(model, t, q, v);
         let mut finite = true;
         let xs = qdd.iter_mut().zip(&self.res[..n]);
         for ((x, r), d) in xs.zip(&self.inverse_diagonal) {
@@ -200,6 +180,23 @@ impl StateSolver {
             finite &= x.is_finite();
         }
         Some(finite)
+    }
+
+    /// The forces at rest `r(t, q, v, 0)` of a model without constraints into `res`, the
+    /// groups whose forces at rest never change summed on the first call
+    /// ([`assembly::forces_at_rest`]).
+    fn rest_forces(&mut self, model: &Model, t: f64, q: &[f64], v: &[f64]) {
+        let pt = Point {
+            t,
+            q,
+            v,
+            a: &self.zeros[..model.n_coords()],
+            lambda: &[],
+        };
+        let (constant, varying) = self
+            .at_rest
+            .get_or_insert_with(|| assembly::forces_constant_at_rest(model, &pt));
+        assembly::forces_at_rest(model, &pt, constant, varying, &mut self.res);
     }
 
     /// `x = [−r; −γ]` from the forces in `res` and `γ` at `(t, q, v)`; an error when not finite.
