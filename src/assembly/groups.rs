@@ -465,6 +465,23 @@ impl<K: ConstraintKernel<N, M>, const N: usize, const M: usize> Constraints
             }
         })
     }
+    fn add_rows_and_gamma(&self, t: f64, q: &[f64], v: &[f64], jac: &mut [f64], gamma: &mut [f64]) {
+        let n = q.len();
+        K::__placed(|| {
+            for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
+                let ql = gather(true, idx, q);
+                let (_, j) = k.jacobian(t, &ql);
+                let g = k.gamma(t, &ql, &gather(true, idx, v));
+                for m in 0..M {
+                    gamma[row + m] = g[m];
+                    let r = &mut jac[(row + m) * n..(row + m + 1) * n];
+                    for c in 0..N {
+                        r[idx[c]] += j[(m, c)];
+                    }
+                }
+            }
+        })
+    }
     fn dense_blocks(&self, e: usize, t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3] {
         let (idx, row) = (&self.indices[e], self.rows[e]);
         let q = gather(true, idx, q);

@@ -401,6 +401,21 @@ pub fn constraint_time_derivative(model: &Model, t: f64, q: &[f64], out: &mut [f
     }
 }
 
+/// `C_q` at `(t, q)` into the dense row-major `m × n` matrix `jac` and
+/// `γ = C_qq(v,v) + 2C_qt v + C_tt` into `gamma` (length `m`): a state's constraint rows for the
+/// accelerations, without the sparse pattern (the Schur complement of a small model).
+pub fn constraint_rows_and_gamma(
+    model: &Model,
+    (t, q, v): (f64, &[f64], &[f64]),
+    jac: &mut [f64],
+    gamma: &mut [f64],
+) {
+    jac.fill(0.0);
+    for g in &model.constraints {
+        g.add_rows_and_gamma(t, q, v, jac, gamma);
+    }
+}
+
 /// `γ = C_qq(v,v) + 2C_qt v + C_tt` into `out` (length `m`).
 pub fn constraint_gamma(model: &Model, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
     for g in &model.constraints {

@@ -305,6 +305,9 @@ pub trait Constraints: Send + Sync {
     fn local_jacobian(&self, e: usize, t: f64, q: &[f64], out: &mut [f64]);
     /// Write `γ` into `out`.
     fn gamma(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
+    /// Add `C_q` into the dense row-major `m × n` matrix `jac` (rows of `n` entries) and write
+    /// `γ` into `gamma`: what a state's accelerations need of the constraints, in one pass.
+    fn add_rows_and_gamma(&self, t: f64, q: &[f64], v: &[f64], jac: &mut [f64], gamma: &mut [f64]);
     /// Local dense `(C, C_q, Σλ∇²C)` of block `e` with the global multipliers `lambda`.
     fn dense_blocks(&self, e: usize, t: f64, q: &[f64], lambda: &[f64]) -> [DMatrix<f64>; 3];
     /// Write `C` on Taylor series in time into `c`. `Err` with the kernel's type name when it

@@ -69,9 +69,9 @@ pub struct StateSolver {
     /// A small constrained model of constant diagonal `M`: states by the Schur complement
     /// (`solve/schur.rs`), set up after the first full solve; `schur_last`: the last solve
     /// went that way (so [`solve_again`](Self::solve_again) does).
-    schur: Option<Schur>,
+    pub(super) schur: Option<Schur>,
     schur_possible: bool,
-    schur_last: bool,
+    pub(super) schur_last: bool,
 }
 
 impl StateSolver {
@@ -207,8 +207,12 @@ impl StateSolver {
         q: &[f64],
         v: &[f64],
     ) -> Result<(), Error> {
-        let n = model.n_coords();
         assembly::constraint_gamma(model, t, q, v, &mut self.gamma);
+        self.negated_right_hand_side(model.n_coords())
+    }
+
+    /// `x = [−r; −γ]` from the forces in `res` and `γ` in `gamma`; an error when not finite.
+    fn negated_right_hand_side(&mut self, n: usize) -> Result<(), Error> {
         for (x, r) in self.x.iter_mut().zip(&self.res[..n]) {
             *x = -r;
         }
@@ -222,8 +226,9 @@ impl StateSolver {
     }
 
     /// `(q̈, λ)` by the Schur complement of the constant diagonal `M` (`solve/schur.rs`) into
-    /// `x`; `false` when its `S` is singular (the caller then solves the full matrix, which
-    /// names the cause).
+    /// `x`: the forces at rest (the constant groups summed once), `C_q` straight into the
+    /// complement's dense rows and `γ` in one pass over the constraints. `false` when its `S`
+    /// is singular (the caller then solves the full matrix, which names the cause).
     fn solve_by_schur(
         &mut self,
         model: &Model,
@@ -231,22 +236,20 @@ impl StateSolver {
         q: &[f64],
         v: &[f64],
     ) -> Result<bool, Error> {
-        assembly::forces_and_constraint_jacobian(
-            model,
-            &self.pattern,
-            (t, q, v),
-            &self.zeros,
-            &mut self.res,
-            &mut self.values,
-        );
-        self.right_hand_side(model, t, q, v)?;
-        let prepared =
-            (self.schur.as_mut()).is_some_and(|s| s.prepare(&self.pattern, &self.values).is_ok());
+        let n = model.n_coords();
+        self.rest_forces(model, t, q, v);
+        let Some(schur) = self.schur.as_mut() else {
+            return Ok(false);
+        };
+        assembly::constraint_rows_and_gamma(model, (t, q, v), schur.rows_mut(), &mut self.gamma);
+        self.negated_right_hand_side(n)?;
+        let prepared = (self.schur.as_mut()).is_some_and(|s| s.factorize().is_ok());
         if prepared {
             self.solve_matrix(true)?;
         }
         Ok(prepared)
     }
+
     /// Project `v` onto the velocity constraints at `(t, q)`: the `M`-orthogonal correction
     /// `Δv` with `[M C_qᵀ; C_q 0] [Δv; μ] = [0; −(C_q v + C_t)]` (what error-controlled
     /// generalized-α applies after each step, so a step-size change does not meet the
@@ -370,16 +373,19 @@ impl StateSolver {
             return Ok(());
         }
         self.x.fill(0.0);
-        self.subtract_constraint_rows(n, x);
         if schur && let Some(s) = &mut self.schur {
-            // the matrix of the last solve, by its Schur complement (`values` holds its `C_q`)
+            // the matrix of the last solve, by its Schur complement (which holds its `C_q`)
+            s.subtract_rows(x, &mut self.x[n..]);
             s.solve(&mut self.x);
-        } else if let Some(lin) = &mut self.lin {
-            lin.solve(&mut self.x)
-                .map_err(|_| InitError::SingularAugmented {
-                    redundant: String::new(),
-                    culprit: String::new(),
-                })?;
+        } else {
+            self.subtract_constraint_rows(n, x);
+            if let Some(lin) = &mut self.lin {
+                lin.solve(&mut self.x)
+                    .map_err(|_| InitError::SingularAugmented {
+                        redundant: String::new(),
+                        culprit: String::new(),
+                    })?;
+            }
         }
         for (xi, d) in x.iter_mut().zip(&self.x[..n]) {
             *xi += d;
@@ -584,24 +590,6 @@ impl StateSolver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::elements::{AnchoredRod, Particle};
-
-    /// A pendulum of point mass `m` on a rod of length `l` (what `library::pendulum` builds).
-    fn planar_pendulum(m: f64, l: f64, g: f64) -> Model {
-        let bob = Particle {
-            mass: m,
-            gravity: [0.0, -g],
-        };
-        let rod = AnchoredRod {
-            anchor: [0.0, 0.0],
-            length: l,
-        };
-        Model::builder(2)
-            .term([0, 1], bob)
-            .constraint("rod", [0, 1], rod)
-            .build()
-            .unwrap()
-    }
 
     /// Point masses' weights, which no state changes, are summed on the first solve and added
     /// to the other forces at every later one: the accelerations equal a fresh solver's (which
@@ -653,53 +641,5 @@ mod tests {
             s.solve(&model, 0.5, &[f64::NAN, 0.0, 0.0, 0.0], &[0.0; 4])
                 .is_err()
         );
-    }
-
-    /// A constrained model of constant diagonal mass takes the Schur complement after its first
-    /// solve, and gives the full matrix's accelerations, multipliers and `solve_again`.
-    #[test]
-    fn point_masses_under_constraints_solve_by_the_schur_complement() {
-        let model = planar_pendulum(1.3, 0.9, 9.81);
-        let mut s = StateSolver::new(&model, LinearSolverKind::Auto);
-        let mut full = StateSolver::new(&model, LinearSolverKind::Sparse);
-        let (q, v) = ([0.54, -0.72], [1.1, 0.825]);
-        s.solve(&model, 0.0, &q, &v).unwrap();
-        assert!(s.schur.is_some(), "the Schur path is set up");
-        for (q, v) in [(q, v), ([-0.9, 0.0], [0.0, 2.0]), ([0.0, 0.9], [-1.0, 0.0])] {
-            let (a1, l1) = s.solve(&model, 0.3, &q, &v).unwrap();
-            let (a1, l1) = (a1.to_vec(), l1.to_vec());
-            assert!(s.schur_last);
-            let (a2, l2) = full.solve(&model, 0.3, &q, &v).unwrap();
-            for (x, y) in a1.iter().chain(&l1).zip(a2.iter().chain(l2)) {
-                assert!((x - y).abs() < 1e-13 * (1.0 + y.abs()), "{a1:?} {l1:?}");
-            }
-            let mut b1 = [0.3, -1.2, 0.7];
-            let mut b2 = b1;
-            s.solve_again(&model, &mut b1).unwrap();
-            full.solve_again(&model, &mut b2).unwrap();
-            for (x, y) in b1.iter().zip(&b2) {
-                assert!((x - y).abs() < 1e-13 * (1.0 + y.abs()), "{b1:?} {b2:?}");
-            }
-        }
-        // the projections onto the constraints, and the tangent projection after them
-        let (mut q1, mut v1) = ([0.57, -0.75], [1.0, 0.9]);
-        let (mut q2, mut v2) = (q1, v1);
-        s.project_state(&model, 0.0, &mut q1, &mut v1).unwrap();
-        full.project_state(&model, 0.0, &mut q2, &mut v2).unwrap();
-        assert!(s.schur_last, "projected by the Schur complement");
-        let (mut x1, mut x2) = ([0.4, -0.2], [0.4, -0.2]);
-        s.project_tangent(&model, &mut x1).unwrap();
-        full.project_tangent(&model, &mut x2).unwrap();
-        for (x, y) in q1
-            .iter()
-            .chain(&v1)
-            .chain(&x1)
-            .zip(q2.iter().chain(&v2).chain(&x2))
-        {
-            assert!((x - y).abs() < 1e-13, "{q1:?} {v1:?} {x1:?}");
-        }
-        assert!((q1[0] * q1[0] + q1[1] * q1[1] - 0.81).abs() < 1e-14);
-        assert!((q1[0] * v1[0] + q1[1] * v1[1]).abs() < 1e-14);
-        assert!((q1[0] * x1[0] + q1[1] * x1[1]).abs() < 1e-14);
     }
 }

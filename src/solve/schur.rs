@@ -8,7 +8,9 @@
 //!
 //! so a stage assembles only the forces, `C_q` and `γ` (not the terms' Jacobians, which a
 //! constant `M` makes the same every time) and factorizes an `m × m` matrix instead of the
-//! `(n + m)`-square one. [`StateSolver`](super::StateSolver) takes this path after its first,
+//! `(n + m)`-square one. A state's `C_q` is written by the constraints straight into the dense
+//! rows here, `γ` in the same pass (no sparse pattern); one constraint (`S` a number) takes a
+//! few lines of its own. [`StateSolver`](super::StateSolver) takes this path after its first,
 //! full solve has shown `M` diagonal and positive, and falls back to the full matrix when `S` is
 //! singular (redundant constraints), so its errors stay those of the full solve.
 
@@ -28,6 +30,8 @@ pub(super) struct Schur {
     /// `S`'s LU (row-major, unit lower factor below the diagonal) and its row order.
     lu: Vec<f64>,
     piv: Vec<usize>,
+    /// The reciprocals of `S`'s pivots.
+    pivot_inv: [f64; MOST_CONSTRAINTS],
     /// Scratch of `n` values.
     y: Vec<f64>,
 }
@@ -59,6 +63,7 @@ impl Schur {
             c: vec![0.0; m * n],
             lu: vec![0.0; m * m],
             piv: vec![0; m],
+            pivot_inv: [0.0; MOST_CONSTRAINTS],
             y: vec![0.0; n],
         })
     }
@@ -66,7 +71,7 @@ impl Schur {
     /// Take `C_q` from `values` (its rows below the mass block) and factorize `S`; `Err` when
     /// `S` is singular to rounding (dependent constraints) or not finite.
     pub(super) fn prepare(&mut self, pattern: &Pattern, values: &[f64]) -> Result<(), ()> {
-        let (n, m) = (self.n, self.m);
+        let n = self.n;
         self.c.fill(0.0);
         for j in 0..n {
             for s in pattern.col_ptr[j]..pattern.col_ptr[j + 1] {
@@ -76,19 +81,56 @@ impl Schur {
                 }
             }
         }
+        self.factorize()
+    }
+
+    /// `C_q` (row-major `m × n`) to be written before [`factorize`](Self::factorize).
+    pub(super) fn rows_mut(&mut self) -> &mut [f64] {
+        &mut self.c
+    }
+
+    /// `x[k] −= (C_q y)_k` for the `m` entries of `x`, with the `C_q` last prepared.
+    pub(super) fn subtract_rows(&self, y: &[f64], x: &mut [f64]) {
+        let n = self.n;
+        for (k, xk) in x.iter_mut().enumerate().take(self.m) {
+            *xk -= (self.c[k * n..(k + 1) * n].iter().zip(y))
+                .map(|(c, y)| c * y)
+                .sum::<f64>();
+        }
+    }
+
+    /// Factorize `S = C_q M⁻¹ C_qᵀ` of the `C_q` held; `Err` when `S` is singular to rounding
+    /// (dependent constraints) or not finite.
+    pub(super) fn factorize(&mut self) -> Result<(), ()> {
+        let (n, m) = (self.n, self.m);
+        if m == 1 {
+            let c = &self.c[..n];
+            let s: f64 = (c.iter().zip(&self.minv)).map(|(a, w)| a * w * a).sum();
+            self.lu[0] = s;
+            self.pivot_inv[0] = 1.0 / s;
+            return match s.is_finite() && s > 0.0 {
+                true => Ok(()),
+                false => Err(()),
+            };
+        }
         let mut largest = 0.0f64;
+        // S is symmetric: its upper triangle, mirrored
         for k in 0..m {
-            for l in 0..m {
-                let (ck, cl) = (&self.c[k * n..(k + 1) * n], &self.c[l * n..(l + 1) * n]);
-                let s: f64 = (0..n).map(|j| ck[j] * self.minv[j] * cl[j]).sum();
+            let ck = &self.c[k * n..(k + 1) * n];
+            for l in k..m {
+                let cl = &self.c[l * n..(l + 1) * n];
+                let s: f64 = (ck.iter().zip(cl).zip(&self.minv))
+                    .map(|((a, b), w)| a * w * b)
+                    .sum();
                 self.lu[k * m + l] = s;
+                self.lu[l * m + k] = s;
                 largest = largest.max(s.abs());
             }
         }
         if !largest.is_finite() || largest == 0.0 {
             return Err(());
         }
-        // Gaussian elimination with partial pivoting
+        // Gaussian elimination with partial pivoting, the pivots' reciprocals kept
         for (k, p) in self.piv.iter_mut().enumerate() {
             *p = k;
         }
@@ -109,9 +151,10 @@ impl Schur {
                 }
                 self.piv.swap(k, p);
             }
-            let d = self.lu[k * m + k];
+            let d = 1.0 / self.lu[k * m + k];
+            self.pivot_inv[k] = d;
             for i in k + 1..m {
-                let f = self.lu[i * m + k] / d;
+                let f = self.lu[i * m + k] * d;
                 self.lu[i * m + k] = f;
                 for l in k + 1..m {
                     self.lu[i * m + l] -= f * self.lu[k * m + l];
@@ -122,19 +165,33 @@ impl Schur {
     }
 
     /// `[a; λ]` of `[M C_qᵀ; C_q 0] [a; λ] = [b₁; b₂]` in place (`x` holds `b`), with the
-    /// state last [`prepare`](Self::prepare)d.
+    /// state last [`prepare`](Self::prepare)d or [`factorize`](Self::factorize)d.
     pub(super) fn solve(&mut self, x: &mut [f64]) {
         let (n, m) = (self.n, self.m);
         let (top, bottom) = x.split_at_mut(n);
-        for j in 0..n {
-            self.y[j] = self.minv[j] * top[j];
+        let (top, bottom, y) = (&mut top[..n], &mut bottom[..m], &mut self.y[..n]);
+        let (minv, c) = (&self.minv[..n], &self.c[..m * n]);
+        for ((y, w), b) in y.iter_mut().zip(minv).zip(top.iter()) {
+            *y = w * b;
+        }
+        if m == 1 {
+            // one constraint: λ = (C_q y − b₂)/S, a = y − M⁻¹ C_qᵀ λ
+            let cy: f64 = c.iter().zip(y.iter()).map(|(c, y)| c * y).sum();
+            let lambda = (cy - bottom[0]) * self.pivot_inv[0];
+            bottom[0] = lambda;
+            for (((a, y), w), c) in top.iter_mut().zip(y.iter()).zip(minv).zip(c) {
+                *a = y - w * (c * lambda);
+            }
+            return;
         }
         // S λ = C_q y − b₂, rows in the pivots' order
         let mut rhs = [0.0; MOST_CONSTRAINTS];
-        for k in 0..m {
-            let r = self.piv[k];
-            let cy: f64 = (0..n).map(|j| self.c[r * n + j] * self.y[j]).sum();
-            rhs[k] = cy - bottom[r];
+        for (k, r) in rhs.iter_mut().enumerate().take(m) {
+            let p = self.piv[k];
+            let cy: f64 = (c[p * n..(p + 1) * n].iter().zip(y.iter()))
+                .map(|(c, y)| c * y)
+                .sum();
+            *r = cy - bottom[p];
         }
         for k in 0..m {
             for l in 0..k {
@@ -145,13 +202,164 @@ impl Schur {
             for l in k + 1..m {
                 rhs[k] -= self.lu[k * m + l] * rhs[l];
             }
-            rhs[k] /= self.lu[k * m + k];
+            rhs[k] *= self.pivot_inv[k];
         }
         bottom.copy_from_slice(&rhs[..m]);
         // a = M⁻¹ (b₁ − C_qᵀ λ)
-        for j in 0..n {
-            let ct: f64 = (0..m).map(|k| self.c[k * n + j] * rhs[k]).sum();
-            top[j] = self.y[j] - self.minv[j] * ct;
+        for (j, a) in top.iter_mut().enumerate() {
+            let ct: f64 = (0..m).map(|k| c[k * n + j] * rhs[k]).sum();
+            *a = y[j] - minv[j] * ct;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::Model;
+    use crate::model::elements::{AnchoredRod, Particle};
+    use crate::problem::LinearSolverKind;
+    use crate::solve::StateSolver;
+
+    /// A pendulum of point mass `m` on a rod of length `l` (what `library::pendulum` builds).
+    fn planar_pendulum(m: f64, l: f64, g: f64) -> Model {
+        let bob = Particle {
+            mass: m,
+            gravity: [0.0, -g],
+        };
+        let rod = AnchoredRod {
+            anchor: [0.0, 0.0],
+            length: l,
+        };
+        Model::builder(2)
+            .term([0, 1], bob)
+            .constraint("rod", [0, 1], rod)
+            .build()
+            .unwrap()
+    }
+
+    /// Three bobs on rods, the first hung from the origin (`m = 3`: the elimination with
+    /// pivots, where the pendulum's one constraint has its own few lines).
+    fn planar_chain() -> Model {
+        use crate::model::elements::Rod;
+        let mut b = Model::builder(6);
+        for (i, m) in [1.3, 0.4, 2.2].into_iter().enumerate() {
+            let bob = Particle {
+                mass: m,
+                gravity: [0.0, -9.81],
+            };
+            b = b.term([2 * i, 2 * i + 1], bob);
+        }
+        let rod = AnchoredRod {
+            anchor: [0.0, 0.0],
+            length: 0.9,
+        };
+        b = b.constraint("top", [0, 1], rod);
+        for (i, l) in [(0, 0.6), (1, 1.1)] {
+            let idx = [2 * i, 2 * i + 1, 2 * i + 2, 2 * i + 3];
+            b = b.constraint("link", idx, Rod::<2> { length: l });
+        }
+        b.build().unwrap()
+    }
+
+    /// A constrained model of constant diagonal mass takes the Schur complement after its first
+    /// solve, and gives the full matrix's accelerations, multipliers, `solve_again` and
+    /// projections — one constraint and three.
+    #[test]
+    fn point_masses_under_constraints_solve_by_the_schur_complement() {
+        let chain_q = [0.54, -0.72, 0.9, -1.2, 1.56, -2.08];
+        let cases = [
+            (planar_pendulum(1.3, 0.9, 9.81), vec![0.54, -0.72], 0.81),
+            (planar_chain(), chain_q.to_vec(), 0.81),
+        ];
+        for (model, q0, l2) in cases {
+            let n = q0.len();
+            let mut s = StateSolver::new(&model, LinearSolverKind::Auto);
+            let mut full = StateSolver::new(&model, LinearSolverKind::Sparse);
+            let v0: Vec<f64> = (0..n).map(|i| 0.3 * i as f64 - 0.8).collect();
+            s.solve(&model, 0.0, &q0, &v0).unwrap();
+            assert!(s.schur.is_some(), "the Schur path is set up");
+            let shifted: Vec<f64> = q0.iter().map(|x| -0.7 * x + 0.1).collect();
+            let turned: Vec<f64> = q0.chunks(2).flat_map(|p| [p[1], -p[0]]).collect();
+            for q in [q0.clone(), shifted, turned] {
+                let v: Vec<f64> = v0.iter().rev().copied().collect();
+                let (a1, l1) = s.solve(&model, 0.3, &q, &v).unwrap();
+                let (a1, l1) = (a1.to_vec(), l1.to_vec());
+                assert!(s.schur_last);
+                let (a2, l2) = full.solve(&model, 0.3, &q, &v).unwrap();
+                for (x, y) in a1.iter().chain(&l1).zip(a2.iter().chain(l2)) {
+                    assert!((x - y).abs() < 1e-12 * (1.0 + y.abs()), "{a1:?} {l1:?}");
+                }
+                let mut b1: Vec<f64> = (0..n + model.n_constraints())
+                    .map(|i| (i as f64 * 0.7).sin())
+                    .collect();
+                let mut b2 = b1.clone();
+                s.solve_again(&model, &mut b1).unwrap();
+                full.solve_again(&model, &mut b2).unwrap();
+                for (x, y) in b1.iter().zip(&b2) {
+                    assert!((x - y).abs() < 1e-12 * (1.0 + y.abs()), "{b1:?} {b2:?}");
+                }
+            }
+            // the projections onto the constraints, and the tangent projection after them
+            let (mut q1, mut v1): (Vec<f64>, Vec<f64>) =
+                (q0.iter().map(|x| x * 1.02).collect(), v0.clone());
+            let (mut q2, mut v2) = (q1.clone(), v1.clone());
+            s.project_state(&model, 0.0, &mut q1, &mut v1).unwrap();
+            full.project_state(&model, 0.0, &mut q2, &mut v2).unwrap();
+            assert!(s.schur_last, "projected by the Schur complement");
+            let mut x1: Vec<f64> = (0..n).map(|i| 0.4 - 0.2 * i as f64).collect();
+            let mut x2 = x1.clone();
+            s.project_tangent(&model, &mut x1).unwrap();
+            full.project_tangent(&model, &mut x2).unwrap();
+            for (x, y) in q1
+                .iter()
+                .chain(&v1)
+                .chain(&x1)
+                .zip(q2.iter().chain(&v2).chain(&x2))
+            {
+                assert!((x - y).abs() < 1e-12, "{q1:?} {v1:?} {x1:?}");
+            }
+            // the first rod: on its circle, velocity and tangent across it
+            assert!((q1[0] * q1[0] + q1[1] * q1[1] - l2).abs() < 1e-14);
+            assert!((q1[0] * v1[0] + q1[1] * v1[1]).abs() < 1e-13);
+            assert!((q1[0] * x1[0] + q1[1] * x1[1]).abs() < 1e-13);
+            // the tangent projection after a solve: with that state's `C_q`
+            let (q, v) = (q1.clone(), v1.clone());
+            s.solve(&model, 0.0, &q, &v).unwrap();
+            full.solve(&model, 0.0, &q, &v).unwrap();
+            let (mut x1, mut x2) = (vec![0.3; n], vec![0.3; n]);
+            s.project_tangent(&model, &mut x1).unwrap();
+            full.project_tangent(&model, &mut x2).unwrap();
+            for (x, y) in x1.iter().zip(&x2) {
+                assert!((x - y).abs() < 1e-12, "{x1:?} {x2:?}");
+            }
+        }
+    }
+
+    /// Constraints that become dependent make `S` singular: the solve falls back to the full
+    /// matrix, whose error says so, and never returns numbers.
+    #[test]
+    fn dependent_constraints_leave_the_schur_path_for_the_full_error() {
+        let rod = |x| AnchoredRod {
+            anchor: [x, 0.0],
+            length: 1.0,
+        };
+        let bob = Particle {
+            mass: 1.0,
+            gravity: [0.0, -9.81],
+        };
+        let model = Model::builder(2)
+            .term([0, 1], bob)
+            .constraint("left", [0, 1], rod(0.0))
+            .constraint("right", [0, 1], rod(2.0))
+            .build()
+            .unwrap();
+        let mut s = StateSolver::new(&model, LinearSolverKind::Auto);
+        s.solve(&model, 0.0, &[0.6, -0.8], &[0.0; 2]).unwrap();
+        assert!(s.schur.is_some(), "the Schur path is set up");
+        s.solve(&model, 0.0, &[1.0, -0.5], &[0.3, 0.0]).unwrap();
+        assert!(s.schur_last);
+        // both rods along the x axis: their rows are parallel
+        let err = s.solve(&model, 0.0, &[1.0, 0.0], &[0.0; 2]).unwrap_err();
+        assert!(err.to_string().contains("singular"), "{err}");
     }
 }
