@@ -465,6 +465,21 @@ impl<K: ConstraintKernel<N, M>, const N: usize, const M: usize> Constraints
             }
         })
     }
+    fn add_rows(&self, t: f64, q: &[f64], jac: &mut [f64], c: &mut [f64]) {
+        let n = q.len();
+        K::__placed(|| {
+            for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
+                let (x, j) = k.jacobian(t, &gather(true, idx, q));
+                for m in 0..M {
+                    c[row + m] = x[m];
+                    let r = &mut jac[(row + m) * n..(row + m + 1) * n];
+                    for c in 0..N {
+                        r[idx[c]] += j[(m, c)];
+                    }
+                }
+            }
+        })
+    }
     fn add_rows_and_gamma(&self, t: f64, q: &[f64], v: &[f64], jac: &mut [f64], gamma: &mut [f64]) {
         let n = q.len();
         K::__placed(|| {

@@ -401,6 +401,15 @@ pub fn constraint_time_derivative(model: &Model, t: f64, q: &[f64], out: &mut [f
     }
 }
 
+/// `C_q` at `(t, q)` into the dense row-major `m × n` matrix `jac` and `C` into `c` (length
+/// `m`): a projection's constraint rows without the sparse pattern.
+pub fn constraint_rows(model: &Model, (t, q): (f64, &[f64]), jac: &mut [f64], c: &mut [f64]) {
+    jac.fill(0.0);
+    for g in &model.constraints {
+        g.add_rows(t, q, jac, c);
+    }
+}
+
 /// `C_q` at `(t, q)` into the dense row-major `m × n` matrix `jac` and
 /// `γ = C_qq(v,v) + 2C_qt v + C_tt` into `gamma` (length `m`): a state's constraint rows for the
 /// accelerations, without the sparse pattern (the Schur complement of a small model).

@@ -306,6 +306,9 @@ pub trait Constraints: Send + Sync {
     /// Write `γ` into `out`.
     fn gamma(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]);
     /// Add `C_q` into the dense row-major `m × n` matrix `jac` (rows of `n` entries) and write
+    /// `C` into `c`.
+    fn add_rows(&self, t: f64, q: &[f64], jac: &mut [f64], c: &mut [f64]);
+    /// Add `C_q` into the dense row-major `m × n` matrix `jac` (rows of `n` entries) and write
     /// `γ` into `gamma`: what a state's accelerations need of the constraints, in one pass.
     fn add_rows_and_gamma(&self, t: f64, q: &[f64], v: &[f64], jac: &mut [f64], gamma: &mut [f64]);
     /// Local dense `(C, C_q, Σλ∇²C)` of block `e` with the global multipliers `lambda`.

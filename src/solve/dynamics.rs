@@ -272,7 +272,10 @@ impl StateSolver {
         for (x, ct) in self.x[n..].iter_mut().zip(&self.gamma) {
             *x = -ct;
         }
-        self.subtract_constraint_rows(n, v);
+        match (schur, &self.schur) {
+            (true, Some(s)) => s.subtract_rows(v, &mut self.x[n..]),
+            _ => self.subtract_constraint_rows(n, v),
+        }
         self.solve_matrix(schur)?;
         for (vi, dv) in v.iter_mut().zip(&self.x[..n]) {
             *vi += dv;
@@ -463,18 +466,13 @@ impl StateSolver {
 
     /// The matrix `[M C_qᵀ; C_q 0]` at `(t, q, v)` for a projection: by the Schur complement
     /// of a constant diagonal `M` when that path is set up and `S` is regular (`true`: only
-    /// `C_q` assembled, `S` factorized), else assembled whole into `values` (`false`).
+    /// `C_q` written into its dense rows, `S` factorized), else assembled whole into `values`
+    /// (`false`).
     fn matrix_at(&mut self, model: &Model, t: f64, q: &[f64], v: Option<&[f64]>) -> bool {
         if let Some(schur) = &mut self.schur {
-            assembly::constraint_matrix(
-                model,
-                &self.pattern,
-                (t, q),
-                &self.zeros,
-                &mut self.res,
-                &mut self.values,
-            );
-            if schur.prepare(&self.pattern, &self.values).is_ok() {
+            let c = &mut self.res[model.n_coords()..];
+            assembly::constraint_rows(model, (t, q), schur.rows_mut(), c);
+            if schur.factorize().is_ok() {
                 return true;
             }
         }

@@ -20,7 +20,7 @@ use crate::assembly::Pattern;
 pub(super) const MOST_COORDS: usize = 64;
 pub(super) const MOST_CONSTRAINTS: usize = 8;
 
-/// `M⁻¹` (diagonal), and `C_q` and the factorized `S` of the last state prepared.
+/// `M⁻¹` (diagonal), and `C_q` and the factorized `S` of the last state.
 pub(super) struct Schur {
     n: usize,
     m: usize,
@@ -68,28 +68,12 @@ impl Schur {
         })
     }
 
-    /// Take `C_q` from `values` (its rows below the mass block) and factorize `S`; `Err` when
-    /// `S` is singular to rounding (dependent constraints) or not finite.
-    pub(super) fn prepare(&mut self, pattern: &Pattern, values: &[f64]) -> Result<(), ()> {
-        let n = self.n;
-        self.c.fill(0.0);
-        for j in 0..n {
-            for s in pattern.col_ptr[j]..pattern.col_ptr[j + 1] {
-                let row = pattern.row_idx[s];
-                if row >= n {
-                    self.c[(row - n) * n + j] += values[s];
-                }
-            }
-        }
-        self.factorize()
-    }
-
     /// `C_q` (row-major `m × n`) to be written before [`factorize`](Self::factorize).
     pub(super) fn rows_mut(&mut self) -> &mut [f64] {
         &mut self.c
     }
 
-    /// `x[k] −= (C_q y)_k` for the `m` entries of `x`, with the `C_q` last prepared.
+    /// `x[k] −= (C_q y)_k` for the `m` entries of `x`, with the `C_q` last factorized.
     pub(super) fn subtract_rows(&self, y: &[f64], x: &mut [f64]) {
         let n = self.n;
         for (k, xk) in x.iter_mut().enumerate().take(self.m) {
@@ -165,7 +149,7 @@ impl Schur {
     }
 
     /// `[a; λ]` of `[M C_qᵀ; C_q 0] [a; λ] = [b₁; b₂]` in place (`x` holds `b`), with the
-    /// state last [`prepare`](Self::prepare)d or [`factorize`](Self::factorize)d.
+    /// state last [`factorize`](Self::factorize)d.
     pub(super) fn solve(&mut self, x: &mut [f64]) {
         let (n, m) = (self.n, self.m);
         let (top, bottom) = x.split_at_mut(n);
