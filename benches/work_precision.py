@@ -7,9 +7,9 @@ they are not test dependencies):
     cargo build --release --example high_order
     /tmp/wp/bin/python benches/work_precision.py [--cases pendulum,kepler] [--repeat 3] [--merge]
 
-With `--compiled` the compiled anchors run beside them on the pendulum, Kepler and the outer
-solar system: Hairer's DOP853 from the crate `ode_solvers` with hand-written right-hand sides in
-minimal coordinates (`benches/compiled_peers`, a crate outside the workspace, built first with
+With `--compiled` the compiled anchors run beside them on the pendulum, Kepler, the outer
+solar system and Mechanism0: Hairer's DOP853 from the crate `ode_solvers` with hand-written
+right-hand sides in minimal coordinates (`benches/compiled_peers`, a crate outside the workspace, built first with
 `cargo build --release --manifest-path benches/compiled_peers/Cargo.toml`).
 
 For each problem and each tolerance 1e-4 … 1e-11 it runs the toolkit (`examples/high_order.rs`:
@@ -42,7 +42,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, 'target', 'release', 'examples', 'high_order')
 TOOLKIT = EXAMPLE
 COMPILED = os.path.join(ROOT, 'benches', 'compiled_peers', 'target', 'release', 'compiled-peers')
-COMPILED_CASES = ('pendulum', 'kepler', 'solar')
+COMPILED_CASES = ('pendulum', 'kepler', 'solar', 'mechanism0')
 TOLS = [1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11]
 
 # ---------------------------------------------------------------- problems as scipy ODEs

@@ -66,7 +66,7 @@ pub struct StateSolver {
     /// The group that solves the model's `M` alone, without a matrix ([`Model::articulated`]:
     /// a tree of bodies by articulated bodies, `O(n)`), and the coordinates of the last solve.
     articulated: Option<(usize, Vec<f64>)>,
-    /// A small constrained model of constant diagonal `M`: states by the Schur complement
+    /// A small constrained model of constant `M`: states by the Schur complement
     /// (`solve/schur.rs`), set up after the first full solve; `schur_last`: the last solve
     /// went that way (so [`solve_again`](Self::solve_again) does).
     pub(super) schur: Option<Schur>,
@@ -148,7 +148,7 @@ impl StateSolver {
             self.factorize_solve()?;
             self.ready = self.constant;
             if self.schur_possible && self.schur.is_none() {
-                // a constant M shown diagonal by this first matrix: the Schur path from now on
+                // a constant M, symmetric positive definite in this first matrix: the Schur path from now on
                 self.schur = Schur::new(&self.pattern, &self.values, n);
                 self.schur_possible = false;
             }

@@ -1,5 +1,6 @@
-//! A state's accelerations by the Schur complement of a constant diagonal mass matrix: for a
-//! small model of point masses (or any constant diagonal `M`) under a few constraints,
+//! A state's accelerations by the Schur complement of a constant mass matrix: for a small
+//! model of point masses, bodies in natural coordinates or anything else of constant `M` under a
+//! few constraints,
 //!
 //! ```text
 //! [ M    C_qᵀ ] [ a ]   [ b₁ ]        S = C_q M⁻¹ C_qᵀ  (m × m),   S λ = C_q M⁻¹ b₁ − b₂,
@@ -8,11 +9,13 @@
 //!
 //! so a stage assembles only the forces, `C_q` and `γ` (not the terms' Jacobians, which a
 //! constant `M` makes the same every time) and factorizes an `m × m` matrix instead of the
-//! `(n + m)`-square one. A state's `C_q` is written by the constraints straight into the dense
-//! rows here, `γ` in the same pass (no sparse pattern); one constraint (`S` a number) takes a
-//! few lines of its own. [`StateSolver`](super::StateSolver) takes this path after its first,
-//! full solve has shown `M` diagonal and positive, and falls back to the full matrix when `S` is
-//! singular (redundant constraints), so its errors stay those of the full solve.
+//! `(n + m)`-square one. A diagonal `M` is kept as its reciprocals; any other as its Cholesky
+//! factor `M = L Lᵀ`, computed once (`S = W Wᵀ` with `W = C_q L⁻ᵀ`). A state's `C_q` is written
+//! by the constraints straight into the dense rows here, `γ` in the same pass (no sparse
+//! pattern); one constraint (`S` a number) takes a few lines of its own.
+//! [`StateSolver`](super::StateSolver) takes this path after its first, full solve has shown `M`
+//! symmetric positive definite, and falls back to the full matrix when `S` is singular
+//! (redundant constraints), so its errors stay those of the full solve.
 
 use crate::assembly::Pattern;
 
@@ -20,13 +23,26 @@ use crate::assembly::Pattern;
 pub(super) const MOST_COORDS: usize = 64;
 pub(super) const MOST_CONSTRAINTS: usize = 8;
 
-/// `M⁻¹` (diagonal), and `C_q` and the factorized `S` of the last state.
+/// A constant `M`: its diagonal's reciprocals, or its Cholesky factor.
+enum Mass {
+    Diagonal(Vec<f64>),
+    /// `L` of `M = L Lᵀ` (row-major `n × n`, the lower triangle) and its diagonal's
+    /// reciprocals.
+    Dense {
+        l: Vec<f64>,
+        dinv: Vec<f64>,
+    },
+}
+
+/// `M⁻¹`, and `C_q` and the factorized `S` of the last state.
 pub(super) struct Schur {
     n: usize,
     m: usize,
-    minv: Vec<f64>,
+    mass: Mass,
     /// `C_q`, row-major `m × n`.
     c: Vec<f64>,
+    /// For a dense `M`: the rows `L⁻¹ c_k` (`S = W Wᵀ`), row-major `m × n`.
+    w: Vec<f64>,
     /// `S`'s LU (row-major, unit lower factor below the diagonal) and its row order.
     lu: Vec<f64>,
     piv: Vec<usize>,
@@ -34,37 +50,45 @@ pub(super) struct Schur {
     pivot_inv: [f64; MOST_CONSTRAINTS],
     /// Scratch of `n` values.
     y: Vec<f64>,
+    z: Vec<f64>,
 }
 
 impl Schur {
-    /// The path for the mass block of `values` (pattern order) when it is diagonal with
-    /// positive finite entries; `None` otherwise.
+    /// The path for the mass block of `values` (pattern order) when it is symmetric positive
+    /// definite with finite entries (diagonal, or dense and factorized once); `None` otherwise.
     pub(super) fn new(pattern: &Pattern, values: &[f64], n: usize) -> Option<Schur> {
         let m = pattern.dim - n;
         if n > MOST_COORDS || m == 0 || m > MOST_CONSTRAINTS {
             return None;
         }
-        let mut minv = vec![0.0; n];
+        let mut dense = vec![0.0; n * n];
         for j in 0..n {
             for s in pattern.col_ptr[j]..pattern.col_ptr[j + 1] {
-                let (row, x) = (pattern.row_idx[s], values[s]);
-                if row == j {
-                    minv[j] = 1.0 / x;
-                } else if row < n && x != 0.0 {
-                    return None;
+                let row = pattern.row_idx[s];
+                if row < n {
+                    dense[row * n + j] += values[s];
                 }
             }
         }
-        let positive = minv.iter().all(|&x| x > 0.0 && x.is_finite());
-        positive.then(|| Schur {
+        let diagonal = (0..n).all(|i| (0..n).all(|j| i == j || dense[i * n + j] == 0.0));
+        let mass = if diagonal {
+            let minv: Vec<f64> = (0..n).map(|j| 1.0 / dense[j * n + j]).collect();
+            let positive = minv.iter().all(|&x| x > 0.0 && x.is_finite());
+            positive.then_some(Mass::Diagonal(minv))?
+        } else {
+            cholesky(dense, n)?
+        };
+        Some(Schur {
             n,
             m,
-            minv,
+            mass,
             c: vec![0.0; m * n],
+            w: vec![0.0; m * n],
             lu: vec![0.0; m * m],
             piv: vec![0; m],
             pivot_inv: [0.0; MOST_CONSTRAINTS],
             y: vec![0.0; n],
+            z: vec![0.0; n],
         })
     }
 
@@ -87,9 +111,44 @@ impl Schur {
     /// (dependent constraints) or not finite.
     pub(super) fn factorize(&mut self) -> Result<(), ()> {
         let (n, m) = (self.n, self.m);
-        if m == 1 {
+        if let (1, Mass::Diagonal(minv)) = (m, &self.mass) {
+            // one constraint on point masses: S = Σ c_j² / m_j
             let c = &self.c[..n];
-            let s: f64 = (c.iter().zip(&self.minv)).map(|(a, w)| a * w * a).sum();
+            let s: f64 = (c.iter().zip(minv)).map(|(a, w)| a * w * a).sum();
+            self.lu[0] = s;
+            self.pivot_inv[0] = 1.0 / s;
+            return if s.is_finite() && s > 0.0 {
+                Ok(())
+            } else {
+                Err(())
+            };
+        }
+        let rows = match &self.mass {
+            Mass::Diagonal(_) => &self.c,
+            Mass::Dense { l, dinv } => {
+                // W = L⁻¹ C_qᵀ, row by row: S = C_q L⁻ᵀ L⁻¹ C_qᵀ = W Wᵀ
+                self.w.copy_from_slice(&self.c);
+                for wk in self.w.chunks_exact_mut(n) {
+                    forward(l, dinv, wk);
+                }
+                &self.w
+            }
+        };
+        let weights = match &self.mass {
+            Mass::Diagonal(minv) => Some(&minv[..n]),
+            Mass::Dense { .. } => None,
+        };
+        let entry = |k: usize, l: usize| -> f64 {
+            let (ck, cl) = (&rows[k * n..(k + 1) * n], &rows[l * n..(l + 1) * n]);
+            match weights {
+                Some(w) => (ck.iter().zip(cl).zip(w))
+                    .map(|((a, b), w)| a * w * b)
+                    .sum(),
+                None => ck.iter().zip(cl).map(|(a, b)| a * b).sum(),
+            }
+        };
+        if m == 1 {
+            let s = entry(0, 0);
             self.lu[0] = s;
             self.pivot_inv[0] = 1.0 / s;
             return match s.is_finite() && s > 0.0 {
@@ -100,12 +159,8 @@ impl Schur {
         let mut largest = 0.0f64;
         // S is symmetric: its upper triangle, mirrored
         for k in 0..m {
-            let ck = &self.c[k * n..(k + 1) * n];
             for l in k..m {
-                let cl = &self.c[l * n..(l + 1) * n];
-                let s: f64 = (ck.iter().zip(cl).zip(&self.minv))
-                    .map(|((a, b), w)| a * w * b)
-                    .sum();
+                let s = entry(k, l);
                 self.lu[k * m + l] = s;
                 self.lu[l * m + k] = s;
                 largest = largest.max(s.abs());
@@ -154,12 +209,12 @@ impl Schur {
         let (n, m) = (self.n, self.m);
         let (top, bottom) = x.split_at_mut(n);
         let (top, bottom, y) = (&mut top[..n], &mut bottom[..m], &mut self.y[..n]);
-        let (minv, c) = (&self.minv[..n], &self.c[..m * n]);
-        for ((y, w), b) in y.iter_mut().zip(minv).zip(top.iter()) {
-            *y = w * b;
-        }
-        if m == 1 {
-            // one constraint: λ = (C_q y − b₂)/S, a = y − M⁻¹ C_qᵀ λ
+        let c = &self.c[..m * n];
+        if let (1, Mass::Diagonal(minv)) = (m, &self.mass) {
+            // one constraint on point masses: λ = (C_q y − b₂)/S, a = y − M⁻¹ C_qᵀ λ
+            for ((y, w), b) in y.iter_mut().zip(minv).zip(top.iter()) {
+                *y = w * b;
+            }
             let cy: f64 = c.iter().zip(y.iter()).map(|(c, y)| c * y).sum();
             let lambda = (cy - bottom[0]) * self.pivot_inv[0];
             bottom[0] = lambda;
@@ -168,32 +223,119 @@ impl Schur {
             }
             return;
         }
-        // S λ = C_q y − b₂, rows in the pivots' order
-        let mut rhs = [0.0; MOST_CONSTRAINTS];
-        for (k, r) in rhs.iter_mut().enumerate().take(m) {
-            let p = self.piv[k];
-            let cy: f64 = (c[p * n..(p + 1) * n].iter().zip(y.iter()))
-                .map(|(c, y)| c * y)
-                .sum();
-            *r = cy - bottom[p];
-        }
-        for k in 0..m {
-            for l in 0..k {
-                rhs[k] -= self.lu[k * m + l] * rhs[l];
+        // y = M⁻¹ b₁
+        match &self.mass {
+            Mass::Diagonal(minv) => {
+                for ((y, w), b) in y.iter_mut().zip(minv).zip(top.iter()) {
+                    *y = w * b;
+                }
+            }
+            Mass::Dense { l, dinv } => {
+                y.copy_from_slice(top);
+                forward(l, dinv, y);
+                backward(l, dinv, y);
             }
         }
-        for k in (0..m).rev() {
-            for l in k + 1..m {
-                rhs[k] -= self.lu[k * m + l] * rhs[l];
+        let mut lambda = [0.0; MOST_CONSTRAINTS];
+        if m == 1 {
+            // one constraint: λ = (C_q y − b₂)/S
+            let cy: f64 = c.iter().zip(y.iter()).map(|(c, y)| c * y).sum();
+            lambda[0] = (cy - bottom[0]) * self.pivot_inv[0];
+        } else {
+            // S λ = C_q y − b₂, rows in the pivots' order
+            for (k, r) in lambda.iter_mut().enumerate().take(m) {
+                let p = self.piv[k];
+                let cy: f64 = (c[p * n..(p + 1) * n].iter().zip(y.iter()))
+                    .map(|(c, y)| c * y)
+                    .sum();
+                *r = cy - bottom[p];
             }
-            rhs[k] *= self.pivot_inv[k];
+            for k in 0..m {
+                for l in 0..k {
+                    lambda[k] -= self.lu[k * m + l] * lambda[l];
+                }
+            }
+            for k in (0..m).rev() {
+                for l in k + 1..m {
+                    lambda[k] -= self.lu[k * m + l] * lambda[l];
+                }
+                lambda[k] *= self.pivot_inv[k];
+            }
         }
-        bottom.copy_from_slice(&rhs[..m]);
-        // a = M⁻¹ (b₁ − C_qᵀ λ)
-        for (j, a) in top.iter_mut().enumerate() {
-            let ct: f64 = (0..m).map(|k| c[k * n + j] * rhs[k]).sum();
-            *a = y[j] - minv[j] * ct;
+        bottom.copy_from_slice(&lambda[..m]);
+        // a = y − M⁻¹ C_qᵀ λ
+        match &self.mass {
+            Mass::Diagonal(minv) => {
+                for (j, a) in top.iter_mut().enumerate() {
+                    let ct: f64 = (0..m).map(|k| c[k * n + j] * lambda[k]).sum();
+                    *a = y[j] - minv[j] * ct;
+                }
+            }
+            Mass::Dense { l, dinv } => {
+                // M⁻¹ C_qᵀ λ = L⁻ᵀ (W ᵀ λ)
+                let z = &mut self.z[..n];
+                for (j, zj) in z.iter_mut().enumerate() {
+                    *zj = (0..m).map(|k| self.w[k * n + j] * lambda[k]).sum();
+                }
+                backward(l, dinv, z);
+                for ((a, y), z) in top.iter_mut().zip(y.iter()).zip(z.iter()) {
+                    *a = y - z;
+                }
+            }
         }
+    }
+}
+
+/// The Cholesky factor of the symmetric `n × n` matrix `a` (row-major): `None` when it is not
+/// symmetric to rounding, not positive definite or not finite.
+fn cholesky(mut a: Vec<f64>, n: usize) -> Option<Mass> {
+    let scale = a.iter().fold(0.0f64, |s, x| s.max(x.abs()));
+    for i in 0..n {
+        for j in 0..i {
+            if (a[i * n + j] - a[j * n + i]).abs() > 1e-12 * scale {
+                return None;
+            }
+        }
+    }
+    let mut dinv = vec![0.0; n];
+    for j in 0..n {
+        let d = a[j * n + j] - (0..j).map(|k| a[j * n + k] * a[j * n + k]).sum::<f64>();
+        if !(d > 1e-14 * scale) || !d.is_finite() {
+            return None;
+        }
+        let ljj = d.sqrt();
+        a[j * n + j] = ljj;
+        dinv[j] = 1.0 / ljj;
+        for i in j + 1..n {
+            let s = a[i * n + j] - (0..j).map(|k| a[i * n + k] * a[j * n + k]).sum::<f64>();
+            a[i * n + j] = s * dinv[j];
+        }
+    }
+    for i in 0..n {
+        for j in i + 1..n {
+            a[i * n + j] = 0.0;
+        }
+    }
+    Some(Mass::Dense { l: a, dinv })
+}
+
+/// `x ← L⁻¹ x` for the lower factor `l` (row-major) with its diagonal's reciprocals `dinv`.
+fn forward(l: &[f64], dinv: &[f64], x: &mut [f64]) {
+    let n = x.len();
+    for i in 0..n {
+        let s: f64 = (l[i * n..i * n + i].iter().zip(&x[..i]))
+            .map(|(a, b)| a * b)
+            .sum();
+        x[i] = (x[i] - s) * dinv[i];
+    }
+}
+
+/// `x ← L⁻ᵀ x` for the lower factor `l` (row-major) with its diagonal's reciprocals `dinv`.
+fn backward(l: &[f64], dinv: &[f64], x: &mut [f64]) {
+    let n = x.len();
+    for i in (0..n).rev() {
+        let s: f64 = (i + 1..n).map(|k| l[k * n + i] * x[k]).sum();
+        x[i] = (x[i] - s) * dinv[i];
     }
 }
 
@@ -203,6 +345,8 @@ mod tests {
     use crate::model::elements::{AnchoredRod, Particle};
     use crate::problem::LinearSolverKind;
     use crate::solve::StateSolver;
+    use nalgebra::SVector;
+    use num_dual::DualNum;
 
     /// A pendulum of point mass `m` on a rod of length `l` (what `library::pendulum` builds).
     fn planar_pendulum(m: f64, l: f64, g: f64) -> Model {
@@ -245,23 +389,75 @@ mod tests {
         b.build().unwrap()
     }
 
-    /// A constrained model of constant diagonal mass takes the Schur complement after its first
-    /// solve, and gives the full matrix's accelerations, multipliers, `solve_again` and
-    /// projections — one constraint and three.
+    /// Two points whose kinetic energy couples them, `T = ½ vᵀ A v` with `A` constant and not
+    /// diagonal (as a body's in natural coordinates), under gravity.
+    struct Coupled;
+
+    impl crate::model::Declared<4> for Coupled {
+        fn kinetic<D: DualNum<Primitive = f64> + Copy>(
+            &self,
+            _t: D,
+            _q: &SVector<D, 4>,
+            v: &SVector<D, 4>,
+        ) -> D {
+            let a = [
+                [2.0, 0.0, 0.5, 0.1],
+                [0.0, 2.0, -0.3, 0.5],
+                [0.5, -0.3, 1.0, 0.0],
+                [0.1, 0.5, 0.0, 1.5],
+            ];
+            let mut t = D::from(0.0);
+            for i in 0..4 {
+                for j in 0..4 {
+                    t += v[i] * v[j] * (0.5 * a[i][j]);
+                }
+            }
+            t
+        }
+        fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 4>) -> D {
+            (q[1] * 2.0 + q[3]) * 9.81
+        }
+        fn has_dissipation_or_force(&self) -> bool {
+            false
+        }
+    }
+
+    /// [`Coupled`] on a rod from the origin and a rod between its points: the Schur complement
+    /// by the Cholesky factor of `A`.
+    fn coupled_pair() -> Model {
+        use crate::model::elements::Rod;
+        let rod = AnchoredRod {
+            anchor: [0.0, 0.0],
+            length: 0.9,
+        };
+        Model::builder(4)
+            .term([0, 1, 2, 3], Coupled)
+            .constraint("top", [0, 1], rod)
+            .constraint("link", [0, 1, 2, 3], Rod::<2> { length: 0.6 })
+            .build()
+            .unwrap()
+    }
+
+    /// A constrained model of constant mass takes the Schur complement after its first solve,
+    /// and gives the full matrix's accelerations, multipliers, `solve_again` and projections —
+    /// one constraint and three on point masses, two on a constant mass that is not diagonal.
     #[test]
     fn point_masses_under_constraints_solve_by_the_schur_complement() {
         let chain_q = [0.54, -0.72, 0.9, -1.2, 1.56, -2.08];
         let cases = [
-            (planar_pendulum(1.3, 0.9, 9.81), vec![0.54, -0.72], 0.81),
-            (planar_chain(), chain_q.to_vec(), 0.81),
+            (planar_pendulum(1.3, 0.9, 9.81), vec![0.54, -0.72], false),
+            (planar_chain(), chain_q.to_vec(), false),
+            (coupled_pair(), chain_q[..4].to_vec(), true),
         ];
-        for (model, q0, l2) in cases {
+        let l2 = 0.81;
+        for (model, q0, dense) in cases {
             let n = q0.len();
             let mut s = StateSolver::new(&model, LinearSolverKind::Auto);
             let mut full = StateSolver::new(&model, LinearSolverKind::Sparse);
             let v0: Vec<f64> = (0..n).map(|i| 0.3 * i as f64 - 0.8).collect();
             s.solve(&model, 0.0, &q0, &v0).unwrap();
-            assert!(s.schur.is_some(), "the Schur path is set up");
+            let mass = &s.schur.as_ref().expect("the Schur path is set up").mass;
+            assert_eq!(matches!(mass, super::Mass::Dense { .. }), dense);
             let shifted: Vec<f64> = q0.iter().map(|x| -0.7 * x + 0.1).collect();
             let turned: Vec<f64> = q0.chunks(2).flat_map(|p| [p[1], -p[0]]).collect();
             for q in [q0.clone(), shifted, turned] {

@@ -5,7 +5,9 @@
 //!
 //! `compiled-peers --case kepler --tol 1e-10 [--repeat 5]`; cases `pendulum` (g = ℓ = 1,
 //! released horizontally, t = 10, the angle), `kepler` (GM = 1, e = 0.6, three periods),
-//! `solar` (the outer solar system of Hairer, Lubich & Wanner, 10,800 days).
+//! `solar` (the outer solar system of Hairer, Lubich & Wanner, 10,800 days), `mechanism0`
+//! (DAETS' Mechanism0 to t = 5 in the rod's angle and the particle's position: the Lagrangian
+//! derived by hand, as `benches/work_precision.py` writes it for scipy).
 
 use ode_solvers::dop853::Dop853;
 use ode_solvers::{OutputType, SVector, System};
@@ -13,6 +15,7 @@ use std::time::Instant;
 
 type V2 = SVector<f64, 2>;
 type V4 = SVector<f64, 4>;
+type V6 = SVector<f64, 6>;
 type V36 = SVector<f64, 36>;
 
 #[derive(Clone, Copy)]
@@ -109,6 +112,46 @@ impl System<f64, V36> for Solar {
     }
 }
 
+/// Mechanism0: a rod OA (length `L`, mass `M`) about O, a massive spring AB (`k`, rest `l`,
+/// mass `μ`) and a particle B (mass `m`), gravity `g`. State `(θ, B, θ̇, Ḃ)`; the mass matrix
+/// `[[(M + μ)L²/3, −κ sin θ, κ cos θ], [−κ sin θ, μ/3 + m, 0], [κ cos θ, 0, μ/3 + m]]`,
+/// `κ = μL/6`, solved by eliminating the two particle rows (their block is diagonal).
+#[derive(Clone, Copy)]
+struct Mechanism0;
+impl System<f64, V6> for Mechanism0 {
+    fn system(&self, _t: f64, y: &V6, dy: &mut V6) {
+        const L: f64 = 1.0;
+        const M: f64 = 1.0;
+        const K: f64 = 500.0;
+        const REST: f64 = 1.0;
+        const MU: f64 = 0.5;
+        const MB: f64 = 2.0;
+        const GRAV: f64 = 9.81;
+        let (th, bx, by, w) = (y[0], y[1], y[2], y[3]);
+        let (s, c) = th.sin_cos();
+        let (ax, ay) = (L * c, L * s);
+        let (dx, dy_) = (bx - ax, by - ay);
+        let dist = (dx * dx + dy_ * dy_).sqrt();
+        let fs = K * (dist - REST) / dist;
+        let v_th = (M + MU) * GRAV * L / 2.0 * c + fs * (dx * L * s - dy_ * L * c);
+        let v_bx = fs * dx;
+        let v_by = fs * dy_ + MU * GRAV / 2.0 + MB * GRAV;
+        let kap = MU * L / 6.0;
+        let (m11, m22) = ((M + MU) * L * L / 3.0, MU / 3.0 + MB);
+        let (m12, m13) = (-kap * s, kap * c);
+        let r = [-v_th, kap * w * w * c - v_bx, kap * w * w * s - v_by];
+        // the Schur complement of the particle's diagonal block
+        let schur = m11 - (m12 * m12 + m13 * m13) / m22;
+        let acc_th = (r[0] - (m12 * r[1] + m13 * r[2]) / m22) / schur;
+        dy[0] = w;
+        dy[1] = y[4];
+        dy[2] = y[5];
+        dy[3] = acc_th;
+        dy[4] = (r[1] - m12 * acc_th) / m22;
+        dy[5] = (r[2] - m13 * acc_th) / m22;
+    }
+}
+
 /// The fastest of `repeat` runs: (end state, seconds, steps, rejected, evaluations).
 fn run<const N: usize, F: System<f64, SVector<f64, N>> + Copy>(
     f: F,
@@ -163,7 +206,7 @@ fn main() {
         let i = args.iter().position(|a| a == name)?;
         args.get(i + 1).cloned()
     };
-    let case = arg("--case").expect("--case pendulum|kepler|solar");
+    let case = arg("--case").expect("--case pendulum|kepler|solar|mechanism0");
     let tol: f64 = arg("--tol").expect("--tol").parse().expect("a number");
     let repeat: usize = arg("--repeat").map_or(1, |r| r.parse().expect("a count"));
     let (q, seconds, steps, rejected, evaluations) = match case.as_str() {
@@ -193,6 +236,12 @@ fn main() {
             });
             let (y, s, a, r, n) = run(Solar, y0, 10800.0, tol, repeat);
             ((0..18).map(|k| y[k]).collect(), s, a, r, n)
+        }
+        "mechanism0" => {
+            let y0 = V6::from_column_slice(&[0.0, 2.0, 0.0, 10.0, 0.0, 0.0]);
+            let (y, s, a, r, n) = run(Mechanism0, y0, 5.0, tol, repeat);
+            let (sin, cos) = y[0].sin_cos();
+            (vec![cos, sin, y[1], y[2]], s, a, r, n)
         }
         other => panic!("unknown case {other}"),
     };
