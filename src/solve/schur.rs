@@ -9,8 +9,10 @@
 //!
 //! so a stage assembles only the forces, `C_q` and `γ` (not the terms' Jacobians, which a
 //! constant `M` makes the same every time) and factorizes an `m × m` matrix instead of the
-//! `(n + m)`-square one. A diagonal `M` is kept as its reciprocals; any other as its Cholesky
-//! factor `M = L Lᵀ`, computed once (`S = W Wᵀ` with `W = C_q L⁻ᵀ`). A state's `C_q` is written
+//! `(n + m)`-square one. A diagonal `M` is kept as its reciprocals; any other as its inverse,
+//! computed once from its Cholesky factor `M = L Lᵀ` (`S = C_q V` with `V = M⁻¹ C_qᵀ`; for the
+//! few coordinates of this path a product with `M⁻¹` is a few contiguous rows, where the
+//! triangular solves by `L` were a third of a state's time). A state's `C_q` is written
 //! by the constraints straight into the dense rows here, `γ` in the same pass (no sparse
 //! pattern); one constraint (`S` a number) takes a few lines of its own.
 //! [`StateSolver`](super::StateSolver) takes this path after its first, full solve has shown `M`
@@ -23,15 +25,11 @@ use crate::assembly::Pattern;
 pub(super) const MOST_COORDS: usize = 64;
 pub(super) const MOST_CONSTRAINTS: usize = 8;
 
-/// A constant `M`: its diagonal's reciprocals, or its Cholesky factor.
+/// A constant `M`: its diagonal's reciprocals, or its inverse (row-major `n × n`, from its
+/// Cholesky factor, once).
 enum Mass {
     Diagonal(Vec<f64>),
-    /// `L` of `M = L Lᵀ` (row-major `n × n`, the lower triangle) and its diagonal's
-    /// reciprocals.
-    Dense {
-        l: Vec<f64>,
-        dinv: Vec<f64>,
-    },
+    Dense(Vec<f64>),
 }
 
 /// `M⁻¹`, and `C_q` and the factorized `S` of the last state.
@@ -41,7 +39,7 @@ pub(super) struct Schur {
     mass: Mass,
     /// `C_q`, row-major `m × n`.
     c: Vec<f64>,
-    /// For a dense `M`: the rows `L⁻¹ c_k` (`S = W Wᵀ`), row-major `m × n`.
+    /// For a dense `M`: the rows `M⁻¹ c_k` (`S_kl = c_k · w_l`), row-major `m × n`.
     w: Vec<f64>,
     /// `S`'s LU (row-major, unit lower factor below the diagonal) and its row order.
     lu: Vec<f64>,
@@ -50,7 +48,6 @@ pub(super) struct Schur {
     pivot_inv: [f64; MOST_CONSTRAINTS],
     /// Scratch of `n` values.
     y: Vec<f64>,
-    z: Vec<f64>,
 }
 
 impl Schur {
@@ -88,7 +85,6 @@ impl Schur {
             piv: vec![0; m],
             pivot_inv: [0.0; MOST_CONSTRAINTS],
             y: vec![0.0; n],
-            z: vec![0.0; n],
         })
     }
 
@@ -123,28 +119,28 @@ impl Schur {
                 Err(())
             };
         }
-        let rows = match &self.mass {
-            Mass::Diagonal(_) => &self.c,
-            Mass::Dense { l, dinv } => {
-                // W = L⁻¹ C_qᵀ, row by row: S = C_q L⁻ᵀ L⁻¹ C_qᵀ = W Wᵀ
-                self.w.copy_from_slice(&self.c);
-                for wk in self.w.chunks_exact_mut(n) {
-                    forward(l, dinv, wk);
-                }
-                &self.w
-            }
-        };
         let weights = match &self.mass {
             Mass::Diagonal(minv) => Some(&minv[..n]),
-            Mass::Dense { .. } => None,
+            Mass::Dense(inv) => {
+                // V = M⁻¹ C_qᵀ, row k = M⁻¹ c_k (M⁻¹ symmetric): S_kl = c_k · v_l
+                for (vk, ck) in self.w.chunks_exact_mut(n).zip(self.c.chunks_exact(n)) {
+                    mat_vec(inv, ck, vk);
+                }
+                None
+            }
         };
+        let (c, v) = (&self.c, &self.w);
         let entry = |k: usize, l: usize| -> f64 {
-            let (ck, cl) = (&rows[k * n..(k + 1) * n], &rows[l * n..(l + 1) * n]);
+            let ck = &c[k * n..(k + 1) * n];
             match weights {
-                Some(w) => (ck.iter().zip(cl).zip(w))
+                Some(w) => (ck.iter().zip(&c[l * n..(l + 1) * n]).zip(w))
                     .map(|((a, b), w)| a * w * b)
                     .sum(),
-                None => ck.iter().zip(cl).map(|(a, b)| a * b).sum(),
+                None => ck
+                    .iter()
+                    .zip(&v[l * n..(l + 1) * n])
+                    .map(|(a, b)| a * b)
+                    .sum(),
             }
         };
         if m == 1 {
@@ -230,11 +226,7 @@ impl Schur {
                     *y = w * b;
                 }
             }
-            Mass::Dense { l, dinv } => {
-                y.copy_from_slice(top);
-                forward(l, dinv, y);
-                backward(l, dinv, y);
-            }
+            Mass::Dense(inv) => mat_vec(inv, top, y),
         }
         let mut lambda = [0.0; MOST_CONSTRAINTS];
         if m == 1 {
@@ -271,23 +263,28 @@ impl Schur {
                     *a = y[j] - minv[j] * ct;
                 }
             }
-            Mass::Dense { l, dinv } => {
-                // M⁻¹ C_qᵀ λ = L⁻ᵀ (W ᵀ λ)
-                let z = &mut self.z[..n];
-                for (j, zj) in z.iter_mut().enumerate() {
-                    *zj = (0..m).map(|k| self.w[k * n + j] * lambda[k]).sum();
-                }
-                backward(l, dinv, z);
-                for ((a, y), z) in top.iter_mut().zip(y.iter()).zip(z.iter()) {
-                    *a = y - z;
+            Mass::Dense(_) => {
+                // M⁻¹ C_qᵀ λ = Σ_k λ_k v_k
+                for (j, (a, y)) in top.iter_mut().zip(y.iter()).enumerate() {
+                    let vl: f64 = (0..m).map(|k| self.w[k * n + j] * lambda[k]).sum();
+                    *a = y - vl;
                 }
             }
         }
     }
 }
 
-/// The Cholesky factor of the symmetric `n × n` matrix `a` (row-major): `None` when it is not
-/// symmetric to rounding, not positive definite or not finite.
+/// `out = A x` for the row-major square `A`.
+#[inline]
+fn mat_vec(a: &[f64], x: &[f64], out: &mut [f64]) {
+    let n = x.len();
+    for (o, row) in out.iter_mut().zip(a.chunks_exact(n)) {
+        *o = row.iter().zip(x).map(|(a, b)| a * b).sum();
+    }
+}
+
+/// The inverse of the symmetric `n × n` matrix `a` (row-major) by its Cholesky factor
+/// `a = L Lᵀ`: `None` when it is not symmetric to rounding, not positive definite or not finite.
 fn cholesky(mut a: Vec<f64>, n: usize) -> Option<Mass> {
     let scale = a.iter().fold(0.0f64, |s, x| s.max(x.abs()));
     for i in 0..n {
@@ -316,7 +313,29 @@ fn cholesky(mut a: Vec<f64>, n: usize) -> Option<Mass> {
             a[i * n + j] = 0.0;
         }
     }
-    Some(Mass::Dense { l: a, dinv })
+    // the columns of a⁻¹ = L⁻ᵀ L⁻¹ e_j
+    let mut inv = vec![0.0; n * n];
+    let mut e = vec![0.0; n];
+    for j in 0..n {
+        e.fill(0.0);
+        e[j] = 1.0;
+        forward(&a, &dinv, &mut e);
+        backward(&a, &dinv, &mut e);
+        for i in 0..n {
+            inv[i * n + j] = e[i];
+        }
+    }
+    // symmetric to the last bit
+    for i in 0..n {
+        for j in 0..i {
+            let x = 0.5 * (inv[i * n + j] + inv[j * n + i]);
+            inv[i * n + j] = x;
+            inv[j * n + i] = x;
+        }
+    }
+    inv.iter()
+        .all(|x| x.is_finite())
+        .then_some(Mass::Dense(inv))
 }
 
 /// `x ← L⁻¹ x` for the lower factor `l` (row-major) with its diagonal's reciprocals `dinv`.
@@ -457,7 +476,7 @@ mod tests {
             let v0: Vec<f64> = (0..n).map(|i| 0.3 * i as f64 - 0.8).collect();
             s.solve(&model, 0.0, &q0, &v0).unwrap();
             let mass = &s.schur.as_ref().expect("the Schur path is set up").mass;
-            assert_eq!(matches!(mass, super::Mass::Dense { .. }), dense);
+            assert_eq!(matches!(mass, super::Mass::Dense(_)), dense);
             let shifted: Vec<f64> = q0.iter().map(|x| -0.7 * x + 0.1).collect();
             let turned: Vec<f64> = q0.chunks(2).flat_map(|p| [p[1], -p[0]]).collect();
             for q in [q0.clone(), shifted, turned] {
