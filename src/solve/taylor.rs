@@ -26,9 +26,10 @@
 //!
 //! The step follows the radius of convergence `ρ` the last four coefficients give
 //! (`‖Qⱼ‖ ≈ s ρ⁻ʲ`, `s = max(1, ‖q‖∞)`; Jorba & Zou, Experiment. Math. 14, 2005, take two, which
-//! a motion symmetric in time, with every other coefficient zero, defeats): the first term
-//! left out, `s (h/ρ)^(K+2)` in `q` and `(K+2) (s/ρ) (h/ρ)^(K+1)` in `v`, is kept below
-//! `(atol + rtol‖·‖∞)·h/span` (error per unit step, as DOP853 here: the local errors of a run add
+//! a motion symmetric in time, with every other coefficient zero, defeats): each coordinate's
+//! first term left out, `Aᵢ (h/ρ)^(K+2)` in `qᵢ` and `(K+2) (Aᵢ/ρ) (h/ρ)^(K+1)` in `vᵢ` with
+//! `Aᵢ = max_j |Q_{j,i}| ρʲ`, is kept below its own weight `(atol + rtol|qᵢ|)·h/span`,
+//! `(atol + rtol|vᵢ|)·h/span` (error per unit step, as DOP853 here: the local errors of a run add
 //! up to at most the tolerance), and `h ≤ 0.8 ρ`. That bound presumes the motion analytic over
 //! the step. Where it is not — `|x|`, `min`, `max`, a friction law's sign: the forces are
 //! continuous but their derivatives jump, and every coefficient of one side's series is exact
@@ -403,33 +404,51 @@ impl TaylorSeries {
         let (n, w) = (self.n, self.coef_width());
         let o = &self.opts;
         let inf = |x: &[f64]| x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        let (q_max, v_max) = (inf(&self.q), inf(&self.v));
-        let s = q_max.max(1.0);
+        let s = inf(&self.q).max(1.0);
         // the radius of convergence from the last four coefficients, ‖Q_j‖ ≈ s ρ^−j (four: a
         // motion symmetric in time about a turning point has every other, or three in four,
         // of them zero — the pendulum from rest at 90° only Q₂, Q₆, Q₁₀, …)
+        let orders = k.saturating_sub(2).max(2)..=k + 1;
         let mut rho = f64::INFINITY;
-        for j in k.saturating_sub(2).max(2)..=k + 1 {
+        for j in orders.clone() {
             let u = (0..n).fold(0.0f64, |m, i| m.max(self.coef[i * w + j].abs())) / s;
             if u > 0.0 {
                 rho = rho.min(u.powf(-1.0 / j as f64));
             }
         }
-        let (wq, wv) = (o.atol + o.rtol * q_max, o.atol + o.rtol * v_max);
+        if !rho.is_finite() {
+            return f64::INFINITY;
+        }
         let kf = k as f64;
-        // the first term left out, s (h/ρ)^(K+2) in q and (K+2) s/ρ (h/ρ)^(K+1) in v, below
-        // w h/span (or w): bounds on x = h/ρ
-        let (bq, bv) = match o.span > 0.0 {
-            true => (
-                (wq * rho / (s * o.span)).powf(1.0 / (kf + 1.0)),
-                (wv * rho * rho / ((kf + 2.0) * s * o.span)).powf(1.0 / kf),
-            ),
-            false => (
-                (wq / s).powf(1.0 / (kf + 2.0)),
-                (wv * rho / ((kf + 2.0) * s)).powf(1.0 / (kf + 1.0)),
-            ),
-        };
-        SAFETY * rho * bq.min(bv).min(MAX_FRACTION)
+        // each coordinate's first term left out, A_i (h/ρ)^(K+2) in q_i and
+        // (K+2) A_i/ρ (h/ρ)^(K+1) in v_i with A_i = max_j |Q_ij| ρ^j, below its own weight
+        // w_i h/span (or w_i): bounds on x = h/ρ
+        let mut x = MAX_FRACTION;
+        for i in 0..n {
+            let c = &self.coef[i * w..(i + 1) * w];
+            let a = orders
+                .clone()
+                .fold(0.0f64, |m, j| m.max(c[j].abs() * rho.powi(j as i32)));
+            if a == 0.0 {
+                continue;
+            }
+            let (wq, wv) = (
+                o.atol + o.rtol * self.q[i].abs(),
+                o.atol + o.rtol * self.v[i].abs(),
+            );
+            let (bq, bv) = match o.span > 0.0 {
+                true => (
+                    (wq * rho / (a * o.span)).powf(1.0 / (kf + 1.0)),
+                    (wv * rho * rho / ((kf + 2.0) * a * o.span)).powf(1.0 / kf),
+                ),
+                false => (
+                    (wq / a).powf(1.0 / (kf + 2.0)),
+                    (wv * rho / ((kf + 2.0) * a)).powf(1.0 / (kf + 1.0)),
+                ),
+            };
+            x = x.min(bq).min(bv);
+        }
+        SAFETY * rho * x
     }
 
     /// The next step: the series' bound at the method's order, within the step options.
@@ -457,7 +476,7 @@ impl TaylorSeries {
 
     /// How far the step of size `h` just taken (the old series in `coef_old`, the new state's
     /// acceleration in `qdd`) is from the tolerance — within it when at most 1:
-    /// `max(h·max|Δa|, h²·max|Δa|/2) / (c·w)` in `v` and `q`, `w` the tolerance's weights and
+    /// `maxᵢ max(h|Δa|ᵢ/w_{v,i}, h²|Δa|ᵢ/(2w_{q,i})) / c`, `w` each coordinate's weights and
     /// `c = max(1, (K + 1)·h/span)` — an analytic step leaves at most `(K + 1)·w·h/span`, a
     /// step across a kink must keep its jump's error within one tolerance. On an analytic
     /// motion `Δa` is the acceleration series' truncation, `∝ h^K`.
@@ -470,20 +489,21 @@ impl TaylorSeries {
             for j in (2..c.len()).rev() {
                 a = a * h + (j * (j - 1)) as f64 * c[j];
             }
-            jump = jump.max((a - self.qdd[i]).abs());
+            // each coordinate against its own weights
+            let d = (a - self.qdd[i]).abs();
+            let (wq, wv) = (
+                o.atol + o.rtol * self.q[i].abs(),
+                o.atol + o.rtol * self.v[i].abs(),
+            );
+            jump = jump.max(d / wv).max(0.5 * h * d / wq);
         }
-        let inf = |x: &[f64]| x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         let share = match o.span > 0.0 {
             true => (h / o.span).min(1.0),
             false => 1.0,
         };
         // what an analytic step's truncation leaves, or a step's whole share of the tolerance
         let room = ((k + 1) as f64 * share).max(1.0);
-        let (wq, wv) = (
-            o.atol + o.rtol * inf(&self.q),
-            o.atol + o.rtol * inf(&self.v),
-        );
-        (h * jump / (room * wv)).max(0.5 * h * h * jump / (room * wq))
+        h * jump / room
     }
 
     /// Back to the state before the step just tried: its series, and the state they begin
