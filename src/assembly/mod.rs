@@ -308,45 +308,6 @@ fn at_rest<'a>(
     }
 }
 
-/// The forces at zero acceleration `r(t, q, v, 0)` into `res`'s first `n` entries, `C(t, q)`
-/// into the rest, and `C_q`, `C_qᵀ` into their places in `values` (pattern order; every other
-/// entry zero): what a state's accelerations need when a constant `M` is factorized apart (the
-/// terms' Jacobians not evaluated). `zeros` holds at least `max(n, m)` zeros.
-pub fn forces_and_constraint_jacobian(
-    model: &Model,
-    pattern: &Pattern,
-    (t, q, v): (f64, &[f64], &[f64]),
-    zeros: &[f64],
-    res: &mut [f64],
-    values: &mut [f64],
-) {
-    constraint_matrix(model, pattern, (t, q), zeros, res, values);
-    let p = at_rest(model, (t, q, v), zeros);
-    for g in &model.terms {
-        g.add_residual(&p, 1.0, &mut res[..model.n]);
-    }
-}
-
-/// `C_q`, `C_qᵀ` at `(t, q)` into their places in `values` (pattern order; every other entry
-/// zero) and `C` into `res`'s last `m` entries (its first `n` zero). `zeros` holds at least
-/// `max(n, m)` zeros.
-pub fn constraint_matrix(
-    model: &Model,
-    pattern: &Pattern,
-    (t, q): (f64, &[f64]),
-    zeros: &[f64],
-    res: &mut [f64],
-    values: &mut [f64],
-) {
-    res.fill(0.0);
-    values.fill(0.0);
-    let (r, c) = res.split_at_mut(model.n);
-    let p = at_rest(model, (t, q, &zeros[..model.n]), zeros);
-    for (g, slots) in model.constraints.iter().zip(&pattern.con_slots) {
-        g.add_jacobian(&p, 0.0, r, c, values, slots);
-    }
-}
-
 /// The residual `r + C_qᵀλ` on Taylor series in time along the series of a motion into `res`
 /// (length `n`), for the Taylor-series integrator. `Err` names the first kernel type without a
 /// form on series.

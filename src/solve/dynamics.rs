@@ -148,7 +148,8 @@ impl StateSolver {
             self.factorize_solve()?;
             self.ready = self.constant;
             if self.schur_possible && self.schur.is_none() {
-                // a constant M, symmetric positive definite in this first matrix: the Schur path from now on
+                // a constant M, symmetric positive definite in this first matrix: the Schur
+                // path from now on
                 self.schur = Schur::new(&self.pattern, &self.values, n);
                 self.schur_possible = false;
             }
@@ -225,7 +226,7 @@ impl StateSolver {
         Ok(())
     }
 
-    /// `(q̈, λ)` by the Schur complement of the constant diagonal `M` (`solve/schur.rs`) into
+    /// `(q̈, λ)` by the Schur complement of the constant `M` (`solve/schur.rs`) into
     /// `x`: the forces at rest (the constant groups summed once), `C_q` straight into the
     /// complement's dense rows and `γ` in one pass over the constraints. `false` when its `S`
     /// is singular (the caller then solves the full matrix, which names the cause).
@@ -465,7 +466,7 @@ impl StateSolver {
     }
 
     /// The matrix `[M C_qᵀ; C_q 0]` at `(t, q, v)` for a projection: by the Schur complement
-    /// of a constant diagonal `M` when that path is set up and `S` is regular (`true`: only
+    /// of a constant `M` when that path is set up and `S` is regular (`true`: only
     /// `C_q` written into its dense rows, `S` factorized), else assembled whole into `values`
     /// (`false`).
     fn matrix_at(&mut self, model: &Model, t: f64, q: &[f64], v: Option<&[f64]>) -> bool {
