@@ -8,7 +8,7 @@ use crate::model::group::{
     TaylorPoint, TermGroup, Terms,
 };
 use crate::model::kernel::{ConstraintKernel, KernelCoefficients, TermKernel};
-use nalgebra::{DMatrix, SVector};
+use nalgebra::{DMatrix, SMatrix, SVector};
 use rayon::prelude::*;
 use std::any::Any;
 
@@ -76,6 +76,24 @@ unsafe fn gather_checked_before<const N: usize>(
         SVector::from_fn(|i, _| unsafe { *x.get_unchecked(idx[i]) })
     } else {
         SVector::zeros()
+    }
+}
+
+/// Add a block's `C_q` (`M × N`) into rows `row…row + M` of the dense row-major `jac` (rows of
+/// `n` entries), its columns at the global coordinates `idx`.
+#[inline(always)]
+fn add_dense_rows<const N: usize, const M: usize>(
+    jac: &mut [f64],
+    n: usize,
+    idx: &[usize; N],
+    row: usize,
+    j: &SMatrix<f64, M, N>,
+) {
+    for m in 0..M {
+        let r = &mut jac[(row + m) * n..(row + m + 1) * n];
+        for c in 0..N {
+            r[idx[c]] += j[(m, c)];
+        }
     }
 }
 
@@ -466,34 +484,22 @@ impl<K: ConstraintKernel<N, M>, const N: usize, const M: usize> Constraints
         })
     }
     fn add_rows(&self, t: f64, q: &[f64], jac: &mut [f64], c: &mut [f64]) {
-        let n = q.len();
         K::__placed(|| {
             for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
                 let (x, j) = k.jacobian(t, &gather(true, idx, q));
-                for m in 0..M {
-                    c[row + m] = x[m];
-                    let r = &mut jac[(row + m) * n..(row + m + 1) * n];
-                    for c in 0..N {
-                        r[idx[c]] += j[(m, c)];
-                    }
-                }
+                c[row..row + M].copy_from_slice(x.as_slice());
+                add_dense_rows(jac, q.len(), idx, row, &j);
             }
         })
     }
     fn add_rows_and_gamma(&self, t: f64, q: &[f64], v: &[f64], jac: &mut [f64], gamma: &mut [f64]) {
-        let n = q.len();
         K::__placed(|| {
             for ((k, idx), &row) in self.kernels.iter().zip(&self.indices).zip(&self.rows) {
                 let ql = gather(true, idx, q);
                 let (_, j) = k.jacobian(t, &ql);
                 let g = k.gamma(t, &ql, &gather(true, idx, v));
-                for m in 0..M {
-                    gamma[row + m] = g[m];
-                    let r = &mut jac[(row + m) * n..(row + m + 1) * n];
-                    for c in 0..N {
-                        r[idx[c]] += j[(m, c)];
-                    }
-                }
+                gamma[row..row + M].copy_from_slice(g.as_slice());
+                add_dense_rows(jac, q.len(), idx, row, &j);
             }
         })
     }

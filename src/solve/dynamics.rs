@@ -183,8 +183,8 @@ impl StateSolver {
         Some(finite)
     }
 
-    /// The forces at rest `r(t, q, v, 0)` of a model without constraints into `res`, the
-    /// groups whose forces at rest never change summed on the first call
+    /// The terms' forces at rest `r(t, q, v, 0)` into `res` (no constraint forces), the groups
+    /// whose forces at rest never change summed on the first call
     /// ([`assembly::forces_at_rest`]).
     fn rest_forces(&mut self, model: &Model, t: f64, q: &[f64], v: &[f64]) {
         let pt = Point {
@@ -238,11 +238,14 @@ impl StateSolver {
         v: &[f64],
     ) -> Result<bool, Error> {
         let n = model.n_coords();
-        self.rest_forces(model, t, q, v);
-        let Some(schur) = self.schur.as_mut() else {
+        if self.schur.is_none() {
             return Ok(false);
-        };
-        assembly::constraint_rows_and_gamma(model, (t, q, v), schur.rows_mut(), &mut self.gamma);
+        }
+        self.rest_forces(model, t, q, v);
+        if let Some(schur) = self.schur.as_mut() {
+            let rows = schur.rows_mut();
+            assembly::constraint_rows_and_gamma(model, (t, q, v), rows, &mut self.gamma);
+        }
         self.negated_right_hand_side(n)?;
         let prepared = (self.schur.as_mut()).is_some_and(|s| s.factorize().is_ok());
         if prepared {

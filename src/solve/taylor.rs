@@ -426,16 +426,14 @@ impl TaylorSeries {
         let mut x = MAX_FRACTION;
         for i in 0..n {
             let c = &self.coef[i * w..(i + 1) * w];
-            let a = orders
-                .clone()
-                .fold(0.0f64, |m, j| m.max(c[j].abs() * rho.powi(j as i32)));
+            // (|Q_ij|^(1/j) ρ)^j: no overflow of ρ^j where the product is at most s
+            let a = orders.clone().fold(0.0f64, |m, j| {
+                m.max((c[j].abs().powf(1.0 / j as f64) * rho).powi(j as i32))
+            });
             if a == 0.0 {
                 continue;
             }
-            let (wq, wv) = (
-                o.atol + o.rtol * self.q[i].abs(),
-                o.atol + o.rtol * self.v[i].abs(),
-            );
+            let (wq, wv) = self.weights(i);
             let (bq, bv) = match o.span > 0.0 {
                 true => (
                     (wq * rho / (a * o.span)).powf(1.0 / (kf + 1.0)),
@@ -491,10 +489,7 @@ impl TaylorSeries {
             }
             // each coordinate against its own weights
             let d = (a - self.qdd[i]).abs();
-            let (wq, wv) = (
-                o.atol + o.rtol * self.q[i].abs(),
-                o.atol + o.rtol * self.v[i].abs(),
-            );
+            let (wq, wv) = self.weights(i);
             jump = jump.max(d / wv).max(0.5 * h * d / wq);
         }
         let share = match o.span > 0.0 {
@@ -504,6 +499,19 @@ impl TaylorSeries {
         // what an analytic step's truncation leaves, or a step's whole share of the tolerance
         let room = ((k + 1) as f64 * share).max(1.0);
         h * jump / room
+    }
+
+    /// Coordinate `i`'s tolerance weights in `q` and `v`, `atol + rtol|qᵢ|` and
+    /// `atol + rtol|vᵢ|`; where one is 0 (`atol = 0` at a coordinate that is 0 now), the
+    /// largest coordinate's, as a relative tolerance of nothing would admit no step.
+    fn weights(&self, i: usize) -> (f64, f64) {
+        let o = &self.opts;
+        let inf = |x: &[f64]| x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let w = |x: f64, all: &[f64]| match o.atol + o.rtol * x.abs() {
+            0.0 => o.atol + o.rtol * inf(all),
+            w => w,
+        };
+        (w(self.q[i], &self.q), w(self.v[i], &self.v))
     }
 
     /// Back to the state before the step just tried: its series, and the state they begin

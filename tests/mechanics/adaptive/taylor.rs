@@ -399,4 +399,15 @@ fn each_coordinate_keeps_its_own_tolerance() {
         assert!(e0 < 3e4 * tol, "tol {tol:e}: {e0:e}");
         assert!(e1 < 3.0 * tol, "tol {tol:e}: {e1:e}");
     }
+    // a relative tolerance alone, the large coordinate's velocity 0 at the start: its weight
+    // there is the largest velocity's, not 0 (which would admit no step)
+    let relative = TaylorOptions {
+        atol: 0.0,
+        ..TaylorOptions::new(1e-10, 0)
+    };
+    let moving = problem.guess(&[1e4, 1.0], &[0.0, 1.0]);
+    let sol = simulate(&moving, relative).unwrap();
+    let q = &sol.last().state.q;
+    let exact = 50f64.cos() + 0.2 * 50f64.sin();
+    assert!((q[1] - exact).abs() < 3e-10, "{q:?}");
 }
