@@ -371,6 +371,21 @@ impl Simulation {
         }
         let mut rejected = 0usize;
         loop {
+            let h = self.integrator.h();
+            if !(h > 0.0 && h.is_finite()) {
+                // a method's own choice gone wrong (a weight of 0 in its error norm, …):
+                // never a run that stops early and says it has arrived
+                return Err(SolveError::NonFinite {
+                    t: self.integrator.t(),
+                    step: self.step + 1,
+                    what: "step size",
+                    detail: format!(
+                        ": the {} method's next step is h = {h:e}",
+                        self.integrator.method()
+                    ),
+                }
+                .into());
+            }
             match self.integrator.step() {
                 Ok(StepOutcome::Accepted) => break,
                 Ok(StepOutcome::Rejected) => {}
@@ -552,7 +567,12 @@ impl Simulation {
             o.check(self.out_t0, t_end.max(self.problem.t_end))
                 .map_err(|m| SolveError::option("output_times", m))?;
         }
-        let remaining = |s: &Self| t_end - s.integrator.t() > END_MARGIN * s.integrator.h();
+        // (short of the end, a step size that is not a positive number leaves the run to
+        // `step`'s error: never arrived)
+        let remaining = |s: &Self| {
+            let (rest, h) = (t_end - s.integrator.t(), s.integrator.h());
+            rest > 0.0 && !(h > 0.0 && h.is_finite() && rest <= END_MARGIN * h)
+        };
         let mut last = !remaining(self);
         let mut next = 0;
         let mut requested = None;

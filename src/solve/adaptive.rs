@@ -26,6 +26,7 @@
 
 use crate::problem::StepControl;
 use crate::solve::GenAlphaParams;
+use crate::solve::integrator::{weight, zero_weight};
 
 /// The error constant `c_q = β + δ/2 − 1/6` of generalized-α with parameters `p`.
 pub(crate) fn error_constant(p: &GenAlphaParams) -> f64 {
@@ -63,14 +64,16 @@ pub(crate) fn local_error(c: &StepControl, p: &GenAlphaParams, s: &StepData<'_>)
     let a_max = s.a_new.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     let round = 8.0 * f64::EPSILON * a_max;
     let mut sum = 0.0;
+    let zq = zero_weight(c.atol, c.rtol, s.q.iter().copied());
+    let zv = zero_weight(c.atol, c.rtol, s.v.iter().copied());
     for i in 0..s.q.len() {
         let sigma = s.acc_noise * (1.0 + s.q[i].abs()) + round;
         let eq = cq * h * h * ((s.a_new[i] - s.a[i]).abs() - 2.0 * sigma).max(0.0);
-        sum += (eq / (c.atol + c.rtol * s.q[i].abs())).powi(2);
+        sum += (eq / weight(c.atol, c.rtol, s.q[i], zq)).powi(2);
         if let Some(d4) = s.d4 {
             let noise = 4.0 * sigma * (1.0 / h + 1.0 / hp) / (h + hp);
             let ev = cv * h * h * h * (d4[i].abs() - noise).max(0.0);
-            sum += (ev / (c.atol + c.rtol * s.v[i].abs())).powi(2);
+            sum += (ev / weight(c.atol, c.rtol, s.v[i], zv)).powi(2);
         }
     }
     let n = if s.d4.is_some() { 2 } else { 1 } * s.q.len().max(1);

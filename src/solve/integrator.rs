@@ -84,6 +84,27 @@ pub(crate) const END_MARGIN: f64 = 1e-9;
 /// ones).
 pub const MIN_RTOL: f64 = 1e-15;
 
+/// What the weight `atol + rtol·|x|` of an error norm becomes where it is 0 — a relative
+/// tolerance alone (`atol = 0`) at a component that is 0, where no step could meet it: `rtol`
+/// times the largest of `sizes`, or the smallest normal number when they are all 0 too (an
+/// error that is not 0 is then refused, none accepted). Not looked at (0) when `atol > 0`.
+pub(crate) fn zero_weight(atol: f64, rtol: f64, sizes: impl IntoIterator<Item = f64>) -> f64 {
+    if atol > 0.0 {
+        return 0.0;
+    }
+    let largest = sizes.into_iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    (rtol * largest).max(f64::MIN_POSITIVE)
+}
+
+/// The weight `atol + rtol·|x|`, or `zero` ([`zero_weight`]) where that is 0.
+#[inline]
+pub(crate) fn weight(atol: f64, rtol: f64, x: f64, zero: f64) -> f64 {
+    match atol + rtol * x.abs() {
+        0.0 => zero,
+        w => w,
+    }
+}
+
 /// The checks every error-controlled method's options share: tolerances in `[0, 1)`, not both
 /// 0, a relative one not below [`MIN_RTOL`]; `h0`, `h_min`, `h_max` zero (automatic) or
 /// positive, `h_min ≤ h_max` and `h_min` within the `span` (when known, > 0). `method` names

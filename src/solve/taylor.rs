@@ -420,6 +420,12 @@ impl TaylorSeries {
             return f64::INFINITY;
         }
         let kf = k as f64;
+        // only a relative tolerance on a state that is all 0 needs the motion's size
+        let zero = |x: &[f64]| x.iter().all(|&x| x == 0.0);
+        let reach = match o.atol == 0.0 && (zero(&self.q) || zero(&self.v)) {
+            true => self.reach(orders.clone(), rho),
+            false => (0.0, 0.0),
+        };
         // each coordinate's first term left out, A_i (h/ρ)^(K+2) in q_i and
         // (K+2) A_i/ρ (h/ρ)^(K+1) in v_i with A_i = max_j |Q_ij| ρ^j, below its own weight
         // w_i h/span (or w_i): bounds on x = h/ρ
@@ -433,7 +439,7 @@ impl TaylorSeries {
             if a == 0.0 {
                 continue;
             }
-            let (wq, wv) = self.weights(i);
+            let (wq, wv) = self.weights(i, reach);
             let (bq, bv) = match o.span > 0.0 {
                 true => (
                     (wq * rho / (a * o.span)).powf(1.0 / (kf + 1.0)),
@@ -481,6 +487,9 @@ impl TaylorSeries {
     fn step_excess(&self, h: f64) -> f64 {
         let (w, o, k) = (self.coef_width(), &self.opts, self.opts.order);
         let mut jump = 0.0f64;
+        // the sizes before the step stand in where the state after it is all 0
+        let inf = |j: usize| (0..self.n).fold(0.0f64, |m, i| m.max(self.coef_old[i * w + j].abs()));
+        let reach = (inf(0), inf(1));
         for i in 0..self.n {
             let c = &self.coef_old[i * w..(i + 1) * w];
             let mut a = 0.0;
@@ -489,7 +498,10 @@ impl TaylorSeries {
             }
             // each coordinate against its own weights
             let d = (a - self.qdd[i]).abs();
-            let (wq, wv) = self.weights(i);
+            if d == 0.0 {
+                continue;
+            }
+            let (wq, wv) = self.weights(i, reach);
             jump = jump.max(d / wv).max(0.5 * h * d / wq);
         }
         let share = match o.span > 0.0 {
@@ -503,15 +515,39 @@ impl TaylorSeries {
 
     /// Coordinate `i`'s tolerance weights in `q` and `v`, `atol + rtol|qᵢ|` and
     /// `atol + rtol|vᵢ|`; where one is 0 (`atol = 0` at a coordinate that is 0 now), the
-    /// largest coordinate's, as a relative tolerance of nothing would admit no step.
-    fn weights(&self, i: usize) -> (f64, f64) {
+    /// largest coordinate's, as a relative tolerance of nothing would admit no step — and where
+    /// every coordinate is 0 (`atol = 0` from rest, or from the origin), `rtol` times the size
+    /// `reach` (of `q`, of `v`) the motion takes on.
+    fn weights(&self, i: usize, reach: (f64, f64)) -> (f64, f64) {
         let o = &self.opts;
         let inf = |x: &[f64]| x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        let w = |x: f64, all: &[f64]| match o.atol + o.rtol * x.abs() {
-            0.0 => o.atol + o.rtol * inf(all),
+        let w = |x: f64, all: &[f64], reach: f64| match o.atol + o.rtol * x.abs() {
+            0.0 => o.atol + o.rtol * inf(all).max(reach),
             w => w,
         };
-        (w(self.q[i], &self.q), w(self.v[i], &self.v))
+        (
+            w(self.q[i], &self.q, reach.0),
+            w(self.v[i], &self.v, reach.1),
+        )
+    }
+
+    /// The sizes of `q` and `v` the current series reach within one radius `rho`:
+    /// `maxᵢⱼ |Q_ij| ρʲ` and `maxᵢⱼ j|Q_ij| ρʲ⁻¹` over the coefficients of `orders` and the
+    /// state's own (`Q₀ = q`, `Q₁ = v`) — what stands for the motion's size in a relative
+    /// tolerance where the state is all 0.
+    fn reach(&self, orders: std::ops::RangeInclusive<usize>, rho: f64) -> (f64, f64) {
+        let w = self.coef_width();
+        let (mut rq, mut rv) = (0.0f64, 0.0f64);
+        for i in 0..self.n {
+            let c = &self.coef[i * w..(i + 1) * w];
+            for j in [1, 2].into_iter().chain(orders.clone()) {
+                // (|Q_ij|^(1/j) ρ)^j: no overflow of ρ^j
+                let p = (c[j].abs().powf(1.0 / j as f64) * rho).powi(j as i32);
+                (rq, rv) = (rq.max(p), rv.max(j as f64 * p / rho));
+            }
+            rq = rq.max(c[0].abs());
+        }
+        (rq, rv)
     }
 
     /// Back to the state before the step just tried: its series, and the state they begin

@@ -486,3 +486,86 @@ pub(crate) mod car_axis;
 mod radau;
 
 mod taylor;
+
+/// `x₀″ = −x₀`, `x₁″ = −25 x₁`.
+struct TwoOscillators;
+
+impl Term<2> for TwoOscillators {
+    fn mass(&self) -> SMatrix<f64, 2, 2> {
+        SMatrix::identity()
+    }
+    fn potential<D: DualNum<Primitive = f64> + Copy>(&self, _t: D, q: &SVector<D, 2>) -> D {
+        q[0] * q[0] * 0.5 + q[1] * q[1] * 12.5
+    }
+}
+
+#[test]
+fn a_relative_tolerance_alone_runs_from_rest_and_from_the_origin() {
+    // atol = 0: the weight rtol·|x| of a component that is 0 was 0. DOP853 and Radau IIA chose
+    // a first step of NaN from rest and the run ended at t = 0 with Ok; the Taylor method
+    // stopped with StepTooSmall. Where a weight is 0 the largest component's stands in.
+    let model = Model::builder(2)
+        .term([0, 1], TwoOscillators)
+        .build()
+        .unwrap();
+    let problem = Problem::new(model).t_end(10.0);
+    let (c, s) = (|t: f64| t.cos(), |t: f64| t.sin());
+    let starts = [
+        ([1e4, 1.0], [0.0, 0.0], [1e4 * c(10.0), c(50.0)]),
+        ([0.0, 0.0], [1e4, 5.0], [1e4 * s(10.0), s(50.0)]),
+        ([0.0, 0.0], [0.0, 0.0], [0.0, 0.0]),
+    ];
+    let mut genalpha = GenAlphaOptions::new(1e-3).tolerance(1e-6);
+    genalpha.step_control.as_mut().unwrap().atol = 0.0;
+    let methods: [(Method, f64); 4] = [
+        (
+            Dop853Options {
+                atol: 0.0,
+                ..Dop853Options::new(1e-10)
+            }
+            .into(),
+            1e-10,
+        ),
+        (
+            RadauOptions {
+                atol: 0.0,
+                ..RadauOptions::new(1e-10)
+            }
+            .into(),
+            1e-10,
+        ),
+        (
+            TaylorOptions {
+                atol: 0.0,
+                ..TaylorOptions::new(1e-10, 0)
+            }
+            .into(),
+            1e-10,
+        ),
+        (genalpha.into(), 1e-6),
+    ];
+    for (q0, v0, exact) in starts {
+        for (method, tol) in &methods {
+            let sol = simulate(&problem.clone().guess(&q0, &v0), method.clone()).unwrap();
+            let last = &sol.last().state;
+            let e = [
+                (last.q[0] - exact[0]).abs() / 1e4,
+                (last.q[1] - exact[1]).abs(),
+            ];
+            eprintln!(
+                "{} from {q0:?}, {v0:?}: {} steps, errors {:.1e}, {:.1e}",
+                method.name(),
+                sol.stats.steps,
+                e[0],
+                e[1]
+            );
+            assert_eq!(last.t, 10.0, "{}", method.name());
+            // measured: DOP853, Radau, Taylor ≤ 3e-13 (relative to the size), generalized-α 4e-8
+            assert!(
+                e[0] < 3.0 * tol && e[1] < 3.0 * tol,
+                "{}: {e:?}",
+                method.name()
+            );
+        }
+    }
+}

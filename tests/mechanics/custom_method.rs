@@ -173,3 +173,28 @@ fn a_method_of_the_users_own_has_output_times_and_a_summary() {
         .to_string();
     assert!(back.contains("cannot be read back"), "{back}");
 }
+
+#[test]
+fn a_step_size_that_is_not_a_positive_number_is_an_error_not_an_end() {
+    // h = NaN made the run loop think it had arrived (Ok at t = 0); h = 0 stepped in place
+    // for ever
+    for h in [f64::NAN, 0.0, -1e-3] {
+        let e = simulate(&oscillator(), Method::custom(Euler { h })).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            matches!(
+                e,
+                Error::Solve(SolveError::NonFinite {
+                    what: "step size",
+                    t: 0.0,
+                    step: 1,
+                    ..
+                })
+            ) && text.contains("symplectic-euler"),
+            "h = {h}: {text}"
+        );
+    }
+    // an infinite step is a step to the end (the last step lands on it), not an end at t = 0
+    let sol = simulate(&oscillator(), Method::custom(Euler { h: f64::INFINITY })).unwrap();
+    assert_eq!((sol.last().state.t, sol.stats.steps), (2.0, 1));
+}

@@ -43,7 +43,8 @@ use crate::error::{Error, InitError, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{Dop853Options, LinearSolverKind, Method};
 use crate::solve::integrator::{
-    ErrorFloor, Integrator, Landing, StepOutcome, check_step_options, smallest_step,
+    ErrorFloor, Integrator, Landing, StepOutcome, check_step_options, smallest_step, weight,
+    zero_weight,
 };
 use crate::solve::{StateSolver, Stats};
 use std::sync::Arc;
@@ -302,7 +303,8 @@ impl Dop853 {
         let rms = |x: &mut dyn Iterator<Item = f64>| {
             (x.map(|v| v * v).sum::<f64>() / len.max(1) as f64).sqrt()
         };
-        let sk = |yi: f64| atol + rtol * yi.abs();
+        let zero = zero_weight(atol, rtol, self.y.iter().copied());
+        let sk = |yi: f64| weight(atol, rtol, yi, zero);
         let d0 = rms(&mut self.y.iter().map(|&y| y / sk(y)));
         let d1 = rms(&mut self.y.iter().zip(&self.f).map(|(&y, f)| f / sk(y)));
         let mut h0 = if d0 < 1e-5 || d1 < 1e-5 {
@@ -327,6 +329,9 @@ impl Dop853 {
         if !ok {
             return Ok(h0 * 1e-3);
         }
+        // (from rest at the origin, with `atol = 0`, the size after `h0` stands in)
+        let zero = zero_weight(atol, rtol, self.y.iter().chain(&self.ytmp).copied());
+        let sk = |yi: f64| weight(atol, rtol, yi, zero);
         let d2 = rms(&mut (0..len).map(|i| (self.k[i] - self.f[i]) / sk(self.y[i]))) / h0;
         let h1 = if d1.max(d2) <= 1e-15 {
             (h0 * 1e-3).max(1e-6)
@@ -381,8 +386,9 @@ impl Dop853 {
         let len = self.y.len();
         let (rtol, atol) = (self.opts.rtol, self.opts.atol);
         let (mut e5, mut e3) = (0.0, 0.0);
+        let zero = zero_weight(atol, rtol, self.y.iter().chain(&self.y1).copied());
         for i in 0..len {
-            let sk = atol + rtol * self.y[i].abs().max(self.y1[i].abs());
+            let sk = weight(atol, rtol, self.y[i].abs().max(self.y1[i].abs()), zero);
             let (mut a, mut b) = (0.0, 0.0);
             for j in 0..STAGES {
                 let kj = self.k[j * len + i];

@@ -30,7 +30,7 @@ use crate::error::{Error, SolveError};
 use crate::model::{Model, State};
 use crate::problem::RadauOptions;
 use crate::solve::Stats;
-use crate::solve::integrator::{Landing, check_step_options, smallest_step};
+use crate::solve::integrator::{Landing, check_step_options, smallest_step, weight, zero_weight};
 use std::sync::Arc;
 use system::Systems;
 use tableau::{C, E, T, TI, Tableau};
@@ -260,11 +260,17 @@ impl Radau {
     /// The first step from the slopes at the start: `0.01‖y‖/‖ẏ‖` in the weighted RMS norm
     /// over `q` and `v` (Hairer, Nørsett & Wanner I, §II.4), `10⁻⁶` when either is tiny.
     fn initial_step(&self) -> f64 {
-        let sk = |y: f64| self.atol + self.rtol * y.abs();
+        let (atol, rtol) = (self.atol, self.rtol);
+        // (one stand-in for q and v: at rest the velocities have no size of their own yet)
+        let zero = zero_weight(atol, rtol, self.q.iter().chain(&self.v).copied());
+        let (sq, sv) = (
+            |y| weight(atol, rtol, y, zero),
+            |y| weight(atol, rtol, y, zero),
+        );
         let (mut d0, mut d1) = (0.0, 0.0);
         for i in 0..self.n {
-            d0 += (self.q[i] / sk(self.q[i])).powi(2) + (self.v[i] / sk(self.v[i])).powi(2);
-            d1 += (self.v[i] / sk(self.q[i])).powi(2) + (self.qdd[i] / sk(self.v[i])).powi(2);
+            d0 += (self.q[i] / sq(self.q[i])).powi(2) + (self.v[i] / sv(self.v[i])).powi(2);
+            d1 += (self.v[i] / sq(self.q[i])).powi(2) + (self.qdd[i] / sv(self.v[i])).powi(2);
         }
         let (d0, d1) = (d0.sqrt(), d1.sqrt());
         let mut h = if d0 < 1e-5 || d1 < 1e-5 {
@@ -408,9 +414,10 @@ impl Radau {
         let sr = Systems::scale_real(h, self.tab.mu_r);
         let sc = Systems::scale_complex(h, self.tab.mu_c);
         let (rtol, atol) = (self.opts.rtol, self.opts.atol);
+        let zero = zero_weight(atol, rtol, self.q.iter().chain(&self.v).copied());
         for j in 0..n {
-            self.scale[j] = atol + rtol * self.q[j].abs();
-            self.scale[n + j] = atol + rtol * self.v[j].abs();
+            self.scale[j] = weight(atol, rtol, self.q[j], zero);
+            self.scale[n + j] = weight(atol, rtol, self.v[j], zero);
         }
         // Round-off: the stage positions are resolved to a few ε·max|q| (the constraints are
         // evaluated there), their velocities `A⁻¹Z/h` to ten times that over h. Increments
@@ -571,19 +578,29 @@ impl Radau {
             self.rc[..n].copy_from_slice(&self.dv);
         }
         let mut sum = 0.0;
+        let (q1, v1, l1) = (
+            &self.z[2 * n..3 * n],
+            &self.vs[2 * n..3 * n],
+            &self.lam_s[2 * m..],
+        );
+        let ends = |j: usize| [self.q[j], self.q[j] + q1[j], self.v[j], v1[j]];
+        let zero = zero_weight(atol, rtol, (0..n).flat_map(ends));
+        let zl = zero_weight(atol, rtol, (0..m).flat_map(|j| [self.lambda[j], l1[j]])).max(zero);
         for j in 0..n {
             let eq = self.rr[j];
             let (ev, along) = (self.dv[j], self.rc[j]);
-            let q1 = self.q[j] + self.z[2 * n + j];
-            let v1 = self.vs[2 * n + j];
-            let sq = atol + rtol * self.q[j].abs().max(q1.abs());
-            let sv = atol + rtol * self.v[j].abs().max(v1.abs());
+            let sq = weight(
+                atol,
+                rtol,
+                self.q[j].abs().max((self.q[j] + q1[j]).abs()),
+                zero,
+            );
+            let sv = weight(atol, rtol, self.v[j].abs().max(v1[j].abs()), zero);
             sum += (eq / sq).powi(2) + (along / sv).powi(2) + (h * (ev - along) / sv).powi(2);
         }
         for j in 0..m {
             let el = self.rr[n + j] / sr;
-            let l1 = self.lam_s[2 * m + j];
-            let sl = atol + rtol * self.lambda[j].abs().max(l1.abs());
+            let sl = weight(atol, rtol, self.lambda[j].abs().max(l1[j].abs()), zl);
             sum += (h * h * el / sl).powi(2);
         }
         (sum / (2 * n + m).max(1) as f64).sqrt()

@@ -405,9 +405,24 @@ fn each_coordinate_keeps_its_own_tolerance() {
         atol: 0.0,
         ..TaylorOptions::new(1e-10, 0)
     };
-    let moving = problem.guess(&[1e4, 1.0], &[0.0, 1.0]);
-    let sol = simulate(&moving, relative).unwrap();
+    let moving = problem.clone().guess(&[1e4, 1.0], &[0.0, 1.0]);
+    let sol = simulate(&moving, relative.clone()).unwrap();
     let q = &sol.last().state.q;
     let exact = 50f64.cos() + 0.2 * 50f64.sin();
     assert!((q[1] - exact).abs() < 3e-10, "{q:?}");
+    // and every velocity 0 at the start, or every position: the weights from the size the
+    // motion takes on (before, no step at all: StepTooSmall at t = 0)
+    for (q0, v0, exact) in [
+        ([1e4, 1.0], [0.0, 0.0], [1e4 * 10f64.cos(), 50f64.cos()]),
+        ([0.0, 0.0], [1e4, 5.0], [1e4 * 10f64.sin(), 50f64.sin()]),
+    ] {
+        let sol = simulate(&problem.clone().guess(&q0, &v0), relative.clone()).unwrap();
+        let q = &sol.last().state.q;
+        let (e0, e1) = ((q[0] - exact[0]).abs(), (q[1] - exact[1]).abs());
+        eprintln!("atol 0 from {q0:?}, {v0:?}: errors {e0:.2e}, {e1:.2e}");
+        assert!(
+            e0 < 3e4 * 1e-10 && e1 < 3e-10,
+            "{q0:?}, {v0:?}: {e0:e}, {e1:e}"
+        );
+    }
 }
