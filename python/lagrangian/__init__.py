@@ -183,7 +183,7 @@ class Problem:
         """Coordinates, constraints, degrees of freedom and the consistent initial point (as
         ``lagrangian check``). Raises :class:`LagrangianError` when there is none."""
         data, report = self._native.check()
-        return Check(json.loads(data), report)
+        return Check(data, report)
 
     def equilibrium(self, hold_pins: bool = False, max_iterations: int = 500) -> Dict[str, Any]:
         """The static equilibrium downhill from the guesses, as ``lagrangian equilibrium``
@@ -191,9 +191,7 @@ class Problem:
         (``"stable"``, ``"unstable"``, ``"neutral"``), ``hessian_eigenvalues`` on the
         constraint manifold, ``potential_energy``, ``residual``, each constraint's multipliers
         and reactions, and with ``hold_pins`` the force holding each pinned coordinate."""
-        data: Dict[str, Any] = json.loads(
-            self._native.equilibrium(hold_pins, max_iterations, self.name)
-        )
+        data: Dict[str, Any] = self._native.equilibrium(hold_pins, max_iterations, self.name)
         return data
 
     def modes(self, at: str = "initial") -> Dict[str, Any]:
@@ -207,7 +205,7 @@ class Problem:
         (a top given as a body, a conical pendulum in Cartesian coordinates) is linearized in
         that frame, named in ``moving_frame`` (``[("rotation about z", 1.5), ...]``, rates in
         rad/s); the roots are the motion's there."""
-        data: Dict[str, Any] = json.loads(self._native.modes(at))
+        data: Dict[str, Any] = self._native.modes(at)
         return data
 
     def state_space(
@@ -219,16 +217,11 @@ class Problem:
         ``z = C x + D u`` with ``x = (y, ẏ)`` the minimal coordinates on the constraint
         manifold (``δq = N y``, ``N`` = ``basis``), inputs ``u`` the named parameters (of
         forces), outputs ``z`` the named columns. Returns ``a``, ``b``, ``c``, ``d``,
-        ``basis`` as NumPy arrays and ``q``, ``inputs``, ``outputs``, ``t``."""
-        data: Dict[str, Any] = json.loads(
-            self._native.state_space([str(i) for i in inputs], [str(o) for o in outputs], at)
+        ``basis`` as 2-D NumPy arrays of their shapes (empty ones too), ``e`` (the drift), ``q``
+        and ``v`` as 1-D arrays, and ``inputs``, ``outputs``, ``t``."""
+        data: Dict[str, Any] = self._native.state_space(
+            [str(i) for i in inputs], [str(o) for o in outputs], at
         )
-        for k in ("a", "b", "c", "d", "basis"):
-            rows = data[k]
-            shape = {"a": (len(rows), len(rows)), "b": (len(rows), len(inputs)),
-                     "c": (len(outputs), len(data["a"])), "d": (len(outputs), len(inputs)),
-                     "basis": (len(data["q"]), len(data["a"]) // 2)}[k]
-            data[k] = np.array(rows, dtype=np.float64).reshape(shape)
         return data
 
     def fit(
@@ -265,7 +258,7 @@ class Problem:
                     for k in targets.keys() if str(k) != "t"]
             data = self._native.fit(names, t=t, columns=cols, max_iterations=max_iterations,
                                     tolerance=tolerance, cancel=cancel)
-        report: Dict[str, Any] = json.loads(data)
+        report: Dict[str, Any] = data
         report["parameters"] = {n: v for n, v in report["parameters"]}
         report["start"] = {n: v for n, v in report["start"]}
         return report
@@ -335,7 +328,7 @@ class Problem:
         if formats is not None:
             raise ValueError("formats are the files of a run written to a folder: give out= too")
         names, data, summary, scene, snames, sdata, going = self._native.run(**options)
-        result = Result(names, data, json.loads(summary), scene, snames, sdata)
+        result = Result(names, data, summary, scene, snames, sdata)
         result._going = going
         return result
 
@@ -504,7 +497,7 @@ class Result:
         names, data, summary, scene, snames, sdata = self._going.until(
             float(t_end), self._span, cancel
         )
-        result = Result(names, data, json.loads(summary), scene, snames, sdata)
+        result = Result(names, data, summary, scene, snames, sdata)
         result._going, result._span = self._going, self._span + 1
         return result
 

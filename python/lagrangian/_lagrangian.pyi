@@ -1,6 +1,6 @@
 """Type hints of the native extension `lagrangian._lagrangian` (PyO3)."""
 
-from typing import Dict, List, Optional, Sequence, Tuple, Type, TypedDict, TypeVar, Union, overload
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Type, TypedDict, TypeVar, Union, overload
 
 from typing_extensions import Unpack
 
@@ -44,7 +44,12 @@ class Continuation:
     def until(
         self, t_end: float, span: int, cancel: Optional[Cancel] = None
     ) -> Tuple[
-        List[str], npt.NDArray[np.float64], str, str, List[str], npt.NDArray[np.float64]
+        List[str],
+        npt.NDArray[np.float64],
+        Dict[str, Any],
+        str,
+        List[str],
+        npt.NDArray[np.float64],
     ]: ...
 
 _Side = Tuple[Optional[Sequence[float]], Optional[Sequence[float]], Optional[Sequence[float]],
@@ -108,14 +113,14 @@ class Problem:
     def coordinates(self) -> List[str]: ...
     @property
     def times(self) -> Tuple[float, float, float]: ...
-    def check(self) -> Tuple[str, str]: ...
+    def check(self) -> Tuple[Dict[str, Any], str]: ...
     def equilibrium(
         self, hold_pins: bool = False, max_iterations: int = 500, source: Optional[str] = None
-    ) -> str: ...
-    def modes(self, at: str = "initial") -> str: ...
+    ) -> Dict[str, Any]: ...
+    def modes(self, at: str = "initial") -> Dict[str, Any]: ...
     def state_space(
         self, inputs: Sequence[str], outputs: Sequence[str], at: str = "initial"
-    ) -> str: ...
+    ) -> Dict[str, Any]: ...
     def fit(
         self,
         vary: Sequence[str],
@@ -126,21 +131,23 @@ class Problem:
         max_iterations: int = 50,
         tolerance: float = 1e-12,
         cancel: Optional[Cancel] = None,
-    ) -> str: ...
+    ) -> Dict[str, Any]: ...
     @overload
     def run(
         self, *, out: None = None, **options: Unpack[RunOptions]
     ) -> Tuple[
         List[str],
         npt.NDArray[np.float64],
-        str,
+        Dict[str, Any],
         str,
         List[str],
         npt.NDArray[np.float64],
         Continuation,
     ]: ...
     @overload
-    def run(self, *, out: str, **options: Unpack[RunOptions]) -> Tuple[str, str]: ...
+    def run(
+        self, *, out: str, **options: Unpack[RunOptions]
+    ) -> Tuple[str, Dict[str, Any]]: ...
 
 def animation_html(
     scene: str,

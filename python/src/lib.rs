@@ -50,6 +50,17 @@ pub(crate) fn spec_error(_py: Python<'_>, s: lagrangian::error::SpecError) -> Py
     ))
 }
 
+/// A report (a summary, the modes, an equilibrium, a fit) as the Python values of its fields —
+/// dicts, lists, tuples, floats (NaN as NaN), ints, strings — straight from its Rust type, as
+/// its JSON file would read but without the text between.
+pub(crate) fn to_dict<'py, T: serde::Serialize + ?Sized>(
+    py: Python<'py>,
+    report: &T,
+) -> PyResult<Bound<'py, PyAny>> {
+    pythonize::pythonize(py, report)
+        .map_err(|e| LagrangianError::new_err(format!("the report for Python: {e}")))
+}
+
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -3,7 +3,7 @@
 //! animation page of a run. Runs release the GIL and stop at Ctrl-C or when cancelled.
 
 use crate::continuation::Continuation;
-use crate::{interruptible, to_py, Cancel, LagrangianError};
+use crate::{interruptible, to_dict, to_py, Cancel, LagrangianError};
 use lagrangian::problem::{Overrides, Spelling};
 use lagrangian::run::memory::{start_in_memory, MemoryOptions, RunResult};
 use lagrangian::run::{run_to_folder, RunOptions};
@@ -108,8 +108,8 @@ impl Problem {
         (p.t0, p.t_end, self.plan.method.h())
     }
 
-    /// The consistent initial point and the model's sizes, as JSON; the printed report.
-    fn check(&self, py: Python<'_>) -> PyResult<(String, String)> {
+    /// The consistent initial point and the model's sizes (a dict); the printed report.
+    fn check<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, String)> {
         let p = &self.problem;
         self.plan.validate(p).map_err(|e| to_py(py, e))?;
         let init = py.detach(|| p.initial_values()).map_err(|e| to_py(py, e))?;
@@ -130,19 +130,19 @@ impl Problem {
             "lambda": init.state.lambda,
             "parameters": p.parameters,
         });
-        Ok((json.to_string(), report))
+        Ok((to_dict(py, &json)?, report))
     }
 
-    /// The static equilibrium downhill from the guesses (as `lagrangian equilibrium`), as the
-    /// JSON of `equilibrium.json`.
+    /// The static equilibrium downhill from the guesses (as `lagrangian equilibrium`), as
+    /// `equilibrium.json` has it (a dict).
     #[pyo3(signature = (hold_pins=false, max_iterations=500, source=None))]
-    fn equilibrium(
+    fn equilibrium<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         hold_pins: bool,
         max_iterations: u64,
         source: Option<String>,
-    ) -> PyResult<String> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         let p = &self.problem;
         let opts = lagrangian::analysis::EquilibriumOptions {
             hold_pins,
@@ -155,14 +155,14 @@ impl Problem {
         // a restart event (a chain's change of chart) may have changed the coordinates
         let p = eq.problem.as_ref().unwrap_or(p);
         let report = lagrangian::run::equilibrium::EquilibriumReport::new(p, &eq, source);
-        Ok(serde_json::to_string(&report).unwrap_or_default())
+        to_dict(py, &report)
     }
 
     /// The vibration modes about the consistent initial configuration (`at = "initial"`) or
     /// the equilibrium (`"equilibrium"`), or the roots about the initial steady motion
-    /// (`"motion"`), as the JSON of `modes.json`.
+    /// (`"motion"`), as `modes.json` has them (a dict).
     #[pyo3(signature = (at="initial"))]
-    fn modes(&self, py: Python<'_>, at: &str) -> PyResult<String> {
+    fn modes<'py>(&self, py: Python<'py>, at: &str) -> PyResult<Bound<'py, PyAny>> {
         use lagrangian::analysis::ModesReport;
         let p = &self.problem;
         let report = match at {
@@ -176,18 +176,18 @@ impl Problem {
             }
         }
         .map_err(|e| to_py(py, e))?;
-        Ok(serde_json::to_string(&report).unwrap_or_default())
+        to_dict(py, &report)
     }
 
     /// Fit the parameters `vary` to targets — a CSV table's text `csv` (named `source`), or
     /// times `t` and `(coordinate, values)` columns (NaN: no target) — by `run::fit`, as
-    /// `lagrangian fit`; the report as JSON. `cancel` (or Ctrl-C) stops it.
+    /// `lagrangian fit`; the report (a dict). `cancel` (or Ctrl-C) stops it.
     #[pyo3(signature = (vary, csv=None, source=None, t=None, columns=None, max_iterations=50,
                         tolerance=1e-12, cancel=None))]
     #[allow(clippy::too_many_arguments)]
-    fn fit(
+    fn fit<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         vary: Vec<String>,
         csv: Option<String>,
         source: Option<String>,
@@ -196,7 +196,7 @@ impl Problem {
         max_iterations: u64,
         tolerance: f64,
         cancel: Option<Py<Cancel>>,
-    ) -> PyResult<String> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         use lagrangian::run::fit::{fit, FitOptions, Target};
         let value_error = pyo3::exceptions::PyValueError::new_err;
         let targets = match (csv, t, columns) {
@@ -244,20 +244,21 @@ impl Problem {
             let names: Vec<&str> = vary.iter().map(String::as_str).collect();
             fit(&problem, &plan, &names, &targets, &opts)
         })?;
-        Ok(serde_json::to_string(&report).unwrap_or_default())
+        to_dict(py, &report)
     }
 
     /// The state-space model about the initial configuration or the equilibrium (`at`), inputs
-    /// the parameters `inputs`, outputs the columns `outputs` (`run::linear::state_space`), as
-    /// JSON.
+    /// the parameters `inputs`, outputs the columns `outputs` (`run::linear::state_space`): a
+    /// dict with `a`, `b`, `c`, `d` and `basis` as 2-D arrays of their shapes (empty ones
+    /// too), `e`, `q`, `v` as 1-D arrays.
     #[pyo3(signature = (inputs, outputs, at="initial"))]
-    fn state_space(
+    fn state_space<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         inputs: Vec<String>,
         outputs: Vec<String>,
         at: &str,
-    ) -> PyResult<String> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         use lagrangian::run::modes::ModesAt;
         let at = match at {
             "initial" => ModesAt::Initial,
@@ -277,7 +278,21 @@ impl Problem {
                 lagrangian::run::linear::state_space(p, at, &i, &o)
             })
             .map_err(|e| to_py(py, e))?;
-        Ok(serde_json::to_string(&ss).unwrap_or_default())
+        let dict = to_dict(py, &ss)?;
+        for (key, m) in [
+            ("a", &ss.a),
+            ("b", &ss.b),
+            ("c", &ss.c),
+            ("d", &ss.d),
+            ("basis", &ss.basis),
+        ] {
+            let a = numpy::ndarray::Array2::from_shape_fn(m.shape(), |(i, j)| m[(i, j)]);
+            dict.set_item(key, PyArray2::from_owned_array(py, a))?;
+        }
+        for (key, x) in [("e", &ss.e), ("q", &ss.q), ("v", &ss.v)] {
+            dict.set_item(key, numpy::PyArray1::from_slice(py, x))?;
+        }
+        Ok(dict)
     }
 
     /// Integrate with the overrides given (as `lagrangian run`'s options), keeping every
@@ -344,9 +359,9 @@ impl Problem {
             let mut opts = RunOptions::new(&out);
             (opts.source, opts.sensitivity, opts.interrupt) = (source, sensitivity, stop.clone());
             let r = interruptible(py, &stop, move || run_to_folder(problem, &plan, &opts))?;
-            let summary = serde_json::to_string(&r.summary).unwrap_or_default();
-            let dir = r.dir.to_string_lossy().into_owned();
-            return PyTuple::new(py, [dir, summary]);
+            let summary = to_dict(py, &r.summary)?;
+            let dir = r.dir.to_string_lossy().into_owned().into_pyobject(py)?;
+            return PyTuple::new(py, [dir.into_any(), summary]);
         }
         let opts = MemoryOptions {
             sensitivity,
@@ -366,17 +381,17 @@ impl Problem {
     }
 }
 
-/// A run's result for Python: the column names, the array, the summary (JSON), the scene
-/// (JSON), the sensitivity names and array.
+/// A run's result for Python: the column names, the array, the summary (a dict), the scene
+/// (`scene.json`'s text, what the animation page takes), the sensitivity names and array.
 pub(crate) fn run_items(py: Python<'_>, r: RunResult) -> PyResult<Vec<Bound<'_, PyAny>>> {
-    let summary = serde_json::to_string(&r.summary).unwrap_or_default();
+    let summary = to_dict(py, &r.summary)?;
     let scene = serde_json::to_string(&r.scene).unwrap_or_default();
     let data = array2(py, r.rows, r.names.len())?;
     let sens = array2(py, r.sensitivity_rows, r.sensitivity_names.len())?;
     Ok(vec![
         r.names.into_pyobject(py)?.into_any(),
         data.into_any(),
-        summary.into_pyobject(py)?.into_any(),
+        summary,
         scene.into_pyobject(py)?.into_any(),
         r.sensitivity_names.into_pyobject(py)?.into_any(),
         sens.into_any(),

@@ -297,6 +297,24 @@ def test_state_space_of_a_pendulum():
     assert ss["basis"].shape == (2, 1)
     with pytest.raises(lagrangian.LagrangianError, match="no column 'B.x'"):
         lagrangian.load(text=text).state_space(["u"], ["B.x"])
+    # no inputs, no outputs: the empty matrices keep their shapes; the drift is 0 at rest
+    ss = lagrangian.load(text=text).state_space([], [])
+    assert ss["b"].shape == (2, 0) and ss["c"].shape == (0, 2) and ss["d"].shape == (0, 0)
+    assert isinstance(ss["e"], np.ndarray) and np.allclose(ss["e"], 0, atol=1e-12)
+    assert ss["q"].dtype == np.float64 and ss["q"].shape == (2,)
+
+
+def test_reports_come_as_python_values_not_text():
+    """The native layer gives dicts of Python values (no JSON text between): the summary's
+    counts are ints, its figures floats, a check's coordinates a list of names."""
+    problem = lagrangian.load(MECHANISM0)
+    check = problem._native.check()[0]
+    assert isinstance(check, dict) and {"A.x", "A.y"} <= set(check["coordinates"])
+    assert isinstance(problem._native.modes("initial"), dict)
+    result = problem.run(t_end=0.05)
+    s = result.summary
+    assert isinstance(s["steps"], int) and isinstance(s["energy_drift"], float)
+    assert s["steps"] > 0 and s["t_end"] == 0.05 and isinstance(s["parameters"], dict)
 
 
 def test_a_run_goes_on_from_where_it_ended(tmp_path):
