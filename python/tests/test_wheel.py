@@ -1,6 +1,9 @@
 """The wheel: `python/build_wheel.sh` makes an abi3 wheel that `auditwheel` tags with a
 manylinux policy, and it installs into a fresh virtual environment with no Rust toolchain on
-the PATH and runs a mechanism file there, giving this build's numbers."""
+the PATH and runs a mechanism file there, giving this build's numbers. With
+``LAGRANGIAN_WHEEL_ZIG=1`` the wheel is linked by zig against glibc 2.17 (`build_wheel.sh
+--zig`, a second full release build: ~16 min on 2 cores, so not in CI) and must be tagged
+manylinux2014 (``manylinux_2_17``)."""
 
 import json
 import os
@@ -14,8 +17,10 @@ from conftest import MECHANISMS, ROOT
 
 
 def test_the_wheel_installs_without_rust_and_runs_a_mechanism_file(tmp_path):
+    zig = os.environ.get("LAGRANGIAN_WHEEL_ZIG") == "1"
     built = subprocess.run(
-        ["bash", str(ROOT / "python" / "build_wheel.sh"), str(tmp_path / "dist")],
+        ["bash", str(ROOT / "python" / "build_wheel.sh"), *(["--zig"] if zig else []),
+         str(tmp_path / "dist")],
         capture_output=True, text=True, timeout=3000,
     )
     assert built.returncode == 0, built.stderr[-3000:]
@@ -24,6 +29,8 @@ def test_the_wheel_installs_without_rust_and_runs_a_mechanism_file(tmp_path):
     assert name.startswith("lagrangian-0.1.0-cp39-abi3-manylinux"), name
     said = " ".join(built.stderr.split())  # auditwheel folds its lines
     assert 'is consistent with the following platform tag: "manylinux_' in said, said[-2000:]
+    if zig:
+        assert "manylinux2014" in name or "manylinux_2_17" in name, name
 
     env_dir = tmp_path / "fresh"
     venv.EnvBuilder(with_pip=True).create(env_dir)
