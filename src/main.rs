@@ -48,7 +48,9 @@ fn run(
     let flag = interrupt.flag();
     let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
     plan.apply(&mut problem, ov).map_err(|e| e.to_string())?;
-    let h = plan.method.h();
+    // the step the run takes: a step longer than the whole run is shortened to it, and a
+    // smaller one suggested from that
+    let h = plan.method.h().min(problem.t_end - problem.t0);
     let opts = RunOptions {
         progress: !quiet && std::io::stderr().is_terminal(),
         interrupt,

@@ -336,6 +336,27 @@ fn inconsistent_guess_and_newton_failure_keep_earlier_results() {
         "the earlier result was changed by a failed run"
     );
     assert!(!stale.exists(), "stale partial directory left");
+    // a step longer than the run is the run's length: the hint is smaller than that (it said
+    // --step 1.25e0 after a step of 1 failed)
+    let o = run(
+        &[
+            "run",
+            &mech("mechanism0.yaml"),
+            "--out",
+            tmp("newton-long").to_str().unwrap(),
+            "--step",
+            "5",
+            "--t-end",
+            "1",
+            "--quiet",
+        ],
+        None,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("at t = 1 (step 1)") && err.contains("--step 2.5e-1"),
+        "{err}"
+    );
     assert!(std::fs::read_dir(&out).unwrap().all(|e| {
         !e.unwrap()
             .file_name()
