@@ -43,14 +43,8 @@ class Continuation:
 
     def until(
         self, t_end: float, span: int, cancel: Optional[Cancel] = None
-    ) -> Tuple[
-        List[str],
-        npt.NDArray[np.float64],
-        Dict[str, Any],
-        str,
-        List[str],
-        npt.NDArray[np.float64],
-    ]: ...
+    ) -> Tuple[List[str], npt.NDArray[np.float64], Dict[str, Any], str, List[str],
+               npt.NDArray[np.float64]]: ...
 
 _Side = Tuple[Optional[Sequence[float]], Optional[Sequence[float]], Optional[Sequence[float]],
               Optional[float]]
