@@ -201,8 +201,10 @@ fn mass_at(
     })
 }
 
-/// `method` with an error control's automatic span set to `problem`'s `t_end − t0` (1 when
-/// that is not a positive finite span).
+/// `method` with an error control's automatic span (0) set to `problem`'s `t_end − t0` (1 when
+/// that is not a positive finite span). A negative span — DOP853's, Radau's and the Taylor
+/// method's control per step — is the user's, as is one that is not finite (which the
+/// method's checks refuse).
 fn spanned(mut method: Method, problem: &Problem) -> Method {
     let span = problem.t_end - problem.t0;
     let span = if span > 0.0 && span.is_finite() {
@@ -210,7 +212,7 @@ fn spanned(mut method: Method, problem: &Problem) -> Method {
     } else {
         1.0
     };
-    if let Some(s) = method.options_mut().span_mut().filter(|s| !(**s > 0.0)) {
+    if let Some(s) = method.options_mut().span_mut().filter(|s| **s == 0.0) {
         *s = span;
     }
     method

@@ -58,7 +58,7 @@ pub struct StepControl {
     pub h_max: f64,
     /// The time over which the local errors may add up to the tolerance: each step's error
     /// is kept below `tol · h / span`; default 0, the problem's span `t_end − t0` (set when
-    /// the run starts).
+    /// the run starts). Finite and not negative (generalized-α has no control per step).
     #[serde(default)]
     pub span: f64,
 }
@@ -182,7 +182,8 @@ pub struct Dop853Options {
     /// The time over which the local errors may add up to the tolerance: each step's error is
     /// kept below `tol · h / span` (error per unit step), so the global error follows the
     /// tolerance; default 0, the problem's span `t_end − t0` (set when the run starts). A
-    /// negative value asks for Hairer's plain per-step control (each step's error below `tol`).
+    /// negative value asks for Hairer's plain per-step control (each step's error below `tol`);
+    /// NaN and infinities are refused.
     #[serde(default)]
     pub span: f64,
     /// Go on with Radau IIA, at the same tolerances, from the step where stiffness is detected

@@ -143,6 +143,9 @@ pub(crate) fn check_step_options(
             );
         }
     }
+    if !span.is_finite() {
+        return bad("span", span_message(method, span));
+    }
     if span > 0.0 && h_min > span {
         return bad(
             "h_min",
@@ -159,6 +162,16 @@ pub(crate) fn check_step_options(
         );
     }
     Ok(())
+}
+
+/// The message for a `span` that is not a number or infinite (NaN read as "negative" gave a
+/// control per step silently; infinity, no step at all).
+pub(crate) fn span_message(method: &str, span: f64) -> String {
+    format!(
+        "{method} span = {span} must be finite: 0 (the run's length), positive (the time over \
+         which the local errors may add up to the tolerance) or negative (each step's error \
+         below the tolerance)"
+    )
 }
 
 /// The smallest step an error-controlled method takes at `t`: `h_min` if given, else ten units

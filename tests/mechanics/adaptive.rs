@@ -3,6 +3,7 @@
 //! accepted step, Andrews' mechanism approaches the Test Set's values as the tolerance falls
 //! and reaches 1e-4 in fewer steps than the fixed step that does.
 
+use lagrangian::error::SolveError;
 use lagrangian::library::pendulum::planar_pendulum;
 use lagrangian::prelude::*;
 use serde_json::Value;
@@ -568,4 +569,81 @@ fn a_relative_tolerance_alone_runs_from_rest_and_from_the_origin() {
             );
         }
     }
+}
+
+#[test]
+fn a_span_that_is_not_finite_is_refused() {
+    // span = NaN was read as negative (a control per step, silently); span = ∞ left no step at
+    // all (StepTooSmall at t = 0); generalized-α has no control per step
+    let problem = kepler();
+    let mut genalpha = GenAlphaOptions::new(1e-3).tolerance(1e-6);
+    for span in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0] {
+        genalpha.step_control.as_mut().unwrap().span = span;
+        let mut methods: Vec<Method> = vec![genalpha.clone().into()];
+        if !span.is_finite() {
+            methods.push(
+                Dop853Options {
+                    span,
+                    ..Dop853Options::new(1e-8)
+                }
+                .into(),
+            );
+            methods.push(
+                RadauOptions {
+                    span,
+                    ..RadauOptions::new(1e-8)
+                }
+                .into(),
+            );
+            methods.push(
+                TaylorOptions {
+                    span,
+                    ..TaylorOptions::new(1e-8, 0)
+                }
+                .into(),
+            );
+        }
+        for method in methods {
+            let name = method.name();
+            match simulate(&problem, method) {
+                Err(Error::Solve(SolveError::InvalidOption { option, message })) => {
+                    assert_eq!(option, "span", "{name}: {message}");
+                    let said = ["must be finite", "per unit step only"];
+                    assert!(
+                        said.iter().any(|s| message.contains(s)),
+                        "{name}: {message}"
+                    );
+                }
+                Err(e) => panic!("{name}, span {span}: {e}"),
+                Ok(s) => panic!("{name}, span {span}: ran to t = {}", s.last().state.t),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_negative_span_is_the_control_per_step() {
+    // Kepler at tol 1e-8: each step's error below tol (Hairer's control, span < 0) takes fewer
+    // steps and leaves a larger global error than the error per unit step (the default); the
+    // negative span was replaced by the run's length from session 63 to 66
+    let problem = kepler();
+    let exact = [0.4, 0.0];
+    let error = |sol: &Solution| {
+        let q = &sol.last().state.q;
+        (q[0] - exact[0]).abs().max((q[1] - exact[1]).abs())
+    };
+    let per_unit = simulate(&problem, Dop853Options::new(1e-8)).unwrap();
+    let per_step = Dop853Options {
+        span: -1.0,
+        ..Dop853Options::new(1e-8)
+    };
+    let per_step = simulate(&problem, per_step).unwrap();
+    let (e_unit, e_step) = (error(&per_unit), error(&per_step));
+    eprintln!(
+        "Kepler, DOP853 at 1e-8: per unit step {} steps, error {e_unit:.1e}; per step {} steps, \
+         error {e_step:.1e}",
+        per_unit.stats.steps, per_step.stats.steps
+    );
+    assert!(per_step.stats.steps < per_unit.stats.steps);
+    assert!(e_step > 5.0 * e_unit, "{e_step:e} against {e_unit:e}");
 }

@@ -8,7 +8,7 @@ use crate::model::State;
 use crate::problem::StepControl;
 use crate::solve::GenAlphaParams;
 use crate::solve::adaptive::{StepData, local_error};
-use crate::solve::integrator::StepOutcome;
+use crate::solve::integrator::{StepOutcome, span_message};
 
 impl GenAlpha {
     /// One attempt under error control: Newton from the predictor, then the local error
@@ -176,15 +176,33 @@ pub(super) fn check_step_control(c: &StepControl) -> Result<(), SolveError> {
     let ok = c.rtol >= 0.0
         && c.atol >= 0.0
         && c.rtol + c.atol > 0.0
+        && (c.rtol + c.atol).is_finite()
         && c.h_min > 0.0
+        && c.h_min.is_finite()
         && (c.h_max == 0.0 || c.h_max >= c.h_min);
     if !ok {
         return Err(SolveError::option(
             "tol",
             format!(
-                "step control: rtol = {}, atol = {} must be ≥ 0 and not both 0, and \
+                "step control: rtol = {}, atol = {} must be finite, ≥ 0 and not both 0, and \
                  0 < h_min = {} ≤ h_max = {} (0: no limit)",
                 c.rtol, c.atol, c.h_min, c.h_max
+            ),
+        ));
+    }
+    if !c.span.is_finite() {
+        return Err(SolveError::option(
+            "span",
+            span_message("step control", c.span),
+        ));
+    }
+    if c.span < 0.0 {
+        return Err(SolveError::option(
+            "span",
+            format!(
+                "generalized-α's step control is per unit step only: span = {} must be 0 (the \
+                 run's length) or positive",
+                c.span
             ),
         ));
     }
