@@ -115,22 +115,26 @@ impl Problem {
         let init = py.detach(|| p.initial_values()).map_err(|e| to_py(py, e))?;
         let report = lagrangian::output::check::check_report(p, &init, false);
         let r = &init.report;
-        let json = serde_json::json!({
-            "title": p.title,
-            "coordinates": p.model.coordinate_names(),
-            "n_coordinates": r.n_coords,
-            "n_constraints": r.n_constraints,
-            "rank": r.rank,
-            "dof": r.dof,
-            "redundant": r.redundant,
-            "max_constraint_residual": r.max_constraint,
-            "q": init.state.q,
-            "v": init.state.v,
-            "qdd": init.state.qdd,
-            "lambda": init.state.lambda,
-            "parameters": p.parameters,
-        });
-        Ok((to_dict(py, &json)?, report))
+        let d = PyDict::new(py);
+        d.set_item("title", &p.title)?;
+        d.set_item("coordinates", p.model.coordinate_names())?;
+        d.set_item("n_coordinates", r.n_coords)?;
+        d.set_item("n_constraints", r.n_constraints)?;
+        d.set_item("rank", r.rank)?;
+        d.set_item("dof", r.dof)?;
+        d.set_item("redundant", &r.redundant)?;
+        d.set_item("max_constraint_residual", r.max_constraint)?;
+        let s = &init.state;
+        for (key, x) in [
+            ("q", &s.q),
+            ("v", &s.v),
+            ("qdd", &s.qdd),
+            ("lambda", &s.lambda),
+        ] {
+            d.set_item(key, x)?;
+        }
+        d.set_item("parameters", &p.parameters)?;
+        Ok((d.into_any(), report))
     }
 
     /// The static equilibrium downhill from the guesses (as `lagrangian equilibrium`), as

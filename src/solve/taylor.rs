@@ -49,7 +49,7 @@ use crate::expr::taylor::{SeriesTape, TaylorVar};
 use crate::model::{Model, State, StateView};
 use crate::problem::{LinearSolverKind, TaylorOptions};
 use crate::solve::integrator::{
-    Integrator, Landing, StepOutcome, check_step_options, smallest_step,
+    Integrator, Landing, StepOutcome, check_step_options, smallest_step, weight, zero_weight,
 };
 use crate::solve::{StateSolver, Stats};
 use std::sync::Arc;
@@ -421,11 +421,12 @@ impl TaylorSeries {
         }
         let kf = k as f64;
         // only a relative tolerance on a state that is all 0 needs the motion's size
-        let zero = |x: &[f64]| x.iter().all(|&x| x == 0.0);
-        let reach = match o.atol == 0.0 && (zero(&self.q) || zero(&self.v)) {
+        let all_zero = |x: &[f64]| x.iter().all(|&x| x == 0.0);
+        let reach = match o.atol == 0.0 && (all_zero(&self.q) || all_zero(&self.v)) {
             true => self.reach(orders.clone(), rho),
             false => (0.0, 0.0),
         };
+        let zero = self.zero_weights(reach);
         // each coordinate's first term left out, A_i (h/ρ)^(K+2) in q_i and
         // (K+2) A_i/ρ (h/ρ)^(K+1) in v_i with A_i = max_j |Q_ij| ρ^j, below its own weight
         // w_i h/span (or w_i): bounds on x = h/ρ
@@ -439,7 +440,7 @@ impl TaylorSeries {
             if a == 0.0 {
                 continue;
             }
-            let (wq, wv) = self.weights(i, reach);
+            let (wq, wv) = self.weights(i, zero);
             let (bq, bv) = match o.span > 0.0 {
                 true => (
                     (wq * rho / (a * o.span)).powf(1.0 / (kf + 1.0)),
@@ -488,8 +489,12 @@ impl TaylorSeries {
         let (w, o, k) = (self.coef_width(), &self.opts, self.opts.order);
         let mut jump = 0.0f64;
         // the sizes before the step stand in where the state after it is all 0
-        let inf = |j: usize| (0..self.n).fold(0.0f64, |m, i| m.max(self.coef_old[i * w + j].abs()));
-        let reach = (inf(0), inf(1));
+        let before =
+            |j: usize| (0..self.n).fold(0.0f64, |m, i| m.max(self.coef_old[i * w + j].abs()));
+        let zero = match o.atol > 0.0 {
+            true => (0.0, 0.0),
+            false => self.zero_weights((before(0), before(1))),
+        };
         for i in 0..self.n {
             let c = &self.coef_old[i * w..(i + 1) * w];
             let mut a = 0.0;
@@ -501,7 +506,7 @@ impl TaylorSeries {
             if d == 0.0 {
                 continue;
             }
-            let (wq, wv) = self.weights(i, reach);
+            let (wq, wv) = self.weights(i, zero);
             jump = jump.max(d / wv).max(0.5 * h * d / wq);
         }
         let share = match o.span > 0.0 {
@@ -514,20 +519,23 @@ impl TaylorSeries {
     }
 
     /// Coordinate `i`'s tolerance weights in `q` and `v`, `atol + rtol|qᵢ|` and
-    /// `atol + rtol|vᵢ|`; where one is 0 (`atol = 0` at a coordinate that is 0 now), the
-    /// largest coordinate's, as a relative tolerance of nothing would admit no step — and where
-    /// every coordinate is 0 (`atol = 0` from rest, or from the origin), `rtol` times the size
-    /// `reach` (of `q`, of `v`) the motion takes on.
-    fn weights(&self, i: usize, reach: (f64, f64)) -> (f64, f64) {
-        let o = &self.opts;
-        let inf = |x: &[f64]| x.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        let w = |x: f64, all: &[f64], reach: f64| match o.atol + o.rtol * x.abs() {
-            0.0 => o.atol + o.rtol * inf(all).max(reach),
-            w => w,
-        };
+    /// `atol + rtol|vᵢ|`, or the stand-ins `zero` ([`zero_weight`]) where they are 0.
+    fn weights(&self, i: usize, (zq, zv): (f64, f64)) -> (f64, f64) {
+        let (atol, rtol) = (self.opts.atol, self.opts.rtol);
         (
-            w(self.q[i], &self.q, reach.0),
-            w(self.v[i], &self.v, reach.1),
+            weight(atol, rtol, self.q[i], zq),
+            weight(atol, rtol, self.v[i], zv),
+        )
+    }
+
+    /// The stand-ins for the weights that are 0 (a relative tolerance alone at a coordinate
+    /// that is 0): `rtol` times the largest coordinate's size, or the size `reach` (of `q`,
+    /// of `v`) when the whole state is 0 (from rest, from the origin). Nothing when `atol > 0`.
+    fn zero_weights(&self, reach: (f64, f64)) -> (f64, f64) {
+        let (atol, rtol) = (self.opts.atol, self.opts.rtol);
+        (
+            zero_weight(atol, rtol, self.q.iter().copied().chain([reach.0])),
+            zero_weight(atol, rtol, self.v.iter().copied().chain([reach.1])),
         )
     }
 

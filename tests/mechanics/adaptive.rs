@@ -489,7 +489,7 @@ mod radau;
 mod taylor;
 
 /// `x₀″ = −x₀`, `x₁″ = −25 x₁`.
-struct TwoOscillators;
+pub(crate) struct TwoOscillators;
 
 impl Term<2> for TwoOscillators {
     fn mass(&self) -> SMatrix<f64, 2, 2> {

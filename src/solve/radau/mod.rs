@@ -263,14 +263,11 @@ impl Radau {
         let (atol, rtol) = (self.atol, self.rtol);
         // (one stand-in for q and v: at rest the velocities have no size of their own yet)
         let zero = zero_weight(atol, rtol, self.q.iter().chain(&self.v).copied());
-        let (sq, sv) = (
-            |y| weight(atol, rtol, y, zero),
-            |y| weight(atol, rtol, y, zero),
-        );
+        let sk = |y| weight(atol, rtol, y, zero);
         let (mut d0, mut d1) = (0.0, 0.0);
         for i in 0..self.n {
-            d0 += (self.q[i] / sq(self.q[i])).powi(2) + (self.v[i] / sv(self.v[i])).powi(2);
-            d1 += (self.v[i] / sq(self.q[i])).powi(2) + (self.qdd[i] / sv(self.v[i])).powi(2);
+            d0 += (self.q[i] / sk(self.q[i])).powi(2) + (self.v[i] / sk(self.v[i])).powi(2);
+            d1 += (self.v[i] / sk(self.q[i])).powi(2) + (self.qdd[i] / sk(self.v[i])).powi(2);
         }
         let (d0, d1) = (d0.sqrt(), d1.sqrt());
         let mut h = if d0 < 1e-5 || d1 < 1e-5 {
