@@ -8,9 +8,12 @@ they are not test dependencies):
     /tmp/wp/bin/python benches/work_precision.py [--cases pendulum,kepler] [--repeat 3] [--merge]
 
 With `--compiled` the compiled anchors run beside them on the pendulum, Kepler, the outer
-solar system and Mechanism0: Hairer's DOP853 from the crate `ode_solvers` with hand-written
+solar system and Mechanism0: Hairer's DOP853 from the crate `ode_solvers` and diffsol's
+variable-order BDF (nalgebra's dense LU, the Jacobian–vector product by num-dual) with hand-written
 right-hand sides in minimal coordinates (`benches/compiled_peers`, a crate outside the workspace, built first with
-`cargo build --release --manifest-path benches/compiled_peers/Cargo.toml`).
+`cargo build --release --manifest-path benches/compiled_peers/Cargo.toml`). `--dop853-only` and
+`--radau-only` keep one family: the DOP853s, or the toolkit's Radau IIA, scipy's Radau and the
+compiled BDF.
 
 For each problem and each tolerance 1e-4 … 1e-11 it runs the toolkit (`examples/high_order.rs`:
 DOP853 on the index-1 form with projection; Radau IIA on the index-3 equations; the
@@ -333,8 +336,9 @@ def equal_error_table(rows, method, anchor):
                 print(f'| {case} | 1e-{k} | {a * 1e6:.1f} µs | {b * 1e6:.1f} µs | {a / b:.2f} |')
 
 
-def compiled_run(case, tol, repeat):
-    out = subprocess.run([COMPILED, '--case', case, '--tol', str(tol), '--repeat', str(repeat)],
+def compiled_run(case, tol, repeat, method='dop853'):
+    out = subprocess.run([COMPILED, '--case', case, '--method', method, '--tol', str(tol),
+                          '--repeat', str(repeat)],
                          capture_output=True, text=True, cwd=ROOT)
     if out.returncode != 0:
         return {'failed': out.stderr.strip()}
@@ -354,6 +358,9 @@ def main():
                     help='where the table goes: OUT.json and OUT.png')
     ap.add_argument('--dop853-only', action='store_true',
                     help='only the DOP853s (the toolkit, scipy and with --compiled the compiled one)')
+    ap.add_argument('--radau-only', action='store_true',
+                    help="only the toolkit's Radau IIA, scipy's Radau and with --compiled the "
+                         "compiled BDF")
     ap.add_argument('--toolkit', default=EXAMPLE,
                     help="the toolkit's examples/high_order binary to run (another build's, to "
                          "compare before and after a change)")
@@ -369,15 +376,21 @@ def main():
         ref = np.array(prob[4]())
         err = lambda q: float(np.max(np.abs(np.array(q) - ref)))
         for tol in [float(t) for t in args.tols.split(',')]:
-            runs = [('lagrangian dop853', toolkit_run(case, 'dop853', tol, args.repeat)),
-                    ('scipy DOP853', scipy_run(prob, 'DOP853', tol, args.repeat))]
-            if args.compiled and case in COMPILED_CASES:
+            runs = []
+            if not args.radau_only:
+                runs += [('lagrangian dop853', toolkit_run(case, 'dop853', tol, args.repeat)),
+                         ('scipy DOP853', scipy_run(prob, 'DOP853', tol, args.repeat))]
+            if args.compiled and case in COMPILED_CASES and not args.radau_only:
                 runs.append(('compiled DOP853', compiled_run(case, tol, args.repeat)))
+            if args.compiled and case in COMPILED_CASES and not args.dop853_only:
+                runs.append(('compiled BDF', compiled_run(case, tol, args.repeat, 'bdf')))
             others = not args.dop853_only
+            radau = others and (args.radau_only or (case != 'solar' and tol >= 1e-11))
             if others and (case in ('andrews', 'mechanism0', 'stiff', 'caraxis') or tol >= 1e-7):
                 runs.append(('scipy Radau', scipy_run(prob, 'Radau', tol, 1)))
-            if others and case != 'solar' and tol >= 1e-11:
+            if radau:
                 runs.append(('lagrangian radau', toolkit_run(case, 'radau', tol, args.repeat)))
+            others = others and not args.radau_only
             if others and case != 'stiff':
                 runs.append(('lagrangian taylor', toolkit_run(case, 'taylor', tol, args.repeat)))
             if others and tol >= args.genalpha_down_to and case != 'solar':
@@ -406,9 +419,12 @@ def main():
         else:
             print(f"| {r['case']} | {r['tol']:.0e} | {r['method']} | {r['error']:.2e} | {r['steps']} "
                   f"| {r['evaluations']} | {r['factorizations']} | {r['seconds']:.4f} |")
-    if args.compiled:
+    if args.compiled and not args.radau_only:
         print()
         equal_error_table(rows, 'lagrangian dop853', 'compiled DOP853')
+    if args.compiled and not args.dop853_only:
+        print()
+        equal_error_table(rows, 'lagrangian radau', 'compiled BDF')
     try:
         import matplotlib
         matplotlib.use('Agg')

@@ -1,27 +1,27 @@
-//! One run of a problem with `ode_solvers`' DOP853 (Hairer's code in Rust) and a hand-written
-//! right-hand side in minimal coordinates, printed as one JSON line like the toolkit's
-//! `examples/high_order.rs`: the end positions, steps, rejected attempts, evaluations and the
-//! seconds of the fastest of `--repeat` runs.
+//! One run of a problem with `ode_solvers`' DOP853 (Hairer's code in Rust) or diffsol's BDF
+//! ([`bdf`]) and a hand-written right-hand side in minimal coordinates, printed as one JSON line
+//! like the toolkit's `examples/high_order.rs`: the end positions, steps, rejected attempts,
+//! evaluations, factorizations and the seconds of the fastest of `--repeat` runs.
 //!
-//! `compiled-peers --case kepler --tol 1e-10 [--repeat 5]`; cases `pendulum` (g = ℓ = 1,
+//! `compiled-peers --case kepler --tol 1e-10 [--method dop853|bdf] [--repeat 5]`; cases `pendulum` (g = ℓ = 1,
 //! released horizontally, t = 10, the angle), `kepler` (GM = 1, e = 0.6, three periods),
 //! `solar` (the outer solar system of Hairer, Lubich & Wanner, 10,800 days), `mechanism0`
 //! (DAETS' Mechanism0 to t = 5 in the rod's angle and the particle's position: the Lagrangian
 //! derived by hand, as `benches/work_precision.py` writes it for scipy).
 
+mod bdf;
+
+use bdf::System as Generic;
+use num_dual::DualNum;
 use ode_solvers::dop853::Dop853;
 use ode_solvers::{OutputType, SVector, System};
 use std::time::Instant;
 
-type V2 = SVector<f64, 2>;
-type V4 = SVector<f64, 4>;
-type V6 = SVector<f64, 6>;
-type V36 = SVector<f64, 36>;
-
 #[derive(Clone, Copy)]
 struct Pendulum;
-impl System<f64, V2> for Pendulum {
-    fn system(&self, _t: f64, y: &V2, dy: &mut V2) {
+impl Generic for Pendulum {
+    const N: usize = 2;
+    fn f<D: DualNum<Primitive = f64> + Copy>(&self, _t: f64, y: &[D], dy: &mut [D]) {
         dy[0] = y[1];
         dy[1] = -y[0].sin();
     }
@@ -29,8 +29,9 @@ impl System<f64, V2> for Pendulum {
 
 #[derive(Clone, Copy)]
 struct Kepler;
-impl System<f64, V4> for Kepler {
-    fn system(&self, _t: f64, y: &V4, dy: &mut V4) {
+impl Generic for Kepler {
+    const N: usize = 4;
+    fn f<D: DualNum<Primitive = f64> + Copy>(&self, _t: f64, y: &[D], dy: &mut [D]) {
         let r2 = y[0] * y[0] + y[1] * y[1];
         let r3 = r2 * r2.sqrt();
         dy[0] = y[2];
@@ -92,17 +93,18 @@ const SOLAR_V0: [f64; 18] = [
 
 #[derive(Clone, Copy)]
 struct Solar;
-impl System<f64, V36> for Solar {
-    fn system(&self, _t: f64, y: &V36, dy: &mut V36) {
+impl Generic for Solar {
+    const N: usize = 36;
+    fn f<D: DualNum<Primitive = f64> + Copy>(&self, _t: f64, y: &[D], dy: &mut [D]) {
         for k in 0..18 {
             dy[k] = y[18 + k];
-            dy[18 + k] = 0.0;
+            dy[18 + k] = D::from(0.0);
         }
         for i in 0..6 {
             for j in i + 1..6 {
                 let d = [0, 1, 2].map(|k| y[3 * j + k] - y[3 * i + k]);
                 let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                let g = G / (r2 * r2.sqrt());
+                let g = D::from(G) / (r2 * r2.sqrt());
                 for k in 0..3 {
                     dy[18 + 3 * i + k] += g * MASSES[j] * d[k];
                     dy[18 + 3 * j + k] -= g * MASSES[i] * d[k];
@@ -118,8 +120,9 @@ impl System<f64, V36> for Solar {
 /// `κ = μL/6`, solved by eliminating the two particle rows (their block is diagonal).
 #[derive(Clone, Copy)]
 struct Mechanism0;
-impl System<f64, V6> for Mechanism0 {
-    fn system(&self, _t: f64, y: &V6, dy: &mut V6) {
+impl Generic for Mechanism0 {
+    const N: usize = 6;
+    fn f<D: DualNum<Primitive = f64> + Copy>(&self, _t: f64, y: &[D], dy: &mut [D]) {
         const L: f64 = 1.0;
         const M: f64 = 1.0;
         const K: f64 = 500.0;
@@ -127,21 +130,26 @@ impl System<f64, V6> for Mechanism0 {
         const MU: f64 = 0.5;
         const MB: f64 = 2.0;
         const GRAV: f64 = 9.81;
+        let c_ = D::from;
         let (th, bx, by, w) = (y[0], y[1], y[2], y[3]);
         let (s, c) = th.sin_cos();
-        let (ax, ay) = (L * c, L * s);
+        let (ax, ay) = (c_(L) * c, c_(L) * s);
         let (dx, dy_) = (bx - ax, by - ay);
         let dist = (dx * dx + dy_ * dy_).sqrt();
-        let fs = K * (dist - REST) / dist;
-        let v_th = (M + MU) * GRAV * L / 2.0 * c + fs * (dx * L * s - dy_ * L * c);
+        let fs = c_(K) * (dist - REST) / dist;
+        let v_th = c_((M + MU) * GRAV * L / 2.0) * c + fs * (dx * L * s - dy_ * L * c);
         let v_bx = fs * dx;
         let v_by = fs * dy_ + MU * GRAV / 2.0 + MB * GRAV;
         let kap = MU * L / 6.0;
         let (m11, m22) = ((M + MU) * L * L / 3.0, MU / 3.0 + MB);
-        let (m12, m13) = (-kap * s, kap * c);
-        let r = [-v_th, kap * w * w * c - v_bx, kap * w * w * s - v_by];
+        let (m12, m13) = (s * -kap, c * kap);
+        let r = [
+            -v_th,
+            c_(kap) * w * w * c - v_bx,
+            c_(kap) * w * w * s - v_by,
+        ];
         // the Schur complement of the particle's diagonal block
-        let schur = m11 - (m12 * m12 + m13 * m13) / m22;
+        let schur = c_(m11) - (m12 * m12 + m13 * m13) / m22;
         let acc_th = (r[0] - (m12 * r[1] + m13 * r[2]) / m22) / schur;
         dy[0] = w;
         dy[1] = y[4];
@@ -152,26 +160,35 @@ impl System<f64, V6> for Mechanism0 {
     }
 }
 
-/// The fastest of `repeat` runs: (end state, seconds, steps, rejected, evaluations).
-fn run<const N: usize, F: System<f64, SVector<f64, N>> + Copy>(
-    f: F,
-    y0: SVector<f64, N>,
+/// `ode_solvers`' system of a [`Generic`] one, in `f64` on the stack.
+#[derive(Clone, Copy)]
+struct Ode<S>(S);
+impl<const N: usize, S: Generic> System<f64, SVector<f64, N>> for Ode<S> {
+    fn system(&self, t: f64, y: &SVector<f64, N>, dy: &mut SVector<f64, N>) {
+        self.0.f(t, y.as_slice(), dy.as_mut_slice());
+    }
+}
+
+/// The fastest of `repeat` runs of `ode_solvers`' DOP853 from `y0` to `t_end`.
+fn dop853<const N: usize, S: Generic + Copy>(
+    sys: S,
+    y0: [f64; N],
     t_end: f64,
     tol: f64,
     repeat: usize,
-) -> (SVector<f64, N>, f64, u32, u32, u32) {
-    let mut best: Option<(SVector<f64, N>, f64, u32, u32, u32)> = None;
-    for _ in 0..repeat {
+) -> bdf::Run {
+    let mut best: Option<bdf::Run> = None;
+    for _ in 0..repeat.max(1) {
         let start = Instant::now();
         // Hairer's defaults (as `Dop853::new` sets them), the solution at every step: the
         // crate's dense output (`OutputType::Dense`) interpolates wrongly in some steps (0.6.2:
         // the pendulum's position at t = 7.5 off by 1.4)
         let mut stepper = Dop853::from_param(
-            f,
+            Ode(sys),
             0.0,
             t_end,
             t_end,
-            y0,
+            SVector::<f64, N>::from(y0),
             tol,
             tol,
             0.9,
@@ -187,17 +204,35 @@ fn run<const N: usize, F: System<f64, SVector<f64, N>> + Copy>(
         let stats = stepper.integrate().expect("the integration ends");
         let end = *stepper.y_out().last().expect("an end state");
         let seconds = start.elapsed().as_secs_f64();
-        if best.as_ref().is_none_or(|b| seconds < b.1) {
-            best = Some((
-                end,
+        if best.as_ref().is_none_or(|b| seconds < b.seconds) {
+            best = Some(bdf::Run {
+                y: end.as_slice().to_vec(),
                 seconds,
-                stats.accepted_steps,
-                stats.rejected_steps,
-                stats.num_eval,
-            ));
+                steps: stats.accepted_steps as usize,
+                rejected: stats.rejected_steps as usize,
+                evaluations: stats.num_eval as usize,
+                factorizations: 0,
+            });
         }
     }
     best.expect("one run at least")
+}
+
+/// A case's run by the method asked for.
+fn solve<const N: usize, S: Generic + Copy>(
+    method: &str,
+    sys: S,
+    y0: [f64; N],
+    t_end: f64,
+    tol: f64,
+    repeat: usize,
+) -> bdf::Run {
+    assert_eq!(N, S::N);
+    match method {
+        "dop853" => dop853(sys, y0, t_end, tol, repeat),
+        "bdf" => bdf::run(sys, &y0, t_end, tol, repeat),
+        other => panic!("unknown method {other}: dop853 | bdf"),
+    }
 }
 
 fn main() {
@@ -207,48 +242,50 @@ fn main() {
         args.get(i + 1).cloned()
     };
     let case = arg("--case").expect("--case pendulum|kepler|solar|mechanism0");
+    let method = arg("--method").unwrap_or_else(|| "dop853".into());
     let tol: f64 = arg("--tol").expect("--tol").parse().expect("a number");
     let repeat: usize = arg("--repeat").map_or(1, |r| r.parse().expect("a count"));
-    let (q, seconds, steps, rejected, evaluations) = match case.as_str() {
+    let m = method.as_str();
+    let (q, run) = match case.as_str() {
         "pendulum" => {
-            let (y, s, a, r, e) = run(
-                Pendulum,
-                V2::new(std::f64::consts::FRAC_PI_2, 0.0),
-                10.0,
-                tol,
-                repeat,
-            );
-            (vec![y[0].sin(), -y[0].cos()], s, a, r, e)
+            let y0 = [std::f64::consts::FRAC_PI_2, 0.0];
+            let r = solve(m, Pendulum, y0, 10.0, tol, repeat);
+            (vec![r.y[0].sin(), -r.y[0].cos()], r)
         }
         "kepler" => {
             let e = 0.6f64;
-            let y0 = V4::new(1.0 - e, 0.0, 0.0, ((1.0 + e) / (1.0 - e)).sqrt());
-            let (y, s, a, r, n) = run(Kepler, y0, 6.0 * std::f64::consts::PI, tol, repeat);
-            (vec![y[0], y[1]], s, a, r, n)
+            let y0 = [1.0 - e, 0.0, 0.0, ((1.0 + e) / (1.0 - e)).sqrt()];
+            let r = solve(m, Kepler, y0, 6.0 * std::f64::consts::PI, tol, repeat);
+            (r.y[..2].to_vec(), r)
         }
         "solar" => {
-            let y0 = V36::from_fn(|k, _| {
+            let y0: [f64; 36] = std::array::from_fn(|k| {
                 if k < 18 {
                     SOLAR_Q0[k]
                 } else {
                     SOLAR_V0[k - 18]
                 }
             });
-            let (y, s, a, r, n) = run(Solar, y0, 10800.0, tol, repeat);
-            ((0..18).map(|k| y[k]).collect(), s, a, r, n)
+            let r = solve(m, Solar, y0, 10800.0, tol, repeat);
+            (r.y[..18].to_vec(), r)
         }
         "mechanism0" => {
-            let y0 = V6::from_column_slice(&[0.0, 2.0, 0.0, 10.0, 0.0, 0.0]);
-            let (y, s, a, r, n) = run(Mechanism0, y0, 5.0, tol, repeat);
-            let (sin, cos) = y[0].sin_cos();
-            (vec![cos, sin, y[1], y[2]], s, a, r, n)
+            let y0 = [0.0, 2.0, 0.0, 10.0, 0.0, 0.0];
+            let r = solve(m, Mechanism0, y0, 5.0, tol, repeat);
+            let (sin, cos) = r.y[0].sin_cos();
+            (vec![cos, sin, r.y[1], r.y[2]], r)
         }
         other => panic!("unknown case {other}"),
     };
     let q: Vec<String> = q.iter().map(|x| format!("{x:e}")).collect();
     println!(
-        "{{\"q\": [{}], \"seconds\": {seconds:e}, \"steps\": {steps}, \"rejected\": {rejected}, \
-         \"evaluations\": {evaluations}, \"factorizations\": 0}}",
-        q.join(", ")
+        "{{\"q\": [{}], \"seconds\": {:e}, \"steps\": {}, \"rejected\": {}, \
+         \"evaluations\": {}, \"factorizations\": {}}}",
+        q.join(", "),
+        run.seconds,
+        run.steps,
+        run.rejected,
+        run.evaluations,
+        run.factorizations
     );
 }
