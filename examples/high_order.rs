@@ -77,7 +77,7 @@ fn problem(case: &str) -> Result<Problem, Error> {
                 .t_end(3.0)
         }
         other => {
-            return Err(lagrangian::error::SolveError::option(
+            return Err(lagrangian::error::OptionError::invalid(
                 "case",
                 format!("unknown case {other}"),
             )

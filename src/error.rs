@@ -206,8 +206,10 @@ pub enum InitError {
     },
 }
 
-/// Failures of the time integration (`#[non_exhaustive]`: new failures a run can name are added
-/// without breaking a user's `match`).
+/// Failures of a run's steps: of the method (Newton, error control, a singular or non-finite
+/// system), and of the physics checks the run makes after its steps (`#[non_exhaustive]`: new
+/// failures a run can name are added without breaking a user's `match`). A caller's options
+/// refused before a run are [`OptionError`]s; an analysis' failures, [`AnalysisError`]s.
 #[derive(Debug, Error, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum SolveError {
@@ -262,27 +264,19 @@ pub enum SolveError {
         /// The column.
         column: String,
     },
-    /// An option out of its range, or options that do not go together. `option` is the
-    /// library's name of the option a program can match (`h`, `rho_inf`, `tol`, `t_end`,
-    /// `steps`, `output_every`, `output_times`, `integrator`, `columns`, `format`, `guess`,
-    /// `parameters`, `sensitivity`, …); the message names it as the caller gave it.
-    #[error("invalid solver options: {message}")]
-    InvalidOption {
-        /// The option, by its field name.
-        option: String,
-        /// What is wrong, and what would do.
-        message: String,
-    },
-    /// A name that is not there: a parameter, coordinate, column or mode asked for that the
-    /// mechanism does not have.
-    #[error("invalid solver options: {message}")]
-    UnknownName {
-        /// What kind of name (`parameter`, `coordinate`, `column`, `mode`).
-        kind: &'static str,
-        /// The name (or number) given.
-        name: String,
-        /// The message, with the names there are.
-        message: String,
+    /// The method cannot go on with this model from here (the Taylor method's series of an
+    /// element that has none, or of equations it cannot order); another method can. Before the
+    /// first step the same is an [`OptionError::Invalid`] on `integrator`.
+    #[error("at t = {t} (step {step}): the {method} method cannot go on: {detail}")]
+    Unsupported {
+        /// The method (`taylor`).
+        method: &'static str,
+        /// Time.
+        t: f64,
+        /// Step number.
+        step: usize,
+        /// Why, and what to choose instead.
+        detail: String,
     },
     /// The step was rejected this many times in a row without an accepted step.
     #[error("{attempts} rejected step attempts in a row at t = {t}")]
@@ -291,29 +285,6 @@ pub enum SolveError {
         t: f64,
         /// Attempts made.
         attempts: usize,
-    },
-    /// The linearization about a state could not be formed (a singular reduced mass matrix,
-    /// a state off the constraints).
-    #[error("linearization: {0}")]
-    Linearization(String),
-    /// The optimizer of a fit failed.
-    #[error("fit: {0}")]
-    FitFailed(String),
-    /// The model needs more memory than the machine has (see `problem::memory`).
-    #[error("too large for this machine: {0}")]
-    TooLarge(String),
-    /// The search for a static equilibrium ended without one.
-    #[error(
-        "no equilibrium found after {iterations} iterations (unbalanced force {residual:.3e} \
-         relative to the loads): {detail}"
-    )]
-    NoEquilibrium {
-        /// Iterations taken.
-        iterations: u64,
-        /// `max |r_F + C_qᵀλ| / max |r_F|` where it stopped.
-        residual: f64,
-        /// Why it stopped.
-        detail: String,
     },
     /// Error control could not meet the tolerance at the smallest step allowed.
     #[error(
@@ -513,9 +484,75 @@ pub enum SolveError {
         /// That change.
         change: f64,
     },
-    /// The constraints have redundant rows, which make the iteration matrix singular.
-    #[error("redundant constraint rows make the index-3 system singular: {0}; remove them")]
-    RedundantConstraints(String),
+}
+
+/// A caller's option or name refused before anything runs: an option out of its range, options
+/// that do not go together, a name the mechanism does not have.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum OptionError {
+    /// An option out of its range, or options that do not go together. `option` is the
+    /// library's name of the option a program can match (`h`, `rho_inf`, `tol`, `t_end`,
+    /// `steps`, `output_every`, `output_times`, `integrator`, `columns`, `format`, `guess`,
+    /// `parameters`, `sensitivity`, …); the message names it as the caller gave it.
+    #[error("invalid solver options: {message}")]
+    Invalid {
+        /// The option, by its field name.
+        option: String,
+        /// What is wrong, and what would do.
+        message: String,
+    },
+    /// A name that is not there: a parameter, coordinate, column or mode asked for that the
+    /// mechanism does not have.
+    #[error("invalid solver options: {message}")]
+    UnknownName {
+        /// What kind of name (`parameter`, `coordinate`, `column`, `mode`).
+        kind: &'static str,
+        /// The name (or number) given.
+        name: String,
+        /// The message, with the names there are.
+        message: String,
+    },
+}
+
+impl OptionError {
+    /// [`OptionError::Invalid`] on `option` with `message`.
+    ///
+    /// ```
+    /// use lagrangian::error::OptionError;
+    /// let e = OptionError::invalid("tol", "tol = -1 must be positive");
+    /// assert_eq!(e.to_string(), "invalid solver options: tol = -1 must be positive");
+    /// ```
+    pub fn invalid(option: &str, message: impl Into<String>) -> Self {
+        OptionError::Invalid {
+            option: option.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Failures of the analyses about a state: the linearization (modes, state-space models,
+/// sensitivities' symmetry checks) and the search for a static equilibrium.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum AnalysisError {
+    /// The linearization about a state could not be formed (a singular reduced mass matrix,
+    /// a state off the constraints).
+    #[error("linearization: {0}")]
+    Linearization(String),
+    /// The search for a static equilibrium ended without one.
+    #[error(
+        "no equilibrium found after {iterations} iterations (unbalanced force {residual:.3e} \
+         relative to the loads): {detail}"
+    )]
+    NoEquilibrium {
+        /// Iterations taken.
+        iterations: u64,
+        /// `max |r_F + C_qᵀλ| / max |r_F|` where it stopped.
+        residual: f64,
+        /// Why it stopped.
+        detail: String,
+    },
 }
 
 /// Any error of the toolkit.
@@ -530,6 +567,18 @@ pub enum Error {
     /// See [`SolveError`].
     #[error(transparent)]
     Solve(#[from] SolveError),
+    /// See [`OptionError`].
+    #[error(transparent)]
+    Options(#[from] OptionError),
+    /// See [`AnalysisError`].
+    #[error(transparent)]
+    Analysis(#[from] AnalysisError),
+    /// The optimizer of a fit failed.
+    #[error("fit: {0}")]
+    Fit(String),
+    /// The model or the run needs more memory than the machine has (see `problem::memory`).
+    #[error("too large for this machine: {0}")]
+    TooLarge(String),
     /// See [`SpecError`]: a mechanism file, with its place.
     #[error(transparent)]
     Spec(#[from] SpecError),
@@ -570,13 +619,6 @@ impl SolveError {
             what => format!(" {what}: {cause}"),
         };
         SolveError::SingularMatrix { t, step, detail }
-    }
-    /// [`SolveError::InvalidOption`] on `option` with `message`.
-    pub fn option(option: &str, message: impl Into<String>) -> Self {
-        SolveError::InvalidOption {
-            option: option.to_string(),
-            message: message.into(),
-        }
     }
 }
 

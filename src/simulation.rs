@@ -18,6 +18,7 @@
 //! ```
 
 use crate::assembly::{element_forces, grown_forces, negative_dissipation};
+use crate::error::OptionError;
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::output::{Control, Event, Observer, Recorder, Solution};
@@ -561,13 +562,13 @@ impl Simulation {
     ) -> Result<RunEnd, Error> {
         if t_end.is_nan() || t_end.is_infinite() {
             return Err(
-                SolveError::option("t_end", format!("end time {t_end} is not finite")).into(),
+                OptionError::invalid("t_end", format!("end time {t_end} is not finite")).into(),
             );
         }
         let times = self.plan.output_times.clone();
         if let Some(o) = &times {
             o.check(self.out_t0, t_end.max(self.problem.t_end))
-                .map_err(|m| SolveError::option("output_times", m))?;
+                .map_err(|m| OptionError::invalid("output_times", m))?;
         }
         // (short of the end, a step size that is not a positive number leaves the run to
         // `step`'s error: never arrived)

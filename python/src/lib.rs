@@ -28,12 +28,9 @@ pyo3::import_exception!(lagrangian.errors, OutOfMemory);
 /// position, a run too large for the memory as [`OutOfMemory`] (a `MemoryError`), the rest as
 /// [`LagrangianError`].
 pub(crate) fn to_py(py: Python<'_>, e: lagrangian::Error) -> PyErr {
-    use lagrangian::error::SolveError;
     match e {
         lagrangian::Error::Spec(s) => spec_error(py, s),
-        lagrangian::Error::Solve(e @ SolveError::TooLarge(_)) => {
-            OutOfMemory::new_err(e.to_string())
-        }
+        e @ lagrangian::Error::TooLarge(_) => OutOfMemory::new_err(e.to_string()),
         other => LagrangianError::new_err(other.to_string()),
     }
 }

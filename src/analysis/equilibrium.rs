@@ -39,7 +39,8 @@
 
 use super::{MAX_COORDINATES, null_space};
 use crate::assembly::{self, Point};
-use crate::error::{Error, SolveError};
+use crate::error::AnalysisError;
+use crate::error::Error;
 use crate::model::{Model, StateView};
 use crate::problem::Problem;
 use crate::solve::pinv_solve;
@@ -190,11 +191,11 @@ impl Equilibrium {
         let model = &problem.model;
         let n = model.n_coords();
         if n > MAX_COORDINATES {
-            let e = SolveError::TooLarge(format!(
+            let e = Error::TooLarge(format!(
                 "equilibrium is computed with dense matrices: {n} coordinates is above the \
                  limit of {MAX_COORDINATES}"
             ));
-            return (Err(e.into()), q0.to_vec(), 0.0);
+            return (Err(e), q0.to_vec(), 0.0);
         }
         let held: Vec<usize> = match opts.hold_pins {
             true => problem.pinned_q.clone(),
@@ -270,7 +271,7 @@ pub fn project_onto_constraints(model: &Model, t: f64, q: &mut [f64]) -> bool {
 }
 
 fn failed(iterations: u64, residual: f64, why: &str) -> Error {
-    SolveError::NoEquilibrium {
+    AnalysisError::NoEquilibrium {
         iterations,
         residual,
         detail: why.to_string(),

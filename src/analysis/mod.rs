@@ -52,7 +52,8 @@ pub use state_space::{OutputMap, StateSpace};
 pub use symmetry::Symmetry;
 
 use crate::assembly;
-use crate::error::{Error, SolveError};
+use crate::error::AnalysisError;
+use crate::error::Error;
 use crate::problem::{LinearSolverKind, Problem};
 use crate::solve::{StateSolver, null_space};
 use nalgebra::{DMatrix, DVector};
@@ -120,7 +121,7 @@ pub struct Mode {
 }
 
 fn singular(what: &str) -> Error {
-    SolveError::Linearization(what.to_string()).into()
+    AnalysisError::Linearization(what.to_string()).into()
 }
 
 impl Linearization {
@@ -196,11 +197,10 @@ impl Linearization {
             )));
         }
         if n > MAX_COORDINATES {
-            return Err(SolveError::TooLarge(format!(
+            return Err(Error::TooLarge(format!(
                 "modes are computed with dense matrices: {n} coordinates is above the limit of \
                  {MAX_COORDINATES}"
-            ))
-            .into());
+            )));
         }
         let t = problem.t0;
         let mut state = StateSolver::new(model, LinearSolverKind::Dense);

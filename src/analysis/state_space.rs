@@ -36,7 +36,8 @@
 
 use super::Linearization;
 use crate::assembly;
-use crate::error::{Error, SolveError};
+use crate::error::Error;
+use crate::error::{AnalysisError, OptionError};
 use crate::problem::Problem;
 use nalgebra::{DMatrix, DVector};
 
@@ -86,7 +87,7 @@ fn rows<S: serde::Serializer>(m: &DMatrix<f64>, s: S) -> Result<S::Ok, S::Error>
 }
 
 fn bad(m: String) -> Error {
-    SolveError::Linearization(m).into()
+    AnalysisError::Linearization(m).into()
 }
 
 impl StateSpace {
@@ -157,7 +158,7 @@ impl StateSpace {
             let u = (problem.parameters.iter().find(|(k, _)| k == name))
                 .map(|x| x.1)
                 .ok_or_else(|| -> Error {
-                    SolveError::UnknownName {
+                    OptionError::UnknownName {
                         kind: "parameter",
                         name: name.to_string(),
                         message: format!("unknown parameter '{name}' as an input"),

@@ -25,6 +25,7 @@
 //! generator is the combination whose field at `q₀` is `v₀` (least squares; the smallest when
 //! several give it).
 
+use crate::error::AnalysisError;
 use crate::error::Error;
 use crate::model::geometry::{CoordKind, QuaternionCoords};
 use crate::problem::{LinearSolverKind, Problem};
@@ -119,7 +120,7 @@ impl Symmetry {
         let vv = DVector::from_column_slice(v);
         let fit = |a: DMatrix<f64>| -> Result<DVector<f64>, Error> {
             (a.svd(true, true).solve(&vv, 1e-10 * vmax))
-                .map_err(|e| crate::error::SolveError::Linearization(e.to_string()).into())
+                .map_err(|e| AnalysisError::Linearization(e.to_string()).into())
         };
         // the parts of a size above the defects' noise, their rates fitted again alone
         let c = &w * fit(&xm * &w)?;

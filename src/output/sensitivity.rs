@@ -152,14 +152,13 @@ impl SensitivityRecorder {
         let rows = plan.output_rows(problem);
         let bytes = 8.0 * rows as f64 * width as f64;
         if bytes > MAX_BYTES {
-            return Err(crate::error::SolveError::TooLarge(format!(
+            return Err(Error::TooLarge(format!(
                 "the sensitivities would take {:.1} GB in memory ({rows} rows × {width} \
                  columns; the limit is {:.0} GB): write fewer rows (--output-every) or choose \
                  fewer parameters",
                 bytes / 1e9,
                 MAX_BYTES / 1e9
-            ))
-            .into());
+            )));
         }
         Ok(())
     }

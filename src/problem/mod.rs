@@ -4,7 +4,8 @@
 //! method ([`Method`] and its options), the rows kept and the columns and formats written.
 //! Neither runs anything; [`crate::simulation`] integrates a problem by a plan.
 
-use crate::error::{Error, SolveError};
+use crate::error::Error;
+use crate::error::OptionError;
 use crate::model::columns::UserColumn;
 use crate::model::geometry::Geometry;
 use crate::model::{Model, StateView};
@@ -217,7 +218,7 @@ impl Problem {
     /// ```
     pub fn with_parameters(&self, sets: &[(&str, f64)]) -> Result<Problem, Error> {
         let source = self.source.as_ref().ok_or_else(|| {
-            SolveError::option(
+            OptionError::invalid(
                 "parameters",
                 "this problem has no source to rebuild it from (a mechanism file, or a \
                  `Rebuild` set on `Problem::source`)",
@@ -262,7 +263,7 @@ impl Problem {
     /// # Ok::<(), lagrangian::Error>(())
     /// ```
     pub fn column(mut self, column: UserColumn) -> Result<Self, Error> {
-        let bad = |m: String| -> Error { SolveError::option("columns", m).into() };
+        let bad = |m: String| -> Error { OptionError::invalid("columns", m).into() };
         let name = &column.name;
         if name.is_empty()
             || name.contains([',', '"', '\n', '\r', ':', '=', '\''])
@@ -313,7 +314,7 @@ impl Problem {
     /// ```
     pub fn column_expr(self, name: &str, text: &str) -> Result<Self, Error> {
         let words = self.geometry.vocabulary.as_ref().ok_or_else(|| {
-            SolveError::option(
+            OptionError::invalid(
                 "columns",
                 format!(
                     "column '{name}': this problem has no names to write expressions with (it \
@@ -323,7 +324,7 @@ impl Problem {
         })?;
         let column = words
             .column(name, text)
-            .map_err(|e| SolveError::option("columns", format!("column '{name}': {e}")))?;
+            .map_err(|e| OptionError::invalid("columns", format!("column '{name}': {e}")))?;
         self.column(column)
     }
 
@@ -331,7 +332,7 @@ impl Problem {
     pub fn validate(&self) -> Result<(), Error> {
         let n = self.model.n_coords();
         if self.q_guess.len() != n || self.v_guess.len() != n {
-            return Err(SolveError::option(
+            return Err(OptionError::invalid(
                 "guess",
                 format!(
                     "guesses have {} positions and {} velocities for {n} coordinates",
@@ -347,14 +348,14 @@ impl Problem {
             .chain(&self.pinned_v)
             .find(|&&i| i >= n)
         {
-            return Err(SolveError::option(
+            return Err(OptionError::invalid(
                 "pin",
                 format!("pinned coordinate {i} does not exist ({n} coordinates)"),
             )
             .into());
         }
         if !self.t0.is_finite() || !(self.t_end >= self.t0) || self.t_end.is_infinite() {
-            return Err(SolveError::option(
+            return Err(OptionError::invalid(
                 "t_end",
                 format!(
                     "time span [{}, {}]: need finite t0 ≤ t_end",
@@ -363,7 +364,7 @@ impl Problem {
             )
             .into());
         }
-        memory::check(n, self.model.n_constraints()).map_err(|m| SolveError::TooLarge(m).into())
+        memory::check(n, self.model.n_constraints()).map_err(Error::TooLarge)
     }
 
     /// Number of steps of size `h` from `t0` to `t_end`, the last one possibly shorter (at

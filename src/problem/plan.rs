@@ -6,7 +6,8 @@ use super::{
     DEFAULT_ROWS, Dop853Options, GenAlphaOptions, MAX_STEPS, Method, MethodName, OutputTimes,
     Outputs, Problem, RadauOptions, Rk4Options, StepControl, TaylorOptions, short,
 };
-use crate::error::{Error, SolveError};
+use crate::error::Error;
+use crate::error::OptionError;
 
 /// How to run a [`Problem`] and what to keep of it: the integration method with its options,
 /// the rows kept (every `output_every`-th step, or rows at output times interpolated between
@@ -141,18 +142,20 @@ impl RunPlan {
     pub fn validate(&self, problem: &Problem) -> Result<(), Error> {
         let (t0, t_end) = (problem.t0, problem.t_end);
         if self.output_every == 0 {
-            return Err(SolveError::option("output_every", "output_every must be positive").into());
+            return Err(
+                OptionError::invalid("output_every", "output_every must be positive").into(),
+            );
         }
         if let Some(o) = &self.output_times {
             o.check(t0, t_end)
-                .map_err(|m| Error::from(SolveError::option("output_times", m)))?;
+                .map_err(|m| Error::from(OptionError::invalid("output_times", m)))?;
         }
         let h = self.method.h();
         let steps = (t_end - t0) / h;
         // a step that is not positive and finite is refused by the method's own checks, with
         // its option named (an adaptive method's first step 0 means "chosen automatically")
         if h > 0.0 && h.is_finite() && !(steps <= MAX_STEPS as f64) {
-            return Err(SolveError::option("h", format!(
+            return Err(OptionError::invalid("h", format!(
                 "step {h} over [{t0}, {t_end}] gives {steps:.3e} steps; the limit is {MAX_STEPS} \
                  (a larger step, or a shorter span)"
             ))
@@ -296,7 +299,7 @@ impl RunPlan {
     /// # Ok::<(), lagrangian::Error>(())
     /// ```
     pub fn apply(&mut self, problem: &mut Problem, o: &Overrides) -> Result<(), Error> {
-        let bad = |option: &str, m: String| Error::from(SolveError::option(option, m));
+        let bad = |option: &str, m: String| Error::from(OptionError::invalid(option, m));
         let s = o.spelling;
         let default_output = self.has_default_output();
         if let Some(t) = o.t_end {
@@ -358,7 +361,7 @@ impl RunPlan {
 
     /// The fixed step of `o` (`steps` over the span or `step`), or the method's own.
     fn step_of(&self, problem: &Problem, o: &Overrides) -> Result<f64, Error> {
-        let bad = |option: &str, m: String| Error::from(SolveError::option(option, m));
+        let bad = |option: &str, m: String| Error::from(OptionError::invalid(option, m));
         let s = o.spelling;
         let span = problem.t_end - problem.t0;
         Ok(match (o.steps, o.step) {
@@ -399,7 +402,7 @@ impl RunPlan {
 
     /// `o.rho_inf` on generalized-α (and refused on other methods).
     fn set_rho_inf(&mut self, o: &Overrides) -> Result<(), Error> {
-        let bad = |option: &str, m: String| Error::from(SolveError::option(option, m));
+        let bad = |option: &str, m: String| Error::from(OptionError::invalid(option, m));
         let s = o.spelling;
         match (o.rho_inf, &mut self.method) {
             (Some(r), Method::GenAlpha(g)) => {
@@ -433,7 +436,7 @@ impl RunPlan {
             let Some((name, text)) = c.split_once('=') else {
                 let option = o.spelling.option("user_columns");
                 let m = format!("{option} '{c}': expected name = expression");
-                return Err(SolveError::option("columns", m).into());
+                return Err(OptionError::invalid("columns", m).into());
             };
             *problem = problem.clone().column_expr(name.trim(), text.trim())?;
             self.outputs.user = true;
@@ -448,7 +451,7 @@ impl RunPlan {
     /// `--steps`/`--step` alone turn an error-controlled method into a fixed step
     /// (generalized-α). `h` is the step `--steps`/`--step` give, or the method's own.
     fn chosen_method(&self, o: &Overrides, h: f64, fixed: bool) -> Result<Method, Error> {
-        let bad = |option: &str, m: String| Error::from(SolveError::option(option, m));
+        let bad = |option: &str, m: String| Error::from(OptionError::invalid(option, m));
         let s = o.spelling;
         if let Some(tol) = o.tol
             && !(tol > 0.0 && tol < 1.0)
@@ -576,7 +579,7 @@ impl RunPlan {
 
     /// The output part of [`apply`](RunPlan::apply): a stride or output times (one of them).
     fn apply_output(&mut self, problem: &Problem, o: &Overrides) -> Result<(), Error> {
-        let bad = |option: &str, m: String| Error::from(SolveError::option(option, m));
+        let bad = |option: &str, m: String| Error::from(OptionError::invalid(option, m));
         let s = o.spelling;
         let given = [
             o.output_every.is_some(),

@@ -29,7 +29,8 @@
 //! # Ok::<(), lagrangian::Error>(())
 //! ```
 
-use crate::error::{Error, SolveError};
+use crate::error::Error;
+use crate::error::OptionError;
 use crate::output::columns::Columns;
 use crate::output::folder::RunFolder;
 use crate::output::sensitivity::SensitivityRecorder;
@@ -101,7 +102,7 @@ impl Target {
     /// ```
     pub fn from_csv(text: &str, source: &str) -> Result<Vec<Target>, Error> {
         let bad = |line: usize, col: usize, m: String| -> Error {
-            SolveError::option("targets", format!("{source}:{line}:{col}: {m}")).into()
+            OptionError::invalid("targets", format!("{source}:{line}:{col}: {m}")).into()
         };
         // a byte-order mark (a table saved by Excel) is no part of the first name
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -340,7 +341,7 @@ fn record(
         None => sim.run(&mut [rec, &mut stop])?,
     };
     if interrupt.raised() {
-        return Err(SolveError::option("interrupt", "the fit was interrupted").into());
+        return Err(OptionError::invalid("interrupt", "the fit was interrupted").into());
     }
     Ok(())
 }
@@ -366,7 +367,7 @@ fn column_trajectory(
             let listed: Vec<&str> = (available.iter().map(String::as_str))
                 .filter(|c| !fixed.contains(c))
                 .collect();
-            return Err(SolveError::UnknownName {
+            return Err(OptionError::UnknownName {
                 kind: "column",
                 name: n.to_string(),
                 message: format!(
@@ -398,7 +399,7 @@ fn column_trajectory(
                 for n in names {
                     let name = format!("d({n})/d({p})");
                     sidx.push(at(s.names(), &name).ok_or_else(|| {
-                        SolveError::option(
+                        OptionError::invalid(
                             "targets",
                             format!("column '{n}' is not differentiable in '{p}'"),
                         )
@@ -422,7 +423,7 @@ fn interpolate(
 ) -> Result<f64, Error> {
     let k = rows.partition_point(|r| r.0 < t);
     let out =
-        || SolveError::option("targets", format!("target time {t} is outside the run")).into();
+        || OptionError::invalid("targets", format!("target time {t} is outside the run")).into();
     if k == rows.len() {
         let last = rows.last().ok_or_else(out)?;
         return match (last.0 - t).abs() <= 1e-12 * (1.0 + t.abs()) {
@@ -589,7 +590,7 @@ impl<'a> Solver<FitProblem<'a>, FState> for Marquardt {
             let norms: Vec<f64> = (0..jac.ncols()).map(|j| jac.column(j).norm()).collect();
             let largest = norms.iter().fold(0.0f64, |m, x| m.max(*x));
             if let Some(j) = norms.iter().position(|x| !(*x > 1e-14 * largest)) {
-                return Err(msg(SolveError::option(
+                return Err(msg(OptionError::invalid(
                     "parameters",
                     format!(
                         "parameter '{}' has no influence on the targets (their sensitivities \
@@ -615,7 +616,7 @@ impl<'a> Solver<FitProblem<'a>, FState> for Marquardt {
             };
             let trial: Vec<f64> = p.iter().zip(delta.iter()).map(|(a, b)| a + b).collect();
             if fp.interrupt.raised() {
-                return Err(msg(SolveError::option(
+                return Err(msg(OptionError::invalid(
                     "interrupt",
                     "the fit was interrupted",
                 )
@@ -667,32 +668,34 @@ pub fn fit(
     opts: &FitOptions,
 ) -> Result<FitReport, Error> {
     if targets.is_empty() || names.is_empty() {
-        return Err(SolveError::option("parameters", "a fit needs parameters and targets").into());
+        return Err(
+            OptionError::invalid("parameters", "a fit needs parameters and targets").into(),
+        );
     }
     if let Some((i, n)) = (names.iter().enumerate()).find(|(i, n)| names[..*i].contains(n)) {
         let message = format!(
             "parameter '{n}' is named twice (as the {} parameter to vary)",
             i + 1
         );
-        return Err(SolveError::option("parameters", &message).into());
+        return Err(OptionError::invalid("parameters", &message).into());
     }
     if opts.max_iterations == 0 {
         let message = "at least 1: a fit runs the mechanism once per iteration";
-        return Err(SolveError::option("max_iterations", message).into());
+        return Err(OptionError::invalid("max_iterations", message).into());
     }
     if !(opts.tolerance.is_finite() && opts.tolerance > 0.0 && opts.tolerance < 1.0) {
         let message = format!(
             "{} is not a tolerance: give a number in (0, 1)",
             opts.tolerance
         );
-        return Err(SolveError::option("tolerance", &message).into());
+        return Err(OptionError::invalid("tolerance", &message).into());
     }
     let start: Vec<f64> = (names.iter())
         .map(|n| {
             (problem.parameters.iter().find(|(k, _)| k == n))
                 .map(|x| x.1)
                 .ok_or_else(|| {
-                    SolveError::UnknownName {
+                    OptionError::UnknownName {
                         kind: "parameter",
                         name: n.to_string(),
                         message: format!("unknown parameter '{n}'"),
@@ -719,7 +722,7 @@ pub fn fit(
     let res = Executor::new(fp, solver)
         .configure(|s| s.param(start.clone()).max_iters(opts.max_iterations))
         .run()
-        .map_err(|e| Error::from(SolveError::FitFailed(e.to_string())))?;
+        .map_err(|e| Error::Fit(e.to_string()))?;
     let p = res.state.param.clone().unwrap_or(start.clone());
     let solver = res.solver;
     Ok(FitReport {

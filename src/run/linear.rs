@@ -20,7 +20,8 @@
 //! ```
 
 use crate::analysis::{Equilibrium, EquilibriumOptions, Linearization, StateSpace};
-use crate::error::{Error, SolveError};
+use crate::error::Error;
+use crate::error::OptionError;
 use crate::model::StateView;
 use crate::output::columns::Columns;
 use crate::output::npy::NpyFile;
@@ -57,7 +58,7 @@ pub fn state_space(
     let idx: Vec<usize> = (outputs.iter())
         .map(|o| {
             names.iter().position(|n| n == o).ok_or_else(|| -> Error {
-                SolveError::UnknownName {
+                OptionError::UnknownName {
                     kind: "column",
                     name: o.to_string(),
                     message: format!(

@@ -19,7 +19,7 @@
 
 use super::RunControl;
 use super::running::Running;
-use crate::error::{Error, SolveError};
+use crate::error::Error;
 use crate::output::Interrupt;
 use crate::output::columns::Columns;
 use crate::output::scene::Scene;
@@ -136,7 +136,7 @@ fn check_memory(problem: &Problem, plan: &RunPlan, opts: &MemoryOptions) -> Resu
     let rows = plan.output_rows(problem);
     let width = Columns::new(problem, &plan.outputs).names().len();
     let bytes = record_bytes(problem, plan, opts.sensitivity.len());
-    let too_large = |m: String| Error::from(SolveError::TooLarge(m));
+    let too_large = |m: String| Error::TooLarge(m);
     if bytes > MAX_BYTES {
         return Err(too_large(format!(
             "the trajectory would take {:.1} GB in memory ({rows} rows × {width} columns; the \

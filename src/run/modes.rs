@@ -20,7 +20,8 @@
 //! ```
 
 use crate::analysis::{ModeKind, ModesReport, project_onto_constraints};
-use crate::error::{Error, SolveError};
+use crate::error::Error;
+use crate::error::OptionError;
 use crate::model::StateView;
 use crate::output::columns::Columns;
 use crate::output::csv::CsvSink;
@@ -104,7 +105,7 @@ pub fn mode_to_folder(
     out: &Path,
 ) -> Result<ModeMotion, Error> {
     let Some(m) = mode.checked_sub(1).and_then(|k| report.modes.get(k)) else {
-        return Err(SolveError::UnknownName {
+        return Err(OptionError::UnknownName {
             kind: "mode",
             name: mode.to_string(),
             message: match report.modes.len() {
@@ -130,7 +131,7 @@ pub fn mode_to_folder(
     let a = amplitude.unwrap_or(0.1 * size / unit);
     if !(a.is_finite() && a > 0.0) || a * unit > size {
         let most = size / unit;
-        return Err(SolveError::option(
+        return Err(OptionError::invalid(
             "amplitude",
             format!(
                 "amplitude {a:e} moves mode {mode}'s largest point by {:.3e}, beyond the \
@@ -165,7 +166,7 @@ pub fn mode_to_folder(
         let s = a * (2.0 * std::f64::consts::PI * t / period).sin();
         let mut q: Vec<f64> = q0.iter().zip(&m.shape).map(|(x, p)| x + s * p).collect();
         if !project_onto_constraints(&problem.model, problem.t0, &mut q) {
-            return Err(SolveError::option(
+            return Err(OptionError::invalid(
                 "amplitude",
                 format!(
                     "mode {mode} at amplitude {a:.3e} leaves the constraints' reach: choose a \

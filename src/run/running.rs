@@ -25,7 +25,8 @@
 //! ```
 
 use super::{Ran, RunControl, summarize};
-use crate::error::{Error, SolveError};
+use crate::error::Error;
+use crate::error::OptionError;
 use crate::output::columns::Columns;
 #[cfg(feature = "cli")]
 use crate::output::progress::Progress;
@@ -134,7 +135,7 @@ impl Running {
             let why = format!(
                 "end time {t_end} is not after the run's time {t}: it goes on forward only"
             );
-            return Err(SolveError::option("t_end", why).into());
+            return Err(OptionError::invalid("t_end", why).into());
         }
         let ran = self.span(t_end, sinks);
         if let Err(e) = &ran {

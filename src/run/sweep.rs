@@ -23,7 +23,8 @@
 //! # Ok::<(), lagrangian::Error>(())
 //! ```
 
-use crate::error::{Error, SolveError};
+use crate::error::Error;
+use crate::error::OptionError;
 use crate::output::Interrupt;
 use crate::output::summary::Summary;
 use crate::problem::{Overrides, RunPlan, Spelling};
@@ -91,7 +92,7 @@ pub fn sweep(
     plan: &RunPlan,
     opts: &SweepOptions,
 ) -> Result<Vec<SweepRow>, Error> {
-    let bad = |option: &str, m: String| Error::from(SolveError::option(option, m));
+    let bad = |option: &str, m: String| Error::from(OptionError::invalid(option, m));
     // the options as the caller wrote them: `--set k=1,2` / `--end c`, or `grid=` / `end=`
     let python = opts.overrides.spelling == Spelling::Python;
     let set = |n: &str, values: &str| match python {
@@ -109,16 +110,15 @@ pub fn sweep(
         ));
     }
     if count > MAX_CASES as f64 {
-        return Err(SolveError::TooLarge(format!(
+        return Err(Error::TooLarge(format!(
             "{count} cases (the limit is {MAX_CASES}): sweep fewer values"
-        ))
-        .into());
+        )));
     }
     // names are checked before anything runs (values only when each case is built)
     let known = |n: &String| problem.parameters.iter().any(|(p, _)| p == n);
     if let Some((n, _)) = opts.grid.iter().find(|(n, _)| !known(n)) {
         let names: Vec<&str> = problem.parameters.iter().map(|(p, _)| p.as_str()).collect();
-        return Err(SolveError::UnknownName {
+        return Err(OptionError::UnknownName {
             kind: "parameter",
             name: n.clone(),
             message: format!(
@@ -145,7 +145,7 @@ pub fn sweep(
     base_plan.apply(&mut base, &opts.overrides)?;
     let columns = crate::output::columns::Columns::new(&base, &base_plan.outputs);
     if let Some(c) = opts.end.iter().find(|c| !columns.names().contains(c)) {
-        return Err(SolveError::UnknownName {
+        return Err(OptionError::UnknownName {
             kind: "column",
             name: c.clone(),
             message: format!(

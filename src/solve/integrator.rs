@@ -3,7 +3,8 @@
 //! error-controlled method's options and its error floor. The interface every integrator
 //! implements, [`Integrator`], is `problem`'s (a user's own method implements it too).
 
-use crate::error::{Error, SolveError};
+use crate::error::Error;
+use crate::error::OptionError;
 use crate::model::{Model, State};
 use crate::problem::Method;
 pub use crate::problem::{Integrator, StepOutcome};
@@ -116,7 +117,7 @@ pub(crate) fn check_step_options(
     [h0, h_min, h_max]: [f64; 3],
     span: f64,
 ) -> Result<(), Error> {
-    let bad = |option: &str, m: String| Err(Error::from(SolveError::option(option, m)));
+    let bad = |option: &str, m: String| Err(Error::from(OptionError::invalid(option, m)));
     let tol_ok = |x: f64| (0.0..1.0).contains(&x);
     if !(tol_ok(rtol) && tol_ok(atol) && rtol + atol > 0.0) {
         return bad(
@@ -174,8 +175,6 @@ pub(crate) fn span_message(method: &str, span: f64) -> String {
     )
 }
 
-/// The smallest step an error-controlled method takes at `t`: `h_min` if given, else ten units
-/// of round-off of `t` (or of the last step, at `t = 0`).
 /// Tells an error estimate that no smaller step reduces — the rounding of the forces, or a
 /// jump in them — from the method's own truncation error, over one streak of rejected attempts.
 ///
@@ -291,6 +290,8 @@ impl ErrorFloor {
     }
 }
 
+/// The smallest step an error-controlled method takes at `t`: `h_min` if given, else ten units
+/// of round-off of `t` (or of the last step, at `t = 0`).
 pub(crate) fn smallest_step(h_min: f64, t: f64, h_old: f64) -> f64 {
     if h_min > 0.0 {
         h_min

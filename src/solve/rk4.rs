@@ -4,6 +4,7 @@
 //! only conditionally stable (stiff springs need tiny steps).
 
 use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
+use crate::error::OptionError;
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{LinearSolverKind, Rk4Options};
@@ -47,7 +48,7 @@ impl Rk4 {
         let model: Arc<Model> = model.into();
         let h = opts.h;
         if model.n_constraints() > 0 {
-            return Err(SolveError::option(
+            return Err(OptionError::invalid(
                 "integrator",
                 "RK4 integrates unconstrained (ODE) mechanisms only; use generalized-α",
             )
@@ -55,7 +56,7 @@ impl Rk4 {
         }
         if !(h > 0.0 && h.is_finite()) {
             return Err(
-                SolveError::option("h", format!("step size h = {h} must be positive")).into(),
+                OptionError::invalid("h", format!("step size h = {h} must be positive")).into(),
             );
         }
         let n = model.n_coords();

@@ -33,6 +33,7 @@
 //! `O(h_p⁴)`, is about `10⁻¹²` relative. The propagation is exact.
 
 use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
+use crate::error::OptionError;
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{LinearSolverKind, Method, Problem, RunPlan};
@@ -87,7 +88,7 @@ impl Sensitivity {
     /// rebuilt with other parameter values) with respect to the parameters `names`, starting
     /// from those of its consistent initial values.
     pub fn new(problem: &Problem, plan: &RunPlan, names: &[&str]) -> Result<Sensitivity, Error> {
-        let bad = |option: &str, m: String| -> Error { SolveError::option(option, m).into() };
+        let bad = |option: &str, m: String| -> Error { OptionError::invalid(option, m).into() };
         let Method::GenAlpha(opts) = &plan.method else {
             return Err(bad(
                 "integrator",
@@ -127,7 +128,7 @@ impl Sensitivity {
         for &name in names {
             let Some(&(_, p)) = problem.parameters.iter().find(|(k, _)| k == name) else {
                 let known: Vec<&str> = problem.parameters.iter().map(|(k, _)| k.as_str()).collect();
-                return Err(SolveError::UnknownName {
+                return Err(OptionError::UnknownName {
                     kind: "parameter",
                     name: name.to_string(),
                     message: format!(

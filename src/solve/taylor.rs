@@ -44,6 +44,7 @@
 //! itself is the dense output, of the method's order.
 
 use crate::assembly::{self, TaylorPoint};
+use crate::error::OptionError;
 use crate::error::{Error, InitError, SolveError};
 use crate::expr::taylor::{SeriesTape, TaylorVar};
 use crate::model::{Model, State, StateView};
@@ -146,7 +147,7 @@ impl TaylorSeries {
         }
         let k = opts.order;
         if !(2..=TaylorOptions::MAX_ORDER).contains(&k) {
-            return Err(SolveError::option(
+            return Err(OptionError::invalid(
                 "order",
                 format!(
                     "the Taylor method's order {k} must lie in 2..={}",
@@ -190,6 +191,9 @@ impl TaylorSeries {
         let first = |me: &mut TaylorSeries| {
             me.series().map_err(|e| match e {
                 SolveError::NonFinite { .. } => InitError::NonFinite { what: "the forces" }.into(),
+                SolveError::Unsupported { detail, .. } => {
+                    OptionError::invalid("integrator", detail).into()
+                }
                 e => Error::from(e),
             })
         };
@@ -291,7 +295,13 @@ impl TaylorSeries {
             _ => assembly::taylor_constraints(&self.model, &at, cs),
         });
         self.tape.end();
-        done.map_err(|kernel| SolveError::option("integrator", no_series(kernel)))?;
+        let unsupported = |detail: String| SolveError::Unsupported {
+            method: "taylor",
+            t: self.t,
+            step: self.step,
+            detail,
+        };
+        done.map_err(|kernel| unsupported(no_series(kernel)))?;
         self.leads.clear();
         let lead = |i: usize| if i < n { 0 } else { 2 };
         self.leads
@@ -308,7 +318,7 @@ impl TaylorSeries {
         let last = self.opts.order - 1;
         self.tape
             .prepare(last, &self.leads, &self.unknowns)
-            .map_err(|e| SolveError::option("integrator", format!("Taylor series: {e}")))
+            .map_err(|e| unsupported(format!("Taylor series: {e}")))
     }
 
     /// The tape's inputs of coordinate `i`: its `q`, `v` and `a` (`ins` holds `t`, then every

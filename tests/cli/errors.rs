@@ -1,5 +1,6 @@
 //! Everything a user can cause ends in a typed error with context — never a panic.
 
+use lagrangian::error::OptionError;
 use lagrangian::error::{InitError, ModelError, SolveError};
 use lagrangian::library::elements::Particle;
 use lagrangian::library::pendulum::planar_pendulum;
@@ -139,7 +140,7 @@ fn bad_options_are_rejected() {
     let init = consistent_initial_values(&model, &[1.0, 0.0], &[0.0, 0.0], &InitOptions::default())
         .unwrap();
     let option = |r: Result<_, Error>| match r {
-        Err(Error::Solve(SolveError::InvalidOption { option, .. })) => option,
+        Err(Error::Options(OptionError::Invalid { option, .. })) => option,
         Err(e) => panic!("{e}"),
         Ok(_) => panic!("accepted"),
     };
@@ -165,7 +166,7 @@ fn bad_options_are_rejected() {
     let sens =
         SensitivityRecorder::new(&problem, &RunPlan::new(GenAlphaOptions::new(1e-3)), &["zz"]);
     match sens.map(|_| ()) {
-        Err(Error::Solve(SolveError::UnknownName { kind, name, .. })) => {
+        Err(Error::Options(OptionError::UnknownName { kind, name, .. })) => {
             assert_eq!((kind, name.as_str()), ("parameter", "zz"))
         }
         r => panic!("{r:?}"),

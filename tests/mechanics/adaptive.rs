@@ -3,7 +3,7 @@
 //! accepted step, Andrews' mechanism approaches the Test Set's values as the tolerance falls
 //! and reaches 1e-4 in fewer steps than the fixed step that does.
 
-use lagrangian::error::SolveError;
+use lagrangian::error::OptionError;
 use lagrangian::library::pendulum::planar_pendulum;
 use lagrangian::prelude::*;
 use serde_json::Value;
@@ -606,7 +606,7 @@ fn a_span_that_is_not_finite_is_refused() {
         for method in methods {
             let name = method.name();
             match simulate(&problem, method) {
-                Err(Error::Solve(SolveError::InvalidOption { option, message })) => {
+                Err(Error::Options(OptionError::Invalid { option, message })) => {
                     assert_eq!(option, "span", "{name}: {message}");
                     let said = ["must be finite", "per unit step only"];
                     assert!(

@@ -4,7 +4,8 @@
 
 use lagrangian::analysis::{Equilibrium, EquilibriumOptions, Stability};
 use lagrangian::assembly;
-use lagrangian::error::{Error, SolveError};
+use lagrangian::error::AnalysisError;
+use lagrangian::error::Error;
 use lagrangian::solve::Problem;
 
 /// A mechanism file's problem (its plan does not matter for equilibria).
@@ -229,7 +230,7 @@ fn an_unsupported_mass_has_no_equilibrium() {
     let problem = parse(text, "falling.yaml").unwrap();
     let err = Equilibrium::find(&problem, &EquilibriumOptions::default()).unwrap_err();
     match &err {
-        Error::Solve(SolveError::NoEquilibrium { detail, .. }) => {
+        Error::Analysis(AnalysisError::NoEquilibrium { detail, .. }) => {
             assert!(detail.contains("supported"), "{err}")
         }
         e => panic!("{e}"),

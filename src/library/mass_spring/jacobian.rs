@@ -5,7 +5,8 @@
 use super::MassSpringSystem;
 use crate::ad::place::Derivatives;
 use crate::assembly;
-use crate::error::{Error, SolveError};
+use crate::error::Error;
+use crate::error::OptionError;
 use nalgebra::DMatrix;
 use serde::Serialize;
 
@@ -116,7 +117,7 @@ impl<const D: usize> MassSpringSystem<D> {
         let names = self.model(Derivatives::Ad)?.coordinate_names().to_vec();
         let n = names.len();
         if jacobian.shape() != (n, n) {
-            return Err(SolveError::option(
+            return Err(OptionError::invalid(
                 "jacobian",
                 format!(
                     "the Jacobian is {} × {}; the network has {n} coordinates, so it must be \
@@ -145,7 +146,7 @@ impl<const D: usize> MassSpringSystem<D> {
         values: &[f64],
     ) -> Result<JacobianCheck, Error> {
         if values.len() != rows.saturating_mul(cols) {
-            return Err(SolveError::option(
+            return Err(OptionError::invalid(
                 "jacobian",
                 format!("{} values for a {rows} × {cols} matrix", values.len()),
             )

@@ -614,7 +614,7 @@ impl<const D: usize> MassSpringSystem<D> {
 /// The step `duration/steps` of `simulate(duration, steps)`, or the error naming both.
 fn step_size(duration: f64, steps: usize) -> Result<f64, Error> {
     if steps == 0 || !(duration > 0.0) || !duration.is_finite() {
-        return Err(crate::error::SolveError::option(
+        return Err(crate::error::OptionError::invalid(
             "duration",
             format!("simulate({duration}, {steps}): need a finite duration > 0 and steps > 0"),
         )

@@ -25,7 +25,7 @@
 mod problem;
 pub use problem::ChartLog;
 
-use crate::error::{Error, SolveError};
+use crate::error::Error;
 use crate::model::{Declared, Model};
 use crate::problem::memory;
 use nalgebra::{SVector, Vector3};
@@ -398,7 +398,7 @@ impl SphericalChain {
             self.rods.len(),
             need / 1e9
         );
-        memory::check_bytes(need, &what).map_err(|m| SolveError::TooLarge(m).into())
+        memory::check_bytes(need, &what).map_err(Error::TooLarge)
     }
 
     fn offsets(&self) -> Vec<usize> {

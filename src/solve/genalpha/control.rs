@@ -3,6 +3,7 @@
 //! [`crate::solve::adaptive`].
 
 use super::{GENALPHA_TIGHTEST, GenAlpha};
+use crate::error::OptionError;
 use crate::error::SolveError;
 use crate::model::State;
 use crate::problem::StepControl;
@@ -172,7 +173,7 @@ impl GenAlpha {
 /// The tolerances and step limits of error control: `rtol`, `atol` ≥ 0 and not both 0,
 /// 0 < `h_min` ≤ `h_max` (0: no limit), and not tighter than generalized-α can reach
 /// ([`GENALPHA_TIGHTEST`]).
-pub(super) fn check_step_control(c: &StepControl) -> Result<(), SolveError> {
+pub(super) fn check_step_control(c: &StepControl) -> Result<(), OptionError> {
     let ok = c.rtol >= 0.0
         && c.atol >= 0.0
         && c.rtol + c.atol > 0.0
@@ -181,7 +182,7 @@ pub(super) fn check_step_control(c: &StepControl) -> Result<(), SolveError> {
         && c.h_min.is_finite()
         && (c.h_max == 0.0 || c.h_max >= c.h_min);
     if !ok {
-        return Err(SolveError::option(
+        return Err(OptionError::invalid(
             "tol",
             format!(
                 "step control: rtol = {}, atol = {} must be finite, ≥ 0 and not both 0, and \
@@ -191,13 +192,13 @@ pub(super) fn check_step_control(c: &StepControl) -> Result<(), SolveError> {
         ));
     }
     if !c.span.is_finite() {
-        return Err(SolveError::option(
+        return Err(OptionError::invalid(
             "span",
             span_message("step control", c.span),
         ));
     }
     if c.span < 0.0 {
-        return Err(SolveError::option(
+        return Err(OptionError::invalid(
             "span",
             format!(
                 "generalized-α's step control is per unit step only: span = {} must be 0 (the \
@@ -207,7 +208,7 @@ pub(super) fn check_step_control(c: &StepControl) -> Result<(), SolveError> {
         ));
     }
     if c.rtol.max(c.atol) < GENALPHA_TIGHTEST {
-        return Err(SolveError::option(
+        return Err(OptionError::invalid(
             "tol",
             format!(
                 "generalized-α is of order 2: under error control it reaches about \

@@ -28,6 +28,7 @@
 //! `tol = 1e-12` keeps the Newton error well below the discretization error even over 10⁴ steps.
 
 use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
+use crate::error::OptionError;
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{GenAlphaOptions, LinearSolverKind};
@@ -151,14 +152,14 @@ impl GenAlpha {
         let model: Arc<Model> = model.into();
         let (n, m) = (model.n, model.m);
         if !(opts.h > 0.0 && opts.h.is_finite()) {
-            return Err(SolveError::option(
+            return Err(OptionError::invalid(
                 "h",
                 format!("step size h = {} must be positive", opts.h),
             )
             .into());
         }
         if !(0.0..1.0).contains(&opts.rho_inf) {
-            return Err(SolveError::option(
+            return Err(OptionError::invalid(
                 "rho_inf",
                 format!(
                     "rho_inf = {} must lie in [0, 1) (1 is not stable for index 3)",
@@ -168,7 +169,7 @@ impl GenAlpha {
             .into());
         }
         if !(opts.newton_tol > 0.0) || opts.max_newton_iterations == 0 {
-            return Err(SolveError::option(
+            return Err(OptionError::invalid(
                 "newton_tol",
                 "newton_tol and max_newton_iterations must be positive",
             )
@@ -182,7 +183,7 @@ impl GenAlpha {
             || state.qdd.len() != n
             || state.lambda.len() != m
         {
-            return Err(SolveError::option("state", format!(
+            return Err(OptionError::invalid("state", format!(
                 "state sizes (q {}, v {}, qdd {}, lambda {}) do not match the model (n = {n}, m = {m})",
                 state.q.len(),
                 state.v.len(),

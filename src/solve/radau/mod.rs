@@ -26,6 +26,7 @@ mod system;
 mod tableau;
 
 use crate::assembly::{self, Point};
+use crate::error::OptionError;
 use crate::error::{Error, SolveError};
 use crate::model::{Model, State};
 use crate::problem::RadauOptions;
@@ -152,7 +153,7 @@ impl Radau {
         opts: RadauOptions,
     ) -> Result<Self, Error> {
         let model: Arc<Model> = model.into();
-        let bad = |option: &str, m: String| Error::from(SolveError::option(option, m));
+        let bad = |option: &str, m: String| Error::from(OptionError::invalid(option, m));
         check_step_options(
             "Radau",
             opts.rtol,

@@ -4,7 +4,8 @@
 //! frames; and the `Output.columns` entries `name: expression` added to the problem with them.
 
 use super::{Builder, Point, file_vexpr, to_map};
-use crate::error::{Error, SolveError};
+use crate::error::Error;
+use crate::error::OptionError;
 use crate::expr::VExpr;
 use crate::model::columns::Vocabulary;
 use crate::problem::Problem;
@@ -84,7 +85,7 @@ pub(super) fn add(
     problem.geometry.vocabulary = Some(Arc::new(words));
     for (name, text, p) in columns {
         problem = problem.column_expr(name, text).map_err(|e| match e {
-            Error::Solve(SolveError::InvalidOption { message, .. }) => b.ctx.err(p, message),
+            Error::Options(OptionError::Invalid { message, .. }) => b.ctx.err(p, message),
             other => b.ctx.err(p, other.to_string()),
         })?;
     }
