@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 /// degrees of freedom, consistent initial point.
 pub fn check(p: &Problem, plan: &RunPlan, verbose: bool) -> Result<(), String> {
     plan.validate(p).map_err(|e| e.to_string())?;
-    let init = (p.initial_values())
-        .map_err(|e| lagrangian::run::describe(&e, plan.method.h(), Default::default()))?;
+    let init =
+        (p.initial_values()).map_err(|e| lagrangian::run::describe(&e, Default::default()))?;
     say!(
         "{}",
         lagrangian::output::check::check_report(p, &init, verbose).trim_end()

@@ -223,6 +223,8 @@ pub enum SolveError {
         t: f64,
         /// Step number (1-based).
         step: usize,
+        /// The size of the step that failed.
+        h: f64,
         /// Iterations done.
         iterations: usize,
         /// Last weighted residual norm.

@@ -48,15 +48,12 @@ fn run(
     let flag = interrupt.flag();
     let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
     plan.apply(&mut problem, ov).map_err(|e| e.to_string())?;
-    // the step the run takes: a step longer than the whole run is shortened to it, and a
-    // smaller one suggested from that
-    let h = plan.method.h().min(problem.t_end - problem.t0);
     let opts = RunOptions {
         progress: !quiet && std::io::stderr().is_terminal(),
         interrupt,
         ..base
     };
-    let report = run_to_folder(problem, &plan, &opts).map_err(|e| describe(&e, h, ov.spelling))?;
+    let report = run_to_folder(problem, &plan, &opts).map_err(|e| describe(&e, ov.spelling))?;
     if report.interrupted() {
         let (t, at) = (report.summary.t_end, report.dir.display());
         return Err(format!(

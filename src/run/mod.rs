@@ -262,21 +262,22 @@ pub fn run_to_folder(
     })
 }
 
-/// The message of a run's error for a user who ran it with step `h`: a diverged Newton
-/// iteration suggests a quarter of the step (the only failure a smaller step cures), spelled
-/// as that user gives options (`--step`, `step=`), and a failed initialization says so.
+/// The message of a run's error for its user: a diverged Newton iteration suggests a quarter
+/// of the step that failed (the only failure a smaller step cures), spelled as that user gives
+/// options (`--step`, `step=`), and a failed initialization says so.
 ///
 /// ```
 /// use lagrangian::error::{Error, SolveError};
 /// use lagrangian::problem::Spelling;
 /// use lagrangian::run::describe;
-/// let e = Error::from(SolveError::NewtonDiverged { t: 1.0, step: 10, iterations: 9, residual: 2.0 });
-/// assert!(describe(&e, 0.1, Spelling::Cli).ends_with("(for example --step 2.5e-2)"));
-/// assert!(describe(&e, 0.1, Spelling::Python).ends_with("(for example step=2.5e-2)"));
+/// let e = SolveError::NewtonDiverged { t: 1.0, step: 10, h: 0.1, iterations: 9, residual: 2.0 };
+/// let e = Error::from(e);
+/// assert!(describe(&e, Spelling::Cli).ends_with("(for example --step 2.5e-2)"));
+/// assert!(describe(&e, Spelling::Python).ends_with("(for example step=2.5e-2)"));
 /// ```
-pub fn describe(e: &Error, h: f64, spelling: Spelling) -> String {
+pub fn describe(e: &Error, spelling: Spelling) -> String {
     match e {
-        Error::Solve(e @ SolveError::NewtonDiverged { .. }) => {
+        Error::Solve(e @ SolveError::NewtonDiverged { h, .. }) => {
             let step = spelling.given("step", &format!("{:e}", h / 4.0));
             format!("{e} (for example {step})")
         }

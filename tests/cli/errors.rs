@@ -33,11 +33,12 @@ fn newton_failure_names_time_step_and_residual() {
         Error::Solve(SolveError::NewtonDiverged {
             t,
             step,
+            h,
             iterations,
             residual,
         }) => {
             assert_eq!(*step, 1);
-            assert!((t - 0.5).abs() < 1e-15);
+            assert!((t - 0.5).abs() < 1e-15 && *h == 0.5);
             assert!(*iterations <= 3 && residual.is_finite() && *residual > 0.0);
         }
         other => panic!("expected NewtonDiverged, got {other:?}"),

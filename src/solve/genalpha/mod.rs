@@ -530,6 +530,7 @@ impl GenAlpha {
             let diverged = SolveError::NewtonDiverged {
                 t: t1,
                 step,
+                h: self.opts.h,
                 iterations: it.iterations,
                 residual: err,
             };
