@@ -419,7 +419,7 @@ fn animation_html(
     colour: Option<String>,
     frames: Option<bool>,
 ) -> PyResult<String> {
-    let scene: serde_json::Value = serde_json::from_str(scene)
+    let scene: lagrangian::output::scene::Scene = serde_json::from_str(scene)
         .map_err(|e| LagrangianError::new_err(format!("the scene: {e}")))?;
     let array = data.as_array();
     if array.ncols() != names.len() {

@@ -247,7 +247,7 @@ impl NamedPoint {
 }
 
 /// What a link between two points is, for pictures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LinkKind {
     /// A rigid massless bar or distance constraint.
@@ -263,7 +263,7 @@ pub enum LinkKind {
 }
 
 /// A link drawn between two named points.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Link {
     /// The element's name.
     pub name: String,
@@ -277,7 +277,7 @@ pub struct Link {
 }
 
 /// A drive: its name and the constraint block `s(q) − f(t) = 0` it is made of.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Drive {
     /// The drive's name (`motor`).
     pub name: String,
@@ -288,7 +288,7 @@ pub struct Drive {
 /// The distance constraint of a bar: a function `C = f(L)` of the distance `L` between its
 /// ends, so the force on the end `a` is `−λ ∂C/∂x_a = λ f′(L) n` (`n` the unit vector from `a`
 /// to the other end) and the tension is `λ f′(L)`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct BarConstraint {
     /// The constraint block's name.
     pub block: String,
@@ -297,7 +297,7 @@ pub struct BarConstraint {
 }
 
 /// How a distance constraint is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum DistanceForm {
     /// `C = ½(L² − ℓ²)`: `f′(L) = L`.
     HalfSquare,
@@ -306,7 +306,7 @@ pub enum DistanceForm {
 }
 
 /// A rigid body and the basic items that carry it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Body {
     /// Name.
     pub name: String,
@@ -315,11 +315,11 @@ pub struct Body {
     pub items: Vec<String>,
     /// The body's frame as the names of its origin and of its unit vectors `i`, `j` (`k = i ×
     /// j`), whose trajectory columns are `<name>.x` …: a 3D body given by its inertia.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<[String; 3]>,
     /// Solids drawn with the body, in its frame (the picture only: the physics is the mass,
     /// centre of mass and inertia).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shapes: Vec<Shape>,
 }
 

@@ -16,31 +16,50 @@
 //! # Ok::<(), lagrangian::Error>(())
 //! ```
 
+/// What a link is (a link's `kind` in the scene).
+pub use crate::model::geometry::LinkKind;
 use crate::model::geometry::{Body, Drive, Link, PointKind};
 /// The solids a body is drawn with (a body's `shapes` in the scene).
 pub use crate::model::geometry::{Shape, ShapeKind};
 use crate::solve::Problem;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Version of the scene layout.
 pub const SCENE_FORMAT: u32 = 1;
 
+/// How a point of the scene moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScenePointKind {
+    /// Never moves (a support, a pivot): drawn at its `position`.
+    Fixed,
+    /// Its components are coordinates.
+    #[default]
+    Free,
+    /// Computed from the coordinates (a body point, an assignment, a pendulum bob).
+    Derived,
+}
+
 /// A point of the scene.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ScenePoint {
     /// The point's name.
     pub name: String,
-    /// `fixed`, `free` or `derived`.
-    pub kind: &'static str,
+    /// Fixed, free or derived.
+    pub kind: ScenePointKind,
     /// Where a fixed point is (at the start time); `None` for a moving one.
     pub position: Option<[f64; 3]>,
     /// The trajectory columns of a moving point's position (`A.x`, `A.y`[, `A.z`]).
     pub columns: Vec<String>,
 }
 
-/// What a picture of a mechanism's motion needs besides the trajectory.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// What a picture of a mechanism's motion needs besides the trajectory. It reads back from
+/// `scene.json` ([`Scene::read`]); what a file leaves out is empty (a scene of `{}` has
+/// dimension 0: no spatial picture).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Scene {
     /// [`SCENE_FORMAT`].
     pub format: u32,
@@ -56,7 +75,8 @@ pub struct Scene {
     pub bodies: Vec<Body>,
     /// Drives (prescribed motions) and their constraints.
     pub drives: Vec<Drive>,
-    /// The file's `Animation` settings, as read.
+    /// The file's `Animation` settings, as read (the animation page reads them as they are:
+    /// `trails`, `colour`, `frames`, `Scene: { view }`, …; [`Scene::setting`]).
     pub animation: Option<serde_json::Value>,
 }
 
@@ -75,9 +95,9 @@ impl Scene {
                 ScenePoint {
                     name: p.name.clone(),
                     kind: match p.kind {
-                        PointKind::Fixed => "fixed",
-                        PointKind::Free => "free",
-                        PointKind::Derived | PointKind::Direction => "derived",
+                        PointKind::Fixed => ScenePointKind::Fixed,
+                        PointKind::Free => ScenePointKind::Free,
+                        PointKind::Derived | PointKind::Direction => ScenePointKind::Derived,
                     },
                     position: fixed.then(|| p.map.eval(&problem.q_guess, problem.t0)),
                     columns: match fixed {
@@ -100,6 +120,22 @@ impl Scene {
             drives: g.drives.clone(),
             animation: g.animation.clone(),
         }
+    }
+
+    /// The scene written to `path` (`scene.json`); the message says what is wrong with it.
+    pub fn read(path: &Path) -> Result<Scene, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read it: {e}"))?;
+        serde_json::from_str(&text).map_err(|e| e.to_string())
+    }
+
+    /// The `Animation` setting at `path` (`["Scene", "view"]`), `Null` when absent.
+    pub fn setting(&self, path: &[&str]) -> &serde_json::Value {
+        static NULL: serde_json::Value = serde_json::Value::Null;
+        let mut v = self.animation.as_ref().unwrap_or(&NULL);
+        for key in path {
+            v = v.get(key).unwrap_or(&NULL);
+        }
+        v
     }
 
     /// Write the scene as JSON to `path`.

@@ -93,11 +93,8 @@ impl RunResult {
         &self,
         opts: &crate::view::movie::AnimationOptions,
     ) -> Result<String, crate::error::PlotError> {
-        use crate::error::PlotError;
         use crate::view::{animation::html_of, movie::Movie};
-        let scene = serde_json::to_value(&self.scene)
-            .map_err(|e| PlotError::Draw(format!("the scene: {e}")))?;
-        let movie = Movie::of(scene, &self.table(), opts)?;
+        let movie = Movie::of(self.scene.clone(), &self.table(), opts)?;
         Ok(html_of(&movie))
     }
 }

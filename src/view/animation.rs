@@ -154,8 +154,8 @@ pub fn html_of(movie: &Movie) -> String {
     let colour = movie.colour.as_ref().map_or("null".into(), colour_json);
     let data = format!(
         "{{\"scene\":{},\"animation\":{},\"moving\":{},\"t\":{},\"trails\":{:?},\"colour\":{},\"note\":{},{},\"frames\":{}}}",
-        movie.scene,
-        movie.scene["animation"],
+        serde_json::to_string(&movie.scene).unwrap_or_else(|_| "{}".into()),
+        serde_json::to_string(&movie.scene.animation).unwrap_or_else(|_| "null".into()),
         serde_json::to_string(&movie.moving).unwrap_or_default(),
         serde_json::to_string(&movie.times).unwrap_or_default(),
         movie.trails,
@@ -166,7 +166,10 @@ pub fn html_of(movie: &Movie) -> String {
     )
     // inside <script>: no "</script>" can close it early
     .replace('<', "\\u003c");
-    let title = movie.scene["title"].as_str().unwrap_or("lagrangian");
+    let title = match movie.scene.title.as_str() {
+        "" => "lagrangian",
+        title => title,
+    };
     let title = title
         .replace('&', "&amp;")
         .replace('<', "&lt;")

@@ -5,6 +5,7 @@
 //! (speed 1; GIF delays are whole hundredths of a second, at least 2), and it loops.
 
 use crate::error::PlotError;
+use crate::output::scene::{LinkKind, ScenePointKind};
 use crate::view::movie::{Camera, Movie, colour_of};
 use crate::view::plot::ensure_font;
 use plotters::prelude::*;
@@ -282,15 +283,15 @@ fn draw_frame(
         let (Some(pa), Some(pb)) = (at(*a), at(*b)) else {
             continue;
         };
-        let spring = kind == "spring" || kind == "massive-spring";
+        let spring = matches!(kind, LinkKind::Spring | LinkKind::MassiveSpring);
         let c = match slots.link[d] {
             Some(s) => value(s).unwrap_or(BLACK),
             None if spring => RGBColor(31, 119, 180),
             None => RGBColor(51, 51, 51),
         };
-        let width = match kind.as_str() {
-            "massive-bar" => 5,
-            "bar" => 3,
+        let width = match kind {
+            LinkKind::MassiveBar => 5,
+            LinkKind::Bar => 3,
             _ => 1,
         };
         let path = match spring && !many {
@@ -313,7 +314,7 @@ fn draw_frame(
         if many && slot.is_none() {
             continue;
         }
-        let derived = movie.scene["points"][k]["kind"] == "derived";
+        let derived = movie.scene.points[k].kind == ScenePointKind::Derived;
         let c = match slot {
             Some(s) => value(s).unwrap_or(BLACK),
             None if derived => RGBColor(44, 160, 44),
@@ -334,7 +335,12 @@ fn draw_bodies(
 ) -> Result<(), PlotError> {
     for (k, body) in movie.bodies.iter().enumerate() {
         // a body with shapes is drawn by them (`draw_framed`)
-        if (movie.scene["bodies"][k]["shapes"].as_array()).is_some_and(|s| !s.is_empty()) {
+        if movie
+            .scene
+            .bodies
+            .get(k)
+            .is_some_and(|b| !b.shapes.is_empty())
+        {
             continue;
         }
         let mut ps: Vec<(i32, i32)> = (body.iter().copied()).filter_map(at).map(px).collect();
@@ -388,8 +394,8 @@ fn draw_labels(movie: &Movie, root: &Area, f: usize) -> Result<(), PlotError> {
     let time = format!("t = {:.4} s", movie.times[f]);
     root.draw(&Text::new(time, (10, h as i32 - 24), font.clone()))
         .map_err(err)?;
-    if let Some(title) = movie.scene["title"].as_str() {
-        root.draw(&Text::new(title.to_string(), (10, 8), font.clone()))
+    if !movie.scene.title.is_empty() {
+        root.draw(&Text::new(movie.scene.title.clone(), (10, 8), font.clone()))
             .map_err(err)?;
     }
     if let Some(c) = &movie.colour {

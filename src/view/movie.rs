@@ -10,6 +10,7 @@
 //! `w × h` picture at the scale `s = 0.9·min(w/(hi₀ − lo₀), h/(hi₁ − lo₁))`, `y` up.
 
 use crate::error::PlotError;
+use crate::output::scene::{LinkKind, Scene, ScenePoint};
 use crate::view::plot::Table;
 use crate::view::shapes::{Framed, Pose, framed, pose_in};
 use serde_json::Value;
@@ -106,8 +107,8 @@ pub struct Colouring {
 /// A run sampled into frames, with everything a picture of it needs.
 #[derive(Clone, Debug)]
 pub struct Movie {
-    /// The scene (`scene.json`).
-    pub scene: Value,
+    /// The scene (`scene.json`; a line's drawn in the plane: dimension 2).
+    pub scene: Scene,
     /// 2 or 3.
     pub dim: usize,
     /// Per scene point: its fixed place, or `None` when it moves.
@@ -125,7 +126,7 @@ pub struct Movie {
     /// Colouring, when asked for.
     pub colour: Option<Colouring>,
     /// The links whose ends are points of the scene: index in the scene, ends, kind.
-    pub links: Vec<(usize, [usize; 2], String)>,
+    pub links: Vec<(usize, [usize; 2], LinkKind)>,
     /// Each body's points (scene indices; its vectors left out), in order.
     pub bodies: Vec<Vec<usize>>,
     /// Why the animation will not be smooth, when the run's rows are farther apart than the
@@ -195,19 +196,16 @@ fn short(x: f64) -> String {
     s.parse::<f64>().map_or(s, |v| v.to_string())
 }
 
-fn read_scene(dir: &Path) -> Result<Value, PlotError> {
+fn read_scene(dir: &Path) -> Result<Scene, PlotError> {
     let path = dir.join("scene.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        PlotError::read(
-            &path,
-            format!(
-                "cannot read {}: {e} (written by `lagrangian run`)",
-                path.display()
-            ),
-        )
-    })?;
-    serde_json::from_str(&text)
-        .map_err(|e| PlotError::read(&path, format!("{}: {e}", path.display())))
+    if let Err(e) = std::fs::metadata(&path) {
+        let why = format!(
+            "cannot read {}: {e} (written by `lagrangian run`)",
+            path.display()
+        );
+        return Err(PlotError::read(&path, why));
+    }
+    Scene::read(&path).map_err(|e| PlotError::read(&path, format!("{}: {e}", path.display())))
 }
 
 fn names_of(list: &Value) -> Vec<String> {
@@ -226,14 +224,13 @@ const ZERO: usize = usize::MAX;
 
 /// The points named in `names` (which must be moving points: `slot[k]` is some), by index.
 fn trail_points(
-    points: &[Value],
+    points: &[ScenePoint],
     slot: &[Option<usize>],
     names: &[String],
 ) -> Result<Vec<usize>, PlotError> {
-    let name_of = |p: &Value| p["name"].as_str().unwrap_or("").to_string();
     let mut trails = Vec::new();
     for n in names.iter().filter(|n| !n.is_empty()) {
-        let why = match points.iter().position(|p| name_of(p) == *n) {
+        let why = match points.iter().position(|p| p.name == *n) {
             Some(k) if slot[k].is_some() => {
                 trails.push(k);
                 continue;
@@ -251,28 +248,16 @@ fn trail_points(
 
 /// The scene's links (index, the ends' points, kind) and its bodies' points, by point index.
 #[allow(clippy::type_complexity)]
-fn links_and_bodies(
-    scene: &Value,
-    points: &[Value],
-) -> (Vec<(usize, [usize; 2], String)>, Vec<Vec<usize>>) {
-    let index: std::collections::HashMap<&str, usize> = (points.iter().enumerate())
-        .map(|(k, p)| (p["name"].as_str().unwrap_or(""), k))
+fn links_and_bodies(scene: &Scene) -> (Vec<(usize, [usize; 2], LinkKind)>, Vec<Vec<usize>>) {
+    let index: std::collections::HashMap<&str, usize> = (scene.points.iter().enumerate())
+        .map(|(k, p)| (p.name.as_str(), k))
         .collect();
-    let find = |v: &Value| v.as_str().and_then(|n| index.get(n).copied());
-    let links = (scene["links"].as_array().into_iter().flatten())
-        .enumerate()
-        .filter_map(|(i, l)| {
-            let a = find(&l["ends"][0])?;
-            let b = find(&l["ends"][1])?;
-            Some((i, [a, b], l["kind"].as_str().unwrap_or("").to_string()))
-        })
+    let find = |n: &String| index.get(n.as_str()).copied();
+    let links = (scene.links.iter().enumerate())
+        .filter_map(|(i, l)| Some((i, [find(&l.ends[0])?, find(&l.ends[1])?], l.kind)))
         .collect();
-    let bodies = (scene["bodies"].as_array().into_iter().flatten())
-        .map(|b| {
-            (b["items"].as_array().into_iter().flatten())
-                .filter_map(find)
-                .collect()
-        })
+    let bodies = (scene.bodies.iter())
+        .map(|b| b.items.iter().filter_map(find).collect())
         .collect();
     (links, bodies)
 }
@@ -287,11 +272,11 @@ impl Movie {
 
     /// The movie of `scene` over the rows of `table`.
     pub fn of(
-        mut scene: Value,
+        mut scene: Scene,
         table: &Table,
         opts: &AnimationOptions,
     ) -> Result<Movie, PlotError> {
-        let scene_dim = scene["dimension"].as_u64().unwrap_or(0) as usize;
+        let scene_dim = scene.dimension;
         if !(1..=3).contains(&scene_dim) {
             return Err(PlotError::missing(
                 "dimension",
@@ -300,23 +285,17 @@ impl Movie {
         }
         // a line is drawn in the plane, on the x axis
         let dim = scene_dim.max(2);
-        scene["dimension"] = dim.into();
+        scene.dimension = dim;
         let column = |name: &str| table.columns.iter().position(|n| n == name);
-        let points = scene["points"].as_array().cloned().unwrap_or_default();
         let (mut fixed, mut slot, mut moving, mut cols) = (vec![], vec![], vec![], vec![]);
-        for p in &points {
-            let place = p["position"].as_array().map(|a| {
-                let c = |k: usize| a.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-                [c(0), c(1), c(2)]
-            });
-            let idx: Option<Vec<usize>> = (p["columns"].as_array().into_iter().flatten())
-                .map(|c| c.as_str().and_then(column))
-                .collect();
+        for p in &scene.points {
+            let place = p.position;
+            let idx: Option<Vec<usize>> = p.columns.iter().map(|c| column(c)).collect();
             fixed.push(place);
             match idx.filter(|i| i.len() == scene_dim && place.is_none()) {
                 Some(idx) => {
                     slot.push(Some(moving.len()));
-                    moving.push(p["name"].as_str().unwrap_or("").to_string());
+                    moving.push(p.name.clone());
                     cols.extend(idx);
                     if scene_dim == 1 {
                         cols.push(ZERO);
@@ -342,21 +321,18 @@ impl Movie {
             .collect();
         let trail_names = match &opts.trails {
             Some(t) => t.clone(),
-            None => names_of(&scene["animation"]["trails"]),
+            None => names_of(scene.setting(&["trails"])),
         };
-        let trails = trail_points(&points, &slot, &trail_names)?;
+        let trails = trail_points(&scene.points, &slot, &trail_names)?;
         let key = opts.colour.clone().or_else(|| {
-            let a = &scene["animation"];
-            a["colour"]
-                .as_str()
-                .or(a["color"].as_str())
-                .map(String::from)
+            let c = scene.setting(&["colour"]).as_str();
+            c.or(scene.setting(&["color"]).as_str()).map(String::from)
         });
         let colour = match key {
             Some(key) if !key.is_empty() => Some(colouring(&scene, scene_dim, table, &rows, &key)?),
             _ => None,
         };
-        let (links, bodies) = links_and_bodies(&scene, &points);
+        let (links, bodies) = links_and_bodies(&scene);
         let framed = framed(&scene, &column);
         let poses = (rows.iter())
             .map(|&r| {
@@ -366,7 +342,7 @@ impl Movie {
             })
             .collect();
         let show_frames =
-            (opts.frames).unwrap_or(scene["animation"]["frames"].as_bool() == Some(true));
+            (opts.frames).unwrap_or(scene.setting(&["frames"]).as_bool() == Some(true));
         let mut movie = Movie {
             framed,
             poses,
@@ -443,7 +419,7 @@ impl Movie {
     /// The initial camera: the file's `Animation: Scene: view` (default `[-60, 25]`) and the
     /// box of every point over every frame, for a `width × height` picture.
     pub fn camera(&self, width: f64, height: f64) -> Camera {
-        let view = &self.scene["animation"]["Scene"]["view"];
+        let view = self.scene.setting(&["Scene", "view"]);
         let deg = |k: usize, d: f64| view[k].as_f64().unwrap_or(d).to_radians();
         let mut cam = Camera {
             dim: self.dim,
@@ -575,17 +551,16 @@ pub fn colour_of(x: f64, [lo, hi]: [f64; 2]) -> [u8; 3] {
 /// a column's name (the point `P` of `P.…`, or the link `L` of `…:L` / `…:L:…`). `dim` is the
 /// mechanism's dimension (the scene of a line is drawn in the plane: its points have `vx` only).
 fn colouring(
-    scene: &Value,
+    scene: &Scene,
     dim: usize,
     table: &Table,
     rows: &[usize],
     key: &str,
 ) -> Result<Colouring, PlotError> {
     let column = |name: &str| table.columns.iter().position(|n| n == name);
-    let points = scene["points"].as_array().cloned().unwrap_or_default();
-    let links = scene["links"].as_array().cloned().unwrap_or_default();
-    let pname = |k: usize| points[k]["name"].as_str().unwrap_or("");
-    let lname = |k: usize| links[k]["name"].as_str().unwrap_or("");
+    let (points, links) = (&scene.points, &scene.links);
+    let pname = |k: usize| points[k].name.as_str();
+    let lname = |k: usize| links[k].name.as_str();
     // each coloured element: the columns whose norm is its value (several: a mean of norms)
     let mut pts: Vec<(usize, Vec<Vec<usize>>)> = Vec::new();
     let mut lks: Vec<(usize, Vec<Vec<usize>>)> = Vec::new();
@@ -607,10 +582,9 @@ fn colouring(
                 (0..points.len()).map(|k| (pname(k), k)).collect();
             for (i, l) in links.iter().enumerate() {
                 let end = |j: usize| {
-                    let n = l["ends"][j].as_str().unwrap_or("");
-                    let k = *index.get(n)?;
+                    let k = *index.get(l.ends[j].as_str())?;
                     // a fixed end does not move: no columns, speed 0
-                    if points[k]["position"].is_array() {
+                    if points[k].position.is_some() {
                         return Some(vec![]);
                     }
                     vel(k)

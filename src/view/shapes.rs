@@ -13,8 +13,7 @@
 //! assert_eq!(pose.place([1.0, 1.0, 1.0]), [-1.0, 1.0, 2.0]);
 //! ```
 
-use crate::output::scene::{Shape, ShapeKind};
-use serde_json::Value;
+use crate::output::scene::{Scene, Shape, ShapeKind};
 use std::f64::consts::TAU;
 
 /// Segments of a circle in a wireframe.
@@ -61,14 +60,11 @@ pub struct Framed {
 
 /// The bodies of a scene that have a frame whose columns are all in the table (`column`
 /// finds a column's index by name).
-pub fn framed(scene: &Value, column: &dyn Fn(&str) -> Option<usize>) -> Vec<Framed> {
-    let planar = scene["dimension"].as_u64() == Some(2);
+pub fn framed(scene: &Scene, column: &dyn Fn(&str) -> Option<usize>) -> Vec<Framed> {
+    let planar = scene.dimension == 2;
     let mut out = Vec::new();
-    for b in scene["bodies"].as_array().into_iter().flatten() {
-        let Some([o, i, j]) = b["frame"]
-            .as_array()
-            .map(|f| [0, 1, 2].map(|k| f.get(k).and_then(Value::as_str).unwrap_or("").to_string()))
-        else {
+    for b in &scene.bodies {
+        let Some([o, i, j]) = &b.frame else {
             continue;
         };
         let names: Vec<String> = match planar {
@@ -84,16 +80,10 @@ pub fn framed(scene: &Value, column: &dyn Fn(&str) -> Option<usize>) -> Vec<Fram
         let Some(columns) = names.iter().map(|n| column(n)).collect() else {
             continue;
         };
-        let shapes: Vec<Shape> = b["shapes"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|s| serde_json::from_value(s.clone()).ok())
-            .collect();
         out.push(Framed {
-            name: b["name"].as_str().unwrap_or("").to_string(),
+            name: b.name.clone(),
             columns,
-            wires: shapes.iter().flat_map(wires).collect(),
+            wires: b.shapes.iter().flat_map(wires).collect(),
         });
     }
     out

@@ -500,8 +500,9 @@ fn a_frame_is_drawn_as_a_still_where_the_run_put_the_bob() {
         })
         .unwrap();
     assert!((movie.times[f] - 1.5).abs() < 0.06, "{}", movie.times[f]);
-    let names = movie.scene["points"].as_array().unwrap();
-    let b = names.iter().position(|p| p["name"] == "B").unwrap();
+    let b = (movie.scene.points.iter())
+        .position(|p| p.name == "B")
+        .unwrap();
     let [x, y] = movie
         .camera(320.0, 240.0)
         .project(movie.position(b, f).unwrap());

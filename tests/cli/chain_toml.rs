@@ -223,14 +223,20 @@ fn a_chain_is_drawn_with_its_support_and_rods() {
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let movie = lagrangian::view::movie::Movie::load(&out, &Default::default()).unwrap();
-    let points = movie.scene["points"].as_array().unwrap();
-    assert_eq!(points[0]["name"], "O");
-    assert_eq!(points[0]["kind"], "fixed");
+    let points = &movie.scene.points;
+    assert_eq!(points[0].name, "O");
+    assert_eq!(
+        points[0].kind,
+        lagrangian::output::scene::ScenePointKind::Fixed
+    );
     assert_eq!(movie.fixed[0], Some([0.0; 3]));
     let bobs = points.len() - 1;
     assert!(bobs >= 2 && movie.links.len() == bobs, "{:?}", movie.links);
     for (k, (_, [a, b], kind)) in movie.links.iter().enumerate() {
-        assert_eq!((*a, *b, kind.as_str()), (k, k + 1, "bar"));
+        assert_eq!(
+            (*a, *b, *kind),
+            (k, k + 1, lagrangian::output::scene::LinkKind::Bar)
+        );
         // the same length in every frame
         let len = |f: usize| {
             let (p, q) = (

@@ -403,6 +403,31 @@ fn run_writes_the_scene() {
         serde_json::from_str(&std::fs::read_to_string(out.join("scene.json")).unwrap()).unwrap();
     assert_eq!(scene["dimension"].as_u64(), Some(3));
     assert!(!scene["bodies"].as_array().unwrap().is_empty());
+    // the file reads back as the typed scene the pictures use, losslessly
+    for (file, dir) in [
+        ("mechanism0.yaml", run_bundled("mechanism0.yaml", "0.01")),
+        ("", out),
+    ] {
+        let path = dir.join("scene.json");
+        let text: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let typed = lagrangian::output::scene::Scene::read(&path).unwrap();
+        assert_eq!(serde_json::to_value(&typed).unwrap(), text, "{file}");
+    }
+    // a scene of nothing is a scene without a picture, and a wrong one says where
+    let dir = std::env::temp_dir().join(format!("lagrangian-scene-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("empty.json"), "{}").unwrap();
+    let empty = lagrangian::output::scene::Scene::read(&dir.join("empty.json")).unwrap();
+    assert_eq!((empty.dimension, empty.points.len()), (0, 0));
+    std::fs::write(
+        dir.join("bad.json"),
+        r#"{"points": [{"name": "A", "kind": "flying"}]}"#,
+    )
+    .unwrap();
+    let e = lagrangian::output::scene::Scene::read(&dir.join("bad.json")).unwrap_err();
+    assert!(e.contains("flying") && e.contains("line 1"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
