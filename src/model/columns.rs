@@ -276,7 +276,7 @@ impl Vocabulary {
         let mut c = UserColumn::orientation(name, form, move |q, v, t| {
             let at = state(q, v);
             let cols = axes.clone().map(|a| a.eval_vector::<f64>(&at, t));
-            std::array::from_fn(|r| std::array::from_fn(|c| cols[c][r]))
+            Rotation::from_fn(|r, c| cols[c][r])
         });
         c.definition = Some(text.to_string());
         c

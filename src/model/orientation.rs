@@ -4,8 +4,13 @@
 //! rotations about the turning body's axes, lower-case (`"xyz"`) extrinsic rotations about the
 //! fixed axes — so angles compare directly with SciPy's `as_euler` and `as_quat`.
 //!
-//! A rotation matrix here is `r[row][col]` with the body's axes as columns: `r[·][0]` is the
-//! body's `x` axis in the outer frame (`R = [i j k]`, `x_outer = R x_body`).
+//! A rotation matrix here is nalgebra's `Matrix3<f64>` with the body's axes as columns:
+//! `r.column(0)` is the body's `x` axis in the outer frame (`R = [i j k]`, `x_outer = R x_body`).
+//! The conversions are this module's own, not nalgebra's `Rotation3::euler_angles_ordered`:
+//! that one takes the middle angle by `acos` (4e-11 off at 1e-7 from gimbal lock), calls a
+//! rotation within 1e-6 of the lock locked (a ZYX rotation 1e-7 from it came back with its
+//! first and third angles 0.4 rad off) and panics on the proper sequences (ZXZ); here every
+//! angle is an `atan2` of two entries, exact to round-off up to 1e-12 from the lock.
 //!
 //! ```
 //! use lagrangian::model::orientation::{EulerSequence, axis_rotation, quaternion};
@@ -19,51 +24,47 @@
 //! assert!((q[0] - 0.4f64.cos()).abs() < 1e-15 && (q[3] - 0.4f64.sin()).abs() < 1e-15);
 //! ```
 
-/// A rotation matrix, `r[row][col]`, the body's axes as columns.
-pub type Rotation = [[f64; 3]; 3];
+/// A rotation matrix, `r[(row, col)]`, the body's axes as columns.
+pub type Rotation = nalgebra::Matrix3<f64>;
 
 /// The rotation by `angle` about coordinate axis `axis` (0 = x, 1 = y, 2 = z).
 pub fn axis_rotation(axis: usize, angle: f64) -> Rotation {
     let (s, c) = angle.sin_cos();
     let (j, k) = ((axis + 1) % 3, (axis + 2) % 3);
-    let mut r = [[0.0; 3]; 3];
-    r[axis][axis] = 1.0;
-    r[j][j] = c;
-    r[k][k] = c;
-    r[k][j] = s;
-    r[j][k] = -s;
+    let mut r = Rotation::zeros();
+    r[(axis, axis)] = 1.0;
+    r[(j, j)] = c;
+    r[(k, k)] = c;
+    r[(k, j)] = s;
+    r[(j, k)] = -s;
     r
-}
-
-fn product(a: &Rotation, b: &Rotation) -> Rotation {
-    std::array::from_fn(|i| std::array::from_fn(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
 }
 
 /// The unit quaternion `(w, x, y, z)` of a rotation matrix, `w ≥ 0` (Shepperd's method: from
 /// the largest of `w², x², y², z²`, exact to round-off for every rotation). A rotation is
 /// also `−q`: a run keeps the sign continuous from row to row.
 pub fn quaternion(r: &Rotation) -> [f64; 4] {
-    let trace = r[0][0] + r[1][1] + r[2][2];
+    let trace = r[(0, 0)] + r[(1, 1)] + r[(2, 2)];
     // 4w², 4x², 4y², 4z² up to a common term: pick the largest
-    let d = [trace, r[0][0], r[1][1], r[2][2]];
+    let d = [trace, r[(0, 0)], r[(1, 1)], r[(2, 2)]];
     let big = (0..4).max_by(|&a, &b| d[a].total_cmp(&d[b])).unwrap_or(0);
     let mut q = [0.0; 4];
     if big == 0 {
         let s = (1.0 + trace).max(0.0).sqrt() * 2.0; // 4w
         q = [
             0.25 * s,
-            (r[2][1] - r[1][2]) / s,
-            (r[0][2] - r[2][0]) / s,
-            (r[1][0] - r[0][1]) / s,
+            (r[(2, 1)] - r[(1, 2)]) / s,
+            (r[(0, 2)] - r[(2, 0)]) / s,
+            (r[(1, 0)] - r[(0, 1)]) / s,
         ];
     } else {
         let i = big - 1;
         let (j, k) = ((i + 1) % 3, (i + 2) % 3);
-        let s = (1.0 + r[i][i] - r[j][j] - r[k][k]).max(0.0).sqrt() * 2.0; // 4 q_i
-        q[0] = (r[k][j] - r[j][k]) / s;
+        let s = (1.0 + r[(i, i)] - r[(j, j)] - r[(k, k)]).max(0.0).sqrt() * 2.0; // 4 q_i
+        q[0] = (r[(k, j)] - r[(j, k)]) / s;
         q[1 + i] = 0.25 * s;
-        q[1 + j] = (r[j][i] + r[i][j]) / s;
-        q[1 + k] = (r[k][i] + r[i][k]) / s;
+        q[1 + j] = (r[(j, i)] + r[(i, j)]) / s;
+        q[1 + k] = (r[(k, i)] + r[(i, k)]) / s;
     }
     let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
     let sign = if q[0] < 0.0 { -1.0 } else { 1.0 };
@@ -129,9 +130,9 @@ impl EulerSequence {
     pub fn matrix(&self, a: [f64; 3]) -> Rotation {
         let r = |k: usize| axis_rotation(self.axes[k], a[k]);
         if self.intrinsic {
-            product(&product(&r(0), &r(1)), &r(2))
+            r(0) * r(1) * r(2)
         } else {
-            product(&product(&r(2), &r(1)), &r(0))
+            r(2) * r(1) * r(0)
         }
     }
 
@@ -162,31 +163,31 @@ fn intrinsic([i, j, k]: [usize; 3], r: &Rotation, zero_first: bool) -> [f64; 3] 
     if proper {
         // R[i][i] = cos b; R[j][i] = sin a sin b, R[l][i] = −e cos a sin b;
         // R[i][j] = sin b sin c, R[i][l] = e sin b cos c
-        let s = r[i][j].hypot(r[i][l]);
-        b = s.atan2(r[i][i]);
+        let s = r[(i, j)].hypot(r[(i, l)]);
+        b = s.atan2(r[(i, i)]);
         lock = s < 1e-12;
-        a = r[j][i].atan2(-e * r[l][i]);
-        c = r[i][j].atan2(e * r[i][l]);
+        a = r[(j, i)].atan2(-e * r[(l, i)]);
+        c = r[(i, j)].atan2(e * r[(i, l)]);
     } else {
         // k = l; R[i][k] = e sin b; R[j][k] = −e sin a cos b, R[k][k] = cos a cos b;
         // R[i][j] = −e cos b sin c, R[i][i] = cos b cos c
-        let cb = r[i][i].hypot(r[i][j]);
-        b = (e * r[i][k]).atan2(cb);
+        let cb = r[(i, i)].hypot(r[(i, j)]);
+        b = (e * r[(i, k)]).atan2(cb);
         lock = cb < 1e-12;
-        a = (-e * r[j][k]).atan2(r[k][k]);
-        c = (-e * r[i][j]).atan2(r[i][i]);
+        a = (-e * r[(j, k)]).atan2(r[(k, k)]);
+        c = (-e * r[(i, j)]).atan2(r[(i, i)]);
     }
     if lock && zero_first {
         // a = 0: R = R_j(b) R_k(c), whose j-th row is (R_k(−c) e_j)ᵀ
         a = 0.0;
         c = match proper {
-            true => (-e * r[j][l]).atan2(r[j][j]),
-            false => (e * r[j][i]).atan2(r[j][j]),
+            true => (-e * r[(j, l)]).atan2(r[(j, j)]),
+            false => (e * r[(j, i)]).atan2(r[(j, j)]),
         };
     } else if lock {
         // c = 0: R = R_i(a) R_j(b), whose j-th column is R_i(a) e_j
         c = 0.0;
-        a = (e * r[l][j]).atan2(r[j][j]);
+        a = (e * r[(l, j)]).atan2(r[(j, j)]);
     }
     [a, b, c]
 }
@@ -200,9 +201,7 @@ mod tests {
     ];
 
     fn close(a: &Rotation, b: &Rotation) -> f64 {
-        (0..9)
-            .map(|n| (a[n / 3][n % 3] - b[n / 3][n % 3]).abs())
-            .fold(0.0, f64::max)
+        (a - b).abs().max()
     }
 
     /// Angles of every sequence give back their matrix, and the angles of a matrix are the ones
@@ -254,6 +253,22 @@ mod tests {
         assert_eq!(n, 24 * 200);
     }
 
+    /// A rotation 1e-7 rad from gimbal lock keeps its three angles (nalgebra's
+    /// `euler_angles_ordered` calls it locked and returns the first and third 0.4 rad off), and
+    /// a proper sequence 1e-7 from its lock too (nalgebra's panics on ZXZ).
+    #[test]
+    fn angles_near_gimbal_lock_are_exact() {
+        let half_pi = std::f64::consts::FRAC_PI_2;
+        for (seq, mid) in [("ZYX", half_pi - 1e-7), ("ZYX", -half_pi + 1e-7), ("ZXZ", 1e-7)] {
+            let s = EulerSequence::parse(seq).unwrap();
+            let a = [0.3, mid, -0.4];
+            let back = s.angles(&s.matrix(a));
+            for m in 0..3 {
+                assert!((back[m] - a[m]).abs() < 1e-8, "{seq} {a:?} → {back:?}");
+            }
+        }
+    }
+
     /// Known values: intrinsic ZYX equals extrinsic xyz with the angles reversed; a quarter
     /// turn about each axis.
     #[test]
@@ -266,7 +281,7 @@ mod tests {
         assert!(close(&zyx, &xyz) < 1e-15);
         // Rz(π/2) takes x to y
         let r = axis_rotation(2, std::f64::consts::FRAC_PI_2);
-        assert!((r[1][0] - 1.0).abs() < 1e-15 && r[0][0].abs() < 1e-15);
+        assert!((r[(1, 0)] - 1.0).abs() < 1e-15 && r[(0, 0)].abs() < 1e-15);
         for bad in ["ZYx", "zz", "zzx", "abc", "xyzx", "XXY"] {
             assert!(EulerSequence::parse(bad).is_err(), "{bad}");
         }
@@ -288,23 +303,17 @@ mod tests {
             let [w, qx, qy, qz] = quaternion(&r);
             assert!(w >= 0.0);
             assert!(((w * w + qx * qx + qy * qy + qz * qz) - 1.0).abs() < 1e-15);
-            let m = [
-                [
-                    1.0 - 2.0 * (qy * qy + qz * qz),
-                    2.0 * (qx * qy - w * qz),
-                    2.0 * (qx * qz + w * qy),
-                ],
-                [
-                    2.0 * (qx * qy + w * qz),
-                    1.0 - 2.0 * (qx * qx + qz * qz),
-                    2.0 * (qy * qz - w * qx),
-                ],
-                [
-                    2.0 * (qx * qz - w * qy),
-                    2.0 * (qy * qz + w * qx),
-                    1.0 - 2.0 * (qx * qx + qy * qy),
-                ],
-            ];
+            let m = Rotation::new(
+                1.0 - 2.0 * (qy * qy + qz * qz),
+                2.0 * (qx * qy - w * qz),
+                2.0 * (qx * qz + w * qy),
+                2.0 * (qx * qy + w * qz),
+                1.0 - 2.0 * (qx * qx + qz * qz),
+                2.0 * (qy * qz - w * qx),
+                2.0 * (qx * qz - w * qy),
+                2.0 * (qy * qz + w * qx),
+                1.0 - 2.0 * (qx * qx + qy * qy),
+            );
             assert!(close(&m, &r) < 1e-14, "{a:?}");
         }
         // a half turn about x
