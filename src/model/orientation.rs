@@ -259,7 +259,11 @@ mod tests {
     #[test]
     fn angles_near_gimbal_lock_are_exact() {
         let half_pi = std::f64::consts::FRAC_PI_2;
-        for (seq, mid) in [("ZYX", half_pi - 1e-7), ("ZYX", -half_pi + 1e-7), ("ZXZ", 1e-7)] {
+        for (seq, mid) in [
+            ("ZYX", half_pi - 1e-7),
+            ("ZYX", -half_pi + 1e-7),
+            ("ZXZ", 1e-7),
+        ] {
             let s = EulerSequence::parse(seq).unwrap();
             let a = [0.3, mid, -0.4];
             let back = s.angles(&s.matrix(a));

@@ -315,7 +315,13 @@ impl StateSolver {
             return Ok(0);
         }
         for it in 1..=8 {
-            assembly::constraint_values(model, t, q, &mut self.gamma);
+            // the Schur complement's rows come with `C` (into `res[n..]`); the full matrix
+            // without it
+            let schur = self.matrix_at(model, t, q, None);
+            match schur {
+                true => self.gamma[..m].copy_from_slice(&self.res[n..n + m]),
+                false => assembly::constraint_values(model, t, q, &mut self.gamma),
+            }
             if self.gamma.iter().any(|c| !c.is_finite()) {
                 return Err(SolveError::Projection {
                     t,
@@ -323,7 +329,6 @@ impl StateSolver {
                 }
                 .into());
             }
-            let schur = self.matrix_at(model, t, q, None);
             self.x[..n].fill(0.0);
             for (x, c) in self.x[n..].iter_mut().zip(&self.gamma) {
                 *x = -c;
