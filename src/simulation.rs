@@ -18,8 +18,7 @@
 //! ```
 
 use crate::assembly::{element_forces, grown_forces, negative_dissipation};
-use crate::error::OptionError;
-use crate::error::{Error, SolveError};
+use crate::error::{Error, OptionError, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::output::{Control, Event, Observer, Recorder, Solution};
 use crate::problem::{OutputTimes, RunPlan};

@@ -282,7 +282,12 @@ impl Problem {
                 lagrangian::run::linear::state_space(p, at, &i, &o)
             })
             .map_err(|e| to_py(py, e))?;
-        let dict = to_dict(py, &ss)?;
+        // built here rather than through `to_dict`: its matrices would become nested lists
+        // only to be replaced by arrays
+        let dict = PyDict::new(py);
+        dict.set_item("t", ss.t)?;
+        dict.set_item("inputs", &ss.inputs)?;
+        dict.set_item("outputs", &ss.outputs)?;
         for (key, m) in [
             ("a", &ss.a),
             ("b", &ss.b),
@@ -296,7 +301,7 @@ impl Problem {
         for (key, x) in [("e", &ss.e), ("q", &ss.q), ("v", &ss.v)] {
             dict.set_item(key, numpy::PyArray1::from_slice(py, x))?;
         }
-        Ok(dict)
+        Ok(dict.into_any())
     }
 
     /// Integrate with the overrides given (as `lagrangian run`'s options), keeping every

@@ -39,8 +39,7 @@
 
 use super::{MAX_COORDINATES, null_space};
 use crate::assembly::{self, Point};
-use crate::error::AnalysisError;
-use crate::error::Error;
+use crate::error::{AnalysisError, Error};
 use crate::model::{Model, StateView};
 use crate::problem::Problem;
 use crate::solve::pinv_solve;

@@ -52,8 +52,7 @@ pub use state_space::{OutputMap, StateSpace};
 pub use symmetry::Symmetry;
 
 use crate::assembly;
-use crate::error::AnalysisError;
-use crate::error::Error;
+use crate::error::{AnalysisError, Error};
 use crate::problem::{LinearSolverKind, Problem};
 use crate::solve::{StateSolver, null_space};
 use nalgebra::{DMatrix, DVector};

@@ -36,8 +36,7 @@
 
 use super::Linearization;
 use crate::assembly;
-use crate::error::Error;
-use crate::error::{AnalysisError, OptionError};
+use crate::error::{AnalysisError, Error, OptionError};
 use crate::problem::Problem;
 use nalgebra::{DMatrix, DVector};
 

@@ -25,8 +25,7 @@
 //! generator is the combination whose field at `q₀` is `v₀` (least squares; the smallest when
 //! several give it).
 
-use crate::error::AnalysisError;
-use crate::error::Error;
+use crate::error::{AnalysisError, Error};
 use crate::model::geometry::{CoordKind, QuaternionCoords};
 use crate::problem::{LinearSolverKind, Problem};
 use crate::solve::{StateSolver, null_space};

@@ -4,8 +4,7 @@
 //! method ([`Method`] and its options), the rows kept and the columns and formats written.
 //! Neither runs anything; [`crate::simulation`] integrates a problem by a plan.
 
-use crate::error::Error;
-use crate::error::OptionError;
+use crate::error::{Error, OptionError};
 use crate::model::columns::UserColumn;
 use crate::model::geometry::Geometry;
 use crate::model::{Model, StateView};

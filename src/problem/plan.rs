@@ -6,8 +6,7 @@ use super::{
     DEFAULT_ROWS, Dop853Options, GenAlphaOptions, MAX_STEPS, Method, MethodName, OutputTimes,
     Outputs, Problem, RadauOptions, Rk4Options, StepControl, TaylorOptions, short,
 };
-use crate::error::Error;
-use crate::error::OptionError;
+use crate::error::{Error, OptionError};
 
 /// How to run a [`Problem`] and what to keep of it: the integration method with its options,
 /// the rows kept (every `output_every`-th step, or rows at output times interpolated between

@@ -29,8 +29,7 @@
 //! # Ok::<(), lagrangian::Error>(())
 //! ```
 
-use crate::error::Error;
-use crate::error::OptionError;
+use crate::error::{Error, OptionError};
 use crate::output::columns::Columns;
 use crate::output::folder::RunFolder;
 use crate::output::sensitivity::SensitivityRecorder;
@@ -325,6 +324,11 @@ fn difference_step(method: &Method) -> f64 {
     }
 }
 
+/// A fit stopped by its interrupt flag (Ctrl-C): not an option's fault, the fit's end.
+fn interrupted() -> Error {
+    Error::Fit("interrupted before it converged".into())
+}
+
 /// A run of `problem` by `plan` seen by `rec` and, when given, the sensitivities `sens`;
 /// `Err` when `interrupt` stopped it.
 fn record(
@@ -341,7 +345,7 @@ fn record(
         None => sim.run(&mut [rec, &mut stop])?,
     };
     if interrupt.raised() {
-        return Err(OptionError::invalid("interrupt", "the fit was interrupted").into());
+        return Err(interrupted());
     }
     Ok(())
 }
@@ -616,11 +620,7 @@ impl<'a> Solver<FitProblem<'a>, FState> for Marquardt {
             };
             let trial: Vec<f64> = p.iter().zip(delta.iter()).map(|(a, b)| a + b).collect();
             if fp.interrupt.raised() {
-                return Err(msg(OptionError::invalid(
-                    "interrupt",
-                    "the fit was interrupted",
-                )
-                .into()));
+                return Err(msg(interrupted()));
             }
             match fp.evaluate(&trial, false) {
                 Ok((rt, jt)) if 0.5 * rt.norm_squared() < cost => {

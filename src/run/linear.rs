@@ -20,8 +20,7 @@
 //! ```
 
 use crate::analysis::{Equilibrium, EquilibriumOptions, Linearization, StateSpace};
-use crate::error::Error;
-use crate::error::OptionError;
+use crate::error::{Error, OptionError};
 use crate::model::StateView;
 use crate::output::columns::Columns;
 use crate::output::npy::NpyFile;

@@ -20,8 +20,7 @@
 //! ```
 
 use crate::analysis::{ModeKind, ModesReport, project_onto_constraints};
-use crate::error::Error;
-use crate::error::OptionError;
+use crate::error::{Error, OptionError};
 use crate::model::StateView;
 use crate::output::columns::Columns;
 use crate::output::csv::CsvSink;

@@ -25,8 +25,7 @@
 //! ```
 
 use super::{Ran, RunControl, summarize};
-use crate::error::Error;
-use crate::error::OptionError;
+use crate::error::{Error, OptionError};
 use crate::output::columns::Columns;
 #[cfg(feature = "cli")]
 use crate::output::progress::Progress;

@@ -23,8 +23,7 @@
 //! # Ok::<(), lagrangian::Error>(())
 //! ```
 
-use crate::error::Error;
-use crate::error::OptionError;
+use crate::error::{Error, OptionError};
 use crate::output::Interrupt;
 use crate::output::summary::Summary;
 use crate::problem::{Overrides, RunPlan, Spelling};

@@ -3,8 +3,7 @@
 //! error-controlled method's options and its error floor. The interface every integrator
 //! implements, [`Integrator`], is `problem`'s (a user's own method implements it too).
 
-use crate::error::Error;
-use crate::error::OptionError;
+use crate::error::{Error, OptionError};
 use crate::model::{Model, State};
 use crate::problem::Method;
 pub use crate::problem::{Integrator, StepOutcome};

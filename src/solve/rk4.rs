@@ -4,8 +4,7 @@
 //! only conditionally stable (stiff springs need tiny steps).
 
 use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
-use crate::error::OptionError;
-use crate::error::{Error, SolveError};
+use crate::error::{Error, OptionError, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{LinearSolverKind, Rk4Options};
 use crate::solve::Stats;

@@ -33,8 +33,7 @@
 //! `O(h_p⁴)`, is about `10⁻¹²` relative. The propagation is exact.
 
 use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
-use crate::error::OptionError;
-use crate::error::{Error, SolveError};
+use crate::error::{Error, OptionError, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{LinearSolverKind, Method, Problem, RunPlan};
 use crate::solve::GenAlphaParams;

@@ -44,8 +44,7 @@
 //! itself is the dense output, of the method's order.
 
 use crate::assembly::{self, TaylorPoint};
-use crate::error::OptionError;
-use crate::error::{Error, InitError, SolveError};
+use crate::error::{Error, InitError, OptionError, SolveError};
 use crate::expr::taylor::{SeriesTape, TaylorVar};
 use crate::model::{Model, State, StateView};
 use crate::problem::{LinearSolverKind, TaylorOptions};

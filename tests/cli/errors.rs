@@ -1,7 +1,6 @@
 //! Everything a user can cause ends in a typed error with context — never a panic.
 
-use lagrangian::error::OptionError;
-use lagrangian::error::{InitError, ModelError, SolveError};
+use lagrangian::error::{InitError, ModelError, OptionError, SolveError};
 use lagrangian::library::elements::Particle;
 use lagrangian::library::pendulum::planar_pendulum;
 use lagrangian::output::sensitivity::SensitivityRecorder;

@@ -4,8 +4,7 @@
 
 use lagrangian::analysis::{Equilibrium, EquilibriumOptions, Stability};
 use lagrangian::assembly;
-use lagrangian::error::AnalysisError;
-use lagrangian::error::Error;
+use lagrangian::error::{AnalysisError, Error};
 use lagrangian::solve::Problem;
 
 /// A mechanism file's problem (its plan does not matter for equilibria).

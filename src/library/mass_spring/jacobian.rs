@@ -5,8 +5,7 @@
 use super::MassSpringSystem;
 use crate::ad::place::Derivatives;
 use crate::assembly;
-use crate::error::Error;
-use crate::error::OptionError;
+use crate::error::{Error, OptionError};
 use nalgebra::DMatrix;
 use serde::Serialize;
 

@@ -3,8 +3,7 @@
 //! [`crate::solve::adaptive`].
 
 use super::{GENALPHA_TIGHTEST, GenAlpha};
-use crate::error::OptionError;
-use crate::error::SolveError;
+use crate::error::{OptionError, SolveError};
 use crate::model::State;
 use crate::problem::StepControl;
 use crate::solve::GenAlphaParams;

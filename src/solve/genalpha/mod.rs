@@ -28,8 +28,7 @@
 //! `tol = 1e-12` keeps the Newton error well below the discretization error even over 10⁴ steps.
 
 use crate::assembly::{self, AssemblyCoefficients, Pattern, Point};
-use crate::error::OptionError;
-use crate::error::{Error, SolveError};
+use crate::error::{Error, OptionError, SolveError};
 use crate::model::{Model, State, StateView};
 use crate::problem::{GenAlphaOptions, LinearSolverKind};
 use crate::solve::Stats;

@@ -26,8 +26,7 @@ mod system;
 mod tableau;
 
 use crate::assembly::{self, Point};
-use crate::error::OptionError;
-use crate::error::{Error, SolveError};
+use crate::error::{Error, OptionError, SolveError};
 use crate::model::{Model, State};
 use crate::problem::RadauOptions;
 use crate::solve::Stats;

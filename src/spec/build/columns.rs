@@ -4,8 +4,7 @@
 //! frames; and the `Output.columns` entries `name: expression` added to the problem with them.
 
 use super::{Builder, Point, file_vexpr, to_map};
-use crate::error::Error;
-use crate::error::OptionError;
+use crate::error::{Error, OptionError};
 use crate::expr::VExpr;
 use crate::model::columns::Vocabulary;
 use crate::problem::Problem;
